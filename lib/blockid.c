@@ -1,0 +1,1 @@
+/* blockid.c: placeholder until the module lands. */

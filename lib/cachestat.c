@@ -1,0 +1,1 @@
+/* cachestat.c: placeholder until the module lands. */

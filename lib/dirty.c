@@ -1,0 +1,1 @@
+/* dirty.c: placeholder until the module lands. */

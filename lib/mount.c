@@ -1,0 +1,1 @@
+/* mount.c: placeholder until the module lands. */

@@ -1,0 +1,1 @@
+/* target.c: placeholder until the module lands. */
