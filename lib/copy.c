@@ -1,0 +1,1 @@
+/* copy.c: placeholder until the module lands. */

@@ -1,0 +1,1 @@
+/* plan.c: placeholder until the module lands. */

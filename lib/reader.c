@@ -1,0 +1,1 @@
+/* reader.c: placeholder until the module lands. */

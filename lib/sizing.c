@@ -1,0 +1,1 @@
+/* sizing.c: placeholder until the module lands. */

@@ -1,0 +1,1 @@
+/* writer.c: placeholder until the module lands. */
