@@ -36,6 +36,10 @@ int writer_open(int dirfd, const char *name, const struct write_plan *plan,
 /* Append len bytes. -errno on a write error (the file is then useless). */
 int writer_write(struct writer *w, const void *buf, size_t len);
 
+/* Start writeback of what is buffered without waiting for it, so a batch
+ * of small files can be waited for together. */
+int writer_start_data(struct writer *w);
+
 /* Wait until every byte written is on the device (data only: metadata
  * is the caller's commit).  After this, confirmed == written. */
 int writer_finish_data(struct writer *w);

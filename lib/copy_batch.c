@@ -1,0 +1,248 @@
+/* copy_batch.c: files written under temporary names, committed together.
+ *
+ * Small files must not pay a device flush each, so finished files gather
+ * in a batch.  Their writeback is started as each one ends; the oldest
+ * are waited for whenever more than a window is unconfirmed, which keeps
+ * the device busy and the dirty data bounded.  A commit then:
+ *   1. waits for the data of every item still in flight;
+ *   2. sets timestamps and mode on the open files (FUSE: fsync each, the
+ *      only call its daemon acts on);
+ *   3. syncfs on the destination filesystem: every temporary file is
+ *      durable, data and metadata, with one journal commit and flush;
+ *   4. renames each into place (RENAME_NOREPLACE under --no-clobber);
+ *   5. syncfs again so the new names are durable (FUSE: fsync each
+ *      distinct directory, which reaches the daemon as FSYNCDIR).
+ * A commit happens when the batch holds four windows of data, 1000
+ * files, or has been open two seconds, and before any file larger than a
+ * window. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "copy_internal.h"
+#include "debug.h"
+
+#define BATCH_WINDOWS 4
+#define BATCH_FILES 1000
+#define BATCH_SECONDS 2.0
+
+void batch_item_done(struct batch_item *it)
+{
+	writer_free(it->w);
+	it->w = NULL;
+	if (it->dirfd >= 0)
+		close(it->dirfd);
+	it->dirfd = -1;
+	free(it->dir);
+	free(it->name);
+	it->dir = it->name = NULL;
+}
+
+static uint64_t unconfirmed(const struct batch *b)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = b->unwaited; i < b->n; i++)
+		if (b->items[i].w)
+			sum += writer_written(b->items[i].w) - writer_confirmed(b->items[i].w);
+	return sum;
+}
+
+int batch_wait_data(struct engine *g, uint64_t keep)
+{
+	struct batch *b = &g->batch;
+
+	while (b->unwaited < b->n && unconfirmed(b) > keep) {
+		struct batch_item *it = &b->items[b->unwaited];
+		int r = it->w ? writer_finish_data(it->w) : 0;
+
+		if (r < 0) {
+			copy_report(g, it->entry, COPY_STEP_WRITE, r, g->plan->entries[it->entry].dst);
+			return r;
+		}
+		b->unwaited++;
+	}
+	return 0;
+}
+
+int batch_add(struct engine *g, struct batch_item *item)
+{
+	struct batch *b = &g->batch;
+
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 64;
+		struct batch_item *grown = realloc(b->items, cap * sizeof(*grown));
+
+		if (!grown) {
+			unlinkat(item->dirfd, item->tmp, 0);
+			batch_item_done(item);
+			return -ENOMEM;
+		}
+		b->items = grown;
+		b->cap = cap;
+	}
+	if (b->n == 0)
+		b->opened = copy_now();
+	b->items[b->n++] = *item;
+	if (item->w)
+		b->bytes += writer_written(item->w);
+	return batch_wait_data(g, g->o->wplan->window);
+}
+
+bool batch_due(const struct engine *g)
+{
+	const struct batch *b = &g->batch;
+
+	return b->n > 0 && (b->bytes >= BATCH_WINDOWS * g->o->wplan->window ||
+			    b->n >= BATCH_FILES || copy_now() - b->opened >= BATCH_SECONDS);
+}
+
+/* Timestamps and mode where the filesystem keeps them; a failure is a
+ * note, not a failed copy (FAT stores no modes). */
+static void set_attrs(struct engine *g, struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+	const struct timespec times[2] = { e->st.st_atim, e->st.st_mtim };
+	int fd = it->w ? writer_fd(it->w) : -1;
+	int r = 0;
+
+	if (g->o->keep_times) {
+		r = fd >= 0 ? futimens(fd, times)
+			    : utimensat(it->dirfd, it->tmp, times, AT_SYMLINK_NOFOLLOW);
+		if (r < 0)
+			copy_report(g, it->entry, COPY_STEP_ATTRS, -errno, e->dst);
+	}
+	if (fd < 0 || !g->o->keep_mode)
+		return;
+	if (!g->fs_has_modes || fchmod(fd, e->st.st_mode & 07777) < 0) {
+		if (!g->mode_noted && g->cb && g->cb->note)
+			g->cb->note(g->cb->ctx, "this filesystem does not store file modes; "
+				    "files get its default", e->dst);
+		g->mode_noted = true;
+	}
+}
+
+static int durable_files(struct engine *g)
+{
+	struct batch *b = &g->batch;
+
+	for (size_t i = 0; i < b->n; i++) {
+		struct batch_item *it = &b->items[i];
+		int r = 0;
+
+		set_attrs(g, it);
+		if (it->w && g->fuse && fsync(writer_fd(it->w)) < 0)
+			r = -errno;
+		if (r == 0 && it->w)
+			r = writer_close(it->w);
+		if (r < 0) {
+			copy_report(g, it->entry, COPY_STEP_SYNC, r, g->plan->entries[it->entry].dst);
+			return r;
+		}
+	}
+	if (!g->fuse && syncfs(g->dest_fd) < 0) {
+		copy_report(g, b->items[0].entry, COPY_STEP_SYNC, -errno, g->plan->dest_root);
+		return -errno;
+	}
+	return 0;
+}
+
+static int rename_item(struct engine *g, struct batch_item *it)
+{
+	unsigned flags = g->plan->entries[it->entry].skip_existing ? RENAME_NOREPLACE : 0;
+
+	if (renameat2(it->dirfd, it->tmp, it->dirfd, it->name, flags) == 0)
+		return 0;
+	if (errno == EINVAL && flags) {
+		/* no RENAME_NOREPLACE here (some FUSE servers): check, then rename */
+		if (faccessat(it->dirfd, it->name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			return -EEXIST;
+		if (renameat(it->dirfd, it->tmp, it->dirfd, it->name) == 0)
+			return 0;
+	}
+	return -errno;
+}
+
+static int sync_dirs(struct engine *g)
+{
+	struct batch *b = &g->batch;
+
+	if (!g->fuse)
+		return syncfs(g->dest_fd) < 0 ? -errno : 0;
+	for (size_t i = 0; i < b->n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(b->items[j].dir, b->items[i].dir) == 0;
+		if (!seen && fsync(b->items[i].dirfd) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static void reset(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		batch_item_done(&b->items[i]);
+	b->n = b->unwaited = 0;
+	b->bytes = 0;
+}
+
+static void renamed(struct engine *g, struct batch_item *it)
+{
+	atomic_fetch_add(&g->stats->files_done, 1);
+	if (g->cb && g->cb->file_done)
+		g->cb->file_done(g->cb->ctx, &g->plan->entries[it->entry]);
+}
+
+int batch_commit(struct engine *g)
+{
+	struct batch *b = &g->batch;
+	int r;
+
+	if (b->n == 0)
+		return 0;
+	DEBUG(DEBUG_COPY, "commit: %zu items, %llu bytes", b->n, (unsigned long long)b->bytes);
+	r = batch_wait_data(g, 0);
+	if (r == 0)
+		r = durable_files(g);
+	for (size_t i = 0; r == 0 && i < b->n; i++) {
+		struct batch_item *it = &b->items[i];
+		int rr = rename_item(g, it);
+
+		if (rr == 0) {
+			it->tmp[0] = '\0';
+			it->renamed = true;
+			continue;
+		}
+		copy_report(g, it->entry, COPY_STEP_RENAME, rr, g->plan->entries[it->entry].dst);
+		unlinkat(it->dirfd, it->tmp, 0);
+		it->tmp[0] = '\0';
+		g->failed++;
+		atomic_fetch_add(&g->stats->files_failed, 1);
+	}
+	if (r == 0)
+		r = sync_dirs(g);
+	if (r < 0)
+		return r; /* batch_abort removes what was not renamed */
+	for (size_t i = 0; i < b->n; i++)
+		if (b->items[i].renamed)
+			renamed(g, &b->items[i]);
+	reset(b);
+	return 0;
+}
+
+void batch_abort(struct engine *g)
+{
+	struct batch *b = &g->batch;
+
+	for (size_t i = 0; i < b->n; i++)
+		if (b->items[i].dirfd >= 0 && b->items[i].tmp[0])
+			unlinkat(b->items[i].dirfd, b->items[i].tmp, 0);
+	reset(b);
+}

@@ -1,0 +1,68 @@
+/* copy_internal.h: state shared by the copy engine's files (copy.c runs
+ * the plan, copy_batch.c commits finished files, copy_finish.c makes the
+ * device idle).  Not part of the library's API. */
+#ifndef SAFECP_COPY_INTERNAL_H
+#define SAFECP_COPY_INTERNAL_H
+
+#include "copy.h"
+#include "reader.h"
+#include "writer.h"
+
+/* A file (or symlink) written under a temporary name, waiting for its
+ * data to be confirmed and for the commit that renames it into place. */
+struct batch_item {
+	size_t entry;
+	int dirfd;
+	char *dir;       /* parent path: FUSE fsyncs each distinct one */
+	char tmp[48];
+	char *name;      /* final basename */
+	struct writer *w; /* NULL for symlinks */
+	bool renamed;    /* under its final name */
+};
+
+struct batch {
+	struct batch_item *items;
+	size_t n, cap;
+	size_t unwaited;  /* items before this index have all data on the device */
+	uint64_t bytes;   /* written by the items */
+	double opened;    /* monotonic time the first item was added */
+};
+
+struct engine {
+	const struct plan *plan;
+	const struct copy_options *o;
+	const struct copy_callbacks *cb;
+	struct copy_stats *stats;
+	atomic_bool *cancel;
+	struct reader *reader;
+	int dest_fd;      /* the destination root: syncfs and the final fsync */
+	int bdev_fd;      /* fuseblk: the device whose cache holds the data */
+	bool fuse;        /* durability by fsync per file, not syncfs */
+	bool fs_has_modes;
+	bool mode_noted;
+	unsigned long seq;
+	struct batch batch;
+	size_t *made_dirs;  /* entries of directories this copy created */
+	size_t n_made_dirs;
+	size_t failed;
+};
+
+double copy_now(void);
+void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
+		 const char *path);
+
+/* copy_batch.c */
+int batch_add(struct engine *g, struct batch_item *item);
+/* Wait for the data of the oldest items until at most `keep` bytes are
+ * still unconfirmed. */
+int batch_wait_data(struct engine *g, uint64_t keep);
+bool batch_due(const struct engine *g);
+int batch_commit(struct engine *g);
+void batch_abort(struct engine *g);
+void batch_item_done(struct batch_item *it);
+
+/* copy_finish.c */
+int finish_dirs(struct engine *g);
+int finish_device(struct engine *g);
+
+#endif
