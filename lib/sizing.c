@@ -224,3 +224,13 @@ int dio_caps_read(int fd, struct dio_caps *ret)
 	}
 	return 0;
 }
+
+int dio_caps_probe_dir(const char *dir, struct dio_caps *ret)
+{
+	_cleanup_close_ int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+
+	memset(ret, 0, sizeof(*ret));
+	if (fd < 0)
+		return errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL ? 0 : -errno;
+	return dio_caps_read(fd, ret);
+}

@@ -53,6 +53,12 @@ int sizing_plan(const struct target *t, const struct dio_caps *dio,
 uint64_t sizing_adapt_window(const struct write_plan *p, uint64_t current,
 			     uint64_t bytes, double seconds);
 
+/* What O_DIRECT alignment a new file in dir would have: statx of an
+ * O_TMPFILE there (directories report no DIO alignment, and an unnamed
+ * file leaves nothing behind).  Unknown (not an error) where O_TMPFILE
+ * is unsupported (vfat, FUSE). */
+int dio_caps_probe_dir(const char *dir, struct dio_caps *ret);
+
 /* Read statx(STATX_DIOALIGN) of an open fd (syscall; glibc 2.36's struct
  * lacks the fields). */
 int dio_caps_read(int fd, struct dio_caps *ret);
