@@ -1,18 +1,25 @@
 /* blockid.h: filesystem identity through libblkid (the only module that
- * includes <blkid.h>). */
+ * includes <blkid.h>).  It reads real device nodes, so it ignores the
+ * sysroot; callers skip it when probing a captured tree. */
 #ifndef SAFECP_BLOCKID_H
 #define SAFECP_BLOCKID_H
 
 struct blockid {
-	char *label;
+	char *label;   /* NULL when the fs has none */
 	char *uuid;
-	char *fstype;
+	char *fstype;  /* "vfat", "ext4"; NULL when no filesystem was found */
 };
 
-/* Probe a device node.  -EACCES without permission; the caller keeps going. */
+/* Probe a device node's superblock.  0 also when no (or no unambiguous)
+ * filesystem is found, with the fields NULL; -EACCES without permission
+ * to read the node: the caller keeps going without the names. */
 int blockid_probe(const char *devnode, struct blockid *ret);
 
-/* Resolve "LABEL=x", "UUID=y" or a plain path to a device node (malloc'd).
+/* Resolve "LABEL=x", "UUID=y", "PARTUUID=z", "PARTLABEL=w" or a path to a
+ * device node (malloc'd).  A path is canonicalised (/dev/mapper/x ->
+ * /dev/dm-0, /dev/disk/by-label/x -> /dev/sdb1) and must be a block
+ * device (-ENOTBLK).  Tags are found by scanning the devices with libblkid
+ * (no cache file is read or written), which needs root to read them.
  * -ENOENT when nothing matches. */
 int blockid_resolve(const char *spec, char **ret_devnode);
 

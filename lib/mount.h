@@ -7,16 +7,27 @@
 #include <stddef.h>
 
 struct mount_entry {
-	char *target;
-	char *fstype;
-	char *source;
+	char *target;   /* mount point, "/media/usb" */
+	char *fstype;   /* "ext4", "fuseblk", "fuse.sshfs" */
+	char *source;   /* "/dev/sdb1", "tmpfs"; "" when mountinfo has none */
 	char *options;  /* VFS options, then fs options, comma-joined */
-	unsigned major, minor;
-	int id;
+	char *root;     /* path inside the fs that is mounted: "/", "/@home" */
+	unsigned major, minor; /* mountinfo MAJ:MIN (sb->s_dev) */
+	int id, parent_id;
 };
 
-/* The mount whose mount point is the longest prefix of the absolute path
- * (which is resolved with realpath when the sysroot is real). */
+/* Turn path into the absolute path the mount table speaks of.  With the
+ * real root: realpath(), and when the last component does not exist yet
+ * (a destination file) the realpath of its parent plus that name.  Under a
+ * sysroot the path is taken as is (it must be absolute), only repeated
+ * and trailing slashes are dropped.  -ENOENT when the parent is missing
+ * too, -EINVAL for a relative path under a sysroot. */
+int mount_resolve_path(const char *path, char **ret);
+
+/* The mount that holds path (resolved with mount_resolve_path()): the
+ * mount seen by walking the mount tree down the path's components, so a
+ * stacked mount wins over the one below it and a mount hidden by a later
+ * mount on a parent directory is skipped. */
 int mount_find_for_path(const char *path, struct mount_entry *ret);
 
 /* All mounts, in mountinfo order. */

@@ -64,14 +64,17 @@ struct disk_facts {
 };
 
 struct target {
-	/* the mount that holds the path (mountinfo) */
+	/* the mount that holds the path (mountinfo); NULL after
+	 * target_probe_blockdev(), which looks at no mount */
 	char *path;           /* as given */
 	char *mountpoint;
 	char *fstype;         /* "ext4", "fuseblk", "fuse.sshfs" */
 	char *source;         /* "/dev/loop0p1", "tmpfs" */
 	char *mount_options;  /* VFS and fs options joined */
+	char *fs_root;        /* mountinfo root: "/", "/@home" (btrfs subvol, bind) */
 	unsigned fs_major, fs_minor; /* mountinfo MAJ:MIN (sb->s_dev) */
-	enum fs_kind kind;
+	enum fs_kind kind;    /* from fstype; FS_OTHER becomes FS_NOBLOCK when
+			       * no block device stands behind the mount */
 
 	/* the block device the fs is mounted from; valid if has_block */
 	bool has_block;
@@ -83,9 +86,13 @@ struct target {
 	char diskname[64];     /* whole disk: "loop0", "sdb" */
 	unsigned disk_major, disk_minor;
 	char sysfs_path[512];  /* resolved /sys/devices/... of the disk */
+	char usb_sysfs_path[512]; /* its usb_device ancestor (has idVendor,
+				   * busnum, remove); "" when not on USB */
 
 	/* bdi that accounts the data's dirty pages ("7:0", "btrfs-3"; for
-	 * fuseblk the underlying disk "7:4") and the fs's own bdi ("7:4-fuseblk") */
+	 * fuseblk the underlying disk "7:4") and the fs's own bdi ("7:4-fuseblk").
+	 * Block fs: both the whole disk's.  Non-block fs with a registered
+	 * bdi (nfs "0:53", fuse "0:48"): both that one.  "" when none. */
 	char bdi[64];
 	char fs_bdi[64];
 
@@ -98,12 +105,26 @@ struct target {
 };
 
 /* Probe path (need not exist if its parent does: a destination file).
- * Returns 0 with *ret filled, or -errno (-ENOENT: no such path). */
+ * With the real root the path is resolved with realpath(); under a sysroot
+ * it must be absolute and is taken as is.  Returns 0 with *ret filled, or
+ * -errno (-ENOENT: no such path, nor its parent directory). */
 int target_probe(const char *path, struct target **ret);
 void target_free(struct target *t);
 
+/* The same for a mount already at hand (an entry of mount_list()), without
+ * resolving a path: each listed mount is answered for itself, also one
+ * hidden under a later mount.  t->path stays NULL. */
+struct mount_entry;
+int target_probe_mount(const struct mount_entry *m, struct target **ret);
+
 /* Lower level, for safeunmount and tests: facts of a block device by
- * kernel name or MAJ:MIN, without a mount. */
+ * MAJ:MIN, without a mount (path, mountpoint, fstype, source, options,
+ * fs_root stay NULL; kind comes from libblkid's fstype when known).
+ * -ENOENT when sysfs knows no such device. */
 int target_probe_blockdev(unsigned major, unsigned minor, struct target **ret);
+
+/* The same by name: "sdb", "/dev/sdb1", "/dev/mapper/x" (symlinks resolved
+ * when the root is real), looked up in /sys/class/block/NAME/dev. */
+int target_probe_devname(const char *name, struct target **ret);
 
 #endif
