@@ -98,8 +98,9 @@ static int start_item(struct engine *g, size_t idx, struct batch_item *it)
 	return 0;
 }
 
-/* A failed file's bytes leave the totals: its temporary is gone. */
-static void forget_bytes(struct engine *g, const struct batch_item *it)
+/* A failed file's bytes leave the totals: its temporary is gone, and
+ * the bar must not count what no longer exists on the device. */
+void copy_forget_bytes(struct engine *g, const struct batch_item *it)
 {
 	const struct plan_entry *e = &g->plan->entries[it->entry];
 
@@ -154,7 +155,7 @@ static void on_switch(void *ctx, enum write_strategy to, const char *why)
 static void fail_item(struct engine *g, struct batch_item *it, enum copy_step step,
 		      int err, const char *path)
 {
-	forget_bytes(g, it);
+	copy_forget_bytes(g, it);
 	copy_report(g, it->entry, step, err, path);
 	if (it->dirfd >= 0)
 		unlinkat(it->dirfd, it->tmp, 0);
@@ -196,6 +197,7 @@ static int copy_file(struct engine *g, size_t idx)
 		if (r != -ECANCELED)
 			copy_report(g, idx, COPY_STEP_WRITE, r, e->dst);
 		unlinkat(it.dirfd, it.tmp, 0);
+		copy_forget_bytes(g, &it);
 		batch_item_done(&it);
 		return r;
 	}
@@ -299,6 +301,8 @@ static void engine_init(struct engine *g, const struct plan *p, const struct cop
 	g->cancel = cancel;
 	g->dest_fd = -1;
 	g->bdev_fd = -1;
+	g->umask = umask(0);
+	umask(g->umask);
 	g->fuse = t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK) ;
 	g->fs_has_modes = !t || !(t->kind == FS_VFAT || t->kind == FS_EXFAT ||
 				  t->kind == FS_FUSEBLK);

@@ -68,8 +68,10 @@ struct copy_options {
 	const struct write_plan *wplan;   /* from sizing_plan() */
 	const struct target *target;      /* destination facts */
 	bool keep_times;                  /* default true */
-	bool keep_mode;                   /* default true where the fs stores it */
-	bool force;                       /* -f */
+	bool keep_mode;                   /* else 0666/0777 & ~umask, as new files */
+	/* -f: with replace-by-rename a read-only destination is replaced
+	 * anyway, so nothing in the engine depends on it */
+	bool force;
 };
 
 /* Run the plan.  Returns 0 when everything is copied and durable, a

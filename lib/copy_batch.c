@@ -117,9 +117,11 @@ static void set_attrs(struct engine *g, struct batch_item *it)
 		if (r < 0)
 			copy_report(g, it->entry, COPY_STEP_ATTRS, -errno, e->dst);
 	}
-	if (fd < 0 || !g->o->keep_mode)
+	if (fd < 0)
 		return;
-	if (!g->fs_has_modes || fchmod(fd, e->st.st_mode & 07777) < 0) {
+	/* without --preserve=mode a file gets what a new file gets: 0666 & ~umask */
+	if (!g->fs_has_modes ||
+	    fchmod(fd, g->o->keep_mode ? e->st.st_mode & 07777 : 0666 & ~g->umask) < 0) {
 		if (!g->mode_noted && g->cb && g->cb->note)
 			g->cb->note(g->cb->ctx, "this filesystem does not store file modes; "
 				    "files get its default", e->dst);
@@ -222,6 +224,7 @@ int batch_commit(struct engine *g)
 		}
 		copy_report(g, it->entry, COPY_STEP_RENAME, rr, g->plan->entries[it->entry].dst);
 		unlinkat(it->dirfd, it->tmp, 0);
+		copy_forget_bytes(g, it);
 		it->tmp[0] = '\0';
 		g->failed++;
 		atomic_fetch_add(&g->stats->files_failed, 1);
@@ -242,7 +245,9 @@ void batch_abort(struct engine *g)
 	struct batch *b = &g->batch;
 
 	for (size_t i = 0; i < b->n; i++)
-		if (b->items[i].dirfd >= 0 && b->items[i].tmp[0])
+		if (b->items[i].dirfd >= 0 && b->items[i].tmp[0]) {
 			unlinkat(b->items[i].dirfd, b->items[i].tmp, 0);
+			copy_forget_bytes(g, &b->items[i]);
+		}
 	reset(b);
 }

@@ -34,7 +34,7 @@ int finish_dirs(struct engine *g)
 
 		if (g->o->keep_mode && g->fs_has_modes && chmod(e->dst, e->st.st_mode & 07777) < 0)
 			copy_report(g, g->made_dirs[k], COPY_STEP_ATTRS, -errno, e->dst);
-		if (!g->o->keep_mode && chmod(e->dst, 0777 & ~0022) < 0)
+		if (!g->o->keep_mode && chmod(e->dst, 0777 & ~g->umask) < 0)
 			copy_report(g, g->made_dirs[k], COPY_STEP_ATTRS, -errno, e->dst);
 		if (g->o->keep_times && utimensat(AT_FDCWD, e->dst, times, 0) < 0)
 			copy_report(g, g->made_dirs[k], COPY_STEP_ATTRS, -errno, e->dst);

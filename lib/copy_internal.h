@@ -40,6 +40,7 @@ struct engine {
 	bool fuse;        /* durability by fsync per file, not syncfs */
 	bool fs_has_modes;
 	bool mode_noted;
+	mode_t umask;     /* new files and directories without --preserve mode */
 	unsigned long seq;
 	struct batch batch;
 	size_t *made_dirs;  /* entries of directories this copy created */
@@ -48,6 +49,7 @@ struct engine {
 };
 
 double copy_now(void);
+void copy_forget_bytes(struct engine *g, const struct batch_item *it);
 void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
 		 const char *path);
 
