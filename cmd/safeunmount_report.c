@@ -1,0 +1,263 @@
+/* safeunmount_report.c: what the user sees: messages on stderr and, with
+ * --progress=json, one JSON event per line on stdout.
+ *
+ * Events (documented in safeunmount(8)): start, progress (written by the
+ * meter's callback, so the bar and JSON show the same numbers), unmounted,
+ * busy, powered-off, error, and done last, whatever happened.  Messages
+ * go through the meter while one is drawn (progress_note clears and
+ * redraws the bar), else straight to stderr.  Levels: errors and warnings
+ * always; the closing "can be removed" line unless -q or JSON; step lines
+ * with -v. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "safeunmount.h"
+
+static struct {
+	const struct su_options *o;
+	struct json json;
+	bool json_mode;
+} rep;
+
+void report_init(const struct su_options *o)
+{
+	rep.o = o;
+	rep.json_mode = o->progress == PROGRESS_JSON;
+	json_init(&rep.json, stdout);
+}
+
+bool report_json(void)
+{
+	return rep.json_mode;
+}
+
+double report_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void vline(const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[8192];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	fprintf(stderr, "%s%s\n", prefix, buf);
+	fflush(stderr);
+}
+
+void report_verbose(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rep.o->verbosity != VERBOSITY_VERBOSE)
+		return;
+	va_start(ap, fmt);
+	vline("", fmt, ap);
+	va_end(ap);
+}
+
+void report_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rep.o->verbosity == VERBOSITY_QUIET || rep.json_mode)
+		return;
+	va_start(ap, fmt);
+	vline("", fmt, ap);
+	va_end(ap);
+}
+
+void report_warning(const char *fmt, ...)
+{
+	char prefix[64];
+	va_list ap;
+
+	snprintf(prefix, sizeof(prefix), "%s: warning: ", program_name);
+	va_start(ap, fmt);
+	vline(prefix, fmt, ap);
+	va_end(ap);
+}
+
+static void event_begin_at(const char *name, double t)
+{
+	json_object_begin(&rep.json);
+	json_kv_string(&rep.json, "event", name);
+	json_kv_double(&rep.json, "t", t, 3);
+}
+
+static void event_begin(const char *name)
+{
+	event_begin_at(name, report_now());
+}
+
+static void event_end(void)
+{
+	json_object_end(&rep.json);
+	json_line_end(&rep.json);
+}
+
+void report_error(const char *step, const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s\n", program_name, buf);
+	fflush(stderr);
+	if (!rep.json_mode)
+		return;
+	event_begin("error");
+	if (step)
+		json_kv_string(&rep.json, "step", step);
+	else
+		json_kv_null(&rep.json, "step");
+	json_kv_string(&rep.json, "message", buf);
+	event_end();
+}
+
+void report_start(const struct su_job *job)
+{
+	for (size_t i = 0; i < job->n_fs; i++)
+		report_verbose("'%s' is mounted from '%s' (%s)", job->fs[i].m.mountpoint,
+			       job->fs[i].m.source, job->fs[i].m.fstype);
+	if (!rep.json_mode)
+		return;
+	event_begin("start");
+	json_kv_string(&rep.json, "target", job->arg);
+	json_key(&rep.json, "filesystems");
+	json_array_begin(&rep.json);
+	for (size_t i = 0; i < job->n_fs; i++) {
+		json_object_begin(&rep.json);
+		json_kv_string(&rep.json, "mountpoint", job->fs[i].m.mountpoint);
+		json_kv_string(&rep.json, "device", job->fs[i].devnode[0] ? job->fs[i].devnode : NULL);
+		json_kv_string(&rep.json, "fstype", job->fs[i].m.fstype);
+		json_object_end(&rep.json);
+	}
+	json_array_end(&rep.json);
+	event_end();
+}
+
+void report_progress_json(FILE *out, const struct progress_state *st, bool final, void *userdata)
+{
+	const struct su_progress_json *pj = userdata;
+
+	(void)out; /* the meter's out is stdout, where rep.json writes */
+	(void)final;
+	/* t is when the counters were read, not when the line is written */
+	event_begin_at("progress", pj->t_real);
+	json_kv_u64(&rep.json, "bytes_left", pj->bytes_left);
+	json_kv_u64(&rep.json, "bytes_written", pj->bytes_written);
+	if (st->rate >= 0)
+		json_kv_double(&rep.json, "rate", st->rate, 0);
+	else
+		json_kv_null(&rep.json, "rate");
+	if (st->eta >= 0 && !final)
+		json_kv_double(&rep.json, "eta", st->eta, 1);
+	else if (final)
+		json_kv_double(&rep.json, "eta", 0, 1);
+	else
+		json_kv_null(&rep.json, "eta");
+	json_kv_bool(&rep.json, "estimate", st->estimate);
+	event_end();
+}
+
+void report_unmounted(const struct su_fs *fs)
+{
+	report_verbose("unmounted '%s'", fs->m.mountpoint);
+	if (!rep.json_mode)
+		return;
+	event_begin("unmounted");
+	json_kv_string(&rep.json, "mountpoint", fs->m.mountpoint);
+	json_kv_string(&rep.json, "device", fs->devnode[0] ? fs->devnode : NULL);
+	event_end();
+}
+
+static void busy_words(const char *what, const struct holder_list *h,
+		       char *const *submounts, size_t n_sub, bool waiting)
+{
+	if (waiting)
+		fprintf(stderr, "%s: '%s' is busy; waiting for it to be free (Ctrl-C to stop):\n",
+			program_name, what);
+	else
+		fprintf(stderr, "%s: '%s' is busy:\n", program_name, what);
+	for (size_t i = 0; i < h->n; i++)
+		fprintf(stderr, "  pid %d (%s): %s %s\n", (int)h->items[i].pid,
+			h->items[i].command, holder_how_text(h->items[i].how), h->items[i].path);
+	for (size_t i = 0; i < n_sub; i++)
+		fprintf(stderr, "  '%s' is mounted inside it\n", submounts[i]);
+	if (h->unreadable)
+		fprintf(stderr, "  (%zu %s could not be inspected%s)\n", h->unreadable,
+			h->unreadable == 1 ? "process" : "processes",
+			geteuid() != 0 ? "; run as root to see them" : "");
+	else if (h->n == 0 && n_sub == 0)
+		fprintf(stderr, "  (no process found: the kernel holds it, for instance for a swap file, "
+			"a loop device or an NFS export)\n");
+	if (!waiting)
+		fprintf(stderr, "%s: stop these programs and try again, or use --wait\n", program_name);
+	fflush(stderr);
+}
+
+static void busy_event(const char *what, const char *mountpoint, const struct holder_list *h,
+		       char *const *submounts, size_t n_sub, bool waiting)
+{
+	event_begin("busy");
+	json_kv_string(&rep.json, mountpoint ? "mountpoint" : "device", what);
+	json_kv_bool(&rep.json, "waiting", waiting);
+	json_key(&rep.json, "holders");
+	json_array_begin(&rep.json);
+	for (size_t i = 0; i < h->n; i++) {
+		json_object_begin(&rep.json);
+		json_kv_u64(&rep.json, "pid", (uint64_t)h->items[i].pid);
+		json_kv_string(&rep.json, "command", h->items[i].command);
+		json_kv_string(&rep.json, "how", holder_how_name(h->items[i].how));
+		json_kv_string(&rep.json, "path", h->items[i].path);
+		json_object_end(&rep.json);
+	}
+	json_array_end(&rep.json);
+	json_key(&rep.json, "submounts");
+	json_array_begin(&rep.json);
+	for (size_t i = 0; i < n_sub; i++)
+		json_string(&rep.json, submounts[i]);
+	json_array_end(&rep.json);
+	json_kv_u64(&rep.json, "unreadable", h->unreadable);
+	event_end();
+}
+
+void report_busy(const char *what, const char *mountpoint, const struct holder_list *h,
+		 char *const *submounts, size_t n_submounts, bool waiting)
+{
+	busy_words(what, h, submounts, n_submounts, waiting);
+	if (rep.json_mode)
+		busy_event(what, mountpoint, h, submounts, n_submounts, waiting);
+}
+
+void report_powered_off(const char *devnode, const char *method)
+{
+	report_verbose("powered off '%s' (%s)", devnode, method);
+	if (!rep.json_mode)
+		return;
+	event_begin("powered-off");
+	json_kv_string(&rep.json, "device", devnode);
+	json_kv_string(&rep.json, "method", method);
+	event_end();
+}
+
+void report_done(int exit_status, uint64_t bytes_written, size_t unmounted)
+{
+	if (!rep.json_mode)
+		return;
+	event_begin("done");
+	json_kv_u64(&rep.json, "exit", (uint64_t)exit_status);
+	json_kv_u64(&rep.json, "bytes_written", bytes_written);
+	json_kv_u64(&rep.json, "unmounted", unmounted);
+	event_end();
+}

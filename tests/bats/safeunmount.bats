@@ -1,0 +1,440 @@
+#!/usr/bin/env bats
+# tests/bats/safeunmount.bats: safeunmount on simulated sticks (ext4, xfs, btrfs,
+# exfat-fuse): its progress against the device's own sector counter, the unmount, busy
+# filesystems and other mount namespaces, power-off of the loop device, bad targets and
+# their exit codes, a non-root user, and its command-line contract (--help versus the man
+# page and the completions).
+#
+# The progress check: a sampler reads the disk's completed-write sector counter
+# (/sys/dev/block/MAJ:MIN/stat field 7) every ~20 ms, noting the time before and after each
+# read, while safeunmount --progress=json runs. The truth for an event at time t is
+# bracketed by the last reading finished before t and the first one started after t. The
+# fraction safeunmount shows, bytes_written / (bytes_written + bytes_left), must lie within
+# 3 percentage points of that bracket, measured against everything the device wrote from
+# the start to the end of the run.
+
+load helpers
+
+MAN=$SAFECP_SRC/man/safeunmount.8.scd
+MIB=1048576
+EX_BUSY=3
+
+setup_file() {
+	export SU_SRC=/dev/shm/safeunmount-bats.$$
+	if ((EUID == 0)); then
+		head -c $((200 * MIB)) /dev/urandom >"$SU_SRC"
+	fi
+}
+
+teardown_file() {
+	rm -f "$SU_SRC"
+}
+
+setup() {
+	require_tool safeunmount
+}
+
+teardown() {
+	local p
+	for p in ${SU_KILL-}; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	stick_down_all
+}
+
+# The error bound of dirty + writeback (two per-cpu counters, KERNEL.md 4.1).
+percpu_slack() {
+	local n l=0
+	n=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))
+	while (((1 << (l + 1)) <= n)); do l=$((l + 1)); done
+	echo $((2 * n * 8 * (1 + l) * $(getconf PAGESIZE)))
+}
+
+# Before a power-off: once detached the loop device is no longer the stick's, and
+# stick_down leaves its settings alone, so the throttle rule and max_sectors_kb are reset
+# now, while the device is still ours.
+release_device_settings() {
+	stick_throttle "$STICK_ID" 0
+	echo 0 >"/sys/block/${STICK_DISK#/dev/}/queue/max_sectors_kb"
+}
+
+# open_excl DEV: whether an O_EXCL open succeeds (no superblock, no exclusive holder);
+# perl-base is in every Debian system.
+open_excl() {
+	perl -MFcntl -e 'sysopen(my $f, $ARGV[0], O_RDONLY | O_EXCL) or exit 1' "$1"
+}
+
+cwd_is() {
+	[ "$(readlink "/proc/$1/cwd")" = "$2" ]
+}
+
+# in_other_namespace PID: its mount namespace is set up and holds MOUNTPOINT
+in_other_namespace() {
+	[ "$(readlink "/proc/$1/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] &&
+		grep -q " $2 " "/proc/$1/mountinfo"
+}
+
+# sampler MAJ:MIN FILE STOPFILE: "t_before t_after sectors" lines until STOPFILE exists.
+sampler() {
+	local s t0
+	while [[ ! -e $3 ]]; do
+		t0=$EPOCHREALTIME
+		read -r -a s <"/sys/dev/block/$1/stat"
+		echo "$t0 $EPOCHREALTIME ${s[6]}"
+		sleep 0.02
+	done >"$2"
+}
+
+# check_progress SAMPLES EVENTS_TSV: every event within 3 points of the bracketed truth.
+# Prints each event with its truth bracket; fails with the worst offender.
+check_progress() {
+	awk -v tol=0.03 '
+		BEGIN { n = 0; worst = 0; events = 0 }
+		FNR == NR { tb[n] = $1; ta[n] = $2; v[n] = $3; n++; next }
+		{ t = $1; left = $2; written = $3
+		  lo = v[0]; hi = v[n - 1]
+		  for (i = 0; i < n; i++) if (ta[i] <= t) lo = v[i]
+		  for (i = n - 1; i >= 0; i--) if (tb[i] >= t) hi = v[i]
+		  total = (v[n - 1] - v[0]) * 512
+		  f = (written + left) > 0 ? written / (written + left) : 1
+		  flo = (lo - v[0]) * 512 / total; fhi = (hi - v[0]) * 512 / total
+		  off = f < flo ? flo - f : (f > fhi ? f - fhi : 0)
+		  printf "t %.3f shown %.4f truth %.4f..%.4f left %.0f\n", t, f, flo, fhi, left
+		  if (off > worst) worst = off
+		  events++ }
+		END { printf "events %d, worst %.4f\n", events, worst
+		      exit !(events > 0 && worst <= tol) }' "$1" "$2"
+}
+
+# run_with_truth ARGS...: safeunmount --progress=json ARGS with the sampler around it;
+# leaves $out (JSON lines), $samples, $status.
+run_with_truth() {
+	local stop=$BATS_TEST_TMPDIR/stop spid
+	out=$BATS_TEST_TMPDIR/out.jsonl samples=$BATS_TEST_TMPDIR/samples
+	rm -f "$stop"
+	sampler "$STICK_MAJMIN" "$samples" "$stop" &
+	spid=$!
+	wait_for 5 test -s "$samples"
+	status=0
+	timeout 120 safeunmount --progress=json "$@" >"$out" || status=$?
+	sleep 0.1 # a last reading after the end
+	touch "$stop"
+	wait "$spid"
+}
+
+# The whole check for one filesystem: 200 MiB from plain cp, at RATE bytes/s.
+check_sync_truth() {
+	local fs=$1 rate=$2 first last
+	require_root
+	require_cmd jq
+	stick_up --fs "$fs" --size 1024 --rate "$rate"
+	cp "$SU_SRC" "$STICK_MNT/f"
+	run_with_truth "$STICK_MNT"
+	cat "$out"
+	[ "$status" -eq 0 ]
+	jq -r 'select(.event == "progress") | [.t, .bytes_left, .bytes_written] | @tsv' "$out" \
+		>"$out.tsv"
+	check_progress "$samples" "$out.tsv"
+	# it saw the copy pending, and ended with nothing left
+	first=$(head -n 1 "$out.tsv" | cut -f 2)
+	last=$(tail -n 1 "$out.tsv" | cut -f 2)
+	((first >= 190 * MIB))
+	((last == 0))
+	(($(wc -l <"$out.tsv") >= 4))
+	jq -se '.[0].event == "start" and .[-1].event == "done" and .[-1].exit == 0
+		and (map(select(.event == "progress")) | all(.estimate == false))
+		and (map(select(.event == "unmounted")) | length == 1)' "$out"
+	# unmounted, and the device has nothing pending or in flight
+	! findmnt "$STICK_MNT"
+	(($(stick_pending_bytes "$STICK_MAJMIN") <= $(percpu_slack)))
+	local reads writes
+	read -r reads writes <"/sys/dev/block/$STICK_MAJMIN/inflight"
+	[ "$reads $writes" = "0 0" ]
+}
+
+@test "ext4, 200 MiB dirty from cp at 20 MiB/s: bytes_left falls to 0 within 3 points of the sector counter" {
+	check_sync_truth ext4 20971520
+}
+
+@test "xfs, 200 MiB dirty: progress follows the device, ends unmounted and clean" {
+	check_sync_truth xfs 62914560
+}
+
+@test "btrfs, 200 MiB dirty: progress from the btrfs bdi follows the device" {
+	check_sync_truth btrfs 62914560
+}
+
+@test "exfat-fuse, 200 MiB dirty in the block device's cache: progress follows the device" {
+	check_sync_truth exfat 62914560
+}
+
+@test "whole-disk target: both mounted partitions are synced and unmounted" {
+	require_root
+	require_cmd jq
+	stick_up --partitions 2 --size 300
+	local m1 m2 p1 p2
+	read -r m1 m2 <<<"$STICK_MNTS"
+	read -r p1 p2 <<<"$STICK_PARTS"
+	head -c $((8 * MIB)) "$SU_SRC" >"$m1/a"
+	head -c $((8 * MIB)) "$SU_SRC" >"$m2/b"
+	run -0 --separate-stderr safeunmount --progress=json "$STICK_DISK"
+	echo "$output"
+	! findmnt "$m1"
+	! findmnt "$m2"
+	jq -se --arg m1 "$m1" --arg m2 "$m2" --arg p1 "$p1" --arg p2 "$p2" '
+		(map(select(.event == "unmounted") | [.mountpoint, .device])
+		 | sort == ([[$m1, $p1], [$m2, $p2]] | sort))
+		and (.[0].filesystems | length == 2)
+		and (.[-1].bytes_written >= 16 * 1048576) and .[-1].unmounted == 2' <<<"$output"
+	(($(stick_pending_bytes "$STICK_MAJMIN") <= $(percpu_slack)))
+}
+
+@test "a partition as target: only its filesystem goes, and the closing line says the disk is still in use" {
+	require_root
+	stick_up --partitions 2 --size 300
+	local m1 m2 p1 p2
+	read -r m1 m2 <<<"$STICK_MNTS"
+	read -r p1 p2 <<<"$STICK_PARTS"
+	run -0 safeunmount "$p1"
+	! findmnt "$m1"
+	findmnt "$m2"
+	[[ $output == *"'$m2' is still mounted from the same disk"* ]]
+}
+
+@test "busy: a process with its cwd inside is named, exit 3; --wait succeeds after it leaves" {
+	require_root
+	require_cmd jq
+	stick_up --size 256
+	mkdir "$STICK_MNT/dir"
+	(cd "$STICK_MNT/dir" && exec sleep 60) &
+	local holder=$! waiter
+	SU_KILL=$holder
+	wait_for 5 cwd_is "$holder" "$STICK_MNT/dir"
+
+	run -$EX_BUSY safeunmount "$STICK_MNT"
+	echo "$output"
+	[[ $output == *"'$STICK_MNT' is busy"* ]]
+	[[ $output == *"pid $holder (sleep): working directory $STICK_MNT/dir"* ]]
+	findmnt "$STICK_MNT"
+
+	run -$EX_BUSY --separate-stderr safeunmount --progress=json "$STICK_MNT"
+	jq -se --argjson p "$holder" '
+		map(select(.event == "busy")) | length == 1 and
+		(.[0].holders | any(.pid == $p and .command == "sleep" and .how == "cwd"))' <<<"$output"
+	jq -se '.[-1] | .event == "done" and .exit == 3' <<<"$output"
+
+	# a time limit that runs out: busy again
+	run -$EX_BUSY safeunmount --wait=1 "$STICK_MNT"
+	[[ $output == *"waiting for it to be free"* ]]
+
+	# without a limit: free once the process is gone
+	safeunmount --wait "$STICK_MNT" 2>"$BATS_TEST_TMPDIR/wait.err" &
+	waiter=$!
+	SU_KILL="$holder $waiter"
+	wait_for 10 grep -q "waiting for it to be free" "$BATS_TEST_TMPDIR/wait.err"
+	findmnt "$STICK_MNT"
+	kill "$holder"
+	wait "$holder" || true
+	wait_for 30 eval '! kill -0 "$waiter" 2>/dev/null'
+	wait "$waiter"
+	! findmnt "$STICK_MNT"
+}
+
+@test "open files and submounts are named too" {
+	require_root
+	stick_up --size 256
+	echo x >"$STICK_MNT/file"
+	sleep 60 <"$STICK_MNT/file" &
+	SU_KILL=$!
+	mkdir "$STICK_MNT/sub"
+	mount -t tmpfs tmpfs "$STICK_MNT/sub"
+	run -$EX_BUSY safeunmount "$STICK_MNT"
+	umount "$STICK_MNT/sub"
+	echo "$output"
+	[[ $output == *"pid $SU_KILL (sleep): open file $STICK_MNT/file"* ]]
+	[[ $output == *"'$STICK_MNT/sub' is mounted inside it"* ]]
+}
+
+@test "another mount namespace holding the filesystem is detected, exit 3" {
+	require_root
+	require_cmd unshare
+	stick_up --size 256
+	unshare -m --propagation private sleep 60 &
+	local ns_pid=$!
+	SU_KILL=$ns_pid
+	wait_for 5 in_other_namespace "$ns_pid" "$STICK_MNT"
+
+	run -$EX_BUSY safeunmount "$STICK_MNT"
+	echo "$output"
+	# unmounted here, but the other namespace keeps the superblock
+	! findmnt "$STICK_MNT"
+	[[ $output == *"'$STICK_DEV' is unmounted here but still in use"* ]]
+	[[ $output == *"pid $ns_pid (sleep): mount namespace $STICK_MNT"* ]]
+	kill "$ns_pid"
+	wait "$ns_pid" || true
+	# gone with the namespace: the device can be opened exclusively again
+	wait_for 5 open_excl "$STICK_DEV"
+}
+
+@test "--power-off refuses while another partition is mounted, naming it" {
+	require_root
+	stick_up --partitions 2 --size 300
+	local m1 m2 p1 p2
+	read -r m1 m2 <<<"$STICK_MNTS"
+	read -r p1 p2 <<<"$STICK_PARTS"
+	run -$EX_BUSY safeunmount --power-off "$m1"
+	echo "$output"
+	[[ $output == *"cannot power off '$STICK_DISK': '$p2' is mounted on '$m2'"* ]]
+	# refused before anything was done
+	findmnt "$m1"
+	[ -e "/sys/block/${STICK_DISK#/dev/}/loop/backing_file" ]
+}
+
+@test "--power-off unmounts every partition and detaches the loop device" {
+	require_root
+	require_cmd jq
+	stick_up --partitions 2 --size 300
+	local m1 m2
+	read -r m1 m2 <<<"$STICK_MNTS"
+	head -c $((4 * MIB)) "$SU_SRC" >"$m1/a"
+	release_device_settings
+	run -0 --separate-stderr safeunmount --power-off --progress=json "$STICK_DISK"
+	echo "$output"
+	! findmnt "$m1"
+	! findmnt "$m2"
+	# detached (the free loop number may already serve someone else's stick)
+	! _stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$STICK_ID.img"
+	jq -se --arg d "$STICK_DISK" '
+		(map(select(.event == "powered-off") | {device, method})
+		 == [{"device": $d, "method": "loop"}])
+		and .[-1].exit == 0 and .[-1].unmounted == 2' <<<"$output"
+}
+
+@test "--power-off of a device that is not mounted" {
+	require_root
+	stick_up --fs none
+	release_device_settings
+	run -0 safeunmount -P -v "$STICK_DISK"
+	echo "$output"
+	[[ $output == *"powered off '$STICK_DISK' (loop)"* ]]
+	! _stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$STICK_ID.img"
+}
+
+@test "interrupted during the sync: exit 130, and the sync goes on in the kernel" {
+	require_root
+	stick_up --size 256
+	head -c $((60 * MIB)) "$SU_SRC" >"$STICK_MNT/f"
+	safeunmount --progress=json "$STICK_MNT" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	local pid=$! rc=0
+	SU_KILL=$pid
+	wait_for 5 grep -q '"progress"' "$BATS_TEST_TMPDIR/out"
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 130 ]
+	grep -q "interrupted; the kernel goes on writing the data, and '$STICK_MNT' is still mounted" \
+		"$BATS_TEST_TMPDIR/err"
+	findmnt "$STICK_MNT"
+	tail -n 1 "$BATS_TEST_TMPDIR/out" | jq -e '.event == "done" and .exit == 130'
+}
+
+@test "--progress=plain: lines on stderr, the last at 100% with nothing left; -q prints nothing" {
+	require_root
+	stick_up --size 256
+	head -c $((16 * MIB)) "$SU_SRC" >"$STICK_MNT/f"
+	run -0 --separate-stderr safeunmount --progress=plain "$STICK_MNT"
+	echo "$stderr"
+	[ -z "$output" ]
+	[[ ${stderr_lines[0]} =~ ^\ *0%\ .*\ left\ .*$STICK_MNT$ ]]
+	[[ $stderr == *$'\n100%  0 B left  '*"  $STICK_MNT"$'\n'"'$STICK_MNT' is unmounted (16."*" MiB written); it can be removed" ]]
+	stick_up --size 256
+	run -0 safeunmount -q "$STICK_MNT"
+	[ -z "$output" ]
+	! findmnt "$STICK_MNT"
+}
+
+@test "--lazy unmounts with a warning" {
+	require_root
+	stick_up --size 256
+	run -0 safeunmount --lazy "$STICK_MNT"
+	[[ $output == *"warning: --lazy:"*"do not remove it yet"* ]]
+	! findmnt "$STICK_MNT"
+}
+
+@test "bad targets: no such path, not mounted, the root, no such label; exit 2" {
+	run -2 safeunmount /nonexistent/stick
+	[ "$output" = "safeunmount: cannot access '/nonexistent/stick': No such file or directory" ]
+	run -2 safeunmount /dev/no-such-disk
+	[ "$output" = "safeunmount: cannot access '/dev/no-such-disk': No such file or directory" ]
+	run -2 safeunmount "$BATS_TEST_TMPDIR"
+	[[ $output == "safeunmount: '$BATS_TEST_TMPDIR' is not mounted"* ]]
+	run -2 safeunmount /
+	[ "$output" = "safeunmount: refusing to unmount the root filesystem" ]
+	run -2 safeunmount LABEL=no-such-label-here
+	[[ $output == "safeunmount: no filesystem with LABEL=no-such-label-here was found"* ]]
+}
+
+@test "a device that is not mounted: exit 2; a label resolves to its stick" {
+	require_root
+	stick_up --no-mount --size 256
+	run -2 safeunmount "$STICK_DISK"
+	[ "$output" = "safeunmount: '$STICK_DISK' is not mounted" ]
+	stick_up --size 256 --label SUBATS$$
+	run -0 safeunmount "LABEL=SUBATS$$"
+	! findmnt "$STICK_MNT"
+}
+
+@test "usage errors exit 2" {
+	run -2 safeunmount
+	[[ $output == *"missing target"* ]]
+	run -2 safeunmount --progress=fancy /x
+	[[ $output == *"unknown progress mode 'fancy'"* ]]
+	run -2 safeunmount --wait=soon /x
+	[[ $output == *"invalid time 'soon' for --wait"* ]]
+	run -2 safeunmount -v -q /x
+	run -2 safeunmount --lazy --wait /x
+	run -2 safeunmount --frobnicate /x
+	[[ $output == *"--frobnicate"* ]]
+	# a separate word after --wait that is not a number is a target
+	run -2 safeunmount --wait /nonexistent/x
+	[[ $output == *"cannot access '/nonexistent/x'"* ]]
+}
+
+@test "not root: refused with a clear message before any work, exit 2" {
+	require_root
+	local as_nobody
+	if command -v setpriv >/dev/null; then
+		as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	else
+		as_nobody=(runuser -u nobody --)
+	fi
+	stick_up --size 256
+	"${as_nobody[@]}" test -x "$SAFECP_BUILD/cmd/safeunmount" ||
+		skip "nobody cannot run $SAFECP_BUILD/cmd/safeunmount"
+	run -2 "${as_nobody[@]}" "$SAFECP_BUILD/cmd/safeunmount" "$STICK_MNT"
+	[ "$output" = "safeunmount: cannot unmount '$STICK_MNT': only root, or the user who mounted it, may do that" ]
+	findmnt "$STICK_MNT"
+	run -2 "${as_nobody[@]}" "$SAFECP_BUILD/cmd/safeunmount" "LABEL=safecp-none-$$"
+	[[ $output == *"was found (finding it may need root)" ]]
+}
+
+@test "every long option of --help is in the man page and both completions" {
+	local opts o
+	opts=$(safeunmount --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
+	[ -n "$opts" ]
+	for o in $opts; do
+		grep -qE -- "^\*(-[a-zA-Z], )?$o" "$MAN" || { echo "$o missing from safeunmount(8)"; false; }
+		grep -q -- "$o" "$SAFECP_SRC/completions/bash/safeunmount" || { echo "$o missing from bash"; false; }
+		grep -q -- "$o" "$SAFECP_SRC/completions/zsh/_safeunmount" || { echo "$o missing from zsh"; false; }
+	done
+}
+
+@test "the JSON events and the exit codes are documented in the man page" {
+	local e
+	for e in start progress unmounted busy powered-off error done; do
+		grep -q -- "^\*$e\*" "$MAN" || { echo "event $e not documented"; false; }
+	done
+	for e in 0 1 2 3 130; do
+		grep -q -- "^\*$e\*" "$MAN" || { echo "exit status $e not documented"; false; }
+	done
+}
