@@ -27,8 +27,11 @@
 #include "copy_internal.h"
 #include "debug.h"
 
-#define BATCH_WINDOWS 4
-#define BATCH_FILES 1000
+/* plan_check() counts replaced files that coexist with their new copies
+ * by these limits (plan.h PLAN_BATCH_*): 4 windows of at most 64 MiB
+ * each, PLAN_BATCH_FILES files. */
+#define BATCH_WINDOWS (PLAN_BATCH_BYTES / PLAN_BATCH_BIG)
+#define BATCH_FILES PLAN_BATCH_FILES
 #define BATCH_SECONDS 2.0
 
 void batch_item_done(struct batch_item *it)

@@ -2,11 +2,26 @@
  *
  * plan_build() turns cp-style arguments (SOURCE... DEST, -t, -T, -r, -L,
  * -n) into a flat list of entries in the order they will be written:
- * each directory before its contents.  plan_check() refuses what cannot
- * work: not enough free space (cluster rounding), a file larger than the
- * destination filesystem allows (FAT32: 4 GiB - 1).  Problems come back
- * as a kind plus the paths and numbers involved; cmd/ turns them into
- * words. */
+ * each directory before its contents, siblings sorted by name (strcmp
+ * byte order, so the order does not depend on locale or readdir).  It
+ * refuses what GNU cp would refuse, but all of it before anything is
+ * written: missing sources, the same file twice, a directory into
+ * itself, type clashes with existing destination entries, loops.
+ * plan_check() then refuses what the destination filesystem cannot hold:
+ * not enough free space (cluster rounding) or inodes, a file larger than
+ * the filesystem allows (FAT32: 4 GiB - 1).  Problems come back as a kind
+ * plus the paths and numbers involved; cmd/ turns them into words.
+ *
+ * Semantics, where they are not GNU cp's:
+ * - An existing destination entry is replaced by rename (the engine
+ *   writes a temporary and renames it into place), so an existing
+ *   symlink at a file's destination is replaced, not written through.
+ * - Several sources that land on one destination name are refused
+ *   (PLAN_DEST_CLASH) instead of being copied one over the other.
+ * - With -L a symlink that leads back to a directory being walked is
+ *   refused (PLAN_LOOP); so is a bind-mount loop without -L.
+ * - Devices, FIFOs and sockets become PLAN_SKIP entries, with or
+ *   without -r; the command warns about them. */
 #ifndef SAFECP_PLAN_H
 #define SAFECP_PLAN_H
 
@@ -24,31 +39,44 @@ enum plan_entry_type {
 	PLAN_SKIP,  /* devices, FIFOs, sockets: warned about, not copied */
 };
 
+/* src, dst, rel and link_target share one allocation owned by the plan. */
 struct plan_entry {
 	enum plan_entry_type type;
 	char *src;          /* path to open */
 	char *dst;          /* final destination path */
 	char *rel;          /* name to show: relative to the source argument's parent */
-	struct stat st;     /* of the source (stat with -L, else lstat) */
-	char *link_target;  /* PLAN_SYMLINK */
-	bool dst_exists;    /* an existing entry will be replaced */
-	uint64_t dst_old_size;
-	bool skip_existing; /* -n and dst_exists: left alone */
+	struct stat st;     /* of the source (stat with -L or without -r, else lstat) */
+	char *link_target;  /* PLAN_SYMLINK, else NULL */
+	bool dst_exists;    /* lstat(dst) found something: a directory is merged
+			     * into, anything else is replaced or (-n) kept */
+	uint64_t dst_old_size; /* st_size of the existing non-directory */
+	uint64_t dst_freed; /* bytes replacing it frees: its st_blocks * 512 if a
+			     * regular file with one link, else 0 */
+	bool skip_existing; /* -n and dst_exists (never set on directories) */
 };
 
 enum plan_problem_kind {
 	PLAN_OK = 0,
-	PLAN_SOURCE_MISSING,   /* path, err */
-	PLAN_SOURCE_UNREADABLE,/* path, err: stat/opendir failed */
+	PLAN_SOURCE_MISSING,   /* path, err (ENOENT, ENOTDIR); -L: a dangling link */
+	PLAN_SOURCE_UNREADABLE,/* path, err: stat, opendir, readdir or readlink failed */
 	PLAN_OMIT_DIRECTORY,   /* path: a directory without -r */
 	PLAN_SAME_FILE,        /* path (src), path2 (dst) */
 	PLAN_INTO_ITSELF,      /* path (src dir), path2 (dst) */
-	PLAN_DEST_NOT_DIR,     /* path2: several sources, DEST not a directory */
-	PLAN_DEST_MISSING,     /* path2: DEST's parent does not exist */
-	PLAN_DIR_ONTO_NONDIR,  /* path, path2 */
-	PLAN_NONDIR_ONTO_DIR,  /* path, path2 */
-	PLAN_NO_SPACE,         /* path2 (dest fs), need, have */
-	PLAN_FILE_TOO_BIG,     /* path (src), need (size), have (limit) */
+	PLAN_DEST_NOT_DIR,     /* path2 (DEST or -t DIR), err ENOTDIR: several
+				* sources, -t, or DEST/ with a trailing slash */
+	PLAN_DEST_MISSING,     /* path (DEST), path2 (the directory that is
+				* missing: DEST's parent, -t DIR, or DEST), err */
+	PLAN_DIR_ONTO_NONDIR,  /* path (src), path2 (dst), err ENOTDIR; also with -n,
+				* and a symlink to a directory is a non-directory */
+	PLAN_NONDIR_ONTO_DIR,  /* path (src), path2 (dst), err EISDIR (-n: kept instead) */
+	PLAN_NO_SPACE,         /* path2 (dest_root), need, have: bytes */
+	PLAN_FILE_TOO_BIG,     /* path (src), path2 (dst), need (size), have (limit) */
+	PLAN_LOOP,             /* path (dir reached again), path2 (its ancestor) */
+	PLAN_DEST_CLASH,       /* path (a later source), path2 (dst): two sources,
+				* one destination name */
+	PLAN_NAME_TOO_LONG,    /* path, err ENAMETOOLONG: longer than PATH_MAX */
+	PLAN_DEST_UNWRITABLE,  /* path2 (dest_root), err (EROFS, EACCES) */
+	PLAN_NO_INODES,        /* path2 (dest_root), need, have: inodes */
 };
 
 struct plan_problem {
@@ -59,9 +87,12 @@ struct plan_problem {
 	uint64_t need, have;
 };
 
+/* "source-missing", "no-space", ...: for JSON events and test messages. */
+const char *plan_problem_kind_name(enum plan_problem_kind kind);
+
 struct plan_options {
 	bool recursive;        /* -r */
-	bool follow_symlinks;  /* -L */
+	bool follow_symlinks;  /* -L (without -r, command-line symlinks are always followed) */
 	bool target_directory; /* -t DIR: dest is a directory, must exist */
 	bool no_target_directory; /* -T: dest is never treated as a directory */
 	bool no_clobber;       /* -n */
@@ -70,11 +101,23 @@ struct plan_options {
 struct plan {
 	struct plan_entry *entries;
 	size_t n_entries;
-	uint64_t total_bytes;   /* regular-file bytes to write */
-	size_t n_files, n_dirs, n_symlinks, n_skipped, n_existing_kept;
-	char *dest_root;        /* the directory the copy writes into */
+	uint64_t total_bytes;   /* regular-file bytes to write (kept files excluded) */
+	size_t n_files;         /* regular files to write (kept ones excluded) */
+	size_t n_dirs;          /* directories, created or merged into */
+	size_t n_symlinks;      /* symlinks to create (kept ones excluded) */
+	size_t n_skipped;       /* PLAN_SKIP entries */
+	size_t n_existing_kept; /* -n: files and symlinks left alone */
+	char *dest_root;        /* the directory the top-level entries go into */
 };
 
+/* Build the plan for sources -> dest (with -t, dest is the DIR).
+ * Returns 0 with *ret filled, or -errno with *ret untouched.  A refusal
+ * fills *problem (kind != PLAN_OK, see the kinds for which fields) and
+ * returns -problem->err, or -EINVAL when the problem has no errno;
+ * kind == PLAN_OK on failure means the system failed (-ENOMEM).  Usage
+ * errors the command should catch first return -EINVAL with kind
+ * PLAN_OK: no sources, -t with -T, -T with several sources.  *problem is
+ * overwritten (may be NULL); release it with plan_problem_done(). */
 int plan_build(const char *const *sources, size_t n_sources, const char *dest,
 	       const struct plan_options *opts, struct plan **ret,
 	       struct plan_problem *problem);
@@ -83,21 +126,45 @@ void plan_problem_done(struct plan_problem *p);
 
 /* The destination filesystem's space and limits. */
 struct fs_space {
-	uint64_t avail_bytes;   /* statvfs f_bavail * f_frsize */
-	uint64_t cluster;       /* allocation unit (f_bsize; FAT: cluster) */
-	uint64_t max_file_size; /* from _PC_FILESIZEBITS; FAT32: 2^32 - 1 */
+	uint64_t avail_bytes;   /* statvfs f_bavail * f_frsize (not root's reserve) */
+	uint64_t avail_inodes;  /* f_favail; UINT64_MAX when the fs has no count (FAT) */
+	uint64_t cluster;       /* allocation unit: f_frsize (FAT, exfat: the cluster) */
+	uint64_t max_file_size; /* FAT: 2^32 - 1; others: see fs_space_read() */
 	enum fs_kind kind;
-	bool stores_modes;      /* FAT/exfat: no */
-	bool stores_symlinks;   /* FAT/exfat: no */
+	bool stores_modes;      /* FAT/exfat/fuseblk: no */
+	bool stores_symlinks;   /* FAT/exfat/fuseblk: no */
 };
 
+/* Fill *ret for the filesystem holding dir.  The limit on file size comes
+ * from kind for FAT (vfat and msdos: 4 GiB - 1) and otherwise from
+ * fpathconf(_PC_FILESIZEBITS), which glibc answers with 32 for every
+ * filesystem it does not know (tmpfs, fuse, exfat), so 32 is taken to
+ * mean "unknown" and no limit is applied.  Returns 0 or -errno. */
 int fs_space_read(const char *dir, enum fs_kind kind, struct fs_space *ret);
 
-/* Bytes the plan will occupy: each file rounded up to the cluster, a
- * cluster per directory, minus what replaced files free. */
+/* The copy engine's largest batch of files renamed together
+ * (copy_batch.c: a commit at 4 windows of data or 1000 files, and before
+ * a file larger than a window; a window is at most 64 MiB).  Replaced
+ * files of one batch exist twice until the renames, so the space check
+ * must know; keep these in step with the engine. */
+#define PLAN_BATCH_BYTES (256ULL << 20)
+#define PLAN_BATCH_FILES 1000
+#define PLAN_BATCH_BIG (64ULL << 20)
+
+/* Bytes the plan will occupy at its peak: each file rounded up to the
+ * cluster, a cluster per new directory and per symlink, on FAT and exfat
+ * the directory entries (long names included); a replaced file frees its
+ * old blocks only after its batch is renamed into place, so the worst
+ * batch counts whole (see plan_check.c for the arithmetic). */
 uint64_t plan_space_needed(const struct plan *p, const struct fs_space *fs);
 
-/* PLAN_OK, PLAN_NO_SPACE or PLAN_FILE_TOO_BIG (the first offender). */
+/* Inodes the plan needs at its peak (0 when nothing new is created). */
+uint64_t plan_inodes_needed(const struct plan *p);
+
+/* PLAN_OK, PLAN_FILE_TOO_BIG (the first offender), PLAN_NO_SPACE or
+ * PLAN_NO_INODES, in that order, with *problem filled (may be NULL).
+ * Pure: no system calls, so tests can feed any fs_space.  Returns the
+ * kind, or -ENOMEM when the problem's paths could not be copied. */
 int plan_check(const struct plan *p, const struct fs_space *fs,
 	       struct plan_problem *problem);
 

@@ -165,7 +165,10 @@ static void size_plan(const struct target *t, const struct dio_caps *dio,
 	p->chunk = unit >= chunk_target ? unit : round_up_u64(chunk_target, unit);
 
 	if (window_override) {
+		/* the batch and space arithmetic assume at most 64 MiB */
 		w = round_up_u64(MAX(window_override, p->chunk), p->chunk);
+		if (w > WINDOW_MAX)
+			w = MAX(round_down_u64(WINDOW_MAX, p->chunk), p->chunk);
 		p->window = p->window_min = p->window_max = w;
 	} else {
 		w = MAX(WINDOW_MIN, 8 * unit);

@@ -141,6 +141,8 @@ TEST(window_override)
 	CHECK_U64(p.window_max, p.window);
 	sizing_plan(&t, &dio_unknown, STRATEGY_WINDOW, 1000, &p);
 	CHECK_U64(p.window, p.chunk); /* never below one chunk */
+	sizing_plan(&t, &dio_unknown, STRATEGY_WINDOW, 1ULL << 30, &p);
+	CHECK(p.window <= 64 * MiB && p.window > 63 * MiB); /* never above 64 MiB */
 }
 
 TEST(adaptation)
