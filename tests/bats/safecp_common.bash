@@ -1,0 +1,117 @@
+# tests/bats/safecp_common.bash: what the safecp suites share (`load safecp_common`
+# after `load helpers`): source trees of awkward sizes, tree digests, the checks that
+# nothing partial or temporary is left, and samplers of a stick's counters.
+
+MIB=1048576
+
+# make_file PATH BYTES: random content, so a misplaced block cannot compare equal.
+make_file() {
+	head -c "$2" /dev/urandom >"$1"
+}
+
+# The sizes the issue names: empty, one byte, sector and page edges, 1 MiB and one
+# past it, and a few unaligned ones.
+AWKWARD_SIZES="0 1 511 512 513 4095 4096 4097 65537 1048576 1048577 3000001"
+
+# make_tree DIR: files of AWKWARD_SIZES in nested directories, an empty directory,
+# relative and absolute-free symlinks, and a name with blanks.
+make_tree() {
+	local d=$1 s
+	mkdir -p "$d/a/b/c" "$d/empty" "$d/with space"
+	for s in $AWKWARD_SIZES; do
+		make_file "$d/f$s" "$s"
+	done
+	make_file "$d/a/x" 70000
+	make_file "$d/a/b/y" 123457
+	make_file "$d/a/b/c/z" $((2 * MIB + 3))
+	make_file "$d/with space/odd name.bin" 999
+	ln -s ../f1 "$d/a/link-to-f1"
+	ln -s b/c "$d/a/link-to-dir"
+	ln -s does-not-exist "$d/a/dangling"
+}
+
+# tree_digest DIR: one line per entry (type, path, link target) and the sha256 of
+# every regular file: equal digests mean equal trees, links as links.
+tree_digest() {
+	(
+		cd "$1" || exit 1
+		find . -mindepth 1 -printf '%y %P %l\n' | LC_ALL=C sort
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+	)
+}
+
+# temporaries DIR: the engine's hidden temporary files left below DIR, one a line.
+temporaries() {
+	find "$1" -name '.safecp-*' 2>/dev/null
+}
+
+# assert_no_temporaries DIR
+assert_no_temporaries() {
+	local left
+	left=$(temporaries "$1")
+	[[ -z $left ]] || { echo "temporary files left: $left" >&2; return 1; }
+}
+
+# assert_final_names_complete SRC DST: every regular file under a final name in DST
+# has the content of its counterpart in SRC (a partial file would differ).
+assert_final_names_complete() {
+	local src=$1 dst=$2 f rel
+	while IFS= read -r -d '' f; do
+		rel=${f#"$dst"/}
+		cmp -s "$src/$rel" "$f" || { echo "'$f' differs from '$src/$rel'" >&2; return 1; }
+	done < <(find "$dst" -type f ! -name '.safecp-*' -print0)
+}
+
+# sample_sectors MAJ:MIN OUT: in the background, "REALTIME SECTORS_WRITTEN" lines every
+# ~20 ms. The time is taken before the read, so a sample at time T shows at least what
+# the device had completed at T. Sets SAMPLER_PID.
+sample_sectors() {
+	local stat="/sys/dev/block/$1/stat" out=$2
+	(
+		local t s
+		while :; do
+			t=$EPOCHREALTIME
+			read -r -a s <"$stat" || exit 0
+			printf '%s %s\n' "$t" "${s[6]}"
+			sleep 0.02
+		done
+	) >"$out" &
+	SAMPLER_PID=$!
+}
+
+# sample_pending MAJ:MIN OUT: in the background, debugfs BdiReclaimable+BdiWriteback
+# (bytes) every ~50 ms. Sets SAMPLER_PID.
+sample_pending() {
+	local majmin=$1 out=$2
+	(
+		while :; do
+			stick_pending_bytes "$majmin" || exit 0
+			sleep 0.05
+		done
+	) >"$out" &
+	SAMPLER_PID=$!
+}
+
+stop_sampler() {
+	[[ -n ${SAMPLER_PID-} ]] || return 0
+	kill "$SAMPLER_PID" 2>/dev/null || true
+	wait "$SAMPLER_PID" 2>/dev/null || true
+	SAMPLER_PID=
+}
+
+# The per-cpu error of one bdi counter is nr_cpu_ids * 8 * (1 + ilog2(nr_cpu_ids)) pages
+# (KERNEL.md 4.1); dirty + writeback sums two counters.
+percpu_slack() {
+	local n l=0
+	n=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))
+	while (((1 << (l + 1)) <= n)); do l=$((l + 1)); done
+	echo $((2 * n * 8 * (1 + l) * $(getconf PAGESIZE)))
+}
+
+# json_has_confirmed FILE: FILE holds a progress event with bytes on the device (a
+# signal sent then lands in the middle of the copy). A line still being written is
+# skipped, not an error.
+json_has_confirmed() {
+	jq -R -n -e '[inputs | fromjson? | select(.event == "progress" and .bytes_on_device > 0)]
+		| length > 0' "$1" >/dev/null 2>&1
+}

@@ -1,0 +1,228 @@
+#!/usr/bin/env bats
+# tests/bats/safecp_progress.bats: progress that is the device's truth, and the dirty
+# bound, measured from outside safecp with the kernel's own counters on simulated
+# 20 MiB/s sticks:
+# - the JSON events parse, come in the documented order and carry the documented fields;
+# - bytes_on_device never exceeds what the device's sector counter had completed by the
+#   event's time t (a sampler reads /sys/dev/block/MAJ:MIN/stat in the background);
+# - "done" comes only when the device's bdi has nothing dirty or under writeback left;
+# - debugfs BdiReclaimable+BdiWriteback sampled every 50 ms stays within 24 MiB;
+# - the bar and the plain lines never show 100% before the end.
+
+load helpers
+load safecp_common
+
+setup() {
+	require_tool safecp
+	require_root
+	require_cmd jq
+	SRC=$BATS_TEST_TMPDIR/src
+	mkdir -p "$SRC"
+	SAMPLER_PID=
+}
+
+teardown() {
+	stop_sampler
+	stick_down_all
+}
+
+@test "JSON events parse, in order, with every documented field" {
+	stick_up --size 96
+	mkdir -p "$SRC/t/sub"
+	make_file "$SRC/t/big" $((24 * MIB + 1))
+	make_file "$SRC/t/sub/small" 4097
+	make_file "$SRC/t/empty" 0
+	ln -s big "$SRC/t/link"
+	local ev=$BATS_TEST_TMPDIR/events total nfiles
+	total=$(find "$SRC/t" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
+	nfiles=$(find "$SRC/t" -type f -o -type l | wc -l)
+	safecp -r --progress=json "$SRC/t" "$STICK_MNT"/ >"$ev"
+	# one object per line, each valid JSON
+	[[ $(jq -c . "$ev" | wc -l) == $(wc -l <"$ev") ]]
+	jq -s -e 'first.event == "start" and last.event == "done"
+		and (map(select(.event == "done")) | length == 1)' "$ev"
+	jq -s -e 'all(.[]; (.t | type == "number") and (.event | type == "string"))' "$ev"
+	jq -s -e 'map(.t) as $t | $t == ($t | sort)' "$ev"
+	jq -s -e --argjson total "$total" 'first | .bytes_total == $total
+		and ([.files, .directories, .symlinks, .skipped, .kept, .window, .chunk,
+		      .space_needed, .space_free] | all(type == "number"))
+		and ([.dest, .mountpoint, .fstype, .device, .disk, .strategy, .reason]
+		     | all(type == "string"))' "$ev"
+	# progress: the fields and their types, and it moves forward
+	jq -s -e --argjson total "$total" 'map(select(.event == "progress")) as $p
+		| ($p | length) >= 2
+		and ($p | all(.bytes_total == $total
+			and (.bytes_on_device | type == "number")
+			and .bytes_on_device <= .bytes_written and .bytes_written <= .bytes_total
+			and (.file | type == "string" or type == "null")
+			and (.phase == "copying" or .phase == "flushing")
+			and (.rate | type == "number" or type == "null")
+			and (.eta | type == "number" or type == "null")))
+		and ($p | map(.bytes_on_device) | . == sort)' "$ev"
+	# each regular file started and finished, in that order
+	jq -s -e '[.[] | select(.event == "file" and .type == "file")] as $f
+		| ($f | map(select(.state == "started")) | length) == 3
+		and ($f | map(select(.state == "finished")) | length) == 3
+		and ($f | all((.file | type == "string") and (.source | type == "string")
+			and (.dest | type == "string") and (.bytes | type == "number")))' "$ev"
+	jq -s -e --argjson total "$total" --argjson n "$nfiles" 'last
+		| .bytes_total == $total and .bytes_on_device == $total
+		and .files == $n and .errors == 0' "$ev"
+}
+
+@test "JSON error events for a source that cannot be read" {
+	stick_up --size 64
+	make_file "$SRC/a" 3000
+	local ev=$BATS_TEST_TMPDIR/events
+	run -1 --separate-stderr safecp --progress=json /proc/self/mem "$SRC/a" "$STICK_MNT"/
+	printf '%s\n' "$output" >"$ev"
+	jq -s -e 'map(select(.event == "error"))[0]
+		| .step == "read" and .errno == 5 and .fatal == false
+		and .file == "mem" and (.error | type == "string")
+		and (.message | test("cannot read"))' "$ev"
+	jq -s -e 'last | .event == "done" and .errors == 1 and .files == 1' "$ev"
+	[[ $stderr == *"cannot read '/proc/self/mem'"* ]]
+}
+
+# progress_vs_device STRATEGY: bytes_on_device at time t <= the device's completed
+# sector count at the first sample taken at or after t.
+progress_vs_device() {
+	stick_up --size 96
+	make_file "$SRC/f" $((40 * MIB + 12345))
+	local ev=$BATS_TEST_TMPDIR/events samples=$BATS_TEST_TMPDIR/samples base
+	base=$(disk_sectors_written "$STICK_MAJMIN")
+	sample_sectors "$STICK_MAJMIN" "$samples"
+	safecp --progress=json --strategy="$1" "$SRC/f" "$STICK_MNT"/ >"$ev"
+	sleep 0.1
+	stop_sampler
+	cmp "$SRC/f" "$STICK_MNT/f"
+	jq -r 'select(.event == "progress" or .event == "done") | "E \(.t) \(.bytes_on_device)"' \
+		"$ev" >"$BATS_TEST_TMPDIR/joined"
+	awk '{ print "S", $1, $2 }' "$samples" >>"$BATS_TEST_TMPDIR/joined"
+	# by time; at equal times the sample sorts last (it was read after t)
+	sort -k2,2g -k1,1 "$BATS_TEST_TMPDIR/joined" | awk -v base="$base" '
+		$1 == "E" { pending[++n] = $3; at[n] = $2; next }
+		{ dev = ($3 - base) * 512
+		  for (i = first + 1; i <= n; i++) {
+			checked++
+			if (pending[i] > dev) {
+				printf "event at %s claims %d bytes, the device had %d\n", at[i], pending[i], dev
+				bad = 1
+			}
+		  }
+		  first = n }
+		END { if (n - first > 0) { print n - first " events after the last sample"; bad = 1 }
+		      if (checked < 5) { print "only " checked " events checked"; bad = 1 }
+		      exit bad }'
+	# and it did count: the device held everything at the end
+	jq -s -e --argjson total $((40 * MIB + 12345)) 'last.bytes_on_device == $total' "$ev"
+}
+
+@test "bytes_on_device is never ahead of the device (window strategy)" {
+	progress_vs_device window
+	# the window strategy writes ahead of the device, and the events show it
+	jq -s -e 'any(.[]; .event == "progress" and .bytes_written > .bytes_on_device)' \
+		"$BATS_TEST_TMPDIR/events"
+}
+
+@test "bytes_on_device is never ahead of the device (direct strategy)" {
+	progress_vs_device direct
+}
+
+# done_when_clean [STICK_UP ARGS...]: reads the device's pending bytes the moment the
+# done event arrives.
+done_when_clean() {
+	stick_up --size 128 "$@"
+	make_file "$SRC/f" $((32 * MIB + 1))
+	local before at_done=$BATS_TEST_TMPDIR/at_done slack
+	before=$(disk_written_bytes "$STICK_MAJMIN")
+	safecp --progress=json "$SRC/f" "$STICK_MNT"/ | while IFS= read -r line; do
+		if [[ $line == *'"event":"done"'* ]]; then
+			echo "$(stick_pending_bytes "$STICK_MAJMIN") $(disk_written_bytes "$STICK_MAJMIN")" >"$at_done"
+		fi
+	done
+	((PIPESTATUS[0] == 0))
+	read -r pending written <"$at_done"
+	slack=$(percpu_slack)
+	echo "pending at done: $pending (slack $slack); written $((written - before))"
+	((pending <= slack))
+	((written - before >= 32 * MIB + 1))
+	cmp "$SRC/f" "$STICK_MNT/f"
+}
+
+@test "done comes only when the device is clean (ext4)" {
+	done_when_clean --fs ext4
+}
+
+@test "done comes only when the device is clean (exfat through FUSE)" {
+	require_cmd mount.exfat-fuse
+	done_when_clean --fs exfat
+}
+
+# dirty_bound STRATEGY [STICK_UP ARGS...]: peak BdiReclaimable+BdiWriteback of the
+# stick's disk during a 64 MiB copy at 20 MiB/s.
+dirty_bound() {
+	local strategy=$1
+	shift
+	stick_up --size 128 "$@"
+	make_file "$SRC/f" $((64 * MIB))
+	local samples=$BATS_TEST_TMPDIR/pending peak n
+	sample_pending "$STICK_MAJMIN" "$samples"
+	safecp --strategy="$strategy" "$SRC/f" "$STICK_MNT"/
+	stop_sampler
+	cmp "$SRC/f" "$STICK_MNT/f"
+	n=$(wc -l <"$samples")
+	peak=$(sort -n "$samples" | tail -1)
+	echo "$n samples, peak $((peak / 1024)) KiB"
+	((n >= 20))
+	((peak <= 24 * MIB))
+	PEAK=$peak
+}
+
+@test "dirty data stays within 24 MiB: window on ext4" {
+	dirty_bound window --fs ext4
+	# the sampler does see the data the window strategy keeps in flight
+	((PEAK >= MIB))
+}
+
+@test "dirty data stays within 24 MiB: auto on ext4" {
+	dirty_bound auto --fs ext4
+}
+
+@test "dirty data stays within 24 MiB: auto on exfat through FUSE" {
+	require_cmd mount.exfat-fuse
+	dirty_bound auto --fs exfat
+}
+
+@test "plain progress never shows 100% before the end, then says where the data is" {
+	stick_up --size 96
+	make_file "$SRC/f" $((40 * MIB))
+	run -0 --separate-stderr safecp --progress=plain --strategy=window "$SRC/f" "$STICK_MNT"/
+	echo "$stderr"
+	local lines
+	mapfile -t lines <<<"$stderr"
+	((${#lines[@]} >= 3))
+	[[ ${lines[-1]} == "40.0 MiB in 1 file is on $STICK_DISK and the device is idle" ]]
+	[[ ${lines[-2]} == "100%"* ]]
+	local i
+	for ((i = 0; i < ${#lines[@]} - 2; i++)); do
+		[[ ${lines[i]} =~ ^\ *[0-9]+% ]]
+		[[ ${lines[i]} != 100%* ]]
+	done
+}
+
+@test "the bar on a terminal reaches 100% only in its last drawing" {
+	require_cmd script
+	stick_up --size 96
+	make_file "$SRC/f" $((24 * MIB))
+	local log=$BATS_TEST_TMPDIR/typescript
+	COLUMNS=120 script -qec "safecp '$SRC/f' '$STICK_MNT/'" "$log" >/dev/null
+	cmp "$SRC/f" "$STICK_MNT/f"
+	local draws
+	draws=$(tr '\r' '\n' <"$log" | grep -E '^\[[#.]+\] +[0-9]+%')
+	echo "$draws"
+	(($(wc -l <<<"$draws") >= 2))
+	[[ $(tail -1 <<<"$draws") == *" 100% "* ]]
+	[[ $(head -n -1 <<<"$draws" | grep -c ' 100% ') == 0 ]]
+	grep -q "24.0 MiB in 1 file is on $STICK_DISK and the device is idle" "$log"
+}
