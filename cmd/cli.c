@@ -1,0 +1,141 @@
+/* cli.c: the shared popt table, option-error reporting and the stdout
+ * check at exit.
+ *
+ * --help and --version live in a callback table rather than popt's
+ * POPT_AUTOHELP so that help is -h (not -?), goes to stdout, and exits
+ * through exit() where close_stdout() still checks the write. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "exitcodes.h"
+
+const char *program_name = "safecp";
+static const char *program_summary;
+
+enum { OPT_HELP = 'h', OPT_VERSION = 'V' };
+
+static void common_callback(poptContext ctx, enum poptCallbackReason reason,
+			    const struct poptOption *opt, const char *arg,
+			    const void *data)
+{
+	if (reason != POPT_CALLBACK_REASON_OPTION)
+		return;
+	switch (opt->val) {
+	case OPT_HELP:
+		if (program_summary)
+			printf("%s\n\n", program_summary);
+		poptPrintHelp(ctx, stdout, 0);
+		printf("\nSee %s(1) for the output and the exit status.\n", program_name);
+		exit(EXIT_OK);
+	case OPT_VERSION:
+		printf("%s %s\n", program_name, PACKAGE_VERSION);
+		exit(EXIT_OK);
+	}
+}
+
+struct poptOption cli_common_options[] = {
+	{ NULL, '\0', POPT_ARG_CALLBACK, (void *)common_callback, 0, NULL, NULL },
+	{ "help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help and exit", NULL },
+	{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "show the version and exit", NULL },
+	POPT_TABLEEND
+};
+
+void cli_init(const char *prog, const char *summary)
+{
+	program_name = prog;
+	program_summary = summary;
+	atexit(close_stdout);
+}
+
+void cli_popt_fail(poptContext ctx, int rc)
+{
+	cli_error("%s '%s'; try '%s --help'", poptStrerror(rc),
+		  poptBadOption(ctx, POPT_BADOPTION_NOALIAS), program_name);
+	poptFreeContext(ctx);
+	exit(EXIT_USAGE);
+}
+
+static void verror(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", program_name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(fmt, ap);
+	va_end(ap);
+}
+
+void cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(fmt, ap);
+	va_end(ap);
+	exit(EXIT_USAGE);
+}
+
+static int stdout_errno; /* of the first failed cli_flush_stdout() */
+
+bool cli_flush_stdout(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return true;
+	if (!stdout_errno)
+		stdout_errno = errno;
+	return false;
+}
+
+/* 0, or EOF with errno set (0 when only the stream's error flag knows). */
+static int close_stream(FILE *f)
+{
+	bool pending = __fpending(f) != 0;
+	bool earlier = ferror(f) != 0;
+	int flush_errno = 0;
+
+	/* flushing again also recovers the errno of an earlier failed write
+	 * when its output is still buffered */
+	if (fflush(f) != 0)
+		flush_errno = errno;
+	if (fclose(f) != 0) {
+		/* EBADF with nothing lost: closed on purpose (`tool >&-`) */
+		if (errno == EBADF && !pending && !earlier && !flush_errno)
+			return 0;
+		return EOF;
+	}
+	if (flush_errno || earlier) {
+		errno = flush_errno;
+		return EOF;
+	}
+	return 0;
+}
+
+void close_stdout(void)
+{
+	if (close_stream(stdout) != 0 && errno != EPIPE) {
+		if (!errno)
+			errno = stdout_errno;
+		if (errno)
+			fprintf(stderr, "%s: cannot write to standard output: %s\n",
+				program_name, strerror(errno));
+		else
+			fprintf(stderr, "%s: cannot write to standard output\n", program_name);
+		_exit(EXIT_PARTIAL);
+	}
+	if (close_stream(stderr) != 0)
+		_exit(EXIT_PARTIAL);
+}

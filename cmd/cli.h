@@ -1,0 +1,50 @@
+/* cli.h: what every tool's command line shares.
+ *
+ * One popt idiom (STYLE.md habit 7): each tool has its own option table
+ * and nests CLI_COMMON_TABLE at its end, which brings -h/--help and
+ * -V/--version with the same wording everywhere.  Option errors go
+ * through cli_popt_fail(); stdout is checked at exit by close_stdout(),
+ * which cli_init() registers, so `tool >/dev/full` fails (habit 6). */
+#ifndef SAFECP_CLI_H
+#define SAFECP_CLI_H
+
+#include <popt.h>
+#include <stdbool.h>
+
+/* The name in every message: "dirtystat: cannot access ...". */
+extern const char *program_name;
+
+/* Call first in main(): sets program_name, the one-line summary that
+ * --help prints above the option list, and registers close_stdout(). */
+void cli_init(const char *prog, const char *summary);
+
+/* Non-const: popt nests it through a void pointer, and gcc warns about
+ * dropping const there. */
+extern struct poptOption cli_common_options[];
+
+#define CLI_COMMON_TABLE \
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, cli_common_options, 0, \
+	  "Common options:", NULL }
+
+/* Report a poptGetNextOpt() failure as
+ *   dirtystat: unknown option '--frob'; try 'dirtystat --help'
+ * using poptBadOption() and poptStrerror() of the same rc, then exit
+ * EXIT_USAGE. */
+_Noreturn void cli_popt_fail(poptContext ctx, int rc);
+
+/* "prog: " + message + newline on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* cli_error() then exit(EXIT_USAGE), for bad input found after parsing. */
+_Noreturn void cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Flush stdout now (each --watch reading); false when output was lost,
+ * whose errno close_stdout() then reports. */
+bool cli_flush_stdout(void);
+
+/* atexit handler (util-linux closestream): flush and close stdout and
+ * stderr; when output was lost say so and _exit(EXIT_PARTIAL).  A closed
+ * pipe (EPIPE) is not reported: the reader chose to stop. */
+void close_stdout(void);
+
+#endif
