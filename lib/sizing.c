@@ -202,7 +202,9 @@ uint64_t sizing_adapt_window(const struct write_plan *p, uint64_t current,
 {
 	uint64_t want;
 
-	if (seconds <= 0 || bytes == 0)
+	/* a wait that returned at once saw no device (sync_file_range on
+	 * FUSE, or pages written before we asked): no evidence of a rate */
+	if (seconds < 0.002 || bytes == 0)
 		return current;
 	/* inside the band: leave it, so the window does not oscillate */
 	if (seconds >= 0.25 && seconds <= 1.0)

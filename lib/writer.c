@@ -167,7 +167,7 @@ static void note_pending(struct writer *w, uint64_t pending)
 /* Wait for the window started last time; it is then on the device. */
 static int wait_prev(struct writer *w)
 {
-	double took;
+	double before = now_mono(), took;
 	int r;
 
 	if (!w->have_prev)
@@ -177,7 +177,10 @@ static int wait_prev(struct writer *w)
 			SYNC_FILE_RANGE_WAIT_AFTER);
 	if (r < 0)
 		return r;
-	took = now_mono() - w->prev_started;
+	/* Only a wait that blocked measured the device: one that returned
+	 * at once means the device kept up with us (a larger window gains
+	 * nothing) or that no device was involved (FUSE). */
+	took = now_mono() - before < 0.002 ? 0 : now_mono() - w->prev_started;
 	w->have_prev = false;
 	confirm_to(w, w->prev_end);
 	/* only waited-for pages may be dropped: they are clean now */
@@ -194,7 +197,9 @@ static void check_window_bound(struct writer *w)
 	uint64_t from = w->prev_start > w->window ? w->prev_start - w->window : 0;
 	uint64_t file = cache_pending(w->fd, from, 0);
 	uint64_t dev = cache_pending(w->bdev_fd, 0, 0);
-	uint64_t limit = 3 * w->window;
+	/* the window just started, the one before (being waited for) and
+	 * slack for the filesystem's own metadata */
+	uint64_t limit = 2 * w->window + (2ULL << 20);
 
 	note_pending(w, MAX(file, dev));
 	if (w->strategy == STRATEGY_WINDOW && dev > limit)
@@ -214,6 +219,8 @@ static int end_window(struct writer *w)
 	r = sfr(w->fd, start, end - start, SYNC_FILE_RANGE_WRITE);
 	if (r < 0)
 		return r;
+	/* checked before the wait can adapt the window to what it saw */
+	check_window_bound(w);
 	r = wait_prev(w);
 	if (r < 0)
 		return r;
@@ -222,7 +229,6 @@ static int end_window(struct writer *w)
 	w->prev_end = end;
 	w->prev_started = now_mono();
 	w->win_start = end;
-	check_window_bound(w);
 	return 0;
 }
 

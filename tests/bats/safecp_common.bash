@@ -92,6 +92,18 @@ sample_pending() {
 	SAMPLER_PID=$!
 }
 
+# stick_data_bdi: the bdi that accounts the stick's file data: the loop disk for
+# block filesystems and fuseblk, btrfs-N for btrfs (KERNEL.md 4.2).
+stick_data_bdi() {
+	local uuid
+	if [[ $STICK_FS == btrfs ]]; then
+		uuid=$(findmnt -no UUID "$STICK_MNT") || return 1
+		basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")"
+	else
+		echo "$STICK_MAJMIN"
+	fi
+}
+
 stop_sampler() {
 	[[ -n ${SAMPLER_PID-} ]] || return 0
 	kill "$SAMPLER_PID" 2>/dev/null || true

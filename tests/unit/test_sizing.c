@@ -165,6 +165,8 @@ TEST(adaptation)
 	CHECK_U64(sizing_adapt_window(&p, w, w, 25.0), p.window_min);
 	CHECK_U64(sizing_adapt_window(&p, w, 0, 1.0), w);
 	CHECK_U64(sizing_adapt_window(&p, w, w, 0), w);
+	/* 8 MiB "waited for" in 0.1 ms is a wait that saw no device */
+	CHECK_U64(sizing_adapt_window(&p, p.window, p.window, 0.0001), p.window);
 }
 
 TEST(names)
