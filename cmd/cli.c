@@ -19,6 +19,7 @@
 
 const char *program_name = "safecp";
 static const char *program_summary;
+static int man_section = 1;
 
 enum { OPT_HELP = 'h', OPT_VERSION = 'V' };
 
@@ -33,7 +34,8 @@ static void common_callback(poptContext ctx, enum poptCallbackReason reason,
 		if (program_summary)
 			printf("%s\n\n", program_summary);
 		poptPrintHelp(ctx, stdout, 0);
-		printf("\nSee %s(1) for the output and the exit status.\n", program_name);
+		printf("\nSee %s(%d) for the output and the exit status.\n", program_name,
+		       man_section);
 		exit(EXIT_OK);
 	case OPT_VERSION:
 		printf("%s %s\n", program_name, PACKAGE_VERSION);
@@ -53,6 +55,11 @@ void cli_init(const char *prog, const char *summary)
 	program_name = prog;
 	program_summary = summary;
 	atexit(close_stdout);
+}
+
+void cli_set_man_section(int section)
+{
+	man_section = section;
 }
 
 void cli_popt_fail(poptContext ctx, int rc)

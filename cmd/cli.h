@@ -18,6 +18,9 @@ extern const char *program_name;
  * --help prints above the option list, and registers close_stdout(). */
 void cli_init(const char *prog, const char *summary);
 
+/* The section --help points at: 1 unless set (safeunmount(8)). */
+void cli_set_man_section(int section);
+
 /* Non-const: popt nests it through a void pointer, and gcc warns about
  * dropping const there. */
 extern struct poptOption cli_common_options[];

@@ -184,6 +184,7 @@ int main(int argc, const char **argv)
 
 	cli_init("safeunmount", "Write out what is still cached for a filesystem, showing the "
 		 "bytes left,\nthen unmount it and optionally power its disk off.");
+	cli_set_man_section(8);
 	ctx = parse_options(argc, argv, &o);
 	install_signals();
 	report_init(&o);

@@ -422,6 +422,9 @@ check_sync_truth() {
 	local opts o
 	opts=$(safeunmount --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
 	[ -n "$opts" ]
+	# the help points at the page in section 8, where the page is
+	safeunmount --help | grep -q 'See safeunmount(8)'
+	[[ $MAN == *safeunmount.8.scd ]]
 	for o in $opts; do
 		grep -qE -- "^\*(-[a-zA-Z], )?$o" "$MAN" || { echo "$o missing from safeunmount(8)"; false; }
 		grep -q -- "$o" "$SAFECP_SRC/completions/bash/safeunmount" || { echo "$o missing from bash"; false; }
