@@ -2,7 +2,7 @@
  *
  * Algorithm: read every /sys/block entry with a nonzero size into an
  * entry keyed by (disk, the disk's own bdi).  Then walk the mount table;
- * for each mount of a block-backed filesystem, target_probe() its mount
+ * for each mount of a block-backed filesystem, target_probe_mount() its entry
  * point, which resolves partition -> disk and the bdi rules of KERNEL.md
  * 4.2 (btrfs-N, fuseblk on the underlying disk), and attach the mount to
  * the entry with the same (disk, bdi), cloning the disk's entry for a bdi
@@ -230,7 +230,7 @@ static int attach_mounts(struct entries *es, bool **ret_has_mounts)
 
 		if (k == FS_NOBLOCK || k == FS_FUSE)
 			continue;
-		if (target_probe(mounts[i].target, &t) < 0 || !t->has_block || !t->bdi[0]) {
+		if (target_probe_mount(&mounts[i], &t) < 0 || !t->has_block || !t->bdi[0]) {
 			target_free(t);
 			continue; /* unmounted meanwhile, or not on a disk we list */
 		}
