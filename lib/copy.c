@@ -56,29 +56,6 @@ static void on_confirmed(void *ctx, uint64_t delta)
 	atomic_fetch_add(&g->stats->bytes_confirmed, delta);
 }
 
-static int open_parent(const char *path, char **ret_dir, const char **ret_base)
-{
-	_cleanup_free_ char *copy = strdup(path);
-	const char *slash;
-	int fd;
-
-	if (!copy)
-		return -ENOMEM;
-	slash = strrchr(path, '/');
-	*ret_base = slash ? slash + 1 : path;
-	if (!slash)
-		strcpy(copy, ".");
-	else if (slash == path)
-		strcpy(copy, "/");
-	else
-		copy[slash - path] = '\0';
-	fd = open(copy, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	*ret_dir = TAKE_PTR(copy);
-	return fd;
-}
-
 static int start_item(struct engine *g, size_t idx, struct batch_item *it)
 {
 	const char *base;
@@ -87,7 +64,7 @@ static int start_item(struct engine *g, size_t idx, struct batch_item *it)
 	memset(it, 0, sizeof(*it));
 	it->entry = idx;
 	it->dirfd = -1;
-	fd = open_parent(g->plan->entries[idx].dst, &it->dir, &base);
+	fd = batch_parent_fd(g, g->plan->entries[idx].dst, &base);
 	if (fd < 0)
 		return fd;
 	it->dirfd = fd;
@@ -176,7 +153,8 @@ static int copy_file(struct engine *g, size_t idx)
 		return r;
 	r = start_item(g, idx, &it);
 	if (r == 0)
-		r = writer_open(it.dirfd, it.tmp, g->o->wplan, g->bdev_fd, &hooks, &it.w);
+		r = writer_open(it.dirfd, it.tmp, g->o->wplan, (uint64_t)e->st.st_size,
+				g->bdev_fd, &hooks, &it.w);
 	if (r < 0) {
 		if (fatal_dest_error(r)) {
 			copy_report(g, idx, COPY_STEP_CREATE, r, e->dst);
@@ -303,7 +281,8 @@ static void engine_init(struct engine *g, const struct plan *p, const struct cop
 	g->bdev_fd = -1;
 	g->umask = umask(0);
 	umask(g->umask);
-	g->fuse = t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK) ;
+	g->fuse = t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK);
+	g->journaled = t && (t->kind == FS_EXT4 || t->kind == FS_XFS || t->kind == FS_BTRFS);
 	g->fs_has_modes = !t || !(t->kind == FS_VFAT || t->kind == FS_EXFAT ||
 				  t->kind == FS_FUSEBLK);
 	/* the daemon's data is in the device's cache: watch it (root only) */
@@ -317,16 +296,17 @@ static void engine_init(struct engine *g, const struct plan *p, const struct cop
  * may be created by the copy itself, so fall back to its parent. */
 static int open_dest(struct engine *g)
 {
-	_cleanup_free_ char *parent = NULL;
 	const char *base;
+	int fd;
 
 	g->dest_fd = open(g->plan->dest_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (g->dest_fd >= 0)
 		return 0;
 	if (errno != ENOENT)
 		return -errno;
-	g->dest_fd = open_parent(g->plan->dest_root, &parent, &base);
-	return g->dest_fd < 0 ? g->dest_fd : 0;
+	fd = batch_parent_fd(g, g->plan->dest_root, &base);
+	g->dest_fd = fd < 0 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return g->dest_fd < 0 ? -errno : 0;
 }
 
 static int run_entries(struct engine *g)
@@ -371,6 +351,7 @@ int copy_run(const struct plan *p, const struct copy_options *o,
 		close(g.dest_fd);
 	if (g.bdev_fd >= 0)
 		close(g.bdev_fd);
+	batch_close_dirs(&g.batch);
 	free(g.batch.items);
 	free(g.made_dirs);
 	if (r < 0)

@@ -7,11 +7,16 @@
  *   1. waits for the data of every item still in flight;
  *   2. sets timestamps and mode on the open files (FUSE: fsync each, the
  *      only call its daemon acts on);
- *   3. syncfs on the destination filesystem: every temporary file is
- *      durable, data and metadata, with one journal commit and flush;
+ *   3. without a journal (vfat, exfat, ...): syncfs, so every temporary
+ *      file is durable, data and metadata, before any rename;
  *   4. renames each into place (RENAME_NOREPLACE under --no-clobber);
- *   5. syncfs again so the new names are durable (FUSE: fsync each
- *      distinct directory, which reaches the daemon as FSYNCDIR).
+ *   5. syncfs so the new names are durable (FUSE: fsync each distinct
+ *      directory, which reaches the daemon as FSYNCDIR).
+ * On ext4, xfs and btrfs step 3 is left out: their journal (btrfs: its
+ * transaction) puts each rename in the same or a later commit than the
+ * new inode's size and blocks, and the data was on the device before the
+ * rename, so the one syncfs of step 5 makes the batch durable in the
+ * right order; the extra commit cost every batch a drained queue.
  * A commit happens when the batch holds four windows of data, 1000
  * files, or has been open two seconds, and before any file larger than a
  * window. */
@@ -38,12 +43,54 @@ void batch_item_done(struct batch_item *it)
 {
 	writer_free(it->w);
 	it->w = NULL;
-	if (it->dirfd >= 0)
-		close(it->dirfd);
-	it->dirfd = -1;
-	free(it->dir);
 	free(it->name);
-	it->dir = it->name = NULL;
+	it->name = NULL;
+}
+
+void batch_close_dirs(struct batch *b)
+{
+	for (size_t i = 0; i < b->n_dirs; i++) {
+		close(b->dirs[i].fd);
+		free(b->dirs[i].path);
+	}
+	free(b->dirs);
+	b->dirs = NULL;
+	b->n_dirs = 0;
+}
+
+static int cache_dir(struct batch *b, char *path)
+{
+	struct batch_dir *grown = realloc(b->dirs, (b->n_dirs + 1) * sizeof(*grown));
+	int fd;
+
+	if (!grown)
+		return -ENOMEM;
+	b->dirs = grown;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	b->dirs[b->n_dirs++] = (struct batch_dir){ path, fd };
+	return fd;
+}
+
+int batch_parent_fd(struct engine *g, const char *path, const char **ret_base)
+{
+	struct batch *b = &g->batch;
+	const char *slash = strrchr(path, '/');
+	_cleanup_free_ char *dir = !slash ? strdup(".")
+				 : strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	int fd;
+
+	*ret_base = slash ? slash + 1 : path;
+	if (!dir)
+		return -ENOMEM;
+	for (size_t i = b->n_dirs; i-- > 0;)
+		if (strcmp(b->dirs[i].path, dir) == 0)
+			return b->dirs[i].fd;
+	fd = cache_dir(b, dir);
+	if (fd >= 0)
+		TAKE_PTR(dir);
+	return fd;
 }
 
 static uint64_t unconfirmed(const struct batch *b)
@@ -150,7 +197,7 @@ static int durable_files(struct engine *g)
 			return r;
 		}
 	}
-	if (!g->fuse && syncfs(g->dest_fd) < 0) {
+	if (!g->fuse && !g->journaled && syncfs(g->dest_fd) < 0) {
 		copy_report(g, b->items[0].entry, COPY_STEP_SYNC, -errno, g->plan->dest_root);
 		return -errno;
 	}
@@ -179,14 +226,9 @@ static int sync_dirs(struct engine *g)
 
 	if (!g->fuse)
 		return syncfs(g->dest_fd) < 0 ? -errno : 0;
-	for (size_t i = 0; i < b->n; i++) {
-		bool seen = false;
-
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = strcmp(b->items[j].dir, b->items[i].dir) == 0;
-		if (!seen && fsync(b->items[i].dirfd) < 0)
+	for (size_t i = 0; i < b->n_dirs; i++)
+		if (fsync(b->dirs[i].fd) < 0)
 			return -errno;
-	}
 	return 0;
 }
 
@@ -196,6 +238,7 @@ static void reset(struct batch *b)
 		batch_item_done(&b->items[i]);
 	b->n = b->unwaited = 0;
 	b->bytes = 0;
+	batch_close_dirs(b);
 }
 
 static void renamed(struct engine *g, struct batch_item *it)

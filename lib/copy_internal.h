@@ -12,17 +12,25 @@
  * data to be confirmed and for the commit that renames it into place. */
 struct batch_item {
 	size_t entry;
-	int dirfd;
-	char *dir;       /* parent path: FUSE fsyncs each distinct one */
+	int dirfd;       /* borrowed from the batch's directory cache */
 	char tmp[48];
 	char *name;      /* final basename */
 	struct writer *w; /* NULL for symlinks */
 	bool renamed;    /* under its final name */
 };
 
+/* The parent directories of a batch's items, opened once each: files of
+ * one directory come in runs, so the last one is almost always it. */
+struct batch_dir {
+	char *path;
+	int fd;
+};
+
 struct batch {
 	struct batch_item *items;
 	size_t n, cap;
+	struct batch_dir *dirs;
+	size_t n_dirs;
 	size_t unwaited;  /* items before this index have all data on the device */
 	uint64_t bytes;   /* written by the items */
 	double opened;    /* monotonic time the first item was added */
@@ -38,6 +46,7 @@ struct engine {
 	int dest_fd;      /* the destination root: syncfs and the final fsync */
 	int bdev_fd;      /* fuseblk: the device whose cache holds the data */
 	bool fuse;        /* durability by fsync per file, not syncfs */
+	bool journaled;   /* the fs orders a rename after the inode's metadata */
 	bool fs_has_modes;
 	bool mode_noted;
 	mode_t umask;     /* new files and directories without --preserve mode */
@@ -55,6 +64,11 @@ void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
 
 /* copy_batch.c */
 int batch_add(struct engine *g, struct batch_item *item);
+/* An fd of path's parent directory, valid until the batch is reset;
+ * *ret_base points into path. */
+int batch_parent_fd(struct engine *g, const char *path, const char **ret_base);
+/* Close the directory cache (after the engine's last batch). */
+void batch_close_dirs(struct batch *b);
 /* Wait for the data of the oldest items until at most `keep` bytes are
  * still unconfirmed. */
 int batch_wait_data(struct engine *g, uint64_t keep);

@@ -92,7 +92,8 @@ static int set_direct(struct writer *w, bool on)
 }
 
 int writer_open(int dirfd, const char *name, const struct write_plan *plan,
-		int bdev_fd, const struct writer_hooks *hooks, struct writer **ret)
+		uint64_t size_hint, int bdev_fd, const struct writer_hooks *hooks,
+		struct writer **ret)
 {
 	_cleanup_free_ struct writer *w = calloc(1, sizeof(*w));
 	int r;
@@ -108,7 +109,7 @@ int writer_open(int dirfd, const char *name, const struct write_plan *plan,
 	w->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (w->fd < 0)
 		return -errno;
-	if (w->strategy == STRATEGY_DIRECT) {
+	if (w->strategy == STRATEGY_DIRECT && size_hint >= plan->chunk) {
 		r = set_direct(w, true);
 		if (r < 0) {
 			/* EINVAL: no ->direct_IO; windows are the next best */
@@ -208,8 +209,10 @@ static void check_window_bound(struct writer *w)
 				"sync_file_range does not reach this filesystem's device");
 }
 
-/* Hand [win_start, written) to writeback, then wait for the one before. */
-static int end_window(struct writer *w)
+/* Hand [win_start, written) to writeback, then wait for the one before.
+ * A full window is checked against the bound; the partial last one of a
+ * small file is not worth the cachestat calls. */
+static int end_window(struct writer *w, bool full)
 {
 	uint64_t start = w->win_start, end = w->written;
 	int r;
@@ -220,7 +223,8 @@ static int end_window(struct writer *w)
 	if (r < 0)
 		return r;
 	/* checked before the wait can adapt the window to what it saw */
-	check_window_bound(w);
+	if (full)
+		check_window_bound(w);
 	r = wait_prev(w);
 	if (r < 0)
 		return r;
@@ -299,7 +303,7 @@ int writer_write(struct writer *w, const void *buf, size_t len)
 	w->written += len;
 	if (w->written - w->win_start < w->window)
 		return 0;
-	return w->strategy == STRATEGY_SYNC_WINDOW ? end_sync_window(w) : end_window(w);
+	return w->strategy == STRATEGY_SYNC_WINDOW ? end_sync_window(w) : end_window(w, true);
 }
 
 int writer_start_data(struct writer *w)
@@ -308,7 +312,7 @@ int writer_start_data(struct writer *w)
 		return 0; /* nothing async exists for FUSE */
 	if (w->written == w->win_start)
 		return 0;
-	return end_window(w);
+	return end_window(w, false);
 }
 
 int writer_finish_data(struct writer *w)

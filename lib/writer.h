@@ -28,10 +28,14 @@ struct writer_hooks {
 };
 
 /* Create dirfd/name (O_CREAT|O_EXCL, mode 0600 until finished).
- * bdev_fd, if >= 0, is the block device under a fuseblk filesystem whose
- * page cache holds the daemon's dirty data (checked, not written). */
+ * size_hint is the expected length: a file smaller than one chunk is
+ * all tail, so it is written buffered from the start even under the
+ * direct strategy.  bdev_fd, if >= 0, is the block device under a
+ * fuseblk filesystem whose page cache holds the daemon's dirty data
+ * (checked, not written). */
 int writer_open(int dirfd, const char *name, const struct write_plan *plan,
-		int bdev_fd, const struct writer_hooks *hooks, struct writer **ret);
+		uint64_t size_hint, int bdev_fd, const struct writer_hooks *hooks,
+		struct writer **ret);
 
 /* Append len bytes. -errno on a write error (the file is then useless). */
 int writer_write(struct writer *w, const void *buf, size_t len);
