@@ -316,7 +316,9 @@ static int run_entries(struct engine *g)
 	for (size_t i = 0; i < g->plan->n_entries && r >= 0; i++) {
 		if (cancelled(g))
 			return -ECANCELED;
+		g->next = i;
 		r = copy_entry(g, i);
+		g->next = i + 1;
 		if (r >= 0 && batch_due(g))
 			r = batch_commit(g);
 	}
@@ -342,7 +344,7 @@ int copy_run(const struct plan *p, const struct copy_options *o,
 		batch_abort(&g);
 	reader_free(g.reader);
 	if (r == 0)
-		r = finish_dirs(&g);
+		finish_dirs(&g, true);
 	if (r == 0)
 		r = finish_device(&g);
 	if (r == 0 && cancelled(&g))

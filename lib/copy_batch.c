@@ -275,8 +275,10 @@ int batch_commit(struct engine *g)
 		g->failed++;
 		atomic_fetch_add(&g->stats->files_failed, 1);
 	}
-	if (r == 0)
+	if (r == 0) {
+		finish_dirs(g, false);
 		r = sync_dirs(g);
+	}
 	if (r < 0)
 		return r; /* batch_abort removes what was not renamed */
 	for (size_t i = 0; i < b->n; i++)

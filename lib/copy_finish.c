@@ -1,8 +1,8 @@
 /* copy_finish.c: the end of a copy, when "done" must mean the stick's
  * light would stop.
  *
- * Directories this copy created get their modes and times last and
- * bottom-up, since writing into a directory changes its mtime.  Then
+ * Directories this copy created get their modes and times bottom-up once
+ * nothing more is written into them, since that changes their mtime.  Then
  * syncfs on the destination filesystem and fsync of the destination
  * root: on vfat, syncfs writes everything but sends no cache flush (FAT
  * has no ->sync_fs), and a directory fsync is what makes it flush
@@ -12,6 +12,8 @@
  * (not root) syncfs and fsync returning is the best evidence there is. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,25 +28,55 @@
  * data has not shrunk for this long. */
 #define IDLE_STALL_SECONDS 5.0
 
-int finish_dirs(struct engine *g)
+static bool is_inside(const char *dir, const char *path)
 {
-	for (size_t k = g->n_made_dirs; k-- > 0;) {
-		const struct plan_entry *e = &g->plan->entries[g->made_dirs[k]];
-		const struct timespec times[2] = { e->st.st_atim, e->st.st_mtim };
+	size_t len = strlen(dir);
 
-		if (g->o->keep_mode && g->fs_has_modes && chmod(e->dst, e->st.st_mode & 07777) < 0)
-			copy_report(g, g->made_dirs[k], COPY_STEP_ATTRS, -errno, e->dst);
-		if (!g->o->keep_mode && chmod(e->dst, 0777 & ~g->umask) < 0)
-			copy_report(g, g->made_dirs[k], COPY_STEP_ATTRS, -errno, e->dst);
-		if (g->o->keep_times && utimensat(AT_FDCWD, e->dst, times, 0) < 0)
-			copy_report(g, g->made_dirs[k], COPY_STEP_ATTRS, -errno, e->dst);
-	}
-	return 0;
+	return strncmp(path, dir, len) == 0 && path[len] == '/';
 }
 
+static void dir_attrs(struct engine *g, size_t idx)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	const struct timespec times[2] = { e->st.st_atim, e->st.st_mtim };
+	mode_t mode = g->o->keep_mode ? e->st.st_mode & 07777 : 0777 & ~g->umask;
+
+	if (g->fs_has_modes && chmod(e->dst, mode) < 0)
+		copy_report(g, idx, COPY_STEP_ATTRS, -errno, e->dst);
+	if (g->o->keep_times && utimensat(AT_FDCWD, e->dst, times, 0) < 0)
+		copy_report(g, idx, COPY_STEP_ATTRS, -errno, e->dst);
+}
+
+/* Plan order is depth first, so a created directory is complete once the
+ * next entry to copy is not inside it; complete ones get their attributes
+ * in the commit that renamed their last entries, whose syncfs then covers
+ * them: done at the very end, the inode updates of hundreds of
+ * directories cost a journal commit of their own. */
+void finish_dirs(struct engine *g, bool all)
+{
+	const char *next = !all && g->next < g->plan->n_entries
+				   ? g->plan->entries[g->next].dst : NULL;
+	size_t kept = 0;
+
+	for (size_t k = g->n_made_dirs; k-- > 0;) {
+		size_t idx = g->made_dirs[k];
+
+		if (next && is_inside(g->plan->entries[idx].dst, next))
+			continue;
+		dir_attrs(g, idx);
+		g->made_dirs[k] = SIZE_MAX;
+	}
+	for (size_t k = 0; k < g->n_made_dirs; k++)
+		if (g->made_dirs[k] != SIZE_MAX)
+			g->made_dirs[kept++] = g->made_dirs[k];
+	g->n_made_dirs = kept;
+}
+
+/* Dirty and writeback are two percpu counters, each off by up to
+ * dirty_percpu_error() when read (KERNEL.md 4.1). */
 static bool device_idle(const struct dirty_device *d)
 {
-	return dirty_device_pending(d) <= dirty_percpu_error() && d->inflight_writes == 0;
+	return dirty_device_pending(d) <= 2 * dirty_percpu_error() && d->inflight_writes == 0;
 }
 
 static void wait_idle(struct engine *g)
@@ -67,7 +99,8 @@ static void wait_idle(struct engine *g)
 			best = dirty_device_pending(&d);
 			since = copy_now();
 		} else if (copy_now() - since > IDLE_STALL_SECONDS) {
-			DEBUG(DEBUG_COPY, "device still busy with data not ours; not waiting");
+			DEBUG(DEBUG_COPY, "bdi %s: %llu bytes pending not shrinking; not ours", t->bdi,
+			      (unsigned long long)dirty_device_pending(&d));
 			return;
 		}
 		nanosleep(&(struct timespec){ 0, IDLE_POLL_NS }, NULL);

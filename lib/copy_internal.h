@@ -52,7 +52,8 @@ struct engine {
 	mode_t umask;     /* new files and directories without --preserve mode */
 	unsigned long seq;
 	struct batch batch;
-	size_t *made_dirs;  /* entries of directories this copy created */
+	size_t next;        /* the plan entry not yet (fully) copied */
+	size_t *made_dirs;  /* directories this copy created, attributes not yet set */
 	size_t n_made_dirs;
 	size_t failed;
 };
@@ -78,7 +79,9 @@ void batch_abort(struct engine *g);
 void batch_item_done(struct batch_item *it);
 
 /* copy_finish.c */
-int finish_dirs(struct engine *g);
+/* Modes and times of the created directories that are complete (all:
+ * every one left). */
+void finish_dirs(struct engine *g, bool all);
 int finish_device(struct engine *g);
 
 #endif
