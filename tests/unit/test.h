@@ -63,8 +63,9 @@ static int test_cases_failed;
 				_b ? _b : "(null)"); \
 	} while (0)
 
-/* Call once, before the first RUN, with the number of RUN lines. */
-#define TEST_PLAN(n) printf("1..%d\n", (n))
+/* Call once, before the first RUN, with the number of RUN lines.  Line
+ * buffered, so the cases before a crash (an ASan abort) are still counted. */
+#define TEST_PLAN(n) (setvbuf(stdout, NULL, _IOLBF, 0), printf("1..%d\n", (n)))
 
 static inline int test_summary(void)
 {

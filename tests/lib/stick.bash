@@ -1,0 +1,487 @@
+# tests/lib/stick.bash: the simulated USB stick used by bats tests, ./try and benchmarks.
+#
+# A stick is a sparse backing file on /dev/shm, a loop device with --direct-io=on (so the
+# backing tmpfs adds no page cache of its own), queue/max_sectors_kb capped like a USB
+# mass-storage device, a cgroup-v1 root blkio write throttle (the slow flash), and a
+# filesystem mounted on a fresh directory. Bash library; needs root.
+#
+#   source tests/lib/stick.bash
+#   stick_up [--fs ext4|xfs|btrfs|exfat|none] [--size MIB] [--rate BYTES_PER_S] [--iops N]
+#            [--max-sectors-kb N] [--partitions N] [--no-mount]
+#            [--mount-opts OPTS] [--label LABEL] [--owner PID]
+#       sets STICK_ID, STICK_DISK (/dev/loopN), STICK_DEV (device the fs is on: the disk, or
+#       the first partition), STICK_MNT (mount point, empty with --no-mount or --fs none),
+#       STICK_MAJMIN (the disk, "7:N"), STICK_FS, STICK_RATE; with --partitions N also
+#       STICK_PARTS and STICK_MNTS (space-separated, one per partition).
+#       Defaults: ext4, 256 MiB (xfs: 300 MiB per filesystem, its minimum), rate 20971520
+#       (0 = no throttle), no IOPS limit, max_sectors_kb 240, owner = this shell ($BASHPID).
+#   stick_throttle ID BYTES_PER_S [IOPS]   change or lift (0) the write throttle
+#   stick_down ID                          undo everything stick_up ID did; idempotent
+#   stick_down_all                         every stick owned by this shell
+#   stick_load ID                          set the STICK_* variables of an existing stick
+#   stick_trap                             EXIT/INT/TERM/HUP traps that call stick_down_all
+#   stick_list_ids [--stale]               ids in the registry (--stale: owner is dead)
+#   stick_pending_bytes MAJ:MIN            debugfs BdiReclaimable+BdiWriteback, in bytes
+#   stick_written_bytes MAJ:MIN            bytes the block device has completed writing
+#
+# Every step is appended to $STICK_REGISTRY/ID/steps *before* it is carried out, so an
+# interruption at any point leaves a record that covers it. stick_down replays the log in
+# reverse; each undo first checks that the resource still is ours (the loop device's
+# backing file is this stick's file, the directory is mounted from our device) and is a
+# no-op otherwise, which makes it idempotent and safe beside other people's sticks. The
+# registry entry disappears only when every undo succeeded, so a failed teardown can be
+# retried (tests/stick cleanup does that for sticks whose owner process has died).
+#
+# Environment: STICK_REGISTRY (/run/safecp-sticks), STICK_BACKING_DIR (/dev/shm),
+# STICK_MNT_BASE (/run/safecp-mnt).
+#
+# Kernel facts relied on (KERNEL.md 4, 10): writing "MAJ:MIN 0" to a blkio throttle file
+# removes the rule; throttle rules exist only for whole disks, so partitions are throttled
+# through their disk; BLKPG (addpart) adds partitions to a loop device without any
+# partition table, and without LO_FLAGS_PARTSCAN they outlive losetup -d and make the next
+# addpart on that loop device fail with EBUSY, so we always attach with -P (which drops
+# stale partitions on attach and ours on detach); queue/max_sectors_kb survives losetup
+# -d too, and writing 0 restores the default, so we reset it before detaching.
+
+# shellcheck disable=SC2034 # the STICK_* variables are for the caller
+STICK_REGISTRY=${STICK_REGISTRY:-/run/safecp-sticks}
+STICK_BACKING_DIR=${STICK_BACKING_DIR:-/dev/shm}
+STICK_MNT_BASE=${STICK_MNT_BASE:-/run/safecp-mnt}
+_STICK_BLKIO=/sys/fs/cgroup/blkio
+
+_stick_err() { printf 'stick: %s\n' "$*" >&2; }
+
+# "PID STARTTIME": the start time guards against a recycled pid.
+_stick_pid_id() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	# shellcheck disable=SC2086 # split into fields on purpose
+	set -- $stat
+	printf '%s\n' "${20}"
+}
+
+_stick_owner_alive() {
+	local reg=$1 pid start now
+	read -r pid start 2>/dev/null <"$reg/owner" || return 1
+	now=$(_stick_pid_id "$pid") || return 1
+	[[ $now == "$start" ]]
+}
+
+_stick_log() { printf '%s\n' "$*" >>"$_STICK_REG/steps"; }
+
+# The loop device's backing file, as the kernel reports it ("PATH (deleted)" after rm).
+_stick_loop_backing() {
+	local name=${1#/dev/}
+	cat "/sys/block/$name/loop/backing_file" 2>/dev/null
+}
+
+_stick_loop_is_ours() {
+	local b
+	b=$(_stick_loop_backing "$1") || return 1
+	[[ $b == "$2" || $b == "$2 (deleted)" ]]
+}
+
+# ---------------------------------------------------------------------------- stick_up
+
+_stick_parse_up() {
+	_S_FS=ext4 _S_SIZE='' _S_RATE=20971520 _S_IOPS=0 _S_MSKB=240 _S_PARTS=0 _S_MOUNT=1
+	_S_MOPTS='' _S_LABEL=safecp _S_OWNER=$BASHPID
+	local opt val
+	while (($#)); do
+		opt=$1
+		shift
+		case $opt in
+		--no-mount) _S_MOUNT=0; continue ;;
+		--*=*) val=${opt#*=} opt=${opt%%=*} ;;
+		--*)
+			(($#)) || { _stick_err "option '$opt' needs a value"; return 2; }
+			val=$1
+			shift ;;
+		esac
+		case $opt in
+		--fs) _S_FS=$val ;;
+		--size) _S_SIZE=$val ;;
+		--rate) _S_RATE=$val ;;
+		--iops) _S_IOPS=$val ;;
+		--max-sectors-kb) _S_MSKB=$val ;;
+		--partitions) _S_PARTS=$val ;;
+		--mount-opts) _S_MOPTS=$val ;;
+		--label) _S_LABEL=$val ;;
+		--owner) _S_OWNER=$val ;;
+		*) _stick_err "unknown option '$opt'"; return 2 ;;
+		esac
+	done
+	_stick_check_up
+}
+
+_stick_check_up() {
+	local v
+	case $_S_FS in ext4 | xfs | btrfs | exfat | none) ;;
+	*) _stick_err "unknown filesystem '$_S_FS' (ext4, xfs, btrfs, exfat, none)"; return 2 ;;
+	esac
+	for v in "$_S_RATE" "$_S_IOPS" "$_S_MSKB" "$_S_PARTS" "$_S_OWNER" ${_S_SIZE:+"$_S_SIZE"}; do
+		[[ $v =~ ^[0-9]+$ ]] || { _stick_err "'$v' is not a number"; return 2; }
+	done
+	[[ $_S_FS == none ]] && _S_MOUNT=0
+	local nfs=$((_S_PARTS > 0 ? _S_PARTS : 1)) min=16
+	[[ $_S_FS == xfs ]] && min=300    # xfsprogs >= 5.19 refuses smaller filesystems
+	[[ $_S_FS == btrfs ]] && min=128
+	if [[ -z $_S_SIZE ]]; then
+		_S_SIZE=$((min * nfs + 1 > 256 ? min * nfs + 1 : 256))
+	elif ((_S_SIZE < min * nfs + (_S_PARTS > 0))); then
+		_stick_err "--size $_S_SIZE is too small for $nfs $_S_FS filesystem(s) (need $((min * nfs + 1)) MiB)"
+		return 2
+	fi
+	return 0
+}
+
+# Makes the registry entry; the owner is written before anything else exists.
+_stick_new_entry() {
+	mkdir -p "$STICK_REGISTRY" "$STICK_MNT_BASE" || return 1
+	_STICK_REG=$(mktemp -d "$STICK_REGISTRY/stick.XXXXXX") || return 1
+	local start
+	start=$(_stick_pid_id "$_S_OWNER") || { _stick_err "owner pid $_S_OWNER is not running"; rmdir "$_STICK_REG"; return 1; }
+	printf '%s %s\n' "$_S_OWNER" "$start" >"$_STICK_REG/owner"
+	: >"$_STICK_REG/steps"
+	STICK_ID=${_STICK_REG##*/}
+}
+
+_stick_make_disk() {
+	local img="$STICK_BACKING_DIR/safecp-$STICK_ID.img"
+	_stick_log backing "$img"
+	truncate -s "${_S_SIZE}M" "$img" || return 1
+	_stick_log loop "$img"
+	STICK_DISK=$(losetup --direct-io=on --partscan --show -f "$img") || return 1
+	_stick_log loopdev "$STICK_DISK"
+	local name=${STICK_DISK#/dev/}
+	STICK_MAJMIN=$(<"/sys/block/$name/dev")
+	[[ $(<"/sys/block/$name/loop/dio") == 1 ]] ||
+		_stick_err "warning: $STICK_DISK has no direct I/O; the backing file's page cache will blur measurements"
+	_stick_log maxsect "$STICK_DISK" "$img"
+	echo "$_S_MSKB" >"/sys/block/$name/queue/max_sectors_kb" || return 1
+}
+
+# Partitions without a partition table (no parser on this kernel): BLKPG via addpart,
+# 1 MiB aligned, the disk split evenly.
+_stick_make_parts() {
+	local i start len node img="$STICK_BACKING_DIR/safecp-$STICK_ID.img"
+	len=$(((_S_SIZE - 1) / _S_PARTS))  # whole MiB each, after the first MiB
+	len=$((len * 2048))
+	STICK_PARTS=''
+	for ((i = 1; i <= _S_PARTS; i++)); do
+		start=$((2048 + (i - 1) * len))
+		node="${STICK_DISK}p$i"
+		_stick_log part "$STICK_DISK" "$i" "$img"
+		addpart "$STICK_DISK" "$i" "$start" "$len" || return 1
+		_stick_wait_node "$node" || return 1
+		STICK_PARTS+="${STICK_PARTS:+ }$node"
+	done
+}
+
+_stick_wait_node() {
+	local n
+	for ((n = 0; n < 50; n++)); do
+		[[ -b $1 ]] && return 0
+		sleep 0.1
+	done
+	_stick_err "device node '$1' did not appear"
+	return 1
+}
+
+# lazy_*_init=0: no ext4lazyinit thread writing inode tables behind the test's back.
+_stick_mkfs() {
+	local dev=$1 out rc=0
+	case $_S_FS in
+	ext4) out=$(mkfs.ext4 -q -F -L "$_S_LABEL" -E lazy_itable_init=0,lazy_journal_init=0 "$dev" 2>&1) || rc=$? ;;
+	xfs) out=$(mkfs.xfs -q -f -L "$_S_LABEL" "$dev" 2>&1) || rc=$? ;;
+	btrfs) out=$(mkfs.btrfs -q -f -L "$_S_LABEL" "$dev" 2>&1) || rc=$? ;;
+	exfat) out=$(mkfs.exfat -L "$_S_LABEL" "$dev" 2>&1) || rc=$? ;;
+	none) return 0 ;;
+	esac
+	((rc == 0)) || { _stick_err "mkfs.$_S_FS '$dev' failed: $out"; return 1; }
+	# fsync of the block device: mkfs output must not be dirty when the stick is handed out.
+	sync "$dev"
+}
+
+_stick_mount() {
+	local dev=$1 dir=$2 opts=()
+	[[ -n $_S_MOPTS ]] && opts=(-o "$_S_MOPTS")
+	_stick_log mkdir "$dir"
+	mkdir "$dir" || return 1
+	_stick_log mount "$dev" "$dir"
+	if [[ $_S_FS == exfat ]]; then
+		mount.exfat-fuse "${opts[@]}" "$dev" "$dir" >/dev/null || return 1
+		_stick_log fuse "$dir" "$(_stick_fuse_pid "$dir")"
+	else
+		mount -t "$_S_FS" "${opts[@]}" "$dev" "$dir" || return 1
+	fi
+	sync -f "$dir"
+	sync "$dev"
+}
+
+# The exfat-fuse daemon serving DIR (its argv ends with the mount point).
+_stick_fuse_pid() {
+	local p args
+	for p in /proc/[0-9]*; do
+		[[ $(cat "$p/comm" 2>/dev/null) == mount.exfat-fu* ]] || continue
+		mapfile -d '' -t args 2>/dev/null <"$p/cmdline" || continue
+		# an exiting daemon has an empty cmdline, and args[-1] of an empty array errs
+		((${#args[@]})) && [[ ${args[-1]} == "$1" ]] && { echo "${p#/proc/}"; return 0; }
+	done
+	echo 0
+}
+
+_stick_make_fs() {
+	local devs=("$STICK_DISK") i dir
+	((_S_PARTS > 0)) && read -r -a devs <<<"$STICK_PARTS"
+	STICK_DEV=${devs[0]} STICK_MNT='' STICK_MNTS=''
+	for ((i = 0; i < ${#devs[@]}; i++)); do
+		_stick_mkfs "${devs[i]}" || return 1
+		((_S_MOUNT)) || continue
+		dir="$STICK_MNT_BASE/$STICK_ID"
+		((_S_PARTS > 0)) && dir+="-p$((i + 1))"
+		_stick_mount "${devs[i]}" "$dir" || return 1
+		STICK_MNTS+="${STICK_MNTS:+ }$dir"
+	done
+	STICK_MNT=${STICK_MNTS%% *}
+}
+
+# Tests read per-bdi stats; debugfs is shared and stays mounted.
+_stick_debugfs() {
+	mountpoint -q /sys/kernel/debug && return 0
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null ||
+		_stick_err "warning: cannot mount debugfs on /sys/kernel/debug; bdi stats unavailable"
+	return 0
+}
+
+_stick_save_vars() {
+	local v
+	STICK_FS=$_S_FS STICK_RATE=$_S_RATE
+	for v in STICK_ID STICK_DISK STICK_DEV STICK_MNT STICK_MAJMIN STICK_FS STICK_RATE \
+		STICK_PARTS STICK_MNTS; do
+		printf '%s=%q\n' "$v" "${!v-}"
+	done >"$_STICK_REG/vars"
+}
+
+stick_up() {
+	local _STICK_REG
+	(($(id -u) == 0)) || { _stick_err "stick_up needs root (loop devices, mounts, blkio throttle)"; return 1; }
+	_stick_parse_up "$@" || return
+	_stick_debugfs
+	_stick_new_entry || return 1
+	STICK_PARTS='' STICK_MNTS='' STICK_MNT='' STICK_DEV='' STICK_DISK='' STICK_MAJMIN=''
+	if _stick_make_disk && { ((_S_PARTS == 0)) || _stick_make_parts; } && _stick_make_fs &&
+		_stick_throttle_apply "$STICK_MAJMIN" "$_S_RATE" "$_S_IOPS"; then
+		_stick_save_vars
+		return 0
+	fi
+	_stick_err "stick_up failed; removing the half-made stick $STICK_ID"
+	stick_down "$STICK_ID" || true
+	STICK_ID='' STICK_DISK='' STICK_DEV='' STICK_MNT='' STICK_MAJMIN='' STICK_PARTS='' STICK_MNTS=''
+	return 1
+}
+
+# ---------------------------------------------------------------------------- throttle
+
+# Rules are logged before they are written, so even an interrupted write gets lifted.
+_stick_throttle_apply() {
+	local majmin=$1 bps=$2 iops=${3:-0}
+	if ! grep -qx "throttle $majmin" "$_STICK_REG/steps"; then
+		_stick_log throttle "$majmin"
+	fi
+	echo "$majmin $bps" >"$_STICK_BLKIO/blkio.throttle.write_bps_device" || return 1
+	echo "$majmin $iops" >"$_STICK_BLKIO/blkio.throttle.write_iops_device" || return 1
+}
+
+stick_throttle() {
+	local id=${1-} bps=${2-} iops=${3:-0} _STICK_REG
+	_STICK_REG="$STICK_REGISTRY/$id"
+	[[ -n $id && -f $_STICK_REG/vars ]] || { _stick_err "no stick '$id'"; return 1; }
+	[[ $bps =~ ^[0-9]+$ && $iops =~ ^[0-9]+$ ]] || { _stick_err "usage: stick_throttle ID BYTES_PER_S [IOPS]"; return 2; }
+	local STICK_MAJMIN STICK_DISK
+	eval "$(grep -E '^STICK_(MAJMIN|DISK)=' "$_STICK_REG/vars")"
+	_stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$id.img" ||
+		{ _stick_err "stick '$id' has no loop device"; return 1; }
+	_stick_throttle_apply "$STICK_MAJMIN" "$bps" "$iops" || return 1
+	sed -i "s/^STICK_RATE=.*/STICK_RATE=$bps/" "$_STICK_REG/vars"
+}
+
+# ---------------------------------------------------------------------------- stick_down
+
+# Each undo is a no-op when there is nothing (left) of ours to undo.
+_stick_undo() {
+	local kind=$1
+	shift
+	case $kind in
+	throttle) _stick_undo_throttle "$@" ;;
+	fuse) _stick_undo_fuse "$@" ;;
+	mount) _stick_undo_mount "$@" ;;
+	mkdir) [[ ! -d $1 ]] || mountpoint -q "$1" || rmdir "$1" ;;
+	part) _stick_undo_part "$@" ;;
+	maxsect) ! _stick_loop_is_ours "$1" "$2" || echo 0 >"/sys/block/${1#/dev/}/queue/max_sectors_kb" ;;
+	loopdev) : ;;
+	loop) _stick_undo_loop "$@" ;;
+	backing) rm -f "$1" ;;
+	*) _stick_err "unknown step '$kind' in the registry"; return 1 ;;
+	esac
+}
+
+# The rule is keyed by MAJ:MIN; lift it only while that number is still our loop device.
+_stick_undo_throttle() {
+	local majmin=$1 dev
+	dev=$(readlink -f "/sys/dev/block/$majmin" 2>/dev/null) || return 0
+	_stick_loop_is_ours "/dev/${dev##*/}" "$_STICK_IMG" || return 0
+	echo "$majmin 0" >"$_STICK_BLKIO/blkio.throttle.write_bps_device" &&
+		echo "$majmin 0" >"$_STICK_BLKIO/blkio.throttle.write_iops_device"
+}
+
+_stick_mounted_from() {
+	local src
+	src=$(findmnt -n -o SOURCE --mountpoint "$1" 2>/dev/null) || return 1
+	[[ $src == "$2" || ($(stat -L -c %t:%T "$src" 2>/dev/null) == "$(stat -L -c %t:%T "$2" 2>/dev/null)" && -b $src) ]]
+}
+
+# Retries for a while: writeback of a dirty stick or a process leaving it takes time.
+_stick_undo_mount() {
+	local dev=$1 dir=$2 n
+	for ((n = 0; n < 20; n++)); do
+		_stick_mounted_from "$dir" "$dev" || return 0
+		umount "$dir" 2>/dev/null && continue
+		sleep 0.5
+	done
+	_stick_mounted_from "$dir" "$dev" || return 0
+	_stick_err "cannot unmount '$dir': $(umount "$dir" 2>&1)"
+	return 1
+}
+
+# After umount the FUSE daemon still holds the device open for a moment; partitions
+# and loop devices cannot go away before it exits.
+_stick_undo_fuse() {
+	local dir=$1 pid=${2:-0} n
+	_stick_undo_mount_any "$dir" || return 1
+	((pid > 0)) || return 0
+	for ((n = 0; n < 100; n++)); do
+		[[ -d /proc/$pid && $(cat "/proc/$pid/comm" 2>/dev/null) == mount.exfat-fu* ]] || return 0
+		sleep 0.1
+	done
+	_stick_err "the exfat-fuse daemon (pid $pid) for '$dir' did not exit"
+	return 1
+}
+
+# The fuse step comes after its mount step in the log, so it runs first on the way down.
+_stick_undo_mount_any() {
+	local dev
+	dev=$(awk -v d="$1" '$1 == "mount" && $3 == d { print $2 }' "$_STICK_REG/steps")
+	[[ -z $dev ]] || _stick_undo_mount "$dev" "$1"
+}
+
+_stick_undo_part() {
+	local disk=$1 nr=$2 img=$3 n
+	_stick_loop_is_ours "$disk" "$img" || return 0
+	for ((n = 0; n < 20; n++)); do
+		[[ -b ${disk}p$nr ]] || return 0
+		delpart "$disk" "$nr" 2>/dev/null && return 0
+		sleep 0.25
+	done
+	[[ -b ${disk}p$nr ]] || return 0
+	_stick_err "cannot remove partition ${disk}p$nr: $(delpart "$disk" "$nr" 2>&1)"
+	return 1
+}
+
+# Any loop device bound to our (uniquely named) backing file is ours, also one that
+# losetup attached just before an interruption stopped us from logging its name.
+_stick_undo_loop() {
+	local img=$1 dev rc=0 b
+	for b in /sys/block/loop*/loop/backing_file; do
+		[[ -r $b ]] || continue
+		dev=${b#/sys/block/}
+		dev=/dev/${dev%%/*}
+		_stick_loop_is_ours "$dev" "$img" || continue
+		losetup -d "$dev" || rc=1
+	done
+	return $rc
+}
+
+_stick_down_locked() {
+	local _STICK_REG=$1 _STICK_IMG line i steps=()
+	_STICK_IMG="$STICK_BACKING_DIR/safecp-${1##*/}.img"
+	[[ -f $_STICK_REG/steps ]] && mapfile -t steps <"$_STICK_REG/steps"
+	# A step that cannot be undone stops the way down: what came before it (partition,
+	# loop device, backing file) is still in use, and a later retry picks up from here.
+	for ((i = ${#steps[@]} - 1; i >= 0; i--)); do
+		line=${steps[i]}
+		# shellcheck disable=SC2086 # fields are paths we made, without blanks
+		_stick_undo $line || return 1
+	done
+	rm -f "$_STICK_REG/steps" "$_STICK_REG/vars" "$_STICK_REG/owner" "$_STICK_REG/lock"
+	rmdir "$_STICK_REG" 2>/dev/null || true
+	return 0
+}
+
+stick_down() {
+	local id=${1-} reg fd rc
+	[[ $id =~ ^stick\.[A-Za-z0-9]+$ ]] || { _stick_err "'$id' is not a stick id"; return 2; }
+	reg="$STICK_REGISTRY/$id"
+	[[ -d $reg ]] || return 0
+	exec {fd}>>"$reg/lock" || return 1
+	flock -w 120 "$fd" || { exec {fd}>&-; _stick_err "stick '$id' is locked by another teardown"; return 1; }
+	rc=0
+	_stick_down_locked "$reg" || rc=1
+	exec {fd}>&-
+	((rc == 0)) || _stick_err "teardown of stick '$id' incomplete; retry with: tests/stick down $id"
+	return $rc
+}
+
+stick_list_ids() {
+	local reg
+	for reg in "$STICK_REGISTRY"/stick.*; do
+		[[ -d $reg ]] || continue
+		if [[ ${1-} == --stale ]]; then
+			_stick_owner_alive "$reg" && continue
+			# No owner file yet: stick_up may be between mktemp and writing it.
+			[[ -f $reg/owner || $(find "$reg" -maxdepth 0 -mmin +1) ]] || continue
+		fi
+		echo "${reg##*/}"
+	done
+}
+
+stick_down_all() {
+	local reg pid start me rc=0 self=$BASHPID
+	me=$(_stick_pid_id "$self")
+	for reg in "$STICK_REGISTRY"/stick.*; do
+		read -r pid start 2>/dev/null <"$reg/owner" || continue
+		[[ $pid == "$self" && $start == "$me" ]] || continue
+		stick_down "${reg##*/}" || rc=1
+	done
+	return $rc
+}
+
+stick_load() {
+	local f="$STICK_REGISTRY/${1-}/vars"
+	[[ -n ${1-} && -f $f ]] || { _stick_err "no stick '${1-}'"; return 1; }
+	eval "$(<"$f")"
+}
+
+# For scripts (not bats, which has its own traps): tear down on any way out.
+stick_trap() {
+	trap 'stick_down_all' EXIT
+	trap 'stick_down_all; trap - INT; kill -INT $BASHPID' INT
+	trap 'stick_down_all; trap - TERM; kill -TERM $BASHPID' TERM
+	trap 'stick_down_all; trap - HUP; kill -HUP $BASHPID' HUP
+}
+
+# ---------------------------------------------------------------------------- measuring
+
+# debugfs counters are kB; per-cpu approximations (KERNEL.md 4.1).
+stick_pending_bytes() {
+	awk '/^BdiReclaimable:|^BdiWriteback:/ { kb += $2 } END { if (NR) print kb * 1024; else exit 1 }' \
+		"/sys/kernel/debug/bdi/$1/stats" 2>/dev/null
+}
+
+# Field 7 of the block stat file: sectors written, counted on completion.
+stick_written_bytes() {
+	local s
+	read -r -a s <"/sys/dev/block/$1/stat" || return 1
+	echo $((s[6] * 512))
+}
