@@ -62,6 +62,16 @@ void cli_set_man_section(int section)
 	man_section = section;
 }
 
+bool cli_give_back_operand(poptContext ctx, int argc, const char **argv, const char *arg)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], arg) == 0) {
+			poptStuffArgs(ctx, (const char *[]){ arg, NULL }); /* popt copies it */
+			return true;
+		}
+	return false;
+}
+
 void cli_popt_fail(poptContext ctx, int rc)
 {
 	cli_error("%s '%s'; try '%s --help'", poptStrerror(rc),

@@ -35,6 +35,12 @@ extern struct poptOption cli_common_options[];
  * EXIT_USAGE. */
 _Noreturn void cli_popt_fail(poptContext ctx, int rc);
 
+/* An option with an optional argument takes the next word from popt
+ * (`dirtystat --watch /mnt`).  When arg was such a separate word (not
+ * --opt=ARG), hand it back to popt as an operand and return true; false
+ * means the user wrote --opt=ARG and a bad ARG is theirs to hear about. */
+bool cli_give_back_operand(poptContext ctx, int argc, const char **argv, const char *arg);
+
 /* "prog: " + message + newline on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

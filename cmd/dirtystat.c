@@ -81,14 +81,6 @@ static int parse_count(const char *s, unsigned long *ret)
 	return 0;
 }
 
-static bool is_separate_word(int argc, const char **argv, const char *s)
-{
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], s) == 0)
-			return true;
-	return false;
-}
-
 /* --watch takes an optional argument, and popt hands it the next word
  * (`dirtystat --watch /mnt`).  A separate word that is not a number is
  * a PATH: push it back to popt as a plain argument. */
@@ -99,12 +91,8 @@ static void watch_arg(poptContext ctx, int argc, const char **argv, struct opts 
 	o->watch = true;
 	if (!a || parse_seconds(a, &o->interval) == 0)
 		return;
-	if (is_separate_word(argc, argv, a)) {
-		const char *back[] = { a, NULL };
-
-		poptStuffArgs(ctx, back); /* popt copies the strings */
+	if (cli_give_back_operand(ctx, argc, argv, a))
 		return;
-	}
 	cli_usage_error("invalid interval '%s': give seconds, e.g. --watch=0.5", a);
 }
 

@@ -81,14 +81,6 @@ static int parse_seconds(const char *s, double *ret)
 	return 0;
 }
 
-static bool is_separate_word(int argc, const char **argv, const char *s)
-{
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], s) == 0)
-			return true;
-	return false;
-}
-
 /* --wait's time is optional, and popt hands it the next word
  * (`safeunmount --wait /media/usb`).  A separate word that is not a
  * number is a TARGET: it goes back to popt as a plain argument. */
@@ -98,11 +90,9 @@ static void wait_arg(poptContext ctx, int argc, const char **argv, struct su_opt
 
 	o->wait = true;
 	o->wait_seconds = -1;
-	if (a && parse_seconds(a, &o->wait_seconds) < 0) {
-		if (!is_separate_word(argc, argv, a))
-			cli_usage_error("invalid time '%s' for --wait: use seconds, such as 30 or 2.5", a);
-		poptStuffArgs(ctx, (const char *[]){ a, NULL }); /* popt copies it */
-	}
+	if (a && parse_seconds(a, &o->wait_seconds) < 0 &&
+	    !cli_give_back_operand(ctx, argc, argv, a))
+		cli_usage_error("invalid time '%s' for --wait: use seconds, such as 30 or 2.5", a);
 	free(a);
 }
 

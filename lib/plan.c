@@ -73,11 +73,9 @@ void plan_free(struct plan *p)
 	free(p);
 }
 
-int plan_refuse(struct plan_builder *b, enum plan_problem_kind kind,
-		const char *path, const char *path2, int err)
+int plan_problem_set(struct plan_problem *pr, enum plan_problem_kind kind,
+		     const char *path, const char *path2)
 {
-	struct plan_problem *pr = b->problem;
-
 	plan_problem_done(pr);
 	pr->path = path ? strdup(path) : NULL;
 	pr->path2 = path2 ? strdup(path2) : NULL;
@@ -86,7 +84,17 @@ int plan_refuse(struct plan_builder *b, enum plan_problem_kind kind,
 		return -ENOMEM;
 	}
 	pr->kind = kind;
-	pr->err = err;
+	return 0;
+}
+
+int plan_refuse(struct plan_builder *b, enum plan_problem_kind kind,
+		const char *path, const char *path2, int err)
+{
+	int r = plan_problem_set(b->problem, kind, path, path2);
+
+	if (r < 0)
+		return r;
+	b->problem->err = err;
 	return err > 0 ? -err : -EINVAL;
 }
 

@@ -46,6 +46,7 @@
 
 #include "cleanup.h"
 #include "plan.h"
+#include "plan_internal.h"
 #include "size.h"
 
 #define FAT_MAX_FILE_SIZE 0xffffffffULL /* a 32-bit size field in the entry */
@@ -203,16 +204,13 @@ uint64_t plan_inodes_needed(const struct plan *p)
 static int problem_set(struct plan_problem *pr, enum plan_problem_kind kind,
 		       const char *path, const char *path2, uint64_t need, uint64_t have)
 {
+	int r;
+
 	if (!pr)
 		return kind;
-	plan_problem_done(pr);
-	pr->path = path ? strdup(path) : NULL;
-	pr->path2 = path2 ? strdup(path2) : NULL;
-	if ((path && !pr->path) || (path2 && !pr->path2)) {
-		plan_problem_done(pr);
-		return -ENOMEM;
-	}
-	pr->kind = kind;
+	r = plan_problem_set(pr, kind, path, path2);
+	if (r < 0)
+		return r;
 	pr->need = need;
 	pr->have = have;
 	return kind;

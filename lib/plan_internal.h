@@ -1,5 +1,6 @@
 /* plan_internal.h: what plan.c (arguments, destination) and plan_walk.c
- * (the tree walk) share while a plan is being built.  Not for cmd/. */
+ * (the tree walk) share while a plan is being built, and plan_check.c
+ * its problem setter.  Not for cmd/. */
 #ifndef SAFECP_PLAN_INTERNAL_H
 #define SAFECP_PLAN_INTERNAL_H
 
@@ -13,6 +14,11 @@ struct plan_builder {
 	const struct plan_options *opts;
 	struct plan_problem *problem; /* never NULL inside the builder */
 };
+
+/* Replace *pr with kind and copies of the paths (either may be NULL).
+ * Returns 0 or -ENOMEM. */
+int plan_problem_set(struct plan_problem *pr, enum plan_problem_kind kind,
+		     const char *path, const char *path2);
 
 /* Record a refusal; returns -err, or -EINVAL when err is 0. */
 int plan_refuse(struct plan_builder *b, enum plan_problem_kind kind,
