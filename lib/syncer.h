@@ -10,7 +10,9 @@
  *
  * The figures (KERNEL.md 4):
  *   bytes_left    = BdiReclaimable + BdiWriteback, summed over the distinct
- *                   bdis that account the filesystems' dirty pages;
+ *                   bdis that account the filesystems' dirty pages, but no
+ *                   more than what was pending at the start less what the
+ *                   device has written since (the bdi figure lags on xfs);
  *   bytes_written = growth of the disks' completed write sectors x 512;
  *   clean         = every syncfs returned, bytes_left is within the bdi
  *                   counters' percpu error and no request is in flight:

@@ -57,6 +57,31 @@ TEST(counter_backwards)
 	CHECK_U64(f.bytes_left, MIB);
 }
 
+TEST(bdi_lags_the_device)
+{
+	/* xfs: 132 MB completed by the device while its pages are still
+	 * counted under writeback (ioend completion pending) */
+	const struct syncer_reading start = { .pending = 200 * MIB, .sectors = 0 };
+	struct syncer_reading now = { .pending = 160 * MIB, .sectors = 126 * MIB / 512 };
+	struct syncer_figures f;
+
+	syncer_compute(&start, &now, false, 256 << 10, &f);
+	CHECK_U64(f.bytes_left, 74 * MIB);
+	CHECK_U64(f.bytes_written, 126 * MIB);
+	/* the device wrote more than was pending (metadata, a new writer):
+	 * the bdi figure is all there is */
+	now.sectors = 210 * MIB / 512;
+	now.pending = 3 * MIB;
+	syncer_compute(&start, &now, false, 256 << 10, &f);
+	CHECK_U64(f.bytes_left, 3 * MIB);
+	/* clean goes by the bdi itself, never by the bound */
+	now.sectors = 198 * MIB / 512;
+	now.pending = 4 * MIB;
+	syncer_compute(&start, &now, true, 256 << 10, &f);
+	CHECK_U64(f.bytes_left, 2 * MIB);
+	CHECK(!f.clean);
+}
+
 TEST(estimate_figures)
 {
 	/* KERNEL.md 4.5: D0 = system Dirty+Writeback at the start */
@@ -126,9 +151,10 @@ TEST(start_errors)
 
 int main(void)
 {
-	TEST_PLAN(5);
+	TEST_PLAN(6);
 	RUN(exact_figures);
 	RUN(counter_backwards);
+	RUN(bdi_lags_the_device);
 	RUN(estimate_figures);
 	RUN(round_on_tmpfs);
 	RUN(start_errors);
