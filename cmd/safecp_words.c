@@ -105,9 +105,15 @@ static char *dest_problem(const struct plan_problem *p, const char *a, const cha
 {
 	switch (p->kind) {
 	case PLAN_DEST_NOT_DIR:
+		/* a trailing slash asks for a directory as much as -t does */
+		if (b && b[0] && b[strlen(b) - 1] == '/')
+			return format("target '%s' is not a directory; create the directory "
+				      "first, or leave out the trailing '/' to copy onto that name", b);
 		return format("target '%s' is not a directory; with several sources or -t, it "
 			      "must be an existing directory", b);
 	case PLAN_DEST_MISSING:
+		if (p->err && p->err != ENOENT)
+			return format("cannot copy to '%s': '%s': %s", a, b, strerror(p->err));
 		return format("cannot copy to '%s': directory '%s' does not exist; create it first",
 			      a, b);
 	case PLAN_DIR_ONTO_NONDIR:

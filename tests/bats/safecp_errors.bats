@@ -83,6 +83,16 @@ assert_nothing_written() {
 	assert_nothing_written
 }
 
+@test "a destination path through a file, or a trailing slash on a non-directory: exit 2, in words" {
+	run -2 safecp "$SRC/a" "$SRC/b/x"
+	[[ $output == "safecp: cannot copy to '$SRC/b/x': '$SRC/b': Not a directory" ]]
+	run -2 safecp "$SRC/a" "$DST/nod/"
+	[[ $output == *"target '$DST/nod/' is not a directory; create the directory first"* ]]
+	run -2 safecp "$SRC/a" "$SRC/b/"
+	[[ $output == *"target '$SRC/b/' is not a directory"* ]]
+	assert_nothing_written
+}
+
 @test "a directory without -r: exit 2, and nothing else copied either" {
 	run -2 safecp "$SRC/a" "$SRC/d" "$DST"/
 	[[ $output == "safecp: '$SRC/d' is a directory; use -r to copy it with its contents" ]]
