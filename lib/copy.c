@@ -283,6 +283,10 @@ static void engine_init(struct engine *g, const struct plan *p, const struct cop
 	umask(g->umask);
 	g->fuse = t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK);
 	g->journaled = t && (t->kind == FS_EXT4 || t->kind == FS_XFS || t->kind == FS_BTRFS);
+	/* blkid needs root to name it; unknown FUSE filesystems get fsync per file */
+	g->volume_fsync = t && t->kind == FS_FUSEBLK && t->blkid_fstype &&
+			  strcmp(t->blkid_fstype, "exfat") == 0 &&
+			  o->wplan->strategy == STRATEGY_SYNC_WINDOW;
 	g->fs_has_modes = !t || !(t->kind == FS_VFAT || t->kind == FS_EXFAT ||
 				  t->kind == FS_FUSEBLK);
 	/* the daemon's data is in the device's cache: watch it (root only) */

@@ -47,6 +47,7 @@ struct engine {
 	int bdev_fd;      /* fuseblk: the device whose cache holds the data */
 	bool fuse;        /* durability by fsync per file, not syncfs */
 	bool journaled;   /* the fs orders a rename after the inode's metadata */
+	bool volume_fsync; /* FUSE whose fsync flushes the whole volume (exfat-fuse) */
 	bool fs_has_modes;
 	bool mode_noted;
 	mode_t umask;     /* new files and directories without --preserve mode */

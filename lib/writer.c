@@ -209,6 +209,16 @@ static void check_window_bound(struct writer *w)
 				"sync_file_range does not reach this filesystem's device");
 }
 
+static int end_sync_window(struct writer *w)
+{
+	if (fdatasync(w->fd) < 0)
+		return -errno;
+	note_pending(w, cache_pending(w->bdev_fd, 0, 0));
+	w->win_start = w->written;
+	confirm_to(w, w->written);
+	return 0;
+}
+
 /* Hand [win_start, written) to writeback, then wait for the one before.
  * A full window is checked against the bound; the partial last one of a
  * small file is not worth the cachestat calls. */
@@ -222,9 +232,14 @@ static int end_window(struct writer *w, bool full)
 	r = sfr(w->fd, start, end - start, SYNC_FILE_RANGE_WRITE);
 	if (r < 0)
 		return r;
-	/* checked before the wait can adapt the window to what it saw */
+	/* checked before the wait can adapt the window to what it saw; after
+	 * a switch, drain at once rather than a window later */
 	if (full)
 		check_window_bound(w);
+	if (w->strategy == STRATEGY_SYNC_WINDOW) {
+		w->have_prev = false;
+		return end_sync_window(w);
+	}
 	r = wait_prev(w);
 	if (r < 0)
 		return r;
@@ -236,15 +251,6 @@ static int end_window(struct writer *w, bool full)
 	return 0;
 }
 
-static int end_sync_window(struct writer *w)
-{
-	if (fdatasync(w->fd) < 0)
-		return -errno;
-	note_pending(w, cache_pending(w->bdev_fd, 0, 0));
-	w->win_start = w->written;
-	confirm_to(w, w->written);
-	return 0;
-}
 
 /* After O_DIRECT writes: dirty pages in the range mean the kernel fell
  * back to buffered writes without waiting; windows take over from the
@@ -329,6 +335,14 @@ int writer_finish_data(struct writer *w)
 		return r;
 	confirm_to(w, w->written);
 	return 0;
+}
+
+void writer_confirm_flushed(struct writer *w)
+{
+	if (w->strategy != STRATEGY_SYNC_WINDOW)
+		return;
+	w->win_start = w->written;
+	confirm_to(w, w->written);
 }
 
 uint64_t writer_written(const struct writer *w)

@@ -48,6 +48,11 @@ int writer_start_data(struct writer *w);
  * is the caller's commit).  After this, confirmed == written. */
 int writer_finish_data(struct writer *w);
 
+/* An fsync that covers this file's data returned elsewhere (a FUSE
+ * server that flushes its whole volume): count it all as confirmed.
+ * Only for the sync-window strategy, which keeps no writeback state. */
+void writer_confirm_flushed(struct writer *w);
+
 uint64_t writer_written(const struct writer *w);
 uint64_t writer_confirmed(const struct writer *w);
 enum write_strategy writer_strategy(const struct writer *w);
