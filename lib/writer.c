@@ -30,6 +30,7 @@
 #include "cachestat.h"
 #include "cleanup.h"
 #include "debug.h"
+#include "size.h"
 #include "writer.h"
 
 struct writer {
@@ -271,28 +272,37 @@ static int check_direct(struct writer *w)
 	return set_direct(w, false);
 }
 
-static int write_direct(struct writer *w, const void *buf, size_t len)
+static int write_buffered_tail(struct writer *w, const void *buf, size_t len)
 {
-	bool aligned = w->plan.offset_align && len % w->plan.offset_align == 0 &&
-		       w->written % w->plan.offset_align == 0;
 	int r;
 
-	if (!aligned || !w->direct_on) {
-		/* the tail: buffered, confirmed by the final window wait */
-		if (w->direct_on && (r = set_direct(w, false)) < 0)
-			return r;
-		r = write_all(w->fd, buf, len);
-		if (r == 0)
-			w->written += len;
+	/* the tail: buffered, confirmed by the final window wait */
+	if (w->direct_on && (r = set_direct(w, false)) < 0)
 		return r;
-	}
 	r = write_all(w->fd, buf, len);
+	if (r == 0)
+		w->written += len;
+	return r;
+}
+
+/* The aligned head of a chunk goes direct, whatever is left is the tail. */
+static int write_direct(struct writer *w, const void *buf, size_t len)
+{
+	size_t head = w->plan.offset_align ? round_down_u64(len, w->plan.offset_align) : 0;
+	int r;
+
+	if (!w->direct_on || head == 0 || w->written % w->plan.offset_align)
+		return write_buffered_tail(w, buf, len);
+	r = write_all(w->fd, buf, head);
 	if (r < 0)
 		return r;
-	w->written += len;
+	w->written += head;
 	/* cachestat of the range just written costs microseconds: check
 	 * every chunk, so nothing is confirmed that sits in the cache */
-	return check_direct(w);
+	r = check_direct(w);
+	if (r < 0 || head == len)
+		return r;
+	return write_buffered_tail(w, (const char *)buf + head, len - head);
 }
 
 int writer_write(struct writer *w, const void *buf, size_t len)
