@@ -1,0 +1,263 @@
+# bench/lib/measure.bash: one measured run of one (workload, method) on a fresh stick.
+#
+# A run: make a fresh stick; start the sampler; run the copy under /usr/bin/time in its own
+# session (so an interruption can end it and its children by process group); read the
+# device's dirty bytes the moment it returns; umount; wait until the device is clean; stop
+# the sampler; remount and compare the copy with its source; tear the stick down.
+#
+# "Device dirty" = BdiReclaimable + BdiWriteback (debugfs, KERNEL.md 4.1) summed over every
+# bdi that can hold the stick's pages: the disk's (ext4, xfs, and exfat-fuse, whose daemon
+# dirties the disk's page cache, KERNEL.md 4.2) plus btrfs's own anonymous bdi `btrfs-N`
+# (found through /sys/fs/btrfs/FSID/bdi). "On device" = the disk's completed write sectors
+# (stat field 7) since the run began. The sampler reads both every 50 ms with builtins only
+# (read -t on a FIFO nobody writes is the sleep), so it costs no forks.
+
+B_CLEAN_KIB=512 # per-cpu counter error on 2 CPUs is 128 KiB per counter (KERNEL.md 4.1)
+
+bench_now() { echo "${EPOCHREALTIME/./}"; }
+
+# bench_us_s MICROSECONDS: seconds with 3 decimals.
+bench_us_s() {
+	local us=$1 sign=''
+	((us < 0)) && sign=- us=$((-us))
+	printf '%s%d.%03d' "$sign" $((us / 1000000)) $((us % 1000000 / 1000))
+}
+
+# The debugfs stats files of every bdi that accounts this stick's dirty pages.
+bench_bdi_stats() {
+	local uuid link
+	echo "/sys/kernel/debug/bdi/$STICK_MAJMIN/stats"
+	if [[ $STICK_FS == btrfs ]]; then
+		uuid=$(blkid -o value -s UUID "$STICK_DEV") &&
+			link=$(readlink -f "/sys/fs/btrfs/$uuid/bdi") &&
+			echo "/sys/kernel/debug/bdi/${link##*/}/stats"
+	fi
+	return 0
+}
+
+# bench_pending_kib STATSFILE...: the sum of BdiReclaimable + BdiWriteback in KiB.
+bench_pending_kib() {
+	local f k v _ kib=0
+	for f; do
+		[[ -e $f ]] || continue # btrfs's bdi goes away with its umount
+		while read -r k v _; do
+			case $k in BdiReclaimable: | BdiWriteback:) kib=$((kib + v)) ;; esac
+		done <"$f"
+	done
+	echo "$kib"
+}
+
+bench_sectors() {
+	local s
+	read -r -a s <"/sys/dev/block/$1/stat"
+	echo "${s[6]}"
+}
+
+# Busy jiffies of the whole machine: user nice system irq softirq steal.
+bench_host_jiffies() {
+	local _c u n s _i _w irq sirq st _
+	read -r _c u n s _i _w irq sirq st _ </proc/stat
+	echo $((u + n + s + irq + sirq + st))
+}
+
+# CPU of kernel threads. cp only dirties pages; their writeback runs in flusher kworkers and
+# is not in cp's rusage, while safecp's sync_file_range and O_DIRECT submit I/O in its own
+# context. Counting kernel threads evens this out. A thread's ticks leave with it, and
+# jbd2 or btrfs-transaction exit at umount, so we snapshot "pid starttime ticks" of every
+# kernel thread (kthreadd's children) before the command, before umount and at the end, and
+# count per thread the last value seen minus the first (0 for threads born during the run).
+# Other people's writeback is counted too: a noisy upper bound. The exfat-fuse daemon, whose
+# work cp and safecp also leave out of their rusage, is counted with them: PID... given.
+bench_kthread_snap() {
+	local p st f extra=" $* "
+	for p in /proc/[0-9]*/stat; do
+		read -r st 2>/dev/null <"$p" || continue
+		st=${st##*) }
+		read -r -a f <<<"$st"
+		[[ ${f[1]} == 2 || $extra == *" ${p//[^0-9]/} "* ]] || continue
+		p=${p#/proc/}
+		printf '%s:%s %d\n' "${p%/stat}" "${f[19]}" $((f[11] + f[12]))
+	done
+}
+
+# bench_kthread_cpu SNAP0 SNAP...: seconds of kernel-thread CPU between the first snapshot
+# and the later ones.
+bench_kthread_cpu() {
+	awk 'FNR == 1 { file++ }
+		file == 1 { first[$1] = $2; next }
+		{ last[$1] = $2 }
+		END { for (k in last) { d = last[k] - (k in first ? first[k] : 0); if (d > 0) s += d }
+		      printf "%.2f", s / 100 }' "$@"
+}
+
+# _bench_sampler OUT T0_US MAJMIN BASE_SECTORS STATSFILE...: lines "t_s pending_kib ondev_kib".
+_bench_sampler() {
+	local out=$1 t0=$2 majmin=$3 base=$4 fd now kib sec
+	shift 4
+	exec {fd}<>"$B_TMP/tick"
+	while :; do
+		now=${EPOCHREALTIME/./}
+		kib=0
+		for f; do
+			[[ -e $f ]] || continue
+			while read -r k v _; do
+				case $k in BdiReclaimable: | BdiWriteback:) kib=$((kib + v)) ;; esac
+			done <"$f"
+		done
+		read -r -a sec <"/sys/dev/block/$majmin/stat"
+		now=$((now - t0))
+		printf '%d.%03d\t%d\t%d\n' $((now / 1000000)) $((now % 1000000 / 1000)) "$kib" $(((sec[6] - base) / 2))
+		read -r -t 0.05 -u "$fd" _
+	done >"$out"
+}
+
+bench_sampler_start() {
+	[[ -p $B_TMP/tick ]] || mkfifo "$B_TMP/tick"
+	_bench_sampler "$@" &
+	B_SAMPLER=$!
+}
+
+bench_sampler_stop() {
+	[[ -n ${B_SAMPLER-} ]] || return 0
+	kill "$B_SAMPLER" 2>/dev/null
+	wait "$B_SAMPLER" 2>/dev/null
+	B_SAMPLER=''
+}
+
+# The copy command of METHOD for WORKLOAD into DEST, as words in B_CMD.
+bench_method_cmd() {
+	local w=$1 m=$2 dest=$3 src r=()
+	src=$(bench_wl_src "$w")
+	[[ -d $src ]] && r=(-r)
+	case $m in
+	cp) B_CMD=(cp "${r[@]}" "$src" "$dest/") ;;
+	cp-sync)
+		# sync(2) scoped to this stick: syncfs of its fs, then fsync of its block device
+		# (sync(2) would also wait for other engineers' throttled sticks).
+		B_CMD=(sh -c 'cp "$@" && sync -f "$DEST" && sync "$DEV"' sh "${r[@]}" "$src" "$dest/") ;;
+	safecp) B_CMD=("$B_SAFECP" --progress=none "${r[@]}" "${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
+	safecp-*) B_CMD=("$B_SAFECP" --progress=none "${r[@]}" --strategy="${m#safecp-}" \
+		"${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
+	dd) B_CMD=(dd if="$src" of="$STICK_DISK" bs=4M iflag=fullblock oflag=direct conv=fsync status=none) ;;
+	*) return 1 ;;
+	esac
+}
+
+# Runs B_CMD in its own session under /usr/bin/time; B_CHILD is the session leader.
+_bench_exec() {
+	local tf=$1 rc
+	DEST=$STICK_MNT DEV=$STICK_DEV setsid /usr/bin/time -f '%U %S %M' -o "$tf" "${B_CMD[@]}" \
+		</dev/null >"$B_TMP/cmd.out" 2>"$B_TMP/cmd.err" &
+	B_CHILD=$!
+	wait "$B_CHILD"
+	rc=$?
+	B_CHILD=''
+	return $rc
+}
+
+bench_child_kill() {
+	[[ -n ${B_CHILD-} ]] || return 0
+	kill -TERM -- "-$B_CHILD" 2>/dev/null
+	wait "$B_CHILD" 2>/dev/null
+	B_CHILD=''
+}
+
+# Polls until the stick's bdis are clean (after umount: exfat-fuse's daemon may still be
+# writing). Echoes the time it became clean.
+_bench_wait_clean() {
+	local deadline=$(($(bench_now) + 600000000)) fd
+	exec {fd}<>"$B_TMP/tick"
+	while (($(bench_pending_kib "$@") > B_CLEAN_KIB)) && (($(bench_now) < deadline)); do
+		read -r -t 0.05 -u "$fd" _
+	done
+	exec {fd}<&-
+	bench_now
+}
+
+# The exfat-fuse daemon serving DIR: its argv ends with the mount point.
+_bench_fuse_pid() {
+	local p args
+	for p in /proc/[0-9]*; do
+		[[ $(<"$p/comm") == mount.exfat-fu* ]] 2>/dev/null || continue
+		mapfile -d '' -t args 2>/dev/null <"$p/cmdline" || continue
+		((${#args[@]})) && [[ ${args[-1]} == "$1" ]] && { echo "${p#/proc/}"; return 0; }
+	done
+	echo 0
+}
+
+# Remounts the stick and compares the copy with its source: "ok" or "DIFF".
+_bench_verify() {
+	local w=$1 src dst pid=0 res=ok
+	src=$(bench_wl_src "$w")
+	dst=$STICK_MNT/${src##*/}
+	if [[ $STICK_FS == exfat ]]; then
+		mount.exfat-fuse -o ro "$STICK_DEV" "$STICK_MNT" >/dev/null 2>&1 || { echo MOUNT; return; }
+		pid=$(_bench_fuse_pid "$STICK_MNT")
+	else
+		mount -t "$STICK_FS" -o ro "$STICK_DEV" "$STICK_MNT" || { echo MOUNT; return; }
+	fi
+	if [[ -d $src ]]; then
+		diff -rq --no-dereference "$src" "$dst" >"$B_TMP/verify.out" 2>&1 || res=DIFF
+	else
+		cmp "$src" "$dst" >"$B_TMP/verify.out" 2>&1 || res=DIFF
+	fi
+	umount "$STICK_MNT" || res=UMOUNT
+	while ((pid > 0)) && [[ -d /proc/$pid ]]; do sleep 0.1; done
+	echo "$res"
+}
+
+# The row of one run, appended to results.tsv (header in bench_results_header).
+bench_results_header() {
+	printf 'workload\tmethod\tbytes\tfiles\trc\tcmd_s\tdirty_ret_mib\tumount_s\ttotal_s\tclean_s\tpeak_mib\tcpu_user_s\tcpu_sys_s\trss_kib\thost_cpu_s\tverify\tkthread_cpu_s\n'
+}
+
+# bench_run_one WORKLOAD METHOD: measures and appends one row; samples in samples/.
+bench_run_one() {
+	local w=$1 m=$2 fs=$B_FS stats t0 tc tr tu tcl base rc hj0 hj1 dret peak verify=- umount_us=0 daemon=''
+	local user sys rss samples="$B_OUT/samples/$w-$m.tsv"
+	[[ $m == dd ]] && fs=none
+	stick_up --fs "$fs" --size "$B_STICK_MIB" --rate "$B_RATE" || return 1
+	mapfile -t stats < <(bench_bdi_stats)
+	bench_method_cmd "$w" "$m" "$STICK_MNT" || return 1
+	[[ $w == card ]] && bench_card_cold
+	base=$(bench_sectors "$STICK_MAJMIN")
+	hj0=$(bench_host_jiffies)
+	[[ $fs == exfat ]] && daemon=$(_bench_fuse_pid "$STICK_MNT")
+	bench_kthread_snap "$daemon" >"$B_TMP/kt0"
+	t0=$(bench_now)
+	bench_sampler_start "$samples" "$t0" "$STICK_MAJMIN" "$base" "${stats[@]}"
+	tc=$(bench_now)
+	_bench_exec "$B_TMP/time.out"
+	rc=$?
+	tr=$(bench_now)
+	dret=$(bench_pending_kib "${stats[@]}")
+	bench_kthread_snap "$daemon" >"$B_TMP/kt1"
+	if [[ -n $STICK_MNT ]]; then
+		umount "$STICK_MNT" || bench_warn "umount '$STICK_MNT' failed"
+		tu=$(bench_now)
+		umount_us=$((tu - tr))
+	fi
+	tcl=$(_bench_wait_clean "${stats[@]}")
+	bench_sampler_stop
+	# The last word: the sampler may have slept through the final completions.
+	printf '%s\t%d\t%d\n' "$(bench_us_s $(($(bench_now) - t0)))" "$(bench_pending_kib "${stats[@]}")" \
+		$((($(bench_sectors "$STICK_MAJMIN") - base) / 2)) >>"$samples"
+	hj1=$(bench_host_jiffies)
+	bench_kthread_snap "$daemon" >"$B_TMP/kt2"
+	peak=$(awk -v r="$dret" 'BEGIN { p = r } $2 > p { p = $2 } END { print p }' "$samples")
+	read -r user sys rss < <(tail -n 1 "$B_TMP/time.out")
+	[[ -n $STICK_MNT && $rc == 0 ]] && verify=$(_bench_verify "$w")
+	[[ $m == dd ]] && verify=raw
+	((rc == 0)) || bench_warn "$w/$m exited $rc: $(head -c 300 "$B_TMP/cmd.err")"
+	[[ $verify == DIFF ]] && bench_warn "$w/$m: the copy differs from the source: $(head -n 3 "$B_TMP/verify.out")"
+	printf '%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$m" \
+		"$(bench_wl_bytes "$w")" "$(bench_wl_files "$w")" "$rc" "$(bench_us_s $((tr - tc)))" \
+		"$(awk -v k="$dret" 'BEGIN { printf "%.1f", k / 1024 }')" "$(bench_us_s "$umount_us")" \
+		"$(bench_us_s $((tr - tc + umount_us)))" "$(bench_us_s $((tcl - tc)))" \
+		"$(awk -v k="$peak" 'BEGIN { printf "%.1f", k / 1024 }')" "${user:-0}" "${sys:-0}" "${rss:-0}" \
+		"$(awk -v j=$((hj1 - hj0)) 'BEGIN { printf "%.2f", j / 100 }')" "$verify" \
+		"$(bench_kthread_cpu "$B_TMP"/kt[012])" >>"$B_OUT/results.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$m" "$(bench_us_s $((tc - t0)))" "$(bench_us_s $((tr - t0)))" \
+		"$(bench_us_s $((tr - t0 + umount_us)))" "$(bench_us_s $((tcl - t0)))" >>"$B_OUT/events.tsv"
+	stick_down "$STICK_ID"
+}

@@ -1,0 +1,145 @@
+# bench/lib/report.bash: the markdown table, the target check and the plots of one run.
+#
+# Raw device time ("× raw") of a workload:
+#   1gib     the measured `dd oflag=direct` of the same bytes to the raw stick;
+#   1000x1m, tree
+#            bytes / (the raw write rate that dd measured in the same run): data only,
+#            so file-system metadata is a cost the methods pay and raw does not;
+#   card     the slower of the card's raw read (measured: dd iflag=direct from the card's
+#            disk, same bytes, through the same read throttle) and the stick's raw write.
+# "× cp" divides by the total of cp + umount on the same workload.
+
+# awk program shared by the table and the target check: loads results.tsv into arrays.
+_BENCH_AWK_LOAD='
+BEGIN { FS = "\t" }
+NR == 1 { next }
+{
+	n++; W[n] = $1; M[n] = $2; B[n] = $3; F[n] = $4; RC[n] = $5; CMD[n] = $6; DRET[n] = $7
+	UM[n] = $8; TOT[n] = $9; CLEAN[n] = $10; PEAK[n] = $11; CPU[n] = $12 + $13; RSS[n] = $14
+	HOST[n] = $15; VER[n] = $16; KT[n] = $17 == "" ? "-" : $17
+	if ($1 == "1gib" && $2 == "dd") { rate = $3 / $9 }
+	if ($2 == "cp") { CPT[$1] = $9; CPCPU[$1] = $12 + $13; CPKT[$1] = $17 }
+	if (!($1 in SEEN)) { SEEN[$1] = 1; order[++nw] = $1 }
+	bytes[$1] = $3
+}
+function raw(w,   wr) {
+	if (w == "1gib") return rawdd
+	wr = rate > 0 ? bytes[w] / rate : 0
+	if (w == "card" && card_read > wr) return card_read
+	return wr
+}
+function ratio(a, b) { return b > 0 ? sprintf("%.3f", a / b) : "-" }
+function finish() {
+	for (i = 1; i <= n; i++) if (W[i] == "1gib" && M[i] == "dd") rawdd = TOT[i]
+}
+'
+
+bench_report_table() {
+	awk -v card_read="${B_CARD_READ_S:-0}" "$_BENCH_AWK_LOAD"'
+END {
+	finish()
+	print "| workload | method | returns s | dirty at return MiB | umount s | total s | peak dirty MiB | × raw | × cp | CPU user+sys s | kernel+daemon CPU s | max RSS MiB | check |"
+	print "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"
+	for (k = 1; k <= nw; k++) {
+		w = order[k]
+		how = "bytes / dd rate"
+		if (w == "card" && raw(w) == card_read) how = "card read, measured"
+		if (w != "1gib")
+			printf "| %s | raw (%s) | | | | %.2f | | 1.000 | %s | | | | |\n", w, how,
+			    raw(w), ratio(raw(w), CPT[w])
+		for (i = 1; i <= n; i++) {
+			if (W[i] != w) continue
+			tot = TOT[i]
+			if (CLEAN[i] > TOT[i] + 0.5) tot = tot " (clean " CLEAN[i] ")"
+			chk = VER[i]; if (RC[i] != 0) chk = "exit " RC[i]
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.1f | %s |\n", w,
+			    M[i] == "dd" ? "dd oflag=direct (raw)" : M[i], CMD[i], DRET[i],
+			    M[i] == "dd" ? "-" : UM[i], tot, PEAK[i], ratio(TOT[i], raw(w)),
+			    ratio(TOT[i], CPT[w]), CPU[i], KT[i], RSS[i] / 1024, chk
+		}
+	}
+}' "$B_OUT/results.tsv"
+}
+
+# One line per target and safecp row: the measured value, the target, ok or MISS.
+bench_report_targets() {
+	awk -v card_read="${B_CARD_READ_S:-0}" "$_BENCH_AWK_LOAD"'
+function line(what, val, target, good) {
+	printf "- %s %s: %s (target %s): %s\n", W[i], M[i], what " " val, target, good ? "ok" : "**MISS**"
+}
+END {
+	finish()
+	for (i = 1; i <= n; i++) {
+		if (M[i] !~ /^safecp/) continue
+		if (RC[i] != 0 || VER[i] != "ok") { printf "- %s %s: exit %s, copy %s: **MISS**\n", W[i], M[i], RC[i], VER[i]; continue }
+		r = raw(W[i]) > 0 ? TOT[i] / raw(W[i]) : 0
+		if (W[i] == "1gib") line("total/raw", sprintf("%.3f", r), "<= 1.03", r <= 1.03)
+		if (W[i] == "card") line("total/raw", sprintf("%.3f", r), "<= 1.10", r <= 1.10)
+		if (W[i] == "1000x1m" || W[i] == "tree")
+			line("total", sprintf("%.2f s vs cp+umount %.2f s", TOT[i], CPT[W[i]]), "<= cp", TOT[i] <= CPT[W[i]])
+		line("peak dirty", PEAK[i] " MiB", "<= 24 MiB", PEAK[i] <= 24)
+		line("umount", UM[i] " s", "< 1 s", UM[i] < 1)
+		# getrusage ticks are 10 ms: a 0.01 s excess is one tick, worth naming as such.
+		if (W[i] in CPCPU) {
+			line("CPU", sprintf("%.2f s vs cp %.2f s%s", CPU[i], CPCPU[W[i]],
+			    CPU[i] > CPCPU[W[i]] && CPU[i] - CPCPU[W[i]] < 0.015 ? " (one 10 ms tick)" : ""),
+			    "<= cp", CPU[i] <= CPCPU[W[i]])
+			if (KT[i] != "-" && CPKT[W[i]] != "")
+				line("CPU with kernel threads and daemon", sprintf("%.2f s vs cp %.2f s", CPU[i] + KT[i], CPCPU[W[i]] + CPKT[W[i]]),
+				    "<= cp, noisy", CPU[i] + KT[i] <= CPCPU[W[i]] + CPKT[W[i]])
+		}
+		line("max RSS", sprintf("%.1f MiB", RSS[i] / 1024), "< 32 MiB", RSS[i] / 1024 < 32)
+	}
+}' "$B_OUT/results.tsv"
+}
+
+# _bench_event WORKLOAD METHOD FIELD: a time from events.tsv (4: the command returned).
+_bench_event() {
+	awk -F'\t' -v w="$1" -v m="$2" -v f="$3" '$1 == w && $2 == m { print $f }' "$B_OUT/events.tsv"
+}
+
+# bench_report_plot WORKLOAD: device dirty and on-device MiB over time, cp vs safecp.
+bench_report_plot() {
+	local w=$1 m plots=() color arrows=
+	declare -A colors=([cp]='#d62728' [cp-sync]='#ff7f0e' [safecp]='#1f77b4' [dd]='#7f7f7f')
+	for m in "${B_METHODS[@]}"; do
+		[[ $m == cp || $m == safecp* ]] || continue
+		[[ -s $B_OUT/samples/$w-$m.tsv ]] || continue
+		color=${colors[$m]:-#2ca02c}
+		plots+=("'$B_OUT/samples/$w-$m.tsv' using 1:(\$2/1024) with lines lw 2 lc rgb '$color' title '$m: device dirty+writeback'")
+		plots+=("'$B_OUT/samples/$w-$m.tsv' using 1:(\$3/1024) with lines lw 2 dt 2 lc rgb '$color' title '$m: on device (sectors written)'")
+		arrows+="set arrow from $(_bench_event "$w" "$m" 4), graph 0 to $(_bench_event "$w" "$m" 4), graph 1 nohead dt 3 lc rgb '$color';"
+	done
+	((${#plots[@]})) || return 0
+	local IFS=,
+	gnuplot <<-EOF
+		set terminal pngcairo size 1200,700 font 'sans,11'
+		set output '$B_OUT/$w.png'
+		set title "$w on a ${B_RATE} B/s $B_FS stick: command + umount (sampled every 50 ms)"
+		set xlabel 'seconds since the command started (dotted: the command returned)'
+		set ylabel 'MiB'
+		set key left top
+		set grid
+		$arrows
+		plot ${plots[*]}
+	EOF
+}
+
+bench_report() {
+	local w
+	{
+		echo "### $B_FS, $(date -d "@${B_START%.*}" '+%Y-%m-%d %H:%M'), stick write rate $B_RATE B/s${B_CARD_RATE:+, card read rate $B_CARD_RATE B/s}, size scale 1/$B_DIV"
+		echo
+		bench_report_table
+		echo
+		if grep -q '	safecp' "$B_OUT/results.tsv"; then
+			echo "Targets (issue 3):"
+			echo
+			bench_report_targets
+		fi
+	} >"$B_OUT/table.md"
+	cat "$B_OUT/table.md"
+	for w in "${B_WORKLOADS[@]}"; do
+		bench_report_plot "$w" || bench_warn "gnuplot failed for $w"
+	done
+}

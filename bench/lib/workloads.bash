@@ -1,0 +1,154 @@
+# bench/lib/workloads.bash: the benchmark's source data, made once per run from fixed seeds.
+#
+# Every byte comes from AES-128-CTR over zeros keyed by the workload's seed (openssl), so
+# two runs copy identical, incompressible data. Files are carved from one stream with
+# `head -c`, which on a pipe reads exactly the bytes it writes (GNU head_bytes asks read()
+# for no more than what is left), so the carving is as deterministic as the stream.
+#
+#   1gib     one file of 1 GiB                                   $B_SRC/big.bin
+#   1000x1m  1000 files of 1 MiB in one directory                $B_SRC/m1000/
+#   tree     2000 files of 1-64 KiB in 200 directories:          $B_SRC/tree/
+#            20 top directories with 9 subdirectories each, 10 files in each directory;
+#            sizes uniform in [1024, 65536] bytes from bash's RANDOM seeded with 3
+#   card     1 GiB as 32 files of 32 MiB in DCIM/100SAFE/ on a second stick (ext4, no
+#            write throttle while it is filled), then read-throttled to $B_CARD_RATE
+#
+# --size-scale 1/N divides byte counts of 1gib and card and the file counts of 1000x1m and
+# tree by N (file sizes stay what a camera or a photo library has).
+#
+# The card's read throttle is set here and lifted by bench_card_unthrottle (from the EXIT
+# trap): stick.bash only manages write rules (request in /work/notes/requests.md).
+
+_BLKIO_READ=/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device
+MIB=1048576
+
+# bench_stream SEED BYTES: the deterministic byte stream on stdout.
+bench_stream() {
+	openssl enc -aes-128-ctr -nosalt -K "$(printf '%032x' "$1")" \
+		-iv 00000000000000000000000000000000 </dev/zero 2>/dev/null | head -c "$2"
+}
+
+bench_wl_bytes() {
+	case $1 in
+	1gib | card) echo $((1024 * MIB / B_DIV)) ;;
+	1000x1m) echo $(((1000 / B_DIV) * MIB)) ;; # whole files: the count is divided
+	tree) awk -F'\t' '{ s += $1 } END { print s }' "$B_SRC/tree.sizes" ;;
+	esac
+}
+
+bench_wl_files() {
+	case $1 in
+	1gib) echo 1 ;;
+	1000x1m) echo $((1000 / B_DIV)) ;;
+	tree) echo $((2000 / B_DIV)) ;;
+	card) echo 32 ;;
+	esac
+}
+
+# The path given to cp/safecp; a directory is copied whole (-r).
+bench_wl_src() {
+	case $1 in
+	1gib) echo "$B_SRC/big.bin" ;;
+	1000x1m) echo "$B_SRC/m1000" ;;
+	tree) echo "$B_SRC/tree" ;;
+	card) echo "$B_CARD_MNT/DCIM" ;;
+	esac
+}
+
+_bench_gen_1gib() {
+	bench_stream 1 "$(bench_wl_bytes 1gib)" >"$B_SRC/big.bin"
+}
+
+_bench_gen_1000x1m() {
+	mkdir "$B_SRC/m1000" &&
+		bench_stream 2 "$(bench_wl_bytes 1000x1m)" | split -b $MIB -d -a 4 - "$B_SRC/m1000/f"
+}
+
+# Sizes first (one line per file: size, relative path), then the bytes.
+_bench_tree_sizes() {
+	local t s f n=0 nfiles dir
+	nfiles=$(bench_wl_files tree)
+	RANDOM=3
+	for ((t = 0; t < 20; t++)); do
+		for ((s = -1; s < 9; s++)); do
+			dir=$(printf 't%02d' "$t")
+			((s >= 0)) && dir+="/s$s"
+			for ((f = 0; f < 10 && n < nfiles; f++, n++)); do
+				printf '%d\t%s/f%04d.jpg\n' $((1024 + (RANDOM * 32768 + RANDOM) % 64513)) "$dir" "$n"
+			done
+		done
+	done
+}
+
+_bench_gen_tree() {
+	local size rel total fd
+	_bench_tree_sizes >"$B_SRC/tree.sizes"
+	total=$(bench_wl_bytes tree)
+	mkdir -p "$B_SRC/tree" || return 1
+	exec {fd}< <(bench_stream 3 "$total")
+	while IFS=$'\t' read -r size rel; do
+		mkdir -p "$B_SRC/tree/${rel%/*}"
+		head -c "$size" <&"$fd" >"$B_SRC/tree/$rel" || { exec {fd}<&-; return 1; }
+	done <"$B_SRC/tree.sizes"
+	exec {fd}<&-
+}
+
+# The card: a stick with room to spare, filled unthrottled, then read-throttled.
+_bench_gen_card() {
+	local bytes size_mib
+	bytes=$(bench_wl_bytes card)
+	size_mib=$((bytes * 5 / 4 / MIB + 128))
+	stick_up --fs ext4 --size "$size_mib" --rate 0 --label CARD || return 1
+	B_CARD_ID=$STICK_ID B_CARD_DISK=$STICK_DISK B_CARD_MNT=$STICK_MNT B_CARD_MAJMIN=$STICK_MAJMIN
+	mkdir -p "$B_CARD_MNT/DCIM/100SAFE" || return 1
+	bench_stream 4 "$bytes" |
+		split -b $((bytes / 32)) -d -a 4 --additional-suffix=.CR3 - "$B_CARD_MNT/DCIM/100SAFE/IMG_" ||
+		return 1
+	sync -f "$B_CARD_MNT" && sync "$B_CARD_DISK" || return 1
+	# Set before it is written, so the trap lifts even a half-written rule.
+	B_CARD_THROTTLED=$B_CARD_MAJMIN
+	echo "$B_CARD_MAJMIN $B_CARD_RATE" >"$_BLKIO_READ"
+}
+
+# Lifts the rule only while that MAJ:MIN is still the card's loop device.
+bench_card_unthrottle() {
+	[[ -n ${B_CARD_THROTTLED-} ]] || return 0
+	local dev
+	dev=$(readlink -f "/sys/dev/block/$B_CARD_THROTTLED" 2>/dev/null)
+	if [[ -n $dev ]] && _stick_loop_is_ours "/dev/${dev##*/}" "$STICK_BACKING_DIR/safecp-$B_CARD_ID.img"; then
+		echo "$B_CARD_THROTTLED 0" >"$_BLKIO_READ" || return 1
+	fi
+	B_CARD_THROTTLED=''
+}
+
+# Cold card for every run: drop the files' pages (dd nocache = POSIX_FADV_DONTNEED on the
+# whole file) and the block device's buffer cache (metadata), both scoped to the card;
+# drop_caches would also empty other people's caches on this shared machine.
+bench_card_cold() {
+	local f left
+	for f in "$B_CARD_MNT"/DCIM/100SAFE/*; do
+		dd if="$f" iflag=nocache count=0 status=none
+	done
+	blockdev --flushbufs "$B_CARD_DISK"
+	left=$(fincore -b -n -o RES "$B_CARD_MNT"/DCIM/100SAFE/* | awk '{ s += $1 } END { print s + 0 }')
+	((left == 0)) || bench_warn "card still has $left bytes cached after the drop"
+}
+
+# Raw read time of the card for BYTES: O_DIRECT from the disk, through the read throttle.
+bench_card_raw_read() {
+	local bytes=$1 t0 t1
+	t0=${EPOCHREALTIME/./}
+	dd if="$B_CARD_DISK" iflag=direct bs=4M count=$((bytes / (4 * MIB))) of=/dev/null status=none || return 1
+	t1=${EPOCHREALTIME/./}
+	echo $((t1 - t0))
+}
+
+bench_gen_sources() {
+	local w t0
+	mkdir -p "$B_SRC" || return 1
+	for w in "${B_WORKLOADS[@]}"; do
+		t0=${EPOCHREALTIME/./}
+		"_bench_gen_$w" || { bench_warn "cannot generate the '$w' workload"; return 1; }
+		bench_log "source $w: $(bench_wl_files "$w") files, $(($(bench_wl_bytes "$w") / 1024)) KiB, made in $(bench_us_s $((${EPOCHREALTIME/./} - t0))) s"
+	done
+}
