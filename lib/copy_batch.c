@@ -93,14 +93,9 @@ int batch_parent_fd(struct engine *g, const char *path, const char **ret_base)
 	return fd;
 }
 
-static uint64_t unconfirmed(const struct batch *b)
+static uint64_t unconfirmed(const struct batch_item *it)
 {
-	uint64_t sum = 0;
-
-	for (size_t i = b->unwaited; i < b->n; i++)
-		if (b->items[i].w)
-			sum += writer_written(b->items[i].w) - writer_confirmed(b->items[i].w);
-	return sum;
+	return it->w ? writer_written(it->w) - writer_confirmed(it->w) : 0;
 }
 
 /* exfat-fuse flushes the whole volume on any fsync (its fsync and
@@ -121,7 +116,7 @@ static int wait_volume(struct engine *g, uint64_t keep)
 	struct batch *b = &g->batch;
 	struct batch_item *last = newest_file(b);
 
-	if (!last || unconfirmed(b) <= keep)
+	if (!last || b->pending <= keep)
 		return 0;
 	if (fdatasync(writer_fd(last->w)) < 0) {
 		int r = -errno;
@@ -133,6 +128,7 @@ static int wait_volume(struct engine *g, uint64_t keep)
 		if (b->items[i].w)
 			writer_confirm_flushed(b->items[i].w);
 	b->unwaited = b->n;
+	b->pending = 0;
 	return 0;
 }
 
@@ -143,14 +139,16 @@ int batch_wait_data(struct engine *g, uint64_t keep)
 	if (g->volume_fsync)
 		return wait_volume(g, keep);
 
-	while (b->unwaited < b->n && unconfirmed(b) > keep) {
+	while (b->unwaited < b->n && b->pending > keep) {
 		struct batch_item *it = &b->items[b->unwaited];
+		uint64_t was = unconfirmed(it);
 		int r = it->w ? writer_finish_data(it->w) : 0;
 
 		if (r < 0) {
 			copy_report(g, it->entry, COPY_STEP_WRITE, r, g->plan->entries[it->entry].dst);
 			return r;
 		}
+		b->pending -= was;
 		b->unwaited++;
 	}
 	return 0;
@@ -175,6 +173,7 @@ int batch_add(struct engine *g, struct batch_item *item)
 	if (b->n == 0)
 		b->opened = copy_now();
 	b->items[b->n++] = *item;
+	b->pending += unconfirmed(item);
 	if (item->w)
 		b->bytes += writer_written(item->w);
 	return batch_wait_data(g, g->o->wplan->window);
@@ -281,7 +280,7 @@ static void reset(struct batch *b)
 	for (size_t i = 0; i < b->n; i++)
 		batch_item_done(&b->items[i]);
 	b->n = b->unwaited = 0;
-	b->bytes = 0;
+	b->bytes = b->pending = 0;
 	batch_close_dirs(b);
 }
 

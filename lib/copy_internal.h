@@ -32,6 +32,7 @@ struct batch {
 	struct batch_dir *dirs;
 	size_t n_dirs;
 	size_t unwaited;  /* items before this index have all data on the device */
+	uint64_t pending; /* bytes of the items from unwaited on, not yet confirmed */
 	uint64_t bytes;   /* written by the items */
 	double opened;    /* monotonic time the first item was added */
 };
