@@ -110,7 +110,9 @@ static bool read_file(struct reader *r, size_t idx)
 		publish(r, &c);
 		return true;
 	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	/* a file that fits one read gains nothing from a larger readahead */
+	if ((uint64_t)e->st.st_size > r->chunk)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	drop_behind = !was_cached(fd);
 	for (;;) {
 		ssize_t n;
