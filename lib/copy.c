@@ -71,8 +71,42 @@ static int start_item(struct engine *g, size_t idx, struct batch_item *it)
 	it->name = strdup(base);
 	if (!it->name)
 		return -ENOMEM;
-	snprintf(it->tmp, sizeof(it->tmp), ".safecp-%ld-%lu.tmp", (long)getpid(), ++g->seq);
+	copy_temp_name(g, it);
 	return 0;
+}
+
+void copy_temp_name(struct engine *g, struct batch_item *it)
+{
+	snprintf(it->tmp, sizeof(it->tmp), ".safecp-%ld-%lu.tmp", (long)getpid(), ++g->seq);
+}
+
+void copy_remove_temp(struct batch_item *it)
+{
+	if (it->dirfd >= 0 && it->tmp[0])
+		unlinkat(it->dirfd, it->tmp, 0);
+	it->tmp[0] = '\0';
+}
+
+/* Unnamed where the filesystem allows it, else under the temporary name. */
+static int open_writer(struct engine *g, struct batch_item *it, const struct writer_hooks *hooks)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+	int r;
+
+	if (g->tmpfile) {
+		r = writer_open(it->dirfd, NULL, g->o->wplan, (uint64_t)e->st.st_size,
+				g->bdev_fd, hooks, &it->w);
+		if (r == 0) {
+			it->unnamed = true;
+			it->tmp[0] = '\0';
+			return 0;
+		}
+		if (r != -EOPNOTSUPP && r != -EISDIR && r != -EINVAL)
+			return r;
+		g->tmpfile = false;
+	}
+	return writer_open(it->dirfd, it->tmp, g->o->wplan, (uint64_t)e->st.st_size,
+			   g->bdev_fd, hooks, &it->w);
 }
 
 /* A failed file's bytes leave the totals: its temporary is gone, and
@@ -134,8 +168,7 @@ static void fail_item(struct engine *g, struct batch_item *it, enum copy_step st
 {
 	copy_forget_bytes(g, it);
 	copy_report(g, it->entry, step, err, path);
-	if (it->dirfd >= 0)
-		unlinkat(it->dirfd, it->tmp, 0);
+	copy_remove_temp(it);
 	batch_item_done(it);
 	g->failed++;
 	atomic_fetch_add(&g->stats->files_failed, 1);
@@ -153,8 +186,7 @@ static int copy_file(struct engine *g, size_t idx)
 		return r;
 	r = start_item(g, idx, &it);
 	if (r == 0)
-		r = writer_open(it.dirfd, it.tmp, g->o->wplan, (uint64_t)e->st.st_size,
-				g->bdev_fd, &hooks, &it.w);
+		r = open_writer(g, &it, &hooks);
 	if (r < 0) {
 		if (fatal_dest_error(r)) {
 			copy_report(g, idx, COPY_STEP_CREATE, r, e->dst);
@@ -174,7 +206,7 @@ static int copy_file(struct engine *g, size_t idx)
 	if (r < 0) {
 		if (r != -ECANCELED)
 			copy_report(g, idx, COPY_STEP_WRITE, r, e->dst);
-		unlinkat(it.dirfd, it.tmp, 0);
+		copy_remove_temp(&it);
 		copy_forget_bytes(g, &it);
 		batch_item_done(&it);
 		return r;
@@ -282,6 +314,7 @@ static void engine_init(struct engine *g, const struct plan *p, const struct cop
 	g->umask = umask(0);
 	umask(g->umask);
 	g->fuse = t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK);
+	g->tmpfile = !g->fuse;
 	g->journaled = t && (t->kind == FS_EXT4 || t->kind == FS_XFS || t->kind == FS_BTRFS);
 	/* blkid needs root to name it; unknown FUSE filesystems get fsync per file */
 	g->volume_fsync = t && t->kind == FS_FUSEBLK && t->blkid_fstype &&

@@ -2,8 +2,10 @@
  * writer, makes every file durable, renames it into place, and returns
  * only when the device holds everything.
  *
- * Per file: data goes to a hidden temporary name in the destination
- * directory; small files are committed in batches (write several, wait
+ * Per file: data goes to an unnamed file (O_TMPFILE) in the destination
+ * directory, linked into place once it is durable, or, where the
+ * filesystem has no unnamed files (FAT, exfat, FUSE), to a hidden
+ * temporary name renamed into place; small files are committed in batches (write several, wait
  * for all, make them durable at once, rename all, fsync the directories)
  * so they do not pay a flush each.  At the end: syncfs on the destination
  * filesystem, fsync of the destination root (the only thing that makes

@@ -9,7 +9,9 @@
  *      only call its daemon acts on);
  *   3. without a journal (vfat, exfat, ...): syncfs, so every temporary
  *      file is durable, data and metadata, before any rename;
- *   4. renames each into place (RENAME_NOREPLACE under --no-clobber);
+ *   4. puts each under its final name: an unnamed (O_TMPFILE) file is
+ *      linked there (onto an existing file: linked under a temporary
+ *      name and renamed over it), a named temporary is renamed;
  *   5. syncfs so the new names are durable (FUSE: fsync each distinct
  *      directory, which reaches the daemon as FSYNCDIR).
  * On ext4, xfs and btrfs step 3 is left out: their journal (btrfs: its
@@ -163,7 +165,7 @@ int batch_add(struct engine *g, struct batch_item *item)
 		struct batch_item *grown = realloc(b->items, cap * sizeof(*grown));
 
 		if (!grown) {
-			unlinkat(item->dirfd, item->tmp, 0);
+			copy_remove_temp(item);
 			batch_item_done(item);
 			return -ENOMEM;
 		}
@@ -232,7 +234,8 @@ static int durable_files(struct engine *g)
 			set_attrs(g, it);
 		if (sync && fsync(writer_fd(it->w)) < 0)
 			r = -errno;
-		if (r == 0 && it->w)
+		/* an unnamed file needs its fd until it is linked */
+		if (r == 0 && it->w && !it->unnamed)
 			r = writer_close(it->w);
 		if (r < 0) {
 			copy_report(g, it->entry, COPY_STEP_SYNC, r, g->plan->entries[it->entry].dst);
@@ -244,6 +247,20 @@ static int durable_files(struct engine *g)
 		return -errno;
 	}
 	return 0;
+}
+
+/* Link an unnamed file as name: through /proc, or with AT_EMPTY_PATH
+ * where /proc is not mounted (that needs CAP_DAC_READ_SEARCH). */
+static int link_as(struct batch_item *it, const char *name)
+{
+	char proc[48];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", writer_fd(it->w));
+	if (linkat(AT_FDCWD, proc, it->dirfd, name, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno == ENOENT && linkat(writer_fd(it->w), "", it->dirfd, name, AT_EMPTY_PATH) == 0)
+		return 0;
+	return -errno;
 }
 
 static int rename_item(struct engine *g, struct batch_item *it)
@@ -291,6 +308,28 @@ static void renamed(struct engine *g, struct batch_item *it)
 		g->cb->file_done(g->cb->ctx, &g->plan->entries[it->entry]);
 }
 
+/* Put an item under its final name.  An unnamed file is linked there;
+ * onto an existing entry it is linked under a temporary name first and
+ * renamed over it, so the old file is replaced in one step. */
+static int publish_item(struct engine *g, struct batch_item *it)
+{
+	int r, rc;
+
+	if (!it->unnamed)
+		return rename_item(g, it);
+	r = link_as(it, it->name);
+	if (r == -EEXIST) {
+		copy_temp_name(g, it);
+		r = link_as(it, it->tmp);
+		if (r < 0)
+			it->tmp[0] = '\0';
+		else
+			r = rename_item(g, it);
+	}
+	rc = writer_close(it->w);
+	return r < 0 ? r : rc;
+}
+
 int batch_commit(struct engine *g)
 {
 	struct batch *b = &g->batch;
@@ -304,7 +343,7 @@ int batch_commit(struct engine *g)
 		r = durable_files(g);
 	for (size_t i = 0; r == 0 && i < b->n; i++) {
 		struct batch_item *it = &b->items[i];
-		int rr = rename_item(g, it);
+		int rr = publish_item(g, it);
 
 		if (rr == 0) {
 			it->tmp[0] = '\0';
@@ -312,9 +351,8 @@ int batch_commit(struct engine *g)
 			continue;
 		}
 		copy_report(g, it->entry, COPY_STEP_RENAME, rr, g->plan->entries[it->entry].dst);
-		unlinkat(it->dirfd, it->tmp, 0);
+		copy_remove_temp(it);
 		copy_forget_bytes(g, it);
-		it->tmp[0] = '\0';
 		g->failed++;
 		atomic_fetch_add(&g->stats->files_failed, 1);
 	}
@@ -335,9 +373,10 @@ void batch_abort(struct engine *g)
 {
 	struct batch *b = &g->batch;
 
+	/* unnamed files vanish when their fds close in reset() */
 	for (size_t i = 0; i < b->n; i++)
-		if (b->items[i].dirfd >= 0 && b->items[i].tmp[0]) {
-			unlinkat(b->items[i].dirfd, b->items[i].tmp, 0);
+		if (!b->items[i].renamed) {
+			copy_remove_temp(&b->items[i]);
 			copy_forget_bytes(g, &b->items[i]);
 		}
 	reset(b);

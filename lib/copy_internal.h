@@ -13,7 +13,8 @@
 struct batch_item {
 	size_t entry;
 	int dirfd;       /* borrowed from the batch's directory cache */
-	char tmp[48];
+	bool unnamed;    /* an O_TMPFILE file: linked into place, no temporary name */
+	char tmp[48];    /* a temporary name that exists in dirfd, or "" */
 	char *name;      /* final basename */
 	struct writer *w; /* NULL for symlinks */
 	bool renamed;    /* under its final name */
@@ -49,6 +50,7 @@ struct engine {
 	bool fuse;        /* durability by fsync per file, not syncfs */
 	bool journaled;   /* the fs orders a rename after the inode's metadata */
 	bool volume_fsync; /* FUSE whose fsync flushes the whole volume (exfat-fuse) */
+	bool tmpfile;     /* O_TMPFILE works here, until it fails once */
 	bool fs_has_modes;
 	bool mode_noted;
 	mode_t umask;     /* new files and directories without --preserve mode */
@@ -62,6 +64,10 @@ struct engine {
 
 double copy_now(void);
 void copy_forget_bytes(struct engine *g, const struct batch_item *it);
+/* Give it->tmp a fresh temporary name (not yet created). */
+void copy_temp_name(struct engine *g, struct batch_item *it);
+/* Remove the item's temporary name, if it has one. */
+void copy_remove_temp(struct batch_item *it);
 void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
 		 const char *path);
 

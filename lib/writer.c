@@ -107,7 +107,10 @@ int writer_open(int dirfd, const char *name, const struct write_plan *plan,
 	w->bdev_fd = bdev_fd;
 	if (hooks)
 		w->hooks = *hooks;
-	w->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	/* unnamed (O_TMPFILE): it has no name until linked, and a crash or a
+	 * kill -9 frees it instead of leaving a temporary behind */
+	w->fd = name ? openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)
+		     : openat(dirfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
 	if (w->fd < 0)
 		return -errno;
 	if (w->strategy == STRATEGY_DIRECT && size_hint >= plan->chunk) {

@@ -27,7 +27,10 @@ struct writer_hooks {
 	void (*switched)(void *ctx, enum write_strategy to, const char *why);
 };
 
-/* Create dirfd/name (O_CREAT|O_EXCL, mode 0600 until finished).
+/* Create dirfd/name (O_CREAT|O_EXCL, mode 0600 until finished); with
+ * name NULL an unnamed file in dirfd (O_TMPFILE), which the caller links
+ * into place.  -EOPNOTSUPP (or -EISDIR, -EINVAL on older kernels) where
+ * the filesystem cannot create unnamed files: FAT, exfat, FUSE.
  * size_hint is the expected length: a file smaller than one chunk is
  * all tail, so it is written buffered from the start even under the
  * direct strategy.  bdev_fd, if >= 0, is the block device under a

@@ -71,3 +71,28 @@ interrupt_with() {
 		[[ ! -d $STICK_MNT/t ]] || assert_final_names_complete "$SRC" "$STICK_MNT"
 	done
 }
+
+# used_kib MNT: the filesystem's used space, after its pending writes are counted.
+used_kib() {
+	sync -f "$1"
+	df -k --output=used "$1" | tail -1
+}
+
+@test "kill -9 on ext4 leaves no temporary and gives back the space (unnamed O_TMPFILE files)" {
+	stick_up --size 256
+	local pid before after
+	make_file "$SRC/huge" $((64 * MIB))
+	before=$(used_kib "$STICK_MNT")
+	safecp --progress=json "$SRC/huge" "$STICK_MNT"/ >"$BATS_TEST_TMPDIR/ev" &
+	pid=$!
+	wait_for 30 json_has_confirmed "$BATS_TEST_TMPDIR/ev"
+	kill -9 "$pid"
+	wait "$pid" || true
+	[[ ! -e $STICK_MNT/huge ]]
+	assert_no_temporaries "$STICK_MNT"
+	[[ -z $(ls -A "$STICK_MNT" | grep -v '^lost+found$') ]]
+	# the killed copy's blocks were freed with its last file descriptor
+	after=$(used_kib "$STICK_MNT")
+	echo "used before $before KiB, after $after KiB"
+	((after < before + 1024))
+}
