@@ -2,15 +2,15 @@
  *
  * Directories are created as they come (owner-writable until the end,
  * when copy_finish.c gives them their modes and times bottom-up).  Each
- * file streams from the reader into a writer on a hidden temporary name,
- * then joins the batch (copy_batch.c) that waits for its data, makes it
- * durable and renames it.  The batch keeps the bytes not yet confirmed
+ * file streams from the reader into a writer on an unnamed file (or, where
+ * the filesystem has none, a hidden temporary name), then joins the batch
+ * (copy_batch.c) that waits for its data, makes it durable and puts it
+ * under its name.  The batch keeps the bytes not yet confirmed
  * by the device under one window, so a stream of small files is bounded
  * like one large file; a file larger than a window commits the batch
  * first and then bounds itself. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

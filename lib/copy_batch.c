@@ -1,4 +1,5 @@
-/* copy_batch.c: files written under temporary names, committed together.
+/* copy_batch.c: files written but not yet under their names, committed
+ * together.
  *
  * Small files must not pay a device flush each, so finished files gather
  * in a batch.  Their writeback is started as each one ends; the oldest
@@ -6,7 +7,8 @@
  * the device busy and the dirty data bounded.  A commit then:
  *   1. waits for the data of every item still in flight;
  *   2. sets timestamps and mode on the open files (FUSE: fsync each, the
- *      only call its daemon acts on);
+ *      only call its daemon acts on; once on exfat-fuse, whose fsync
+ *      flushes the whole volume);
  *   3. without a journal (vfat, exfat, ...): syncfs, so every temporary
  *      file is durable, data and metadata, before any rename;
  *   4. puts each under its final name: an unnamed (O_TMPFILE) file is
