@@ -119,6 +119,7 @@ static enum su_status sync_phase(const struct su_options *o, struct su_job *job)
 	_cleanup_free_ struct syncer_source *src = calloc(job->n_fs, sizeof(*src));
 	struct sync_view v = { .item = job->device_target ? job->devnode : job->fs[0].m.mountpoint };
 	struct syncer *s = NULL;
+	struct syncer_figures first;
 	enum su_status st;
 	bool clean = false;
 	int r;
@@ -140,6 +141,9 @@ static enum su_status sync_phase(const struct su_options *o, struct su_job *job)
 			 &v.meter);
 	if (r < 0)
 		v.meter = NULL;
+	/* the state when the sync began, however late the first poll */
+	syncer_first(s, &first);
+	show(&v, &first);
 	st = sync_loop(job, s, &v, &clean);
 	if (st == SU_INTERRUPTED) {
 		progress_free(v.meter);

@@ -269,6 +269,17 @@ static bool round_running(struct syncer *s)
 	return running;
 }
 
+static uint64_t tolerance(const struct syncer *s)
+{
+	return 2 * dirty_percpu_error() * (s->n_bdis ? s->n_bdis : 1);
+}
+
+void syncer_first(const struct syncer *s, struct syncer_figures *ret)
+{
+	*ret = (struct syncer_figures){ .round = 1 };
+	syncer_compute(&s->first, &s->first, false, tolerance(s), ret);
+}
+
 int syncer_poll(struct syncer *s, int timeout_ms, struct syncer_figures *ret)
 {
 	struct pollfd p = { .fd = s->efd, .events = POLLIN };
@@ -292,8 +303,7 @@ int syncer_poll(struct syncer *s, int timeout_ms, struct syncer_figures *ret)
 	ret->error = s->error;
 	ret->error_index = s->error_index;
 	pthread_mutex_unlock(&s->lock);
-	syncer_compute(&s->first, &now, started == finished,
-		       2 * dirty_percpu_error() * (s->n_bdis ? s->n_bdis : 1), ret);
+	syncer_compute(&s->first, &now, started == finished, tolerance(s), ret);
 	ret->round = started;
 	return 0;
 }

@@ -66,6 +66,11 @@ int syncer_start(char *const *mountpoints, size_t n_mounts,
 		 const struct syncer_source *sources, size_t n_sources,
 		 struct syncer **ret);
 
+/* The figures of the first reading, taken before the first round began:
+ * nothing written yet, all that was pending left.  Lets a display start
+ * from the true beginning however late its first poll comes. */
+void syncer_first(const struct syncer *s, struct syncer_figures *ret);
+
 /* Waits up to timeout_ms for the running round to finish (0: just look),
  * then reads the counters.  -EINTR when a signal arrived: the round goes
  * on in the kernel. */
