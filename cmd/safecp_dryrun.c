@@ -72,9 +72,19 @@ static void print_plan(const struct safecp_options *o, const struct plan *p)
 		printf("kept: %zu existing %s (--no-clobber)\n", p->n_existing_kept,
 		       plural(p->n_existing_kept, "file", "files"));
 	printf("into: '%s'\n", p->dest_root);
-	if (o->verbosity >= VERBOSITY_VERBOSE)
-		for (size_t i = 0; i < p->n_entries; i++)
-			print_entry(&p->entries[i]);
+	if (p->stale.n) {
+		size_format(total, sizeof(total), p->stale.bytes);
+		printf("stale: %zu temporary %s of interrupted copies, %s, would be removed\n",
+		       p->stale.n, plural(p->stale.n, "file", "files"), total);
+	}
+	if (o->verbosity < VERBOSITY_VERBOSE)
+		return;
+	for (size_t i = 0; i < p->stale.n; i++) {
+		size_format(total, sizeof(total), p->stale.v[i].bytes);
+		printf("  remove   %10s  '%s'\n", total, p->stale.v[i].path);
+	}
+	for (size_t i = 0; i < p->n_entries; i++)
+		print_entry(&p->entries[i]);
 }
 
 static void print_disk(const struct target *t)

@@ -63,6 +63,8 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	json_kv_u64(j, "symlinks", p->n_symlinks);
 	json_kv_u64(j, "skipped", p->n_skipped);
 	json_kv_u64(j, "kept", p->n_existing_kept);
+	json_kv_u64(j, "stale_temps", p->stale.n);
+	json_kv_u64(j, "stale_bytes", p->stale.bytes);
 	json_kv_string(j, "dest", p->dest_root);
 	json_kv_string(j, "mountpoint", t->mountpoint);
 	json_kv_string(j, "fstype", t->fstype);

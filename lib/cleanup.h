@@ -6,6 +6,7 @@
 #ifndef SAFECP_CLEANUP_H
 #define SAFECP_CLEANUP_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +32,17 @@ static inline void cleanup_fclosep(FILE **f)
 		fclose(*f);
 }
 
+static inline void cleanup_closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
 #define _cleanup_(fn) __attribute__((cleanup(fn)))
 #define _cleanup_free_ _cleanup_(cleanup_freep)
 #define _cleanup_close_ _cleanup_(cleanup_closep)
 #define _cleanup_fclose_ _cleanup_(cleanup_fclosep)
+#define _cleanup_closedir_ _cleanup_(cleanup_closedirp)
 
 /* Declare a cleanup function for a type whose destructor accepts NULL. */
 #define DEFINE_CLEANUP_FUNC(type, fn) \

@@ -21,6 +21,7 @@
 #include "cleanup.h"
 #include "copy_internal.h"
 #include "debug.h"
+#include "size.h"
 
 double copy_now(void)
 {
@@ -77,7 +78,7 @@ static int start_item(struct engine *g, size_t idx, struct batch_item *it)
 
 void copy_temp_name(struct engine *g, struct batch_item *it)
 {
-	snprintf(it->tmp, sizeof(it->tmp), ".safecp-%ld-%lu.tmp", (long)getpid(), ++g->seq);
+	stale_temp_name(it->tmp, getpid(), ++g->seq);
 }
 
 void copy_remove_temp(struct batch_item *it)
@@ -329,6 +330,29 @@ static void engine_init(struct engine *g, const struct plan *p, const struct cop
 	atomic_store(&stats->phase, COPY_PHASE_COPYING);
 }
 
+/* Before anything is written: the plan's space check counted these files
+ * as free.  One that is already gone was removed by someone else. */
+static void remove_stale(struct engine *g)
+{
+	const struct stale_temps *st = &g->plan->stale;
+	char what[160], size[SIZE_FORMAT_MAX];
+
+	for (size_t i = 0; i < st->n; i++) {
+		size_format(size, sizeof(size), st->v[i].bytes);
+		if (unlink(st->v[i].path) == 0)
+			snprintf(what, sizeof(what),
+				 "removed a temporary file left by an interrupted copy (%s)", size);
+		else if (errno != ENOENT)
+			snprintf(what, sizeof(what),
+				 "cannot remove this temporary file of an interrupted copy: %s",
+				 strerror(errno));
+		else
+			continue;
+		if (g->cb && g->cb->note)
+			g->cb->note(g->cb->ctx, what, st->v[i].path);
+	}
+}
+
 /* Any directory of the destination filesystem serves syncfs; the root
  * may be created by the copy itself, so fall back to its parent. */
 static int open_dest(struct engine *g)
@@ -372,6 +396,7 @@ int copy_run(const struct plan *p, const struct copy_options *o,
 	int r;
 
 	engine_init(&g, p, o, cb, stats, cancel);
+	remove_stale(&g);
 	r = open_dest(&g);
 	if (r == 0)
 		r = reader_start(p, o->wplan, cancel, &g.reader);

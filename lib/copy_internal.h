@@ -6,6 +6,7 @@
 
 #include "copy.h"
 #include "reader.h"
+#include "stale_temps.h"
 #include "writer.h"
 
 /* A file (or symlink) written under a temporary name, waiting for its
@@ -14,7 +15,7 @@ struct batch_item {
 	size_t entry;
 	int dirfd;       /* borrowed from the batch's directory cache */
 	bool unnamed;    /* an O_TMPFILE file: linked into place, no temporary name */
-	char tmp[48];    /* a temporary name that exists in dirfd, or "" */
+	char tmp[STALE_TEMP_NAME_MAX]; /* a temporary name that exists in dirfd, or "" */
 	char *name;      /* final basename */
 	struct writer *w; /* NULL for symlinks */
 	bool renamed;    /* under its final name */

@@ -70,6 +70,7 @@ void plan_free(struct plan *p)
 		free(p->entries[i].src); /* the block holding all four strings */
 	free(p->entries);
 	free(p->dest_root);
+	stale_temps_free(&p->stale);
 	free(p);
 }
 
@@ -428,6 +429,22 @@ static void plan_count(struct plan *p)
 	}
 }
 
+/* Only the directories this copy writes into: a dead copy's temporaries
+ * elsewhere are none of its business.  A directory that cannot be read
+ * just goes unswept. */
+static int find_stale(struct plan *p)
+{
+	int r = stale_temps_find(p->dest_root, &p->stale);
+
+	for (size_t i = 0; r != -ENOMEM && i < p->n_entries; i++) {
+		const struct plan_entry *e = &p->entries[i];
+
+		if (e->type == PLAN_DIR && e->dst_exists && strcmp(e->dst, p->dest_root) != 0)
+			r = stale_temps_find(e->dst, &p->stale);
+	}
+	return r == -ENOMEM ? r : 0;
+}
+
 /* The directory new top-level names go into: DEST's parent, unless the one
  * source is a directory merged into an existing DEST (-rT, "cp -r src/
  * existing"): then DEST itself, which may be writable when its parent
@@ -494,7 +511,7 @@ int plan_build(const char *const *sources, size_t n_sources, const char *dest,
 		r = plan_sources(&b, sources, n_sources, d);
 	if (r >= 0) {
 		b.p->dest_root = strdup(d->root);
-		r = b.p->dest_root ? 0 : -ENOMEM;
+		r = b.p->dest_root ? find_stale(b.p) : -ENOMEM;
 	}
 	if (r < 0) {
 		plan_free(b.p);

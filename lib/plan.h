@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "stale_temps.h"
 #include "target.h"
 
 enum plan_entry_type {
@@ -108,6 +109,9 @@ struct plan {
 	size_t n_skipped;       /* PLAN_SKIP entries */
 	size_t n_existing_kept; /* -n: files and symlinks left alone */
 	char *dest_root;        /* the directory the top-level entries go into */
+	struct stale_temps stale; /* dead copies' temporaries where this one
+				   * writes: dest_root and the existing
+				   * directories it merges into */
 };
 
 /* Build the plan for sources -> dest (with -t, dest is the DIR).
@@ -163,6 +167,8 @@ uint64_t plan_inodes_needed(const struct plan *p);
 
 /* PLAN_OK, PLAN_FILE_TOO_BIG (the first offender), PLAN_NO_SPACE or
  * PLAN_NO_INODES, in that order, with *problem filled (may be NULL).
+ * The space and inodes of p->stale count as free (problem->have
+ * includes them): the engine removes those files before it writes.
  * Pure: no system calls, so tests can feed any fs_space.  Returns the
  * kind, or -ENOMEM when the problem's paths could not be copied. */
 int plan_check(const struct plan *p, const struct fs_space *fs,

@@ -35,7 +35,12 @@
  * margin on ext4.
  *
  * Inodes: one per name that does not exist yet, plus the temporaries of
- * replaced names that coexist with them (at most a batch). */
+ * replaced names that coexist with them (at most a batch).
+ *
+ * What is free: f_bavail and f_favail, plus the blocks and inodes of the
+ * dead copies' temporaries in plan.stale, which the engine removes before
+ * it writes (a retry after a killed copy must not be refused for the
+ * space the killed copy's temporary holds). */
 #include <errno.h>
 #include <linux/magic.h>
 #include <stdlib.h>
@@ -219,7 +224,7 @@ static int problem_set(struct plan_problem *pr, enum plan_problem_kind kind,
 int plan_check(const struct plan *p, const struct fs_space *fs,
 	       struct plan_problem *problem)
 {
-	uint64_t need;
+	uint64_t need, have;
 
 	if (problem)
 		*problem = (struct plan_problem){ .kind = PLAN_OK };
@@ -231,13 +236,14 @@ int plan_check(const struct plan *p, const struct fs_space *fs,
 			return problem_set(problem, PLAN_FILE_TOO_BIG, e->src, e->dst,
 					   (uint64_t)e->st.st_size, fs->max_file_size);
 	}
+	/* the engine removes dead copies' temporaries before it writes */
+	have = fs->avail_bytes + p->stale.bytes;
 	need = plan_space_needed(p, fs);
-	if (need > fs->avail_bytes)
-		return problem_set(problem, PLAN_NO_SPACE, NULL, p->dest_root, need,
-				   fs->avail_bytes);
+	if (need > have)
+		return problem_set(problem, PLAN_NO_SPACE, NULL, p->dest_root, need, have);
+	have = fs->avail_inodes == UINT64_MAX ? UINT64_MAX : fs->avail_inodes + p->stale.n;
 	need = plan_inodes_needed(p);
-	if (need > fs->avail_inodes)
-		return problem_set(problem, PLAN_NO_INODES, NULL, p->dest_root, need,
-				   fs->avail_inodes);
+	if (need > have)
+		return problem_set(problem, PLAN_NO_INODES, NULL, p->dest_root, need, have);
 	return PLAN_OK;
 }

@@ -27,12 +27,6 @@
 #include "sysfs_disk.h"
 #include "sysroot.h"
 
-static inline void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 static int copy_str(char *buf, size_t size, const char *s)
 {
 	size_t len = strlen(s);
@@ -115,7 +109,7 @@ int sysfs_devt_of_name(const char *name, unsigned *ret_major, unsigned *ret_mino
  * device whose dm/name is NAME (drivers/md/dm-sysfs.c). */
 static int dm_by_name(const char *name, char *buf, size_t size)
 {
-	_cleanup_(closedirp) DIR *d = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
 	char dir[PATH_MAX], path[PATH_MAX], line[256];
 	struct dirent *de;
 
@@ -403,7 +397,7 @@ int sysfs_fill_device(struct target *t, unsigned major, unsigned minor)
 
 int sysfs_btrfs_bdi(const char *devname, char *buf, size_t size)
 {
-	_cleanup_(closedirp) DIR *d = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
 	char dir[PATH_MAX], path[PATH_MAX + 300];
 	struct dirent *de;
 	int r;

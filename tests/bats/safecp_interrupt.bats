@@ -96,3 +96,49 @@ used_kib() {
 	echo "used before $before KiB, after $after KiB"
 	((after < before + 1024))
 }
+
+# json_confirmed_at_least FILE BYTES: a progress event with that much on the device.
+json_confirmed_at_least() {
+	jq -R -n -e --argjson n "$2" '[inputs | fromjson?
+		| select(.event == "progress" and .bytes_on_device >= $n)] | length > 0' \
+		"$1" >/dev/null 2>&1
+}
+
+@test "kill -9 on exfat leaves a named temporary; the next copy removes it and may use its space" {
+	stick_up --fs exfat --size 64
+	local pid stale live avail
+	make_file "$SRC/big" $((40 * MIB))
+	safecp --progress=json "$SRC/big" "$STICK_MNT"/ >"$BATS_TEST_TMPDIR/ev" &
+	pid=$!
+	wait_for 30 json_confirmed_at_least "$BATS_TEST_TMPDIR/ev" $((30 * MIB))
+	kill -9 "$pid"
+	wait "$pid" || true
+	[[ ! -e $STICK_MNT/big ]]
+	stale=$STICK_MNT/.safecp-$pid-1.tmp
+	[[ -f $stale ]]
+	# a running process's temporary is not stale: this shell's PID is alive
+	live=$STICK_MNT/.safecp-$$-7.tmp
+	echo keep >"$live"
+	avail=$(df -B1 --output=avail "$STICK_MNT" | tail -1)
+	echo "free with the temporary: $avail bytes"
+	# without the temporary's space the 40 MiB would not fit
+	((avail < 40 * MIB))
+
+	run -0 safecp --dry-run -v "$SRC/big" "$STICK_MNT"/
+	echo "$output"
+	[[ $output == *$'\n'"stale: 1 temporary file of interrupted copies, "*", would be removed"$'\n'* ]]
+	[[ $output == *"  remove "*"'$stale'"* ]]
+	[[ -f $stale ]]
+
+	run -0 --separate-stderr safecp --progress=json "$SRC/big" "$STICK_MNT"/
+	echo "$stderr"
+	[[ $stderr == *"safecp: '$stale': removed a temporary file left by an interrupted copy ("*" MiB)"* ]]
+	jq -s -e '.[0].event == "start" and .[0].stale_temps == 1 and .[0].stale_bytes >= 30 * 1048576' \
+		<<<"$output"
+	jq -s -e --arg p "$stale" 'map(select(.event == "note" and .path == $p)) | length == 1' \
+		<<<"$output"
+	[[ ! -e $stale ]]
+	[[ $(cat "$live") == keep ]]
+	cmp "$SRC/big" "$STICK_MNT/big"
+	rm "$live"
+}

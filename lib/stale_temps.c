@@ -1,0 +1,117 @@
+/* stale_temps.c: see stale_temps.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "stale_temps.h"
+
+#define PREFIX ".safecp-"
+#define SUFFIX ".tmp"
+
+void stale_temp_name(char *buf, pid_t pid, unsigned long seq)
+{
+	snprintf(buf, STALE_TEMP_NAME_MAX, PREFIX "%ld-%lu" SUFFIX, (long)pid, seq);
+}
+
+/* A decimal number without sign or leading zero, ending at stop.
+ * *end points past it. */
+static bool number(const char *s, char stop, unsigned long long max,
+		   unsigned long long *ret, const char **end)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+
+	if (*p < '1' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (max - (unsigned long long)(*p - '0')) / 10)
+			return false;
+		v = v * 10 + (unsigned long long)(*p - '0');
+	}
+	if (*p != stop)
+		return false;
+	*ret = v;
+	*end = p;
+	return true;
+}
+
+bool stale_temp_parse(const char *name, pid_t *pid)
+{
+	unsigned long long p, seq;
+	const char *s = name;
+
+	if (strncmp(s, PREFIX, strlen(PREFIX)) != 0)
+		return false;
+	s += strlen(PREFIX);
+	if (!number(s, '-', 0x7fffffff, &p, &s))
+		return false;
+	if (!number(s + 1, '.', (unsigned long)-1, &seq, &s))
+		return false;
+	if (strcmp(s, SUFFIX) != 0)
+		return false;
+	*pid = (pid_t)p;
+	return true;
+}
+
+static bool alive(pid_t pid)
+{
+	/* EPERM: it exists, it is just not ours to signal */
+	return pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+static int add(struct stale_temps *list, const char *dir, const char *name,
+	       const struct stat *st)
+{
+	struct stale_temp *grown;
+	char *path;
+
+	if (asprintf(&path, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name) < 0)
+		return -ENOMEM;
+	grown = realloc(list->v, (list->n + 1) * sizeof(*grown));
+	if (!grown) {
+		free(path);
+		return -ENOMEM;
+	}
+	list->v = grown;
+	list->v[list->n++] = (struct stale_temp){ path, (uint64_t)st->st_blocks * 512 };
+	list->bytes += (uint64_t)st->st_blocks * 512;
+	return 0;
+}
+
+int stale_temps_find(const char *dir, struct stale_temps *list)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat st;
+	pid_t pid;
+	int r;
+
+	if (!d)
+		return -errno;
+	while ((errno = 0, de = readdir(d))) {
+		if (!stale_temp_parse(de->d_name, &pid) || alive(pid))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			continue;
+		r = add(list, dir, de->d_name, &st);
+		if (r < 0)
+			return r;
+	}
+	return -errno;
+}
+
+void stale_temps_free(struct stale_temps *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		free(list->v[i].path);
+	free(list->v);
+	*list = (struct stale_temps){ 0 };
+}
