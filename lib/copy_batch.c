@@ -286,7 +286,7 @@ static int sync_dirs(struct engine *g)
 	struct batch *b = &g->batch;
 
 	if (!g->fuse)
-		return syncfs(g->dest_fd) < 0 ? -errno : 0;
+		return copy_sync_fs(g);
 	/* FUSE: FSYNCDIR per directory; exfat-fuse's covers the volume */
 	for (size_t i = 0; i < (g->volume_fsync ? MIN(b->n_dirs, 1) : b->n_dirs); i++)
 		if (fsync(b->dirs[i].fd) < 0)
