@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# tests/bats/safecp_powercut.bats: the promise itself. The moment safecp exits 0 the
+# stick is pulled: its image is copied as the device holds it, and that copy must hold
+# the whole tree. The loop device writes with direct I/O into its backing file, so the
+# file holds exactly what the device completed, and a loop device has no volatile cache
+# that a real pull could lose on top. The copy is mounted as at the next plug-in
+# (journal or log replay allowed), compared with the source, unmounted, and checked by
+# the filesystem's own fsck. Nothing syncs between safecp's exit and the copy: no
+# umount, no sync, no freeze (freezing would sync).
+
+load helpers
+load safecp_common
+
+setup() {
+	require_tool safecp
+	require_root
+	SRC=$BATS_TEST_TMPDIR/src
+	mkdir -p "$SRC/t/deep/er" "$SRC/t/empty"
+	local s
+	for s in $AWKWARD_SIZES; do make_file "$SRC/t/f$s" "$s"; done
+	for s in 1 2 3 4 5 6 7 8; do make_file "$SRC/t/deep/s$s" $((s * 7000)); done
+	make_file "$SRC/t/deep/er/big" $((9 * MIB + 5))
+	PC_IMG=/dev/shm/safecp-powercut.$$.img PC_LOOP='' PC_MNT=$BATS_TEST_TMPDIR/pulled
+}
+
+teardown() {
+	if [[ -n ${PC_MNT-} ]] && mountpoint -q "$PC_MNT"; then umount "$PC_MNT"; fi
+	if [[ -n ${PC_LOOP-} ]]; then losetup -d "$PC_LOOP"; fi
+	rm -f "${PC_IMG-}"
+	stick_down_all
+}
+
+# content_digest DIR: the sha256 of every regular file, by relative path.
+content_digest() {
+	(cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
+}
+
+# pull_after_safecp FS [STICK OPTIONS]: copy $SRC/t with safecp, take the image, mount it.
+pull_after_safecp() {
+	local fs=$1
+	shift
+	stick_up --fs "$fs" "$@"
+	run -0 safecp -r "$SRC/t" "$STICK_MNT"/
+	cp --sparse=always "$STICK_BACKING_DIR/safecp-$STICK_ID.img" "$PC_IMG"
+	# the stick goes (its umount syncs, but the image is already taken)
+	stick_down_all
+	PC_LOOP=$(losetup --show -f "$PC_IMG")
+	mkdir -p "$PC_MNT"
+	case $fs in
+	exfat)
+		# "volume was not unmounted cleanly": true of any pulled stick, and no error
+		mount.exfat-fuse "$PC_LOOP" "$PC_MNT" >/dev/null
+		PC_FUSE=$(pgrep -n -f "^mount.exfat-fuse $PC_LOOP $PC_MNT\$")
+		;;
+	xfs) mount -o nouuid "$PC_LOOP" "$PC_MNT" ;;
+	*) mount "$PC_LOOP" "$PC_MNT" ;;
+	esac
+}
+
+# unmount_and_fsck FS: the pulled filesystem, after its replay, is consistent.
+unmount_and_fsck() {
+	umount "$PC_MNT"
+	# the FUSE daemon lets go of the device a moment after umount returns
+	if [[ $1 == exfat ]]; then wait_for 10 test ! -e "/proc/$PC_FUSE"; fi
+	case $1 in
+	ext4) e2fsck -fn "$PC_LOOP" ;;
+	xfs) xfs_repair -n "$PC_LOOP" ;;
+	btrfs) btrfs check --readonly "$PC_LOOP" ;;
+	exfat) fsck.exfat -n "$PC_LOOP" ;;
+	esac
+}
+
+@test "ext4: pulled the moment safecp exits, the stick holds the whole tree" {
+	pull_after_safecp ext4 --size 64
+	diff <(tree_digest "$SRC/t") <(tree_digest "$PC_MNT/t")
+	# timestamps are part of the copy and were made durable with it
+	[[ $(stat -c %Y "$PC_MNT/t/deep/er/big") == $(stat -c %Y "$SRC/t/deep/er/big") ]]
+	unmount_and_fsck ext4
+}
+
+@test "xfs: pulled the moment safecp exits, the stick holds the whole tree" {
+	pull_after_safecp xfs --size 320
+	diff <(tree_digest "$SRC/t") <(tree_digest "$PC_MNT/t")
+	[[ $(stat -c %Y "$PC_MNT/t/deep/er/big") == $(stat -c %Y "$SRC/t/deep/er/big") ]]
+	unmount_and_fsck xfs
+}
+
+@test "btrfs: pulled the moment safecp exits, the stick holds the whole tree" {
+	pull_after_safecp btrfs --size 256
+	diff <(tree_digest "$SRC/t") <(tree_digest "$PC_MNT/t")
+	[[ $(stat -c %Y "$PC_MNT/t/deep/er/big") == $(stat -c %Y "$SRC/t/deep/er/big") ]]
+	unmount_and_fsck btrfs
+}
+
+@test "exfat-fuse: pulled the moment safecp exits, the stick holds the whole tree" {
+	require_cmd mount.exfat-fuse
+	pull_after_safecp exfat --size 64
+	# exfat stores neither symlinks nor modes: content and names
+	diff <(content_digest "$SRC/t") <(content_digest "$PC_MNT/t")
+	[[ -d $PC_MNT/t/empty ]]
+	[[ $(stat -c %Y "$PC_MNT/t/deep/er/big") == $(stat -c %Y "$SRC/t/deep/er/big") ]]
+	unmount_and_fsck exfat
+}
