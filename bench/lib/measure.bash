@@ -208,13 +208,13 @@ _bench_verify() {
 
 # The row of one run, appended to results.tsv (header in bench_results_header).
 bench_results_header() {
-	printf 'workload\tmethod\tbytes\tfiles\trc\tcmd_s\tdirty_ret_mib\tumount_s\ttotal_s\tclean_s\tpeak_mib\tcpu_user_s\tcpu_sys_s\trss_kib\thost_cpu_s\tverify\tkthread_cpu_s\n'
+	printf 'workload\tmethod\tbytes\tfiles\trc\tcmd_s\tdirty_ret_mib\tumount_s\ttotal_s\tclean_s\tpeak_mib\tcpu_user_s\tcpu_sys_s\trss_kib\thost_cpu_s\tverify\tkthread_cpu_s\tlast_write_s\n'
 }
 
 # bench_run_one WORKLOAD METHOD: measures and appends one row; samples in samples/.
 bench_run_one() {
 	local w=$1 m=$2 fs=$B_FS stats t0 tc tr tu tcl base rc hj0 hj1 dret peak verify=- umount_us=0 daemon=''
-	local user sys rss samples="$B_OUT/samples/$w-$m.tsv"
+	local user sys rss lastw samples="$B_OUT/samples/$w-$m.tsv"
 	[[ $m == dd ]] && fs=none
 	stick_up --fs "$fs" --size "$B_STICK_MIB" --rate "$B_RATE" || return 1
 	mapfile -t stats < <(bench_bdi_stats)
@@ -245,18 +245,22 @@ bench_run_one() {
 	hj1=$(bench_host_jiffies)
 	bench_kthread_snap "$daemon" >"$B_TMP/kt2"
 	peak=$(awk -v r="$dret" 'BEGIN { p = r } $2 > p { p = $2 } END { print p }' "$samples")
+	# when the device completed its last write, since the command started: the first
+	# sample that shows the final count (50 ms resolution)
+	lastw=$(awk -v c=$(((tc - t0) / 1000)) '$3 > w { w = $3; t = $1 }
+		END { printf "%.3f", (w > 0 ? t - c / 1000 : 0) }' "$samples")
 	read -r user sys rss < <(tail -n 1 "$B_TMP/time.out")
 	[[ -n $STICK_MNT && $rc == 0 ]] && verify=$(_bench_verify "$w")
 	[[ $m == dd ]] && verify=raw
 	((rc == 0)) || bench_warn "$w/$m exited $rc: $(head -c 300 "$B_TMP/cmd.err")"
 	[[ $verify == DIFF ]] && bench_warn "$w/$m: the copy differs from the source: $(head -n 3 "$B_TMP/verify.out")"
-	printf '%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$m" \
+	printf '%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$m" \
 		"$(bench_wl_bytes "$w")" "$(bench_wl_files "$w")" "$rc" "$(bench_us_s $((tr - tc)))" \
 		"$(awk -v k="$dret" 'BEGIN { printf "%.1f", k / 1024 }')" "$(bench_us_s "$umount_us")" \
 		"$(bench_us_s $((tr - tc + umount_us)))" "$(bench_us_s $((tcl - tc)))" \
 		"$(awk -v k="$peak" 'BEGIN { printf "%.1f", k / 1024 }')" "${user:-0}" "${sys:-0}" "${rss:-0}" \
 		"$(awk -v j=$((hj1 - hj0)) 'BEGIN { printf "%.2f", j / 100 }')" "$verify" \
-		"$(bench_kthread_cpu "$B_TMP"/kt[012])" >>"$B_OUT/results.tsv"
+		"$(bench_kthread_cpu "$B_TMP"/kt[012])" "$lastw" >>"$B_OUT/results.tsv"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$m" "$(bench_us_s $((tc - t0)))" "$(bench_us_s $((tr - t0)))" \
 		"$(bench_us_s $((tr - t0 + umount_us)))" "$(bench_us_s $((tcl - t0)))" >>"$B_OUT/events.tsv"
 	stick_down "$STICK_ID"

@@ -8,6 +8,10 @@
 #   card     the slower of the card's raw read (measured: dd iflag=direct from the card's
 #            disk, same bytes, through the same read throttle) and the stick's raw write.
 # "× cp" divides by the total of cp + umount on the same workload.
+# A method is done when its total is over and the device has stopped writing: where the
+# device's last write came more than 0.1 s (two samples) after the total (exfat-fuse's
+# daemon after umount, a mount that another namespace kept alive), the ratios and the
+# target checks use that later time, and the table shows it.
 
 # awk program shared by the table and the target check: loads results.tsv into arrays.
 _BENCH_AWK_LOAD='
@@ -17,8 +21,10 @@ NR == 1 { next }
 	n++; W[n] = $1; M[n] = $2; B[n] = $3; F[n] = $4; RC[n] = $5; CMD[n] = $6; DRET[n] = $7
 	UM[n] = $8; TOT[n] = $9; CLEAN[n] = $10; PEAK[n] = $11; CPU[n] = $12 + $13; RSS[n] = $14
 	HOST[n] = $15; VER[n] = $16; KT[n] = $17 == "" ? "-" : $17
-	if ($1 == "1gib" && $2 == "dd") { rate = $3 / $9 }
-	if ($2 == "cp") { CPT[$1] = $9; CPCPU[$1] = $12 + $13; CPKT[$1] = $17 }
+	LASTW[n] = $18 == "" ? 0 : $18
+	DONE[n] = LASTW[n] > TOT[n] + 0.1 ? LASTW[n] : TOT[n]
+	if ($1 == "1gib" && $2 == "dd") { rate = $3 / DONE[n] }
+	if ($2 == "cp") { CPT[$1] = DONE[n]; CPCPU[$1] = $12 + $13; CPKT[$1] = $17 }
 	if (!($1 in SEEN)) { SEEN[$1] = 1; order[++nw] = $1 }
 	bytes[$1] = $3
 }
@@ -30,7 +36,7 @@ function raw(w,   wr) {
 }
 function ratio(a, b) { return b > 0 ? sprintf("%.3f", a / b) : "-" }
 function finish() {
-	for (i = 1; i <= n; i++) if (W[i] == "1gib" && M[i] == "dd") rawdd = TOT[i]
+	for (i = 1; i <= n; i++) if (W[i] == "1gib" && M[i] == "dd") rawdd = DONE[i]
 }
 '
 
@@ -50,12 +56,13 @@ END {
 		for (i = 1; i <= n; i++) {
 			if (W[i] != w) continue
 			tot = TOT[i]
-			if (CLEAN[i] > TOT[i] + 0.5) tot = tot " (clean " CLEAN[i] ")"
+			if (DONE[i] > TOT[i]) tot = tot " (device writing until " DONE[i] ")"
+			else if (CLEAN[i] > TOT[i] + 0.5) tot = tot " (clean " CLEAN[i] ")"
 			chk = VER[i]; if (RC[i] != 0) chk = "exit " RC[i]
 			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.1f | %s |\n", w,
 			    M[i] == "dd" ? "dd oflag=direct (raw)" : M[i], CMD[i], DRET[i],
-			    M[i] == "dd" ? "-" : UM[i], tot, PEAK[i], ratio(TOT[i], raw(w)),
-			    ratio(TOT[i], CPT[w]), CPU[i], KT[i], RSS[i] / 1024, chk
+			    M[i] == "dd" ? "-" : UM[i], tot, PEAK[i], ratio(DONE[i], raw(w)),
+			    ratio(DONE[i], CPT[w]), CPU[i], KT[i], RSS[i] / 1024, chk
 		}
 	}
 }' "$B_OUT/results.tsv"
@@ -72,11 +79,11 @@ END {
 	for (i = 1; i <= n; i++) {
 		if (M[i] !~ /^safecp/) continue
 		if (RC[i] != 0 || VER[i] != "ok") { printf "- %s %s: exit %s, copy %s: **MISS**\n", W[i], M[i], RC[i], VER[i]; continue }
-		r = raw(W[i]) > 0 ? TOT[i] / raw(W[i]) : 0
+		r = raw(W[i]) > 0 ? DONE[i] / raw(W[i]) : 0
 		if (W[i] == "1gib") line("total/raw", sprintf("%.3f", r), "<= 1.03", r <= 1.03)
 		if (W[i] == "card") line("total/raw", sprintf("%.3f", r), "<= 1.10", r <= 1.10)
 		if (W[i] == "1000x1m" || W[i] == "tree")
-			line("total", sprintf("%.2f s vs cp+umount %.2f s", TOT[i], CPT[W[i]]), "<= cp", TOT[i] <= CPT[W[i]])
+			line("total", sprintf("%.2f s vs cp+umount %.2f s", DONE[i], CPT[W[i]]), "<= cp", DONE[i] <= CPT[W[i]])
 		line("peak dirty", PEAK[i] " MiB", "<= 24 MiB", PEAK[i] <= 24)
 		line("umount", UM[i] " s", "< 1 s", UM[i] < 1)
 		# getrusage ticks are 10 ms: a 0.01 s excess is one tick, worth naming as such.
