@@ -70,26 +70,25 @@ unmount_and_fsck() {
 	esac
 }
 
-@test "ext4: pulled the moment safecp exits, the stick holds the whole tree" {
-	pull_after_safecp ext4 --size 64
+# pulled_tree_is_whole FS SIZE: the tree, links and modes included, and its timestamps
+# (made durable with it), then fsck.
+pulled_tree_is_whole() {
+	pull_after_safecp "$1" --size "$2"
 	diff <(tree_digest "$SRC/t") <(tree_digest "$PC_MNT/t")
-	# timestamps are part of the copy and were made durable with it
 	[[ $(stat -c %Y "$PC_MNT/t/deep/er/big") == $(stat -c %Y "$SRC/t/deep/er/big") ]]
-	unmount_and_fsck ext4
+	unmount_and_fsck "$1"
+}
+
+@test "ext4: pulled the moment safecp exits, the stick holds the whole tree" {
+	pulled_tree_is_whole ext4 64
 }
 
 @test "xfs: pulled the moment safecp exits, the stick holds the whole tree" {
-	pull_after_safecp xfs --size 320
-	diff <(tree_digest "$SRC/t") <(tree_digest "$PC_MNT/t")
-	[[ $(stat -c %Y "$PC_MNT/t/deep/er/big") == $(stat -c %Y "$SRC/t/deep/er/big") ]]
-	unmount_and_fsck xfs
+	pulled_tree_is_whole xfs 320
 }
 
 @test "btrfs: pulled the moment safecp exits, the stick holds the whole tree" {
-	pull_after_safecp btrfs --size 256
-	diff <(tree_digest "$SRC/t") <(tree_digest "$PC_MNT/t")
-	[[ $(stat -c %Y "$PC_MNT/t/deep/er/big") == $(stat -c %Y "$SRC/t/deep/er/big") ]]
-	unmount_and_fsck btrfs
+	pulled_tree_is_whole btrfs 256
 }
 
 @test "exfat-fuse: pulled the moment safecp exits, the stick holds the whole tree" {
