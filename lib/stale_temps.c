@@ -95,6 +95,9 @@ int stale_temps_find(const char *dir, struct stale_temps *list)
 
 	if (!d)
 		return -errno;
+	/* what we could not remove must not count as free space */
+	if (faccessat(dirfd(d), ".", W_OK, AT_EACCESS) < 0)
+		return 0;
 	while ((errno = 0, de = readdir(d))) {
 		if (!stale_temp_parse(de->d_name, &pid) || alive(pid))
 			continue;

@@ -39,8 +39,9 @@ struct stale_temps {
 	uint64_t bytes;
 };
 
-/* Append the stale temporaries of directory dir (regular files named
- * like ours, of dead PIDs) to *list.  Returns 0, or -errno when the
+/* Append the stale temporaries of directory dir (regular files and
+ * symlinks named like ours, of dead PIDs) to *list; none when this
+ * process may not remove names from dir.  Returns 0, or -errno when the
  * directory cannot be read (the list keeps what it had). */
 int stale_temps_find(const char *dir, struct stale_temps *list);
 

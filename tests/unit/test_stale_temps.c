@@ -92,6 +92,36 @@ TEST(find_keeps_live_pids_and_other_files)
 	tree_done();
 }
 
+/* Its temporaries cannot be removed, so they must not count as free. */
+TEST(unwritable_directory_gives_none)
+{
+	struct stale_temps list = { 0 };
+	char path[PATH_MAX], name[STALE_TEMP_NAME_MAX];
+	int status = -1;
+	pid_t child;
+
+	tree_new();
+	mkdirs("d", NULL, NULL);
+	stale_temp_name(name, dead_pid(), 1);
+	snprintf(path, sizeof(path), "d/%s", name);
+	mkfile(path, 10);
+	CHECK(chmod("d", 0555) == 0 && chmod(tmp_root, 0755) == 0);
+	child = fork();
+	if (child == 0) {
+		/* root may write anywhere: look as nobody */
+		if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(2);
+		_exit(stale_temps_find("d", &list) == 0 && list.n == 0 ? 0 : 1);
+	}
+	CHECK(child > 0 && waitpid(child, &status, 0) == child);
+	CHECK_INT(status, 0);
+	CHECK(chmod("d", 0755) == 0);
+	CHECK_INT(stale_temps_find("d", &list), 0);
+	CHECK_U64(list.n, 1);
+	stale_temps_free(&list);
+	tree_done();
+}
+
 /* dest_root and merged directories are looked at; a directory the copy
  * does not write into is not, nor is one it creates. */
 TEST(plan_gathers_from_where_it_writes)
@@ -164,10 +194,11 @@ TEST(stale_space_counts_as_free)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	TEST_PLAN(5);
+	TEST_PLAN(6);
 	RUN(name_round_trip);
 	RUN(names_that_are_not_ours);
 	RUN(find_keeps_live_pids_and_other_files);
+	RUN(unwritable_directory_gives_none);
 	RUN(plan_gathers_from_where_it_writes);
 	RUN(stale_space_counts_as_free);
 	return test_summary();
