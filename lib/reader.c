@@ -21,6 +21,8 @@
 #include "debug.h"
 #include "reader.h"
 
+#define DROP_BACK (2u << 20) /* the largest page cache folio on x86-64 */
+
 struct reader {
 	const struct plan *plan;
 	size_t chunk;
@@ -86,6 +88,16 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
+/* DONTNEED skips a large folio that is not wholly inside the range, and
+ * one may straddle two chunks: each drop reaches back over the previous
+ * chunk's end, and the last one to the end of the file. */
+static void drop_pages(int fd, uint64_t off, size_t len, bool last)
+{
+	uint64_t from = off > DROP_BACK ? off - DROP_BACK : 0;
+
+	posix_fadvise(fd, (off_t)from, last ? 0 : (off_t)(off + len - from), POSIX_FADV_DONTNEED);
+}
+
 static bool was_cached(int fd)
 {
 	struct file_cache fc;
@@ -130,7 +142,7 @@ static bool read_file(struct reader *r, size_t idx)
 		}
 		c.last = n < 0 || (size_t)n < r->chunk;
 		if (n > 0 && drop_behind)
-			posix_fadvise(fd, (off_t)c.offset, n, POSIX_FADV_DONTNEED);
+			drop_pages(fd, c.offset, (size_t)n, c.last);
 		publish(r, &c);
 		if (c.last)
 			return true;

@@ -335,3 +335,27 @@ forced_strategy() {
 		grep -q -- "{${o}[,+]" "$SAFECP_SRC/completions/zsh/_safecp" || { echo "$o not in zsh"; false; }
 	done
 }
+
+# cached_bytes FILE: how much of FILE is in the page cache.
+cached_bytes() {
+	fincore --bytes --noheadings --output RES "$1"
+}
+
+@test "drop-behind: a source that was not cached is not left cached; a cached one stays" {
+	require_root
+	require_cmd fincore
+	stick_up --fs btrfs --size 256
+	make_file "$SRC/cold" $((64 * MIB + 12345))
+	make_file "$SRC/warm" $((16 * MIB))
+	sync "$SRC/cold" "$SRC/warm"
+	# dd with count=0 and nocache drops the whole file's clean pages
+	dd if="$SRC/cold" iflag=nocache count=0 status=none
+	cat "$SRC/warm" >/dev/null
+	[ "$(cached_bytes "$SRC/cold")" -eq 0 ]
+	run -0 safecp "$SRC/cold" "$SRC/warm" "$STICK_MNT"/
+	echo "left cached: cold $(cached_bytes "$SRC/cold"), warm $(cached_bytes "$SRC/warm") bytes"
+	[ "$(cached_bytes "$SRC/cold")" -eq 0 ]
+	# (the kernel may reclaim a few pages of its own accord; dropped would be all)
+	[ "$(cached_bytes "$SRC/warm")" -ge $((15 * MIB)) ]
+	cmp "$SRC/cold" "$STICK_MNT/cold" # (reads cold into the cache)
+}
