@@ -141,7 +141,8 @@ static bool read_file(struct reader *r, size_t idx)
 			c.len = (size_t)n;
 		}
 		c.last = n < 0 || (size_t)n < r->chunk;
-		if (n > 0 && drop_behind)
+		/* n == 0: a size that is a multiple of the chunk ends here */
+		if (n >= 0 && drop_behind)
 			drop_pages(fd, c.offset, (size_t)n, c.last);
 		publish(r, &c);
 		if (c.last)

@@ -345,16 +345,24 @@ cached_bytes() {
 	require_root
 	require_cmd fincore
 	stick_up --fs btrfs --size 256
+	local chunk
+	# the read chunk, from the start event of a copy to the same stick
+	make_file "$SRC/tiny" 1
+	chunk=$(safecp --progress=json "$SRC/tiny" "$STICK_MNT"/ | jq -s '.[0].chunk')
+	# an odd size, and a whole number of read chunks (the last read returns 0)
 	make_file "$SRC/cold" $((64 * MIB + 12345))
+	make_file "$SRC/cold-even" $((12 * chunk))
 	make_file "$SRC/warm" $((16 * MIB))
-	sync "$SRC/cold" "$SRC/warm"
+	sync "$SRC/cold" "$SRC/cold-even" "$SRC/warm"
 	# dd with count=0 and nocache drops the whole file's clean pages
 	dd if="$SRC/cold" iflag=nocache count=0 status=none
+	dd if="$SRC/cold-even" iflag=nocache count=0 status=none
 	cat "$SRC/warm" >/dev/null
 	[ "$(cached_bytes "$SRC/cold")" -eq 0 ]
-	run -0 safecp "$SRC/cold" "$SRC/warm" "$STICK_MNT"/
-	echo "left cached: cold $(cached_bytes "$SRC/cold"), warm $(cached_bytes "$SRC/warm") bytes"
+	run -0 safecp "$SRC/cold" "$SRC/cold-even" "$SRC/warm" "$STICK_MNT"/
+	echo "chunk $chunk; left cached: cold $(cached_bytes "$SRC/cold"), cold-even $(cached_bytes "$SRC/cold-even"), warm $(cached_bytes "$SRC/warm") bytes"
 	[ "$(cached_bytes "$SRC/cold")" -eq 0 ]
+	[ "$(cached_bytes "$SRC/cold-even")" -eq 0 ]
 	# (the kernel may reclaim a few pages of its own accord; dropped would be all)
 	[ "$(cached_bytes "$SRC/warm")" -ge $((15 * MIB)) ]
 	cmp "$SRC/cold" "$STICK_MNT/cold" # (reads cold into the cache)
