@@ -317,7 +317,6 @@ static void engine_init(struct engine *g, const struct plan *p, const struct cop
 	g->fuse = t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK);
 	g->tmpfile = !g->fuse;
 	g->journaled = t && (t->kind == FS_EXT4 || t->kind == FS_XFS || t->kind == FS_BTRFS);
-	g->btrfs = t && t->kind == FS_BTRFS;
 	/* blkid needs root to name it; unknown FUSE filesystems get fsync per file */
 	g->volume_fsync = t && t->kind == FS_FUSEBLK && t->blkid_fstype &&
 			  strcmp(t->blkid_fstype, "exfat") == 0 &&

@@ -35,6 +35,7 @@
 #include "cleanup.h"
 #include "copy_internal.h"
 #include "debug.h"
+#include "fs_sync.h"
 
 /* plan_check() counts replaced files that coexist with their new copies
  * by these limits (plan.h PLAN_BATCH_*): 4 windows of at most 64 MiB
@@ -286,7 +287,7 @@ static int sync_dirs(struct engine *g)
 	struct batch *b = &g->batch;
 
 	if (!g->fuse)
-		return copy_sync_fs(g);
+		return fs_sync(g->dest_fd);
 	/* FUSE: FSYNCDIR per directory; exfat-fuse's covers the volume */
 	for (size_t i = 0; i < (g->volume_fsync ? MIN(b->n_dirs, 1) : b->n_dirs); i++)
 		if (fsync(b->dirs[i].fd) < 0)

@@ -12,10 +12,8 @@
  * (not root) syncfs and fsync returning is the best evidence there is. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/btrfs.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +22,7 @@
 #include "copy_internal.h"
 #include "debug.h"
 #include "dirty.h"
+#include "fs_sync.h"
 
 #define IDLE_POLL_NS 50000000L
 /* Someone else may keep the device busy: stop waiting once its pending
@@ -74,26 +73,6 @@ void finish_dirs(struct engine *g, bool all)
 	g->n_made_dirs = kept;
 }
 
-/* On btrfs, syncfs first writes the running transaction's dirty tree
- * blocks (sync_inodes_sb reaches the btree inode), then commits; the
- * commit's delayed inode and directory-index updates land in those same
- * leaves, which are copied and written again.  BTRFS_IOC_SYNC starts and
- * waits for all data (ordered extents) and commits at once: each leaf is
- * written once (bench tree, 2000 small files: 2.7 MB less written).
- * Kernels or LSMs that refuse it get syncfs. */
-int copy_sync_fs(struct engine *g)
-{
-	if (g->btrfs) {
-		if (ioctl(g->dest_fd, BTRFS_IOC_SYNC, NULL) == 0)
-			return 0;
-		if (errno != ENOTTY && errno != EINVAL && errno != EPERM && errno != EACCES &&
-		    errno != EOPNOTSUPP)
-			return -errno;
-		g->btrfs = false;
-	}
-	return syncfs(g->dest_fd) < 0 ? -errno : 0;
-}
-
 /* Dirty and writeback are two percpu counters, each off by up to
  * dirty_percpu_error() when read (KERNEL.md 4.1). */
 static bool device_idle(const struct dirty_device *d)
@@ -136,7 +115,7 @@ int finish_device(struct engine *g)
 
 	atomic_store(&g->stats->phase, COPY_PHASE_FINAL_SYNC);
 	if (r == 0)
-		r = copy_sync_fs(g);
+		r = fs_sync(g->dest_fd);
 	if (r == 0 && fsync(root) < 0)
 		r = -errno;
 	if (r < 0) {

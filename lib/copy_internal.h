@@ -50,7 +50,6 @@ struct engine {
 	int bdev_fd;      /* fuseblk: the device whose cache holds the data */
 	bool fuse;        /* durability by fsync per file, not syncfs */
 	bool journaled;   /* the fs orders a rename after the inode's metadata */
-	bool btrfs;       /* commits by BTRFS_IOC_SYNC, not syncfs (copy_sync_fs) */
 	bool volume_fsync; /* FUSE whose fsync flushes the whole volume (exfat-fuse) */
 	bool tmpfile;     /* O_TMPFILE works here, until it fails once */
 	bool fs_has_modes;
@@ -72,10 +71,6 @@ void copy_temp_name(struct engine *g, struct batch_item *it);
 void copy_remove_temp(struct batch_item *it);
 void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
 		 const char *path);
-
-/* Make everything on the destination filesystem durable: syncfs, or on
- * btrfs one transaction commit (copy_finish.c). */
-int copy_sync_fs(struct engine *g);
 
 /* copy_batch.c */
 int batch_add(struct engine *g, struct batch_item *item);

@@ -26,6 +26,7 @@
 #include "cleanup.h"
 #include "debug.h"
 #include "dirty.h"
+#include "fs_sync.h"
 #include "syncer.h"
 
 struct syncer {
@@ -53,8 +54,10 @@ static void *worker(void *arg)
 	size_t index = 0;
 
 	for (size_t i = 0; i < s->n_fds; i++) {
-		if (syncfs(s->fds[i]) < 0 && !error) {
-			error = -errno;
+		int r = fs_sync(s->fds[i]);
+
+		if (r < 0 && !error) {
+			error = r;
 			index = i;
 		}
 	}

@@ -1,5 +1,6 @@
-/* syncer.h: syncfs() on a set of filesystems in a worker thread while the
- * caller polls how much is left to write, from the device's own counters.
+/* syncer.h: syncfs() on a set of filesystems (fs_sync: one transaction
+ * commit on btrfs) in a worker thread while the caller polls how much is
+ * left to write, from the device's own counters.
  *
  *	syncer_start(mounts, n, sources, n_src, &s);
  *	do {
