@@ -335,7 +335,7 @@ static void engine_init(struct engine *g, const struct plan *p, const struct cop
 static void remove_stale(struct engine *g)
 {
 	const struct stale_temps *st = &g->plan->stale;
-	char what[160], size[SIZE_FORMAT_MAX];
+	char what[256], size[SIZE_FORMAT_MAX];
 
 	for (size_t i = 0; i < st->n; i++) {
 		size_format(size, sizeof(size), st->v[i].bytes);
@@ -344,8 +344,8 @@ static void remove_stale(struct engine *g)
 				 "removed a temporary file left by an interrupted copy (%s)", size);
 		else if (errno != ENOENT)
 			snprintf(what, sizeof(what),
-				 "cannot remove this temporary file of an interrupted copy: %s",
-				 strerror(errno));
+				 "cannot remove this temporary file of an interrupted copy: %s; "
+				 "remove it by hand to free its %s", strerror(errno), size);
 		else
 			continue;
 		if (g->cb && g->cb->note)

@@ -5,9 +5,9 @@
  * Per file: data goes to an unnamed file (O_TMPFILE) in the destination
  * directory, linked into place once it is durable, or, where the
  * filesystem has no unnamed files (FAT, exfat, FUSE), to a hidden
- * temporary name renamed into place; small files are committed in batches (write several, wait
- * for all, make them durable at once, rename all, fsync the directories)
- * so they do not pay a flush each.  At the end: syncfs on the destination
+ * temporary name renamed into place.  Small files are committed in
+ * batches (write several, wait for all, make them durable at once, put
+ * all under their names, sync) so they do not pay a flush each.  At the end: syncfs on the destination
  * filesystem, fsync of the destination root (the only thing that makes
  * vfat flush the device cache), then wait until the device shows nothing
  * dirty or in flight.  On error or cancel, temporary files are removed:

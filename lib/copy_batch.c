@@ -222,7 +222,6 @@ static void set_attrs(struct engine *g, struct batch_item *it)
 static int durable_files(struct engine *g)
 {
 	struct batch *b = &g->batch;
-
 	struct batch_item *last = g->volume_fsync ? newest_file(b) : NULL;
 
 	/* attributes first: on a volume-wide fsync they ride on the last one */

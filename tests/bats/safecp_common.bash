@@ -120,10 +120,16 @@ percpu_slack() {
 	echo $((2 * n * 8 * (1 + l) * $(getconf PAGESIZE)))
 }
 
-# json_has_confirmed FILE: FILE holds a progress event with bytes on the device (a
-# signal sent then lands in the middle of the copy). A line still being written is
-# skipped, not an error.
+# json_confirmed_at_least FILE BYTES: FILE holds a progress event with at least BYTES on
+# the device. A line still being written is skipped, not an error.
+json_confirmed_at_least() {
+	jq -R -n -e --argjson n "$2" '[inputs | fromjson?
+		| select(.event == "progress" and .bytes_on_device >= $n)] | length > 0' \
+		"$1" >/dev/null 2>&1
+}
+
+# json_has_confirmed FILE: some bytes are on the device (a signal sent then lands in the
+# middle of the copy).
 json_has_confirmed() {
-	jq -R -n -e '[inputs | fromjson? | select(.event == "progress" and .bytes_on_device > 0)]
-		| length > 0' "$1" >/dev/null 2>&1
+	json_confirmed_at_least "$1" 1
 }

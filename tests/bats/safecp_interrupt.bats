@@ -97,13 +97,6 @@ used_kib() {
 	((after < before + 1024))
 }
 
-# json_confirmed_at_least FILE BYTES: a progress event with that much on the device.
-json_confirmed_at_least() {
-	jq -R -n -e --argjson n "$2" '[inputs | fromjson?
-		| select(.event == "progress" and .bytes_on_device >= $n)] | length > 0' \
-		"$1" >/dev/null 2>&1
-}
-
 @test "kill -9 on exfat leaves a named temporary; the next copy removes it and may use its space" {
 	stick_up --fs exfat --size 64
 	local pid stale live avail
