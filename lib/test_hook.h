@@ -1,0 +1,37 @@
+/* test_hook.h: pause points that let a test hold a race window open.
+ *
+ * Only a build configured with -Dtest_hooks=true has them (tests/run
+ * configures its builds so); in the default build test_hook() is an
+ * empty inline function and the environment is never read.  With
+ * SAFECP_TEST_PAUSE=POINT or POINT:SUBSTRING in the environment, the
+ * first call of test_hook(POINT, path) whose path contains SUBSTRING
+ * stops the whole process with SIGSTOP; the test sees state 'T' in
+ * /proc/PID/stat, does its attack, and sends SIGCONT.  Each process
+ * pauses at most once.
+ *
+ * The points, and the path each one passes:
+ *   plan-done    the plan is built and checked, nothing written yet;
+ *                path: the destination root
+ *   dir-create   before a destination directory is made or opened;
+ *                path: its destination path
+ *   dir-attrs    before a created directory gets its mode and times;
+ *                path: its destination path
+ *   source-open  before the reader opens a source file; path: its source
+ *   publish      before a file or symlink is put under its final name;
+ *                path: its destination path */
+#ifndef SAFECP_TEST_HOOK_H
+#define SAFECP_TEST_HOOK_H
+
+#include "config.h"
+
+#ifdef SAFECP_TEST_HOOKS
+void test_hook(const char *point, const char *path);
+#else
+static inline void test_hook(const char *point, const char *path)
+{
+	(void)point;
+	(void)path;
+}
+#endif
+
+#endif
