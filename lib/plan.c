@@ -70,6 +70,7 @@ void plan_free(struct plan *p)
 		free(p->entries[i].src); /* the block holding all four strings */
 	free(p->entries);
 	free(p->dest_root);
+	free(p->dest_dir);
 	stale_temps_free(&p->stale);
 	free(p);
 }
@@ -119,6 +120,14 @@ enum plan_entry_type plan_type_of(mode_t mode)
 	return PLAN_SKIP;
 }
 
+/* ptr, if it points into the string old, moved to the same place in new. */
+static const char *rebase(const char *ptr, const char *old, const char *new)
+{
+	if (!ptr || ptr < old || ptr > old + strlen(old))
+		return ptr;
+	return new + (ptr - old);
+}
+
 /* One allocation per entry keeps 100k entries cheap: src\0dst\0rel\0link\0. */
 int plan_add_entry(struct plan_builder *b, const struct plan_entry *e, size_t *ret_idx)
 {
@@ -146,6 +155,9 @@ int plan_add_entry(struct plan_builder *b, const struct plan_entry *e, size_t *r
 	n->dst = memcpy(block + ls, e->dst, ld);
 	n->rel = memcpy(block + ls + ld, e->rel, lr);
 	n->link_target = ll ? memcpy(block + ls + ld + lr, e->link_target, ll) : NULL;
+	n->src_name = rebase(e->src_name, e->src, n->src);
+	n->dst_name = rebase(e->dst_name, e->dst, n->dst);
+	n->end = p->n_entries + 1;
 	if (ret_idx)
 		*ret_idx = p->n_entries;
 	p->n_entries++;
@@ -215,6 +227,9 @@ static int dest_resolve(struct plan_builder *b, size_t n_sources, const char *de
 	int r;
 
 	d->given = dest;
+	/* a longer DEST would be cut to another, existing path */
+	if (strlen(dest) >= PATH_MAX)
+		return plan_refuse(b, PLAN_NAME_TOO_LONG, dest, NULL, ENAMETOOLONG);
 	snprintf(d->path, sizeof(d->path), "%s", dest);
 	strip_slashes(d->path);
 	if (o->target_directory || (n_sources > 1 && !o->no_target_directory)) {
@@ -268,6 +283,8 @@ static int source_name(const char *arg, char name[PATH_MAX], char rel[PATH_MAX])
 	char buf[PATH_MAX], real[PATH_MAX];
 	const char *base;
 
+	if (strlen(arg) >= PATH_MAX)
+		return -ENAMETOOLONG;
 	snprintf(buf, sizeof(buf), "%s", arg);
 	strip_slashes(buf);
 	base = strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf;
@@ -321,19 +338,26 @@ static int source_prepare(struct plan_builder *b, const struct dest *d, struct s
 		return r;
 	if (d->must_be_dir_source && s->e.type != PLAN_DIR)
 		return plan_refuse(b, PLAN_DEST_NOT_DIR, d->given, d->given, ENOTDIR);
+	if (strlen(s->arg) >= PATH_MAX)
+		return plan_refuse(b, PLAN_NAME_TOO_LONG, s->arg, NULL, ENAMETOOLONG);
 	r = source_name(s->arg, name, rel);
 	if (r < 0)
 		return plan_refuse(b, PLAN_SOURCE_UNREADABLE, s->arg, NULL, -r);
-	if (strlen(s->arg) >= PATH_MAX)
-		return plan_refuse(b, PLAN_NAME_TOO_LONG, s->arg, NULL, ENAMETOOLONG);
 	if (!d->into_dir || !*name)
 		snprintf(dst, sizeof(dst), "%s", d->path);
 	else if (plan_join(dst, d->path, name) < 0)
 		return plan_refuse(b, PLAN_NAME_TOO_LONG, d->path, NULL, ENAMETOOLONG);
 	s->e.src = (char *)s->arg;
+	s->e.parent = PLAN_TOP;
 	s->e.dst = strdup(dst);
 	s->e.rel = strdup(rel);
-	return s->e.dst && s->e.rel ? 0 : -ENOMEM;
+	if (!s->e.dst || !s->e.rel)
+		return -ENOMEM;
+	if (d->into_dir && !*name)
+		s->e.dst_name = "."; /* "cp -r . DEST": the contents go into DEST */
+	else
+		s->e.dst_name = strrchr(s->e.dst, '/') ? strrchr(s->e.dst, '/') + 1 : s->e.dst;
+	return 0;
 }
 
 static int cmp_source_dst(const void *a, const void *b)
@@ -430,17 +454,27 @@ static void plan_count(struct plan *p)
 }
 
 /* Only the directories this copy writes into: a dead copy's temporaries
- * elsewhere are none of its business.  A directory that cannot be read
- * just goes unswept. */
+ * elsewhere are none of its business.  dest_dir only when it is the
+ * destination root (-rT merges into DEST: its parent, perhaps /media, is
+ * not ours to sweep).  A directory that cannot be read just goes
+ * unswept; the engine removes them through its own checked fds. */
 static int find_stale(struct plan *p)
 {
-	int r = stale_temps_find(p->dest_root, &p->stale);
+	int r = 0;
 
+	if (p->dest_root_entry == PLAN_TOP) {
+		_cleanup_close_ int fd = open(p->dest_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		r = fd < 0 ? -errno : stale_temps_find_at(fd, p->dest_dir, PLAN_TOP, &p->stale);
+	}
 	for (size_t i = 0; r != -ENOMEM && i < p->n_entries; i++) {
 		const struct plan_entry *e = &p->entries[i];
+		_cleanup_close_ int fd = -1;
 
-		if (e->type == PLAN_DIR && e->dst_exists && strcmp(e->dst, p->dest_root) != 0)
-			r = stale_temps_find(e->dst, &p->stale);
+		if (e->type != PLAN_DIR || !e->dst_exists)
+			continue;
+		fd = open(e->dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		r = fd < 0 ? -errno : stale_temps_find_at(fd, e->dst, i, &p->stale);
 	}
 	return r == -ENOMEM ? r : 0;
 }
@@ -452,8 +486,21 @@ static int find_stale(struct plan *p)
 static int dest_root_check(struct plan_builder *b, struct dest *d, const struct source *s,
 			   size_t n)
 {
-	if (!d->into_dir && n == 1 && s[0].e.type == PLAN_DIR && s[0].e.dst_exists)
+	struct plan *p = b->p;
+	struct stat st;
+
+	p->dest_dir = strdup(d->root);
+	if (!p->dest_dir)
+		return -ENOMEM;
+	if (stat(d->root, &st) < 0)
+		return plan_refuse(b, PLAN_DEST_MISSING, d->given, d->root, errno);
+	p->dest_dir_dev = st.st_dev;
+	p->dest_dir_ino = st.st_ino;
+	p->dest_root_entry = PLAN_TOP;
+	if (!d->into_dir && n == 1 && s[0].e.type == PLAN_DIR && s[0].e.dst_exists) {
 		snprintf(d->root, sizeof(d->root), "%s", s[0].e.dst);
+		p->dest_root_entry = 0;
+	}
 	if (faccessat(AT_FDCWD, d->root, W_OK | X_OK, AT_EACCESS) < 0)
 		return plan_refuse(b, PLAN_DEST_UNWRITABLE, NULL, d->root, errno);
 	return 0;
@@ -506,6 +553,7 @@ int plan_build(const char *const *sources, size_t n_sources, const char *dest,
 	b.p = calloc(1, sizeof(*b.p));
 	if (!b.p)
 		return -ENOMEM;
+	b.p->opts = *opts;
 	r = dest_resolve(&b, n_sources, dest, d);
 	if (r >= 0)
 		r = plan_sources(&b, sources, n_sources, d);

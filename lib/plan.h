@@ -40,12 +40,26 @@ enum plan_entry_type {
 	PLAN_SKIP,  /* devices, FIFOs, sockets: warned about, not copied */
 };
 
-/* src, dst, rel and link_target share one allocation owned by the plan. */
+/* parent of a top-level entry: its source is an operand, opened by path
+ * as cp resolves it, and its destination is a name in plan.dest_dir. */
+#define PLAN_TOP SIZE_MAX
+
+/* src, dst, rel and link_target share one allocation owned by the plan;
+ * src_name and dst_name point into it.  The engine opens nothing below
+ * the operands by path: each entry is reached from its parent
+ * directory's fd by name, without following symlinks. */
 struct plan_entry {
 	enum plan_entry_type type;
-	char *src;          /* path to open */
-	char *dst;          /* final destination path */
+	char *src;          /* path, for messages (and to open an operand) */
+	char *dst;          /* final destination path, for messages */
 	char *rel;          /* name to show: relative to the source argument's parent */
+	size_t parent;      /* the PLAN_DIR entry holding it, or PLAN_TOP */
+	size_t end;         /* PLAN_DIR: index past its last descendant; else own + 1 */
+	const char *src_name; /* name in the parent's source directory; NULL at the top */
+	const char *dst_name; /* name in the parent's destination directory (the
+			       * top: in plan.dest_dir; "." when it is dest_dir) */
+	dev_t dst_dev;      /* dst_exists: what lstat(dst) found, checked again */
+	ino_t dst_ino;      /*   when the engine opens a merged directory */
 	struct stat st;     /* of the source (stat with -L or without -r, else lstat) */
 	char *link_target;  /* PLAN_SYMLINK, else NULL */
 	bool dst_exists;    /* lstat(dst) found something: a directory is merged
@@ -108,7 +122,16 @@ struct plan {
 	size_t n_symlinks;      /* symlinks to create (kept ones excluded) */
 	size_t n_skipped;       /* PLAN_SKIP entries */
 	size_t n_existing_kept; /* -n: files and symlinks left alone */
-	char *dest_root;        /* the directory the top-level entries go into */
+	char *dest_root;        /* the directory the top-level entries go into, or
+				 * the one merged into (-rT): its filesystem is synced */
+	char *dest_dir;         /* the directory holding the top-level dst_names
+				 * (DEST, or DEST's parent when DEST is the copy's
+				 * name), opened once by path as cp resolves it */
+	dev_t dest_dir_dev;     /* stat(dest_dir) at plan time: the engine */
+	ino_t dest_dir_ino;     /*   refuses a directory swapped since */
+	size_t dest_root_entry; /* PLAN_TOP: dest_root is dest_dir; else the
+				 * entry (0) whose directory it is */
+	struct plan_options opts;
 	struct stale_temps stale; /* dead copies' temporaries where this one
 				   * writes: dest_root and the existing
 				   * directories it merges into */

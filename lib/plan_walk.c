@@ -79,6 +79,8 @@ int plan_classify_dst(struct plan_builder *b, struct plan_entry *e)
 		return errno == ENOENT ? 0 :
 		       plan_refuse(b, PLAN_DEST_MISSING, e->dst, e->dst, errno);
 	e->dst_exists = true;
+	e->dst_dev = d.st_dev;
+	e->dst_ino = d.st_ino;
 	if (same_file(e, &d))
 		return plan_refuse(b, PLAN_SAME_FILE, e->src, e->dst, 0);
 	if (S_ISDIR(d.st_mode)) {
@@ -262,7 +264,7 @@ static int walk_visit(struct walk *w, struct frame *f, int fd, const char *name)
 {
 	char src[PATH_MAX], dst[PATH_MAX], rel[PATH_MAX], link[PATH_MAX];
 	const struct plan_entry *parent = &w->b->p->entries[f->idx];
-	struct plan_entry e = { .src = src, .dst = dst, .rel = rel };
+	struct plan_entry e = { .src = src, .dst = dst, .rel = rel, .parent = f->idx };
 	bool dst_may_exist = f->dst_exists;
 	size_t idx;
 	int r, cfd, nofollow = w->b->opts->follow_symlinks ? 0 : O_NOFOLLOW;
@@ -270,6 +272,8 @@ static int walk_visit(struct walk *w, struct frame *f, int fd, const char *name)
 	if (plan_join(src, parent->src, name) < 0 || plan_join(dst, parent->dst, name) < 0 ||
 	    plan_join(rel, parent->rel, name) < 0)
 		return plan_refuse(w->b, PLAN_NAME_TOO_LONG, parent->src, NULL, ENAMETOOLONG);
+	e.src_name = strrchr(src, '/') + 1; /* plan_join put a '/' before name */
+	e.dst_name = strrchr(dst, '/') + 1;
 	r = stat_child(w, fd, name, &e, link);
 	if (r >= 0 && dst_may_exist) /* in a new directory nothing can exist yet */
 		r = plan_classify_dst(w->b, &e);
@@ -298,6 +302,7 @@ int plan_walk(struct plan_builder *b, size_t idx)
 		struct frame *f = &w.f[w.depth - 1];
 
 		if (f->next == f->n) {
+			b->p->entries[f->idx].end = b->p->n_entries;
 			frame_done(f);
 			w.depth--;
 			continue;

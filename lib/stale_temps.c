@@ -66,13 +66,15 @@ static bool alive(pid_t pid)
 	return pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH;
 }
 
-static int add(struct stale_temps *list, const char *dir, const char *name,
+static int add(struct stale_temps *list, const char *dir_path, size_t dir, const char *name,
 	       const struct stat *st)
 {
+	size_t dl = strlen(dir_path);
+	const char *sep = dl && dir_path[dl - 1] == '/' ? "" : "/";
 	struct stale_temp *grown;
 	char *path;
 
-	if (asprintf(&path, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name) < 0)
+	if (asprintf(&path, "%s%s%s", dir_path, sep, name) < 0)
 		return -ENOMEM;
 	grown = realloc(list->v, (list->n + 1) * sizeof(*grown));
 	if (!grown) {
@@ -80,21 +82,28 @@ static int add(struct stale_temps *list, const char *dir, const char *name,
 		return -ENOMEM;
 	}
 	list->v = grown;
-	list->v[list->n++] = (struct stale_temp){ path, (uint64_t)st->st_blocks * 512 };
+	list->v[list->n++] = (struct stale_temp){ path, path + dl + strlen(sep), dir,
+						  (uint64_t)st->st_blocks * 512 };
 	list->bytes += (uint64_t)st->st_blocks * 512;
 	return 0;
 }
 
-int stale_temps_find(const char *dir, struct stale_temps *list)
+int stale_temps_find_at(int dfd, const char *dir_path, size_t dir,
+			struct stale_temps *list)
 {
-	_cleanup_closedir_ DIR *d = opendir(dir);
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_closedir_ DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
 	struct stat st;
 	pid_t pid;
 	int r;
 
-	if (!d)
-		return -errno;
+	if (!d) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
 	/* what we could not remove must not count as free space */
 	if (faccessat(dirfd(d), ".", W_OK, AT_EACCESS) < 0)
 		return 0;
@@ -104,11 +113,29 @@ int stale_temps_find(const char *dir, struct stale_temps *list)
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
 			continue;
-		r = add(list, dir, de->d_name, &st);
+		r = add(list, dir_path, dir, de->d_name, &st);
 		if (r < 0)
 			return r;
 	}
 	return -errno;
+}
+
+int stale_temps_find(const char *path, struct stale_temps *list)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? -errno : stale_temps_find_at(fd, path, 0, list);
+}
+
+int stale_temp_remove(int dfd, const struct stale_temp *t)
+{
+	struct stat st;
+
+	if (fstatat(dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return -ENOENT; /* replaced by something that is not ours */
+	return unlinkat(dfd, t->name, 0) < 0 ? -errno : 0;
 }
 
 void stale_temps_free(struct stale_temps *list)

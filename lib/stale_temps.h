@@ -29,8 +29,10 @@ void stale_temp_name(char *buf, pid_t pid, unsigned long seq);
 bool stale_temp_parse(const char *name, pid_t *pid);
 
 struct stale_temp {
-	char *path;
-	uint64_t bytes; /* allocated: st_blocks * 512, what removing it frees */
+	char *path;       /* for messages */
+	const char *name; /* its name in the directory, inside path */
+	size_t dir;       /* the caller's key of that directory (a plan entry) */
+	uint64_t bytes;   /* allocated: st_blocks * 512, what removing it frees */
 };
 
 struct stale_temps {
@@ -39,11 +41,21 @@ struct stale_temps {
 	uint64_t bytes;
 };
 
-/* Append the stale temporaries of directory dir (regular files and
- * symlinks named like ours, of dead PIDs) to *list; none when this
- * process may not remove names from dir.  Returns 0, or -errno when the
- * directory cannot be read (the list keeps what it had). */
-int stale_temps_find(const char *dir, struct stale_temps *list);
+/* Append the stale temporaries of the directory open on dirfd (regular
+ * files and symlinks named like ours, of dead PIDs) to *list, each with
+ * key dir and a path made from dir_path; none when this process may not
+ * remove names from it.  Returns 0, or -errno when the directory cannot
+ * be read (the list keeps what it had). */
+int stale_temps_find_at(int dfd, const char *dir_path, size_t dir,
+			struct stale_temps *list);
+
+/* The same for the directory at path (opened without following a final
+ * symlink), key 0. */
+int stale_temps_find(const char *path, struct stale_temps *list);
+
+/* Remove t (found in the directory now open on dirfd) if it is still a
+ * regular file or symlink: 0, or -errno (-ENOENT: already gone). */
+int stale_temp_remove(int dfd, const struct stale_temp *t);
 
 void stale_temps_free(struct stale_temps *list);
 
