@@ -90,6 +90,7 @@ void jsonev_progress(struct json *j, const struct snapshot *s);
 void jsonev_done(struct json *j, const struct snapshot *s);
 void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 		 const char *reason);
+void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg);
 void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step step, int err,
 		  const char *path, const char *msg, bool fatal);
 void jsonev_note(struct json *j, const char *path, const char *msg);

@@ -217,13 +217,12 @@ static void on_skipped(void *ctx, const struct plan_entry *e, const char *why)
 }
 
 static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step, int neg_err,
-		     const char *path)
+		     const char *path, bool fatal)
 {
 	struct events *ev = ctx;
 	int err = neg_err < 0 ? -neg_err : neg_err; /* lib passes -errno */
 	_cleanup_free_ char *msg = words_copy_error(e, step, err, path, ev->job->target);
 	bool note = step == COPY_STEP_ATTRS;
-	bool fatal = !note && step != COPY_STEP_READ;
 
 	pthread_mutex_lock(&ev->lock);
 	if (fatal)
@@ -231,7 +230,10 @@ static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step,
 	if (!note || ev->o->verbosity >= VERBOSITY_NORMAL)
 		progress_note(ev->meter, "%s: %s", program_name, msg ? msg : strerror(err));
 	if (ev->json_mode) {
-		jsonev_error(&ev->json, e, step, err, path, msg, fatal);
+		if (step == COPY_STEP_CHANGED)
+			jsonev_changed(&ev->json, e, msg);
+		else
+			jsonev_error(&ev->json, e, step, err, path, msg, fatal);
 		stdout_check(ev);
 	}
 	pthread_mutex_unlock(&ev->lock);
@@ -336,15 +338,22 @@ static char *final_line(const struct events *ev, int failed)
 	const struct snapshot *s = &ev->snap;
 	char size[SIZE_FORMAT_MAX];
 	const char *files = s->files_done == 1 ? "file" : "files";
+	bool idle = atomic_load(&ev->stats->device_idle);
 	const char *after = failed ? "; some files failed (see above)"
-			    : disk_removable(t) ? "; it can be removed" : "";
+			    : idle && disk_removable(t) ? "; it can be removed" : "";
 	char *line = NULL;
 	int r;
 
 	size_format(size, sizeof(size), s->confirmed);
+	/* idle means seen idle: without debugfs, or with someone else's
+	 * writes going on, only syncfs returning is known */
 	if (t->has_block)
-		r = asprintf(&line, "%s in %ju %s is on %s and the device is idle%s", size,
-			     (uintmax_t)s->files_done, files, t->devnode, after);
+		r = asprintf(&line, "%s in %ju %s is on %s and %s%s", size,
+			     (uintmax_t)s->files_done, files, t->devnode,
+			     idle ? "the device is idle"
+				  : "flushed (the device's idle state could not be confirmed; "
+				    "wait for its light before removing it)",
+			     after);
 	else
 		r = asprintf(&line, "%s in %ju %s is on '%s'%s", size, (uintmax_t)s->files_done,
 			     files, t->mountpoint ? t->mountpoint : t->path, after);

@@ -132,6 +132,18 @@ void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step ste
 	end(j);
 }
 
+/* The source was not what the plan saw, or changed while it was read:
+ * not copied (it keeps no final name); a rerun copies it. */
+void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
+{
+	begin(j, "changed", clock_seconds(CLOCK_REALTIME));
+	json_kv_string(j, "file", e->rel);
+	json_kv_string(j, "source", e->src);
+	json_kv_string(j, "dest", e->dst);
+	json_kv_string(j, "message", msg);
+	end(j);
+}
+
 void jsonev_note(struct json *j, const char *path, const char *msg)
 {
 	begin(j, "note", clock_seconds(CLOCK_REALTIME));

@@ -60,6 +60,7 @@ const char *words_step_name(enum copy_step step)
 	case COPY_STEP_RENAME: return "rename";
 	case COPY_STEP_ATTRS: return "attrs";
 	case COPY_STEP_FINAL_SYNC: return "final-sync";
+	case COPY_STEP_CHANGED: return "changed";
 	}
 	return "unknown";
 }
@@ -187,6 +188,13 @@ static const char *hint(enum copy_step step, int err)
 	case ENXIO:
 	case ENOTCONN:
 		return "the device is gone; was it unplugged?";
+	case ESTALE:
+		return "it was replaced since the copy was planned; copy again";
+	case ENOTDIR:
+		if (step == COPY_STEP_CREATE)
+			return "something that is not a directory (a symbolic link?) is in its "
+			       "place, and is not followed; remove it and copy again";
+		break;
 	}
 	return NULL;
 }
@@ -209,6 +217,9 @@ static char *failed_action(const struct plan_entry *e, enum copy_step step, cons
 		return format("cannot keep the timestamps and mode of '%s'", dst ? dst : "?");
 	case COPY_STEP_FINAL_SYNC:
 		return format("cannot flush '%s' to the device", path ? path : "the destination");
+	case COPY_STEP_CHANGED:
+		return format("'%s' changed while it was copied, or was replaced since the copy "
+			      "was planned", src ? src : "?");
 	}
 	return format("cannot copy '%s'", src ? src : "?");
 }
@@ -228,6 +239,9 @@ char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 
 	if (!action)
 		return NULL;
+	if (step == COPY_STEP_CHANGED)
+		return format("%s; not copied (nothing partial is left under its name): "
+			      "copy it again", action);
 	/* destination errors name the device: which stick, which filesystem */
 	if (t && step != COPY_STEP_READ && step != COPY_STEP_ATTRS)
 		dev = words_device(t);

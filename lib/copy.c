@@ -1,7 +1,10 @@
 /* copy.c: runs a checked plan, entry by entry, in plan order.
  *
- * Directories are created as they come (owner-writable until the end,
- * when copy_finish.c gives them their modes and times bottom-up).  Each
+ * Directories are created as they come, with mkdirat and an O_NOFOLLOW
+ * open relative to their parent's fd (owner-writable until they are
+ * complete, when copy_finish.c gives them their modes and times through
+ * the same fd).  A directory that cannot be made is reported and its
+ * subtree left out; the rest goes on.  Each
  * file streams from the reader into a writer on an unnamed file (or, where
  * the filesystem has none, a hidden temporary name), then joins the batch
  * (copy_batch.c) that waits for its data, makes it durable and puts it
@@ -18,10 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/random.h>
+
 #include "cleanup.h"
 #include "copy_internal.h"
 #include "debug.h"
 #include "size.h"
+#include "test_hook.h"
 
 double copy_now(void)
 {
@@ -32,10 +38,16 @@ double copy_now(void)
 }
 
 void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
-		 const char *path)
+		 const char *path, bool fatal)
 {
 	if (g->cb && g->cb->error)
-		g->cb->error(g->cb->ctx, &g->plan->entries[entry], step, err, path);
+		g->cb->error(g->cb->ctx, &g->plan->entries[entry], step, err, path, fatal);
+}
+
+void copy_count_failed(struct engine *g)
+{
+	g->failed++;
+	atomic_fetch_add(&g->stats->files_failed, 1);
 }
 
 static bool cancelled(const struct engine *g)
@@ -47,7 +59,7 @@ static bool cancelled(const struct engine *g)
 static bool fatal_dest_error(int err)
 {
 	return err == -ENOSPC || err == -EIO || err == -EROFS || err == -EDQUOT ||
-	       err == -ENODEV || err == -ENXIO || err == -ENOTCONN;
+	       err == -ENODEV || err == -ENXIO || err == -ENOTCONN || err == -ENOMEM;
 }
 
 static void on_confirmed(void *ctx, uint64_t delta)
@@ -59,26 +71,33 @@ static void on_confirmed(void *ctx, uint64_t delta)
 
 static int start_item(struct engine *g, size_t idx, struct batch_item *it)
 {
-	const char *base;
+	const struct plan_entry *e = &g->plan->entries[idx];
 	int fd;
 
 	memset(it, 0, sizeof(*it));
 	it->entry = idx;
 	it->dirfd = -1;
-	fd = batch_parent_fd(g, g->plan->entries[idx].dst, &base);
+	fd = batch_parent_fd(g, e->parent);
 	if (fd < 0)
 		return fd;
 	it->dirfd = fd;
-	it->name = strdup(base);
+	it->name = strdup(e->dst_name);
 	if (!it->name)
 		return -ENOMEM;
 	copy_temp_name(g, it);
 	return 0;
 }
 
+/* The sequence number starts at random and jumps on EEXIST: names a
+ * local user creates in advance in a shared directory cannot stop us. */
 void copy_temp_name(struct engine *g, struct batch_item *it)
 {
-	stale_temp_name(it->tmp, getpid(), ++g->seq);
+	unsigned int jump = 1;
+
+	if (g->seq == 0 || it->tmp[0])
+		getrandom(&jump, sizeof(jump), GRND_NONBLOCK);
+	g->seq += 1 + (jump & 0xffffff);
+	stale_temp_name(it->tmp, getpid(), g->seq);
 }
 
 void copy_remove_temp(struct batch_item *it)
@@ -106,8 +125,16 @@ static int open_writer(struct engine *g, struct batch_item *it, const struct wri
 			return r;
 		g->tmpfile = false;
 	}
-	return writer_open(it->dirfd, it->tmp, g->o->wplan, (uint64_t)e->st.st_size,
-			   g->bdev_fd, hooks, &it->w);
+	for (int tries = 0;; tries++) {
+		r = writer_open(it->dirfd, it->tmp, g->o->wplan, (uint64_t)e->st.st_size,
+				g->bdev_fd, hooks, &it->w);
+		if (r != -EEXIST || tries == 16)
+			break;
+		copy_temp_name(g, it); /* someone else's file: never ours to remove */
+	}
+	if (r < 0)
+		it->tmp[0] = '\0';
+	return r;
 }
 
 /* A failed file's bytes leave the totals: its temporary is gone, and
@@ -116,7 +143,10 @@ void copy_forget_bytes(struct engine *g, const struct batch_item *it)
 {
 	const struct plan_entry *e = &g->plan->entries[it->entry];
 
-	atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)e->st.st_size);
+	/* only regular files are in bytes_total (a symlink's st_size is
+	 * its target's length) */
+	if (e->type == PLAN_FILE)
+		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)e->st.st_size);
 	if (it->w) {
 		atomic_fetch_sub(&g->stats->bytes_confirmed, writer_confirmed(it->w));
 		atomic_fetch_sub(&g->stats->bytes_written, writer_written(it->w));
@@ -124,7 +154,7 @@ void copy_forget_bytes(struct engine *g, const struct batch_item *it)
 }
 
 /* 0 when the whole file is written, 1 with *src_err when reading the
- * source failed, -errno when the destination did. */
+ * source failed, 2 when it changed, -errno when the destination failed. */
 static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 {
 	struct reader_chunk c;
@@ -140,18 +170,38 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			reader_release(g->reader, &c);
 			return -EIO;
 		}
-		r = c.err ? c.err : writer_write(it->w, c.buf, c.len);
+		r = c.err || c.changed ? 0 : writer_write(it->w, c.buf, c.len);
 		reader_release(g->reader, &c);
 		if (c.err) {
 			*src_err = c.err;
 			return 1;
 		}
+		if (c.changed)
+			return 2;
 		if (r < 0)
 			return r;
 		atomic_fetch_add(&g->stats->bytes_written, (uint64_t)c.len);
 		if (c.last)
 			return 0;
 	}
+}
+
+/* Take what the reader has of entry idx and will not be written; 0 or
+ * -ECANCELED. */
+static int drain_file(struct engine *g, size_t idx)
+{
+	struct reader_chunk c;
+	int r;
+
+	do {
+		r = reader_next(g->reader, &c);
+		if (r != 0)
+			return r < 0 ? r : -EIO;
+		reader_release(g->reader, &c);
+		if (c.entry != idx)
+			return -EIO; /* out of step with the reader: a bug */
+	} while (!c.last);
+	return 0;
 }
 
 static void on_switch(void *ctx, enum write_strategy to, const char *why)
@@ -168,11 +218,10 @@ static void fail_item(struct engine *g, struct batch_item *it, enum copy_step st
 		      int err, const char *path)
 {
 	copy_forget_bytes(g, it);
-	copy_report(g, it->entry, step, err, path);
+	copy_report(g, it->entry, step, err, path, false);
 	copy_remove_temp(it);
 	batch_item_done(it);
-	g->failed++;
-	atomic_fetch_add(&g->stats->files_failed, 1);
+	copy_count_failed(g);
 }
 
 static int copy_file(struct engine *g, size_t idx)
@@ -190,23 +239,26 @@ static int copy_file(struct engine *g, size_t idx)
 		r = open_writer(g, &it, &hooks);
 	if (r < 0) {
 		if (fatal_dest_error(r)) {
-			copy_report(g, idx, COPY_STEP_CREATE, r, e->dst);
+			copy_report(g, idx, COPY_STEP_CREATE, r, e->dst, true);
 			batch_item_done(&it);
 			return r;
 		}
+		/* its chunks must not reach the next file */
+		reader_skip(g->reader, idx, idx + 1);
 		fail_item(g, &it, COPY_STEP_CREATE, r, e->dst);
-		return 0;
+		return drain_file(g, idx);
 	}
 	r = stream_file(g, &it, &src_err);
-	if (r == 1) {
-		fail_item(g, &it, COPY_STEP_READ, src_err, e->src);
+	if (r == 1 || r == 2) {
+		fail_item(g, &it, r == 1 ? COPY_STEP_READ : COPY_STEP_CHANGED,
+			  r == 1 ? src_err : 0, e->src);
 		return 0;
 	}
 	if (r == 0)
 		r = writer_start_data(it.w);
 	if (r < 0) {
 		if (r != -ECANCELED)
-			copy_report(g, idx, COPY_STEP_WRITE, r, e->dst);
+			copy_report(g, idx, COPY_STEP_WRITE, r, e->dst, true);
 		copy_remove_temp(&it);
 		copy_forget_bytes(g, &it);
 		batch_item_done(&it);
@@ -221,34 +273,95 @@ static int copy_symlink(struct engine *g, size_t idx)
 	struct batch_item it;
 	int r = start_item(g, idx, &it);
 
-	if (r == 0 && symlinkat(e->link_target, it.dirfd, it.tmp) < 0)
+	for (int tries = 0; r == 0 && symlinkat(e->link_target, it.dirfd, it.tmp) < 0; tries++) {
 		r = -errno;
+		if (r == -EEXIST && tries < 16) {
+			copy_temp_name(g, &it);
+			r = 0;
+		}
+	}
 	if (r < 0) {
+		it.tmp[0] = '\0';
+		if (fatal_dest_error(r)) {
+			copy_report(g, idx, COPY_STEP_CREATE, r, e->dst, true);
+			batch_item_done(&it);
+			return r;
+		}
 		fail_item(g, &it, COPY_STEP_CREATE, r, e->dst);
-		return fatal_dest_error(r) ? r : 0;
+		return 0;
 	}
 	return batch_add(g, &it);
 }
 
-static int copy_dir(struct engine *g, size_t idx)
+int copy_dir_fd(struct engine *g, size_t idx)
+{
+	return idx == PLAN_TOP ? g->dest_dir_fd : dirstack_fd(&g->dirs, idx);
+}
+
+/* Make (or, merging, open) directory idx in its parent, by name: a
+ * symlink found there is refused, not followed, and a directory that
+ * existed must be the one the plan saw.  -errno on failure. */
+static int enter_dir(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
+	int pfd = copy_dir_fd(g, e->parent), fd;
+	bool made;
 	struct stat st;
 
-	/* owner rwx while we fill it; the real mode comes at the end */
-	if (mkdir(e->dst, 0700) == 0) {
-		size_t *grown = realloc(g->made_dirs, (g->n_made_dirs + 1) * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		g->made_dirs = grown;
-		g->made_dirs[g->n_made_dirs++] = idx;
-		return 0;
+	if (pfd < 0)
+		return pfd;
+	test_hook("dir-create", e->dst);
+	/* owner rwx while we fill it; the real mode comes when it is complete */
+	made = mkdirat(pfd, e->dst_name, 0700) == 0;
+	if (!made && errno != EEXIST)
+		return -errno;
+	fd = openat(pfd, e->dst_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? -ENOTDIR : -errno;
+	if (fstat(fd, &st) < 0 ||
+	    (!made && e->dst_exists && (st.st_dev != e->dst_dev || st.st_ino != e->dst_ino))) {
+		close(fd);
+		return -ESTALE;
 	}
-	if (errno == EEXIST && stat(e->dst, &st) == 0 && S_ISDIR(st.st_mode))
+	g->made[idx] = made;
+	return dirstack_push(&g->dirs, idx, e->dst_name, fd);
+}
+
+/* A directory that could not be made: report it once, count what it
+ * would have held as failed, and take its files from the reader. */
+static int skip_subtree(struct engine *g, size_t idx, int err)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	int r = 0;
+
+	copy_report(g, idx, COPY_STEP_CREATE, err, e->dst, false);
+	reader_skip(g->reader, idx + 1, e->end);
+	for (size_t i = idx + 1; i < e->end && r == 0; i++) {
+		const struct plan_entry *c = &g->plan->entries[i];
+
+		if (c->type == PLAN_SKIP || c->type == PLAN_DIR || c->skip_existing)
+			continue;
+		copy_count_failed(g);
+		if (c->type != PLAN_FILE)
+			continue;
+		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)c->st.st_size);
+		r = drain_file(g, i);
+	}
+	g->next = e->end;
+	return r;
+}
+
+static int copy_dir(struct engine *g, size_t idx)
+{
+	int r = enter_dir(g, idx);
+
+	if (r == 0)
 		return 0;
-	copy_report(g, idx, COPY_STEP_CREATE, -errno, e->dst);
-	return -errno;
+	if (fatal_dest_error(r)) {
+		copy_report(g, idx, COPY_STEP_CREATE, r, g->plan->entries[idx].dst, true);
+		return r;
+	}
+	return skip_subtree(g, idx, r);
 }
 
 static const char *skip_reason(const struct plan_entry *e)
@@ -264,11 +377,32 @@ static const char *skip_reason(const struct plan_entry *e)
 	return "not a regular file, directory or symbolic link";
 }
 
+/* Leave the destination directories that do not hold entry idx; the
+ * made ones wait for their attributes, a bounded number at a time. */
+static int leave_dirs(struct engine *g, const struct plan_entry *e)
+{
+	while (dirstack_top(&g->dirs) != e->parent && dirstack_top(&g->dirs) != PLAN_TOP) {
+		dirstack_pop(&g->dirs, finish_dir_popped, g);
+		if (g->n_done_dirs >= BATCH_DONE_DIRS) {
+			int r = batch_commit(g);
+
+			if (r < 0)
+				return r;
+			finish_dirs(g, false);
+		}
+	}
+	return 0;
+}
+
 static int copy_entry(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
+	int r;
 
 	atomic_store(&g->stats->current, idx);
+	r = leave_dirs(g, e);
+	if (r < 0)
+		return r;
 	if (e->type == PLAN_SKIP || e->skip_existing) {
 		if (g->cb && g->cb->skipped)
 			g->cb->skipped(g->cb->ctx, e, skip_reason(e));
@@ -298,9 +432,9 @@ static uint64_t bytes_to_copy(const struct plan *p)
 	return total;
 }
 
-static void engine_init(struct engine *g, const struct plan *p, const struct copy_options *o,
-			const struct copy_callbacks *cb, struct copy_stats *stats,
-			atomic_bool *cancel)
+static int engine_init(struct engine *g, const struct plan *p, const struct copy_options *o,
+		       const struct copy_callbacks *cb, struct copy_stats *stats,
+		       atomic_bool *cancel)
 {
 	const struct target *t = o->target;
 
@@ -310,8 +444,10 @@ static void engine_init(struct engine *g, const struct plan *p, const struct cop
 	g->cb = cb;
 	g->stats = stats;
 	g->cancel = cancel;
+	g->dest_dir_fd = -1;
 	g->dest_fd = -1;
 	g->bdev_fd = -1;
+	dirstack_init(&g->dirs, false);
 	g->umask = umask(0);
 	umask(g->umask);
 	g->fuse = t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK);
@@ -325,9 +461,40 @@ static void engine_init(struct engine *g, const struct plan *p, const struct cop
 				  t->kind == FS_FUSEBLK);
 	/* the daemon's data is in the device's cache: watch it (root only) */
 	if (t && t->kind == FS_FUSEBLK && t->has_block && t->devnode[0])
-		g->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC);
+		g->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	atomic_store(&stats->bytes_total, bytes_to_copy(p));
 	atomic_store(&stats->phase, COPY_PHASE_COPYING);
+	g->made = calloc(p->n_entries ? p->n_entries : 1, sizeof(*g->made));
+	return g->made ? 0 : -ENOMEM;
+}
+
+/* An existing destination directory, reached from dest_dir name by name
+ * without following symlinks, and the one the plan saw; -errno. */
+static int open_existing(struct engine *g, size_t idx)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	_cleanup_close_ int pfd = e->parent == PLAN_TOP
+					  ? fcntl(g->dest_dir_fd, F_DUPFD_CLOEXEC, 0)
+					  : open_existing(g, e->parent);
+	int fd;
+	struct stat st;
+
+	if (pfd < 0)
+		return pfd == -1 ? -errno : pfd;
+	fd = openat(pfd, e->dst_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_dev != e->dst_dev || st.st_ino != e->dst_ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+static void note(struct engine *g, const char *what, const char *path)
+{
+	if (g->cb && g->cb->note)
+		g->cb->note(g->cb->ctx, what, path);
 }
 
 /* Before anything is written: the plan's space check counted these files
@@ -338,54 +505,78 @@ static void remove_stale(struct engine *g)
 	char what[256], size[SIZE_FORMAT_MAX];
 
 	for (size_t i = 0; i < st->n; i++) {
-		size_format(size, sizeof(size), st->v[i].bytes);
-		if (unlink(st->v[i].path) == 0)
+		const struct stale_temp *t = &st->v[i];
+		_cleanup_close_ int fd = t->dir == PLAN_TOP ? fcntl(g->dest_dir_fd, F_DUPFD_CLOEXEC, 0)
+							    : open_existing(g, t->dir);
+		int r = fd < 0 ? (fd == -1 ? -errno : fd) : stale_temp_remove(fd, t);
+
+		size_format(size, sizeof(size), t->bytes);
+		if (r == 0)
 			snprintf(what, sizeof(what),
 				 "removed a temporary file left by an interrupted copy (%s)", size);
-		else if (errno != ENOENT)
+		else if (r != -ENOENT)
 			snprintf(what, sizeof(what),
 				 "cannot remove this temporary file of an interrupted copy: %s; "
-				 "remove it by hand to free its %s", strerror(errno), size);
+				 "remove it by hand to free its %s", strerror(-r), size);
 		else
 			continue;
-		if (g->cb && g->cb->note)
-			g->cb->note(g->cb->ctx, what, st->v[i].path);
+		note(g, what, t->path);
 	}
 }
 
-/* Any directory of the destination filesystem serves syncfs; the root
- * may be created by the copy itself, so fall back to its parent. */
+/* dest_dir is an operand: opened by path, as cp resolves it (a /media
+ * link is followed), and it must be the directory the plan saw.  The
+ * destination root, whose filesystem is synced, is dest_dir or the
+ * directory merged into (-rT). */
 static int open_dest(struct engine *g)
 {
-	const char *base;
-	int fd;
+	const struct plan *p = g->plan;
+	struct stat st;
 
-	g->dest_fd = open(g->plan->dest_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (g->dest_fd >= 0)
-		return 0;
-	if (errno != ENOENT)
+	g->dest_dir_fd = open(p->dest_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->dest_dir_fd < 0 && errno == EACCES)
+		g->dest_dir_fd = open(p->dest_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (g->dest_dir_fd < 0)
 		return -errno;
-	fd = batch_parent_fd(g, g->plan->dest_root, &base);
-	g->dest_fd = fd < 0 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	return g->dest_fd < 0 ? -errno : 0;
+	if (fstat(g->dest_dir_fd, &st) < 0)
+		return -errno;
+	if (st.st_dev != p->dest_dir_dev || st.st_ino != p->dest_dir_ino)
+		return -ESTALE;
+	g->dest_fd = p->dest_root_entry == PLAN_TOP ? fcntl(g->dest_dir_fd, F_DUPFD_CLOEXEC, 0)
+						    : open_existing(g, p->dest_root_entry);
+	return g->dest_fd < 0 ? (g->dest_fd == -1 ? -errno : g->dest_fd) : 0;
 }
 
 static int run_entries(struct engine *g)
 {
 	int r = 0;
 
-	for (size_t i = 0; i < g->plan->n_entries && r >= 0; i++) {
+	for (size_t i = 0; i < g->plan->n_entries && r >= 0; i = g->next) {
 		if (cancelled(g))
 			return -ECANCELED;
-		g->next = i;
-		r = copy_entry(g, i);
 		g->next = i + 1;
+		r = copy_entry(g, i);
 		if (r >= 0 && batch_due(g))
 			r = batch_commit(g);
 	}
 	if (r >= 0)
 		r = batch_commit(g);
 	return r;
+}
+
+static void engine_done(struct engine *g)
+{
+	if (g->dest_dir_fd >= 0)
+		close(g->dest_dir_fd);
+	if (g->dest_fd >= 0)
+		close(g->dest_fd);
+	if (g->bdev_fd >= 0)
+		close(g->bdev_fd);
+	dirstack_free(&g->dirs);
+	batch_close_dirs(&g->batch);
+	free(g->batch.items);
+	free(g->done_dirs);
+	free(g->made);
 }
 
 int copy_run(const struct plan *p, const struct copy_options *o,
@@ -395,29 +586,27 @@ int copy_run(const struct plan *p, const struct copy_options *o,
 	struct engine g;
 	int r;
 
-	engine_init(&g, p, o, cb, stats, cancel);
-	remove_stale(&g);
-	r = open_dest(&g);
+	r = engine_init(&g, p, o, cb, stats, cancel);
 	if (r == 0)
+		r = open_dest(&g);
+	if (r < 0 && p->n_entries)
+		copy_report(&g, 0, COPY_STEP_CREATE, r, p->dest_dir, true);
+	if (r == 0) {
+		remove_stale(&g);
 		r = reader_start(p, o->wplan, cancel, &g.reader);
+	}
 	if (r == 0)
 		r = run_entries(&g);
 	if (r < 0)
 		batch_abort(&g);
 	reader_free(g.reader);
-	if (r == 0)
-		finish_dirs(&g, true);
+	/* also when stopped: what was made keeps its modes and times, not 0700 */
+	finish_dirs(&g, true);
 	if (r == 0)
 		r = finish_device(&g);
 	if (r == 0 && cancelled(&g))
 		r = -ECANCELED;
-	if (g.dest_fd >= 0)
-		close(g.dest_fd);
-	if (g.bdev_fd >= 0)
-		close(g.bdev_fd);
-	batch_close_dirs(&g.batch);
-	free(g.batch.items);
-	free(g.made_dirs);
+	engine_done(&g);
 	if (r < 0)
 		return r;
 	atomic_store(&stats->phase, COPY_PHASE_DONE);

@@ -41,6 +41,9 @@ struct copy_stats {
 	_Atomic size_t current;            /* plan entry being written */
 	_Atomic int phase;                 /* enum copy_phase */
 	_Atomic uint64_t device_pending;   /* dirty+writeback of the device, last seen */
+	_Atomic bool device_idle;          /* the end: the device was seen idle (not
+					    * just given up on: someone else's writes,
+					    * or no debugfs to look at) */
 };
 
 enum copy_step {
@@ -51,6 +54,8 @@ enum copy_step {
 	COPY_STEP_RENAME,
 	COPY_STEP_ATTRS,    /* timestamps/mode: a note, not a failure */
 	COPY_STEP_FINAL_SYNC,
+	COPY_STEP_CHANGED,  /* the source is not what the plan saw, or changed
+			     * while it was read: not published, the copy goes on */
 };
 
 /* Called from the engine thread; the caller serialises its own output. */
@@ -59,8 +64,10 @@ struct copy_callbacks {
 	void (*file_start)(void *ctx, const struct plan_entry *e);
 	void (*file_done)(void *ctx, const struct plan_entry *e);
 	void (*skipped)(void *ctx, const struct plan_entry *e, const char *why);
+	/* fatal: the copy stops; else that entry (a directory: its
+	 * subtree) is not copied and the rest goes on */
 	void (*error)(void *ctx, const struct plan_entry *e, enum copy_step step,
-		      int err, const char *path);
+		      int err, const char *path, bool fatal);
 	void (*note)(void *ctx, const char *what, const char *path);
 	void (*strategy)(void *ctx, const struct plan_entry *e,
 			 enum write_strategy s, const char *why);
@@ -70,16 +77,25 @@ struct copy_options {
 	const struct write_plan *wplan;   /* from sizing_plan() */
 	const struct target *target;      /* destination facts */
 	bool keep_times;                  /* default true */
-	bool keep_mode;                   /* else 0666/0777 & ~umask, as new files */
+	bool keep_mode;                   /* the permission bits (never setuid, setgid
+					   * or sticky: the owner is not kept); else
+					   * 0666/0777 & ~umask, as new files get */
 	/* -f: with replace-by-rename a read-only destination is replaced
 	 * anyway, so nothing in the engine depends on it */
 	bool force;
 };
 
 /* Run the plan.  Returns 0 when everything is copied and durable, a
- * positive count of files that failed (source errors; the rest is
+ * positive count of entries that failed (source errors, files that
+ * changed, names or directories that could not be created; the rest is
  * copied and durable), -ECANCELED when *cancel became true, or -errno
- * on a destination error (the copy stopped; temporaries removed). */
+ * on a destination error (the copy stopped; temporaries removed).
+ *
+ * Nothing below plan->dest_dir is reached by path: each directory is
+ * made with mkdirat and opened with O_NOFOLLOW from its parent's fd, an
+ * existing one must be the one the plan saw, and modes and times are set
+ * through the kept fds (dirstack.h), so a symlink planted in the
+ * destination during the copy is never followed. */
 int copy_run(const struct plan *p, const struct copy_options *o,
 	     const struct copy_callbacks *cb, struct copy_stats *stats,
 	     atomic_bool *cancel);

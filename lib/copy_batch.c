@@ -36,6 +36,7 @@
 #include "copy_internal.h"
 #include "debug.h"
 #include "fs_sync.h"
+#include "test_hook.h"
 
 /* plan_check() counts replaced files that coexist with their new copies
  * by these limits (plan.h PLAN_BATCH_*): 4 windows of at most 64 MiB
@@ -54,47 +55,33 @@ void batch_item_done(struct batch_item *it)
 
 void batch_close_dirs(struct batch *b)
 {
-	for (size_t i = 0; i < b->n_dirs; i++) {
+	for (size_t i = 0; i < b->n_dirs; i++)
 		close(b->dirs[i].fd);
-		free(b->dirs[i].path);
-	}
 	free(b->dirs);
 	b->dirs = NULL;
 	b->n_dirs = 0;
 }
 
-static int cache_dir(struct batch *b, char *path)
+int batch_parent_fd(struct engine *g, size_t idx)
 {
-	struct batch_dir *grown = realloc(b->dirs, (b->n_dirs + 1) * sizeof(*grown));
+	struct batch *b = &g->batch;
+	struct batch_dir *grown;
 	int fd;
 
+	for (size_t i = b->n_dirs; i-- > 0;)
+		if (b->dirs[i].idx == idx)
+			return b->dirs[i].fd;
+	fd = copy_dir_fd(g, idx);
+	if (fd < 0)
+		return fd;
+	grown = realloc(b->dirs, (b->n_dirs + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;
 	b->dirs = grown;
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	b->dirs[b->n_dirs++] = (struct batch_dir){ path, fd };
-	return fd;
-}
-
-int batch_parent_fd(struct engine *g, const char *path, const char **ret_base)
-{
-	struct batch *b = &g->batch;
-	const char *slash = strrchr(path, '/');
-	_cleanup_free_ char *dir = !slash ? strdup(".")
-				 : strndup(path, slash == path ? 1 : (size_t)(slash - path));
-	int fd;
-
-	*ret_base = slash ? slash + 1 : path;
-	if (!dir)
-		return -ENOMEM;
-	for (size_t i = b->n_dirs; i-- > 0;)
-		if (strcmp(b->dirs[i].path, dir) == 0)
-			return b->dirs[i].fd;
-	fd = cache_dir(b, dir);
-	if (fd >= 0)
-		TAKE_PTR(dir);
+	b->dirs[b->n_dirs++] = (struct batch_dir){ idx, fd };
 	return fd;
 }
 
@@ -126,7 +113,7 @@ static int wait_volume(struct engine *g, uint64_t keep)
 	if (fdatasync(writer_fd(last->w)) < 0) {
 		int r = -errno;
 
-		copy_report(g, last->entry, COPY_STEP_WRITE, r, g->plan->entries[last->entry].dst);
+		copy_report(g, last->entry, COPY_STEP_WRITE, r, g->plan->entries[last->entry].dst, true);
 		return r;
 	}
 	for (size_t i = b->unwaited; i < b->n; i++)
@@ -150,7 +137,7 @@ int batch_wait_data(struct engine *g, uint64_t keep)
 		int r = it->w ? writer_finish_data(it->w) : 0;
 
 		if (r < 0) {
-			copy_report(g, it->entry, COPY_STEP_WRITE, r, g->plan->entries[it->entry].dst);
+			copy_report(g, it->entry, COPY_STEP_WRITE, r, g->plan->entries[it->entry].dst, true);
 			return r;
 		}
 		b->pending -= was;
@@ -189,7 +176,8 @@ bool batch_due(const struct engine *g)
 	const struct batch *b = &g->batch;
 
 	return b->n > 0 && (b->bytes >= BATCH_WINDOWS * g->o->wplan->window ||
-			    b->n >= BATCH_FILES || copy_now() - b->opened >= BATCH_SECONDS);
+			    b->n >= BATCH_FILES || b->n_dirs >= BATCH_DIRS ||
+			    copy_now() - b->opened >= BATCH_SECONDS);
 }
 
 /* Timestamps and mode where the filesystem keeps them; a failure is a
@@ -205,13 +193,15 @@ static void set_attrs(struct engine *g, struct batch_item *it)
 		r = fd >= 0 ? futimens(fd, times)
 			    : utimensat(it->dirfd, it->tmp, times, AT_SYMLINK_NOFOLLOW);
 		if (r < 0)
-			copy_report(g, it->entry, COPY_STEP_ATTRS, -errno, e->dst);
+			copy_report(g, it->entry, COPY_STEP_ATTRS, -errno, e->dst, false);
 	}
 	if (fd < 0)
 		return;
-	/* without --preserve=mode a file gets what a new file gets: 0666 & ~umask */
+	/* the owner is not kept, so neither are setuid, setgid and sticky
+	 * (GNU cp without --preserve=ownership); without --preserve=mode a
+	 * file gets what a new file gets: 0666 & ~umask */
 	if (!g->fs_has_modes ||
-	    fchmod(fd, g->o->keep_mode ? e->st.st_mode & 07777 : 0666 & ~g->umask) < 0) {
+	    fchmod(fd, g->o->keep_mode ? e->st.st_mode & 0777 : 0666 & ~g->umask) < 0) {
 		if (!g->mode_noted && g->cb && g->cb->note)
 			g->cb->note(g->cb->ctx, "this filesystem does not store file modes; "
 				    "files get its default", e->dst);
@@ -240,12 +230,12 @@ static int durable_files(struct engine *g)
 		if (r == 0 && it->w && !it->unnamed)
 			r = writer_close(it->w);
 		if (r < 0) {
-			copy_report(g, it->entry, COPY_STEP_SYNC, r, g->plan->entries[it->entry].dst);
+			copy_report(g, it->entry, COPY_STEP_SYNC, r, g->plan->entries[it->entry].dst, true);
 			return r;
 		}
 	}
 	if (!g->fuse && !g->journaled && syncfs(g->dest_fd) < 0) {
-		copy_report(g, b->items[0].entry, COPY_STEP_SYNC, -errno, g->plan->dest_root);
+		copy_report(g, b->items[0].entry, COPY_STEP_SYNC, -errno, g->plan->dest_root, true);
 		return -errno;
 	}
 	return 0;
@@ -265,9 +255,10 @@ static int link_as(struct batch_item *it, const char *name)
 	return -errno;
 }
 
+/* -n: a name that appeared since the plan is kept, so never replace. */
 static int rename_item(struct engine *g, struct batch_item *it)
 {
-	unsigned flags = g->plan->entries[it->entry].skip_existing ? RENAME_NOREPLACE : 0;
+	unsigned flags = g->plan->opts.no_clobber ? RENAME_NOREPLACE : 0;
 
 	if (renameat2(it->dirfd, it->tmp, it->dirfd, it->name, flags) == 0)
 		return 0;
@@ -287,9 +278,11 @@ static int sync_dirs(struct engine *g)
 
 	if (!g->fuse)
 		return fs_sync(g->dest_fd);
-	/* FUSE: FSYNCDIR per directory; exfat-fuse's covers the volume */
+	/* FUSE: FSYNCDIR per directory; exfat-fuse's covers the volume.
+	 * EBADF: dest_dir opened O_PATH (not readable), which the
+	 * destination root's own fsync at the end covers */
 	for (size_t i = 0; i < (g->volume_fsync ? MIN(b->n_dirs, 1) : b->n_dirs); i++)
-		if (fsync(b->dirs[i].fd) < 0)
+		if (fsync(b->dirs[i].fd) < 0 && errno != EBADF)
 			return -errno;
 	return 0;
 }
@@ -317,10 +310,11 @@ static int publish_item(struct engine *g, struct batch_item *it)
 {
 	int r, rc;
 
+	test_hook("publish", g->plan->entries[it->entry].dst);
 	if (!it->unnamed)
 		return rename_item(g, it);
 	r = link_as(it, it->name);
-	if (r == -EEXIST) {
+	if (r == -EEXIST && !g->plan->opts.no_clobber) {
 		copy_temp_name(g, it);
 		r = link_as(it, it->tmp);
 		if (r < 0)
@@ -330,6 +324,16 @@ static int publish_item(struct engine *g, struct batch_item *it)
 	}
 	rc = writer_close(it->w);
 	return r < 0 ? r : rc;
+}
+
+/* -n, and the name appeared during the copy: kept, as -n asks. */
+static void kept(struct engine *g, struct batch_item *it)
+{
+	copy_remove_temp(it);
+	copy_forget_bytes(g, it);
+	if (g->cb && g->cb->skipped)
+		g->cb->skipped(g->cb->ctx, &g->plan->entries[it->entry],
+			       "appeared at the destination during the copy; kept (--no-clobber)");
 }
 
 int batch_commit(struct engine *g)
@@ -347,26 +351,32 @@ int batch_commit(struct engine *g)
 		struct batch_item *it = &b->items[i];
 		int rr = publish_item(g, it);
 
+		it->settled = true; /* renamed, kept or dropped: not batch_abort's */
 		if (rr == 0) {
 			it->tmp[0] = '\0';
 			it->renamed = true;
-			continue;
+		} else if (rr == -EEXIST && g->plan->opts.no_clobber) {
+			kept(g, it);
+		} else {
+			copy_report(g, it->entry, COPY_STEP_RENAME, rr,
+				    g->plan->entries[it->entry].dst, false);
+			copy_remove_temp(it);
+			copy_forget_bytes(g, it);
+			copy_count_failed(g);
 		}
-		copy_report(g, it->entry, COPY_STEP_RENAME, rr, g->plan->entries[it->entry].dst);
-		copy_remove_temp(it);
-		copy_forget_bytes(g, it);
-		g->failed++;
-		atomic_fetch_add(&g->stats->files_failed, 1);
 	}
+	/* under its final name is copied, whatever the sync below says */
+	for (size_t i = 0; r == 0 && i < b->n; i++)
+		if (b->items[i].renamed)
+			renamed(g, &b->items[i]);
 	if (r == 0) {
 		finish_dirs(g, false);
 		r = sync_dirs(g);
+		if (r < 0)
+			copy_report(g, b->items[0].entry, COPY_STEP_SYNC, r, g->plan->dest_root, true);
 	}
 	if (r < 0)
 		return r; /* batch_abort removes what was not renamed */
-	for (size_t i = 0; i < b->n; i++)
-		if (b->items[i].renamed)
-			renamed(g, &b->items[i]);
 	reset(b);
 	return 0;
 }
@@ -377,7 +387,7 @@ void batch_abort(struct engine *g)
 
 	/* unnamed files vanish when their fds close in reset() */
 	for (size_t i = 0; i < b->n; i++)
-		if (!b->items[i].renamed) {
+		if (!b->items[i].settled) {
 			copy_remove_temp(&b->items[i]);
 			copy_forget_bytes(g, &b->items[i]);
 		}

@@ -1,8 +1,9 @@
 /* copy_finish.c: the end of a copy, when "done" must mean the stick's
  * light would stop.
  *
- * Directories this copy created get their modes and times bottom-up once
- * nothing more is written into them, since that changes their mtime.  Then
+ * Directories this copy created get their modes and times through their
+ * fds once nothing more is written into them, since that changes their
+ * mtime.  Then
  * syncfs on the destination filesystem and fsync of the destination
  * root: on vfat, syncfs writes everything but sends no cache flush (FAT
  * has no ->sync_fs), and a directory fsync is what makes it flush
@@ -23,54 +24,64 @@
 #include "debug.h"
 #include "dirty.h"
 #include "fs_sync.h"
+#include "test_hook.h"
 
 #define IDLE_POLL_NS 50000000L
 /* Someone else may keep the device busy: stop waiting once its pending
  * data has not shrunk for this long. */
 #define IDLE_STALL_SECONDS 5.0
 
-static bool is_inside(const char *dir, const char *path)
+void finish_dir_popped(void *ctx, size_t idx, int fd)
 {
-	size_t len = strlen(dir);
+	struct engine *g = ctx;
+	struct done_dir *grown;
 
-	return strncmp(path, dir, len) == 0 && path[len] == '/';
+	if (!g->made[idx] || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	grown = realloc(g->done_dirs, (g->n_done_dirs + 1) * sizeof(*grown));
+	if (!grown) {
+		close(fd); /* it keeps 0700: safe, if not what was asked */
+		return;
+	}
+	g->done_dirs = grown;
+	g->done_dirs[g->n_done_dirs++] = (struct done_dir){ idx, fd };
 }
 
-static void dir_attrs(struct engine *g, size_t idx)
+/* Through the fd the directory was made with: whatever a user renames
+ * or plants at its name since, the mode and times go to our directory.
+ * The owner is not kept, so neither are setuid, setgid and sticky. */
+static void dir_attrs(struct engine *g, size_t idx, int fd)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
 	const struct timespec times[2] = { e->st.st_atim, e->st.st_mtim };
-	mode_t mode = g->o->keep_mode ? e->st.st_mode & 07777 : 0777 & ~g->umask;
+	mode_t mode = g->o->keep_mode ? e->st.st_mode & 0777 : 0777 & ~g->umask;
 
-	if (g->fs_has_modes && chmod(e->dst, mode) < 0)
-		copy_report(g, idx, COPY_STEP_ATTRS, -errno, e->dst);
-	if (g->o->keep_times && utimensat(AT_FDCWD, e->dst, times, 0) < 0)
-		copy_report(g, idx, COPY_STEP_ATTRS, -errno, e->dst);
+	test_hook("dir-attrs", e->dst);
+	if (g->fs_has_modes && fchmod(fd, mode) < 0)
+		copy_report(g, idx, COPY_STEP_ATTRS, -errno, e->dst, false);
+	if (g->o->keep_times && futimens(fd, times) < 0)
+		copy_report(g, idx, COPY_STEP_ATTRS, -errno, e->dst, false);
 }
 
-/* Plan order is depth first, so a created directory is complete once the
- * next entry to copy is not inside it; complete ones get their attributes
- * in the commit that renamed their last entries, whose syncfs then covers
- * them: done at the very end, the inode updates of hundreds of
- * directories cost a journal commit of their own. */
+/* A made directory is complete once the walk has left it (popped from
+ * the dirstack); it gets its attributes in the commit that renamed its
+ * last entries, whose syncfs then covers them: done at the very end, the
+ * inode updates of hundreds of directories cost a journal commit of
+ * their own.  Deepest first, so a parent's mtime is set after its
+ * children's.  all: the copy ends (or stops): every directory still on
+ * the stack too. */
 void finish_dirs(struct engine *g, bool all)
 {
-	const char *next = !all && g->next < g->plan->n_entries
-				   ? g->plan->entries[g->next].dst : NULL;
-	size_t kept = 0;
-
-	for (size_t k = g->n_made_dirs; k-- > 0;) {
-		size_t idx = g->made_dirs[k];
-
-		if (next && is_inside(g->plan->entries[idx].dst, next))
-			continue;
-		dir_attrs(g, idx);
-		g->made_dirs[k] = SIZE_MAX;
+	while (all && dirstack_top(&g->dirs) != PLAN_TOP)
+		dirstack_pop(&g->dirs, finish_dir_popped, g);
+	for (size_t k = 0; k < g->n_done_dirs; k++) {
+		dir_attrs(g, g->done_dirs[k].idx, g->done_dirs[k].fd);
+		close(g->done_dirs[k].fd);
 	}
-	for (size_t k = 0; k < g->n_made_dirs; k++)
-		if (g->made_dirs[k] != SIZE_MAX)
-			g->made_dirs[kept++] = g->made_dirs[k];
-	g->n_made_dirs = kept;
+	g->n_done_dirs = 0;
 }
 
 /* Dirty and writeback are two percpu counters, each off by up to
@@ -80,7 +91,9 @@ static bool device_idle(const struct dirty_device *d)
 	return dirty_device_pending(d) <= 2 * dirty_percpu_error() && d->inflight_writes == 0;
 }
 
-static void wait_idle(struct engine *g)
+/* True when the device was seen idle; false when there is nothing to
+ * look at or the wait gave up. */
+static bool wait_idle(struct engine *g)
 {
 	const struct target *t = g->o->target;
 	struct dirty_device d;
@@ -88,21 +101,21 @@ static void wait_idle(struct engine *g)
 	double since = copy_now();
 
 	if (!t || !t->has_block)
-		return;
+		return false;
 	for (;;) {
 		if (dirty_device_read(t->bdi, t->diskname, &d) < 0 ||
 		    d.source != DIRTY_SOURCE_DEBUGFS)
-			return;
+			return false;
 		atomic_store(&g->stats->device_pending, dirty_device_pending(&d));
 		if (device_idle(&d))
-			return;
+			return true;
 		if (dirty_device_pending(&d) < best) {
 			best = dirty_device_pending(&d);
 			since = copy_now();
 		} else if (copy_now() - since > IDLE_STALL_SECONDS) {
 			DEBUG(DEBUG_COPY, "bdi %s: %llu bytes pending not shrinking; not ours", t->bdi,
 			      (unsigned long long)dirty_device_pending(&d));
-			return;
+			return false;
 		}
 		nanosleep(&(struct timespec){ 0, IDLE_POLL_NS }, NULL);
 	}
@@ -110,20 +123,18 @@ static void wait_idle(struct engine *g)
 
 int finish_device(struct engine *g)
 {
-	_cleanup_close_ int root = open(g->plan->dest_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int r = root < 0 ? -errno : 0;
+	int r;
 
 	atomic_store(&g->stats->phase, COPY_PHASE_FINAL_SYNC);
-	if (r == 0)
-		r = fs_sync(g->dest_fd);
-	if (r == 0 && fsync(root) < 0)
+	r = fs_sync(g->dest_fd);
+	if (r == 0 && fsync(g->dest_fd) < 0)
 		r = -errno;
 	if (r < 0) {
-		if (g->cb && g->cb->error && g->plan->n_entries)
-			copy_report(g, 0, COPY_STEP_FINAL_SYNC, r, g->plan->dest_root);
+		if (g->plan->n_entries)
+			copy_report(g, 0, COPY_STEP_FINAL_SYNC, r, g->plan->dest_root, true);
 		return r;
 	}
 	atomic_store(&g->stats->phase, COPY_PHASE_WAIT_IDLE);
-	wait_idle(g);
+	atomic_store(&g->stats->device_idle, wait_idle(g));
 	return 0;
 }

@@ -5,6 +5,7 @@
 #define SAFECP_COPY_INTERNAL_H
 
 #include "copy.h"
+#include "dirstack.h"
 #include "reader.h"
 #include "stale_temps.h"
 #include "writer.h"
@@ -19,12 +20,22 @@ struct batch_item {
 	char *name;      /* final basename */
 	struct writer *w; /* NULL for symlinks */
 	bool renamed;    /* under its final name */
+	bool settled;    /* renamed, kept (-n) or dropped in its commit */
 };
 
-/* The parent directories of a batch's items, opened once each: files of
- * one directory come in runs, so the last one is almost always it. */
+/* The parent directories of a batch's items, each a dup of the
+ * engine's fd for that directory (a plan entry, or PLAN_TOP for
+ * dest_dir): files of one directory come in runs, so the last one is
+ * almost always it. */
 struct batch_dir {
-	char *path;
+	size_t idx;
+	int fd;
+};
+
+/* A directory this copy made, complete, waiting for its mode and times
+ * until the commit that put its last entries under their names. */
+struct done_dir {
+	size_t idx;
 	int fd;
 };
 
@@ -39,6 +50,12 @@ struct batch {
 	double opened;    /* monotonic time the first item was added */
 };
 
+/* Fds a batch holds at most: the directories of its items (dups), and
+ * the made directories waiting for their attributes; either past this
+ * commits the batch, so a wide or deep tree stays under RLIMIT_NOFILE. */
+#define BATCH_DIRS 256
+#define BATCH_DONE_DIRS 256
+
 struct engine {
 	const struct plan *plan;
 	const struct copy_options *o;
@@ -46,7 +63,12 @@ struct engine {
 	struct copy_stats *stats;
 	atomic_bool *cancel;
 	struct reader *reader;
+	int dest_dir_fd;  /* plan->dest_dir: where the top-level names go */
 	int dest_fd;      /* the destination root: syncfs and the final fsync */
+	struct dirstack dirs; /* destination directories down to the current entry */
+	bool *made;       /* per plan entry: a directory this copy created */
+	struct done_dir *done_dirs;
+	size_t n_done_dirs;
 	int bdev_fd;      /* fuseblk: the device whose cache holds the data */
 	bool fuse;        /* durability by fsync per file, not syncfs */
 	bool journaled;   /* the fs orders a rename after the inode's metadata */
@@ -58,8 +80,6 @@ struct engine {
 	unsigned long seq;
 	struct batch batch;
 	size_t next;        /* the plan entry not yet (fully) copied */
-	size_t *made_dirs;  /* directories this copy created, attributes not yet set */
-	size_t n_made_dirs;
 	size_t failed;
 };
 
@@ -70,13 +90,17 @@ void copy_temp_name(struct engine *g, struct batch_item *it);
 /* Remove the item's temporary name, if it has one. */
 void copy_remove_temp(struct batch_item *it);
 void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
-		 const char *path);
+		 const char *path, bool fatal);
+/* Count a file or symlink as not copied. */
+void copy_count_failed(struct engine *g);
 
 /* copy_batch.c */
 int batch_add(struct engine *g, struct batch_item *item);
-/* An fd of path's parent directory, valid until the batch is reset;
- * *ret_base points into path. */
-int batch_parent_fd(struct engine *g, const char *path, const char **ret_base);
+/* An fd of directory idx (a plan entry on the engine's dirstack, or
+ * PLAN_TOP), valid until the batch is reset. */
+int batch_parent_fd(struct engine *g, size_t idx);
+/* The engine's own fd of directory idx (PLAN_TOP: dest_dir), or -errno. */
+int copy_dir_fd(struct engine *g, size_t idx);
 /* Close the directory cache (after the engine's last batch). */
 void batch_close_dirs(struct batch *b);
 /* Wait for the data of the oldest items until at most `keep` bytes are
@@ -89,8 +113,10 @@ void batch_item_done(struct batch_item *it);
 
 /* copy_finish.c */
 /* Modes and times of the created directories that are complete (all:
- * every one left). */
+ * every one left, also those still being filled: the copy ends). */
 void finish_dirs(struct engine *g, bool all);
+/* dirstack_pop() callback: keep a made directory's fd for its attributes. */
+void finish_dir_popped(void *ctx, size_t idx, int fd);
 int finish_device(struct engine *g);
 
 #endif

@@ -19,7 +19,9 @@
 #include "cachestat.h"
 #include "cleanup.h"
 #include "debug.h"
+#include "dirstack.h"
 #include "reader.h"
+#include "test_hook.h"
 
 #define DROP_BACK (2u << 20) /* the largest page cache folio on x86-64 */
 
@@ -38,6 +40,11 @@ struct reader {
 	pthread_cond_t room;   /* a slot was released, or stop */
 	unsigned head, tail, used, ready;
 	bool finished, stop;
+	size_t skip_from, skip_to; /* reader_skip(): under lock */
+
+	struct dirstack dirs;  /* the source directories, reader thread only */
+	size_t bad_dir_end;    /* files before this index lie under a directory */
+	int bad_dir_err;       /*   that could not be opened, with this error */
 };
 
 static bool should_stop(struct reader *r)
@@ -105,49 +112,162 @@ static bool was_cached(int fd)
 	return cachestat_fd(fd, 0, 0, &fc) == 0 && fc.cached > 0;
 }
 
-/* Read one file into the ring; false when told to stop. */
+static bool skipped(struct reader *r, size_t idx)
+{
+	bool skip;
+
+	pthread_mutex_lock(&r->lock);
+	skip = idx >= r->skip_from && idx < r->skip_to;
+	pthread_mutex_unlock(&r->lock);
+	return skip;
+}
+
+/* Publish a chunk that ends the file; false when told to stop. */
+static bool publish_end(struct reader *r, struct reader_chunk *c, int err, bool changed)
+{
+	if (!wait_room(r))
+		return false;
+	c->slot = r->head;
+	c->buf = r->bufs[c->slot];
+	c->len = 0;
+	c->err = err;
+	c->changed = changed;
+	c->last = true;
+	publish(r, c);
+	return true;
+}
+
+static bool same_times(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* Still the file the plan saw, as it was then? */
+static bool unchanged(int fd, const struct stat *plan)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == plan->st_dev &&
+	       st.st_ino == plan->st_ino && st.st_size == plan->st_size &&
+	       same_times(&st.st_mtim, &plan->st_mtim) && same_times(&st.st_ctim, &plan->st_ctim);
+}
+
+/* The fd of the directory holding entry idx (AT_FDCWD for an operand),
+ * or -errno. */
+static int parent_fd(struct reader *r, const struct plan_entry *e)
+{
+	return e->parent == PLAN_TOP ? AT_FDCWD : dirstack_fd(&r->dirs, e->parent);
+}
+
+/* Open entry idx's source: -errno, or 1 with *changed when what is there
+ * is not the plan's regular file. */
+static int open_source(struct reader *r, const struct plan_entry *e, bool *changed)
+{
+	const struct plan_options *o = &r->plan->opts;
+	bool follow = e->parent == PLAN_TOP ? o->follow_symlinks || !o->recursive
+					    : o->follow_symlinks;
+	int dfd = parent_fd(r, e), fd;
+	struct stat st;
+
+	if (dfd < 0 && dfd != AT_FDCWD)
+		return dfd;
+	test_hook("source-open", e->src);
+	fd = openat(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
+		    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return errno == ELOOP && !follow ? (*changed = true, 1) : -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != e->st.st_dev ||
+	    st.st_ino != e->st.st_ino) {
+		close(fd);
+		*changed = true;
+		return 1;
+	}
+	/* O_NONBLOCK was for the open; reads of a regular file ignore it */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* Read one file into the ring, never more than the plan's size; false
+ * when told to stop. */
 static bool read_file(struct reader *r, size_t idx)
 {
 	const struct plan_entry *e = &r->plan->entries[idx];
-	_cleanup_close_ int fd = open(e->src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	uint64_t left = (uint64_t)e->st.st_size;
 	struct reader_chunk c = { .entry = idx };
-	bool drop_behind;
+	bool drop_behind, changed = false;
+	_cleanup_close_ int fd = -1;
+	char probe;
 
-	if (fd < 0) {
-		c.err = -errno;
-		c.last = true;
-		if (!wait_room(r))
-			return false;
-		c.slot = r->head;
-		publish(r, &c);
-		return true;
-	}
+	if (idx < r->bad_dir_end)
+		return publish_end(r, &c, r->bad_dir_err, false);
+	fd = open_source(r, e, &changed);
+	if (fd < 0 || changed)
+		return publish_end(r, &c, fd < 0 ? fd : 0, changed);
 	/* a file that fits one read gains nothing from a larger readahead */
-	if ((uint64_t)e->st.st_size > r->chunk)
+	if (left > r->chunk)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	drop_behind = !was_cached(fd);
 	for (;;) {
+		size_t want = (size_t)MIN(left, (uint64_t)r->chunk);
 		ssize_t n;
 
+		if (skipped(r, idx))
+			return publish_end(r, &c, -ECANCELED, false);
 		if (!wait_room(r))
 			return false;
 		c.slot = r->head;
 		c.buf = r->bufs[c.slot];
-		n = read_full(fd, c.buf, r->chunk);
-		if (n < 0) {
+		n = read_full(fd, c.buf, want);
+		c.err = n < 0 ? (int)n : 0;
+		c.len = n < 0 ? 0 : (size_t)n;
+		left -= c.len;
+		/* short of the plan's size: it shrank; at it: one byte more
+		 * means it grew, and then its times and size must be the plan's */
+		c.last = n < 0 || (size_t)n < want || left == 0;
+		if (c.last && n >= 0 && (size_t)n == want)
+			n = read_full(fd, &probe, 1);
+		if (n < 0)
 			c.err = (int)n;
-			c.len = 0;
-		} else {
-			c.len = (size_t)n;
-		}
-		c.last = n < 0 || (size_t)n < r->chunk;
-		/* n == 0: a size that is a multiple of the chunk ends here */
+		else if (c.last)
+			c.changed = (size_t)c.len < want || n > 0 || !unchanged(fd, &e->st);
 		if (n >= 0 && drop_behind)
-			drop_pages(fd, c.offset, (size_t)n, c.last);
+			drop_pages(fd, c.offset, c.len, c.last);
 		publish(r, &c);
 		if (c.last)
 			return true;
 		c.offset += c.len;
+	}
+}
+
+/* Make the source directory of entry idx the top of the stack: opened
+ * from its parent's fd by name, and the one the plan walked.  Files
+ * below one that cannot be opened get its error. */
+static void enter_dir(struct reader *r, size_t idx)
+{
+	const struct plan_entry *e = &r->plan->entries[idx];
+	bool follow = r->plan->opts.follow_symlinks;
+	int dfd, fd, err = 0;
+	struct stat st;
+
+	dirstack_pop_to(&r->dirs, e->parent);
+	dfd = parent_fd(r, e);
+	if (dfd < 0 && dfd != AT_FDCWD) {
+		err = dfd;
+	} else {
+		fd = openat(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
+			    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+		if (fd < 0)
+			err = -errno;
+		else if (fstat(fd, &st) < 0 || st.st_dev != e->st.st_dev || st.st_ino != e->st.st_ino) {
+			close(fd);
+			err = -ESTALE;
+		} else {
+			err = dirstack_push(&r->dirs, idx, e->src_name, fd);
+		}
+	}
+	if (err < 0 && e->end > r->bad_dir_end) {
+		r->bad_dir_end = e->end;
+		r->bad_dir_err = err;
 	}
 }
 
@@ -158,11 +278,18 @@ static void *reader_thread(void *arg)
 	for (size_t i = 0; i < r->plan->n_entries; i++) {
 		const struct plan_entry *e = &r->plan->entries[i];
 
+		if (e->type == PLAN_DIR && i >= r->bad_dir_end)
+			enter_dir(r, i);
 		if (e->type != PLAN_FILE || e->skip_existing)
 			continue;
-		if (!read_file(r, i))
+		if (i >= r->bad_dir_end)
+			dirstack_pop_to(&r->dirs, e->parent);
+		if (skipped(r, i) ? !publish_end(r, &(struct reader_chunk){ .entry = i },
+						  -ECANCELED, false)
+				  : !read_file(r, i))
 			break;
 	}
+	dirstack_free(&r->dirs);
 	pthread_mutex_lock(&r->lock);
 	r->finished = true;
 	pthread_cond_broadcast(&r->more);
@@ -197,6 +324,7 @@ int reader_start(const struct plan *p, const struct write_plan *wp,
 		return -ENOMEM;
 	r->plan = p;
 	r->cancel = cancel;
+	dirstack_init(&r->dirs, p->opts.follow_symlinks);
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->more, NULL);
 	pthread_cond_init(&r->room, NULL);
@@ -230,6 +358,14 @@ int reader_next(struct reader *r, struct reader_chunk *ret)
 	}
 	pthread_mutex_unlock(&r->lock);
 	return rc;
+}
+
+void reader_skip(struct reader *r, size_t from, size_t to)
+{
+	pthread_mutex_lock(&r->lock);
+	r->skip_from = from;
+	r->skip_to = to;
+	pthread_mutex_unlock(&r->lock);
 }
 
 void reader_release(struct reader *r, const struct reader_chunk *c)

@@ -108,8 +108,9 @@ used_kib() {
 	kill -9 "$pid"
 	wait "$pid" || true
 	[[ ! -e $STICK_MNT/big ]]
-	stale=$STICK_MNT/.safecp-$pid-1.tmp
-	[[ -f $stale ]]
+	# its sequence number starts at random: one temporary of that PID
+	stale=$(compgen -G "$STICK_MNT/.safecp-$pid-*.tmp")
+	[[ $(wc -l <<<"$stale") == 1 && -f $stale ]]
 	# a running process's temporary is not stale: this shell's PID is alive
 	live=$STICK_MNT/.safecp-$$-7.tmp
 	echo keep >"$live"
