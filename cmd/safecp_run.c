@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "exitcodes.h"
 #include "safecp.h"
+#include "test_hook.h"
 
 #define TICK_NS (100 * 1000 * 1000)
 #define SIGNAL_WAKE SIGUSR1
@@ -122,6 +123,7 @@ int run_copy(const struct safecp_options *o, const struct safecp_job *job)
 	events_callbacks(ev, &r.cb);
 	signals_block(&set);
 	events_start(ev);
+	test_hook("plan-done", job->plan->dest_root);
 	err = pthread_create(&thread, NULL, copy_thread, &r);
 	if (err) {
 		cli_error("cannot start the copy: %s", strerror(err));
