@@ -159,9 +159,9 @@ static int parent_fd(struct reader *r, const struct plan_entry *e)
 	return e->parent == PLAN_TOP ? AT_FDCWD : dirstack_fd(&r->dirs, e->parent);
 }
 
-/* Open entry idx's source: -errno, or 1 with *changed when what is there
- * is not the plan's regular file. */
-static int open_source(struct reader *r, const struct plan_entry *e, bool *changed)
+/* Open entry idx's source into *ret_fd: 0, 1 when what is there is not
+ * the plan's regular file (nothing open), or -errno. */
+static int open_source(struct reader *r, const struct plan_entry *e, int *ret_fd)
 {
 	const struct plan_options *o = &r->plan->opts;
 	bool follow = e->parent == PLAN_TOP ? o->follow_symlinks || !o->recursive
@@ -175,16 +175,16 @@ static int open_source(struct reader *r, const struct plan_entry *e, bool *chang
 	fd = openat(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
 		    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
 	if (fd < 0)
-		return errno == ELOOP && !follow ? (*changed = true, 1) : -errno;
+		return errno == ELOOP && !follow ? 1 : -errno;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != e->st.st_dev ||
 	    st.st_ino != e->st.st_ino) {
 		close(fd);
-		*changed = true;
 		return 1;
 	}
 	/* O_NONBLOCK was for the open; reads of a regular file ignore it */
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
+	*ret_fd = fd;
+	return 0;
 }
 
 /* Read one file into the ring, never more than the plan's size; false
@@ -194,15 +194,16 @@ static bool read_file(struct reader *r, size_t idx)
 	const struct plan_entry *e = &r->plan->entries[idx];
 	uint64_t left = (uint64_t)e->st.st_size;
 	struct reader_chunk c = { .entry = idx };
-	bool drop_behind, changed = false;
 	_cleanup_close_ int fd = -1;
+	bool drop_behind;
 	char probe;
+	int rc;
 
 	if (idx < r->bad_dir_end)
 		return publish_end(r, &c, r->bad_dir_err, false);
-	fd = open_source(r, e, &changed);
-	if (fd < 0 || changed)
-		return publish_end(r, &c, fd < 0 ? fd : 0, changed);
+	rc = open_source(r, e, &fd);
+	if (rc != 0)
+		return publish_end(r, &c, rc < 0 ? rc : 0, rc == 1);
 	/* a file that fits one read gains nothing from a larger readahead */
 	if (left > r->chunk)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
