@@ -66,7 +66,7 @@ void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);
  * NULL only when out of memory. t may be NULL (not probed yet). */
 char *words_problem(const struct plan_problem *p, const struct target *t);
 char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
-		       const char *path, const struct target *t);
+		       const char *path, const struct target *t, bool fatal);
 char *words_sizing_refused(const struct safecp_options *o, const struct target *t,
 			   const struct write_plan *w);
 /* "'/media/usb' (ext4 on /dev/sdb1)", "'/tmp' (tmpfs)" */

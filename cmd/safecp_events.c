@@ -221,7 +221,8 @@ static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step,
 {
 	struct events *ev = ctx;
 	int err = neg_err < 0 ? -neg_err : neg_err; /* lib passes -errno */
-	_cleanup_free_ char *msg = words_copy_error(e, step, err, path, ev->job->target);
+	_cleanup_free_ char *msg = words_copy_error(e, step, err, path, ev->job->target,
+						    fatal);
 	bool note = step == COPY_STEP_ATTRS;
 
 	pthread_mutex_lock(&ev->lock);

@@ -225,7 +225,7 @@ static char *failed_action(const struct plan_entry *e, enum copy_step step, cons
 }
 
 char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
-		       const char *path, const struct target *t)
+		       const char *path, const struct target *t, bool fatal)
 {
 	_cleanup_free_ char *action = failed_action(e, step, path);
 	_cleanup_free_ char *dev = NULL;
@@ -235,7 +235,8 @@ char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 	if (e && e->type == PLAN_SYMLINK && step == COPY_STEP_CREATE &&
 	    (err == EPERM || err == EOPNOTSUPP || err == ENOSYS))
 		h = "this filesystem cannot store symbolic links; use -L to copy what they point to";
-	const char *tail = step == COPY_STEP_READ ? ", skipping" : "";
+	/* the copy goes on without it: a file, or a directory's subtree */
+	const char *tail = !fatal && step != COPY_STEP_ATTRS ? ", skipping" : "";
 
 	if (!action)
 		return NULL;
