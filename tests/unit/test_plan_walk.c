@@ -304,10 +304,61 @@ TEST(hundred_thousand_files)
 }
 
 
+/* What the engine and the reader walk by: every entry names its parent
+ * directory entry and its names in it, and a directory knows where its
+ * subtree ends; "cp -r . DEST" puts the top in DEST itself ("."). */
+TEST(parents_names_and_subtrees)
+{
+	static const struct plan_options rec_T = { .recursive = true, .no_target_directory = true };
+	const struct plan_entry *d, *f, *top;
+	struct run x;
+
+	tree_new();
+	mkdirs("src", "src/d", "dst");
+	mkfile("src/d/f", 1);
+	mkfile("src/z", 1);
+	x = BUILD(&rec, "dst", "src");
+	CHECK_INT(x.r, 0);
+	top = find(x.p, "src");
+	d = find(x.p, "src/d");
+	f = find(x.p, "src/d/f");
+	CHECK(top && d && f);
+	if (!top || !d || !f)
+		goto out;
+	CHECK_U64(top->parent, PLAN_TOP);
+	CHECK(top->src_name == NULL);
+	CHECK_STR(top->dst_name, "src");
+	CHECK_U64(d->parent, (size_t)(top - x.p->entries));
+	CHECK_U64(f->parent, (size_t)(d - x.p->entries));
+	CHECK_STR(f->src_name, "f");
+	CHECK_STR(f->dst_name, "f");
+	CHECK_U64(top->end, x.p->n_entries);
+	CHECK_U64(d->end, (size_t)(f - x.p->entries) + 1);
+	CHECK_U64(f->end, (size_t)(f - x.p->entries) + 1);
+	CHECK_STR(x.p->dest_dir, "dst");
+	CHECK_U64(x.p->dest_root_entry, PLAN_TOP);
+	run_done(&x);
+	CHECK(chdir("src") == 0);
+	x = BUILD(&rec, "../dst", ".");
+	CHECK_INT(x.r, 0);
+	CHECK(x.p && x.p->n_entries > 0 && strcmp(x.p->entries[0].dst_name, ".") == 0);
+	CHECK(chdir("..") == 0);
+	run_done(&x);
+	/* -rT into an existing directory: the root is that entry, the names
+	 * live in its parent */
+	mkdirs("dst/src", NULL, NULL);
+	x = BUILD(&rec_T, "dst/src", "src");
+	CHECK_INT(x.r, 0);
+	CHECK(x.p && strcmp(x.p->dest_dir, "dst") == 0 && x.p->dest_root_entry == 0);
+out:
+	run_done(&x);
+	tree_done();
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0); /* a crashing case still shows its name */
-	TEST_PLAN(8);
+	TEST_PLAN(9);
 	RUN(tree_order);
 	RUN(symlinks_as_links_or_followed);
 	RUN(dangling_symlinks);
@@ -316,5 +367,6 @@ int main(void)
 	RUN(unreadable_source_and_unwritable_dest);
 	RUN(deep_tree_and_long_names);
 	RUN(hundred_thousand_files);
+	RUN(parents_names_and_subtrees);
 	return test_summary();
 }
