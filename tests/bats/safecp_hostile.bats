@@ -14,6 +14,10 @@
 # DEST longer than PATH_MAX, 9 -n race, 10 counters, 12 modes after an interrupt and
 # predictable temporary names; the last test is the whole attacker scenario of item 1.
 
+# The attacker's scripts are single-quoted on purpose: they expand in nobody's shell;
+# bats' `run --separate-stderr` sets $stderr.
+# shellcheck disable=SC2016,SC2154
+
 load helpers
 load safecp_common
 
