@@ -145,18 +145,21 @@ static void table_print(FILE *f, struct table *t, const struct render_opts *o)
 		w[i % t->ncols] = MAX(w[i % t->ncols], len);
 	}
 	for (size_t r = 0; r < t->nrows; r++) {
-		char line[4096];
-		size_t used = 0;
+		_cleanup_free_ char *line = NULL;
+		size_t size = 0;
+		FILE *m = open_memstream(&line, &size); /* a long name is never cut */
 
-		for (size_t c = 0; c < t->ncols && used < sizeof(line); c++) {
+		if (!m)
+			continue;
+		for (size_t c = 0; c < t->ncols; c++) {
 			const char *s = t->cells[r * t->ncols + c];
 			bool last = c + 1 == t->ncols;
-			int n = snprintf(line + used, sizeof(line) - used, "%s%*s", c ? "  " : "",
-					 t->right[c] ? w[c] : -(last ? 0 : w[c]), s ? s : "");
 
-			used += n > 0 ? (size_t)n : 0;
+			fprintf(m, "%s%*s", c ? "  " : "", t->right[c] ? w[c] : -(last ? 0 : w[c]),
+				s ? s : "");
 		}
-		emit(f, o, "%s", line);
+		if (fclose(m) == 0)
+			emit(f, o, "%s", line);
 	}
 	for (size_t i = 0; i < t->nrows * t->ncols; i++)
 		free(t->cells[i]);

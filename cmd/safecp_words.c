@@ -32,10 +32,11 @@ static char *format(const char *fmt, ...)
 	return r < 0 ? NULL : s;
 }
 
-/* "ext4 on /dev/sdb1", "exfat (fuseblk) on /dev/sdb1", "tmpfs" */
+/* "ext4 on /dev/sdb1", "exfat (fuseblk) on /dev/sdb1", "tmpfs"; a FUSE
+ * subtype is the mounting user's choice, hence quote_bare() */
 static char *words_device(const struct target *t)
 {
-	const char *fs = t->fstype ? t->fstype : "unknown filesystem";
+	const char *fs = t->fstype ? quote_bare(t->fstype) : "unknown filesystem";
 
 	if (t->kind == FS_FUSEBLK && t->blkid_fstype)
 		return t->has_block ? format("%s (%s) on %s", t->blkid_fstype, fs,

@@ -10,10 +10,12 @@
  * with -v. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "cli.h"
 #include "quote.h"
 #include "safeunmount.h"
@@ -44,13 +46,21 @@ double report_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Whole lines, however long their quoted names: never cut. */
+static char *vmessage(const char *fmt, va_list ap)
+{
+	char *s;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
 static void vline(const char *prefix, const char *fmt, va_list ap)
 {
-	char buf[8192];
+	char *buf = vmessage(fmt, ap);
 
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	fprintf(stderr, "%s%s\n", prefix, buf);
+	fprintf(stderr, "%s%s\n", prefix, buf ? buf : "(a message was lost: out of memory)");
 	fflush(stderr);
+	free(buf);
 }
 
 void report_verbose(const char *fmt, ...)
@@ -106,13 +116,14 @@ static void event_end(void)
 
 void report_error(const char *step, const char *fmt, ...)
 {
-	char buf[8192];
+	_cleanup_free_ char *buf = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf = vmessage(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: %s\n", program_name, buf);
+	fprintf(stderr, "%s: %s\n", program_name,
+		buf ? buf : "(an error message was lost: out of memory)");
 	fflush(stderr);
 	if (!rep.json_mode)
 		return;
@@ -129,7 +140,7 @@ void report_start(const struct su_job *job)
 {
 	for (size_t i = 0; i < job->n_fs; i++)
 		report_verbose("%s is mounted from %s (%s)", quote(job->fs[i].m.mountpoint),
-			       quote(job->fs[i].m.source), job->fs[i].m.fstype);
+			       quote(job->fs[i].m.source), quote_bare(job->fs[i].m.fstype));
 	if (!rep.json_mode)
 		return;
 	event_begin("start");
