@@ -191,7 +191,8 @@ static int resolve_arg(const char *path, struct path_arg *a)
 	/* a captured tree has mount points, not files: anything else is
 	 * a typo that would silently show the root filesystem */
 	if (!sysroot_is_real() && !is_mountpoint_of(path, a->t)) {
-		cli_error("cannot access %s: not a mount point in %s", quote(path), quote(sysroot_get()));
+		cli_error("cannot access %s: not a mount point in %s", quote(path),
+			  quote(sysroot_get()));
 		return -ENOENT;
 	}
 	return 0;

@@ -15,10 +15,10 @@
  * File names are untrusted: what cmd/quote.h escapes in messages (C0,
  * DEL, C1, invalid UTF-8, bidi and invisible controls) is shown here as
  * '?', so a name holding "\r" or an escape sequence cannot move the
- * cursor; the bar has no room for escapes.  Columns are counted per code point, two for the common East
- * Asian wide ranges and none for combining accents (names written by
- * macOS come decomposed); that covers what cameras and desktops write
- * without depending on the process locale. */
+ * cursor; the bar has no room for escapes.  Columns are counted per code
+ * point, two for the common East Asian wide ranges and none for combining
+ * accents (names written by macOS come decomposed); that covers what
+ * cameras and desktops write without depending on the process locale. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>

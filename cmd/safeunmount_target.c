@@ -253,7 +253,8 @@ static enum su_status check_power_off(const struct su_options *o, const struct s
 	int r;
 
 	if (!job->have_disk) {
-		report_error("power-off", "cannot power off %s: it is not on a block device", quote(job->arg));
+		report_error("power-off", "cannot power off %s: it is not on a block device",
+			     quote(job->arg));
 		return SU_USAGE;
 	}
 	if (geteuid() != 0) {
