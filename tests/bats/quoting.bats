@@ -110,6 +110,22 @@ assert_seen() {
 	[[ $output == *"'$SRC/plain' -> '$DST/plain'"* ]]
 }
 
+@test "-n -v: the kept line quotes both names" {
+	local name=$'kept\e[5m\n\x9b' line
+	printf new >"$SRC/$name"
+	printf old >"$DST/$name"
+	safecp -n -v --progress=none "$SRC/$name" "$DST" >"$T/out" 2>"$T/err"
+	assert_clean "$T/out"
+	[[ $(grep -c " kept: " "$T/out") -eq 1 ]]
+	line=$(grep -a " kept: " "$T/out")
+	unquote "${line%% kept: *}"
+	[[ $GOT == "$SRC/$name" ]]
+	line=${line#* kept: }
+	unquote "${line% exists}"
+	[[ $GOT == "$DST/$name" ]]
+	[[ $(<"$DST/$name") == old ]]
+}
+
 @test "--dry-run -v: the plan names each entry quoted; bash gives back the names" {
 	local line
 	declare -A SEEN=()
@@ -223,13 +239,14 @@ assert_seen() {
 	require_tool safeunmount
 	require_cmd jq
 	stick_up --size 64
-	local path=$STICK_MNT/$'open\nfile\e[2J' comm=$'\e]0;x\a' line rest pid
+	local path=$STICK_MNT/$'open\nfile\e[2J' comm=$'\e]0;x\a' bad=$STICK_MNT/$'bad\xff' line rest pid
 	printf x >"$path"
+	printf x >"$bad"
 	mkfifo "$T/hold"
-	# only a process itself may set its comm: a bash that holds the file open, names
-	# itself, then waits in the read builtin (no child to inherit the descriptor)
-	bash -c 'exec 3<"$1" 4<>"$2"; printf %s "$3" >/proc/self/comm; read -r -u 4' _ \
-		"$path" "$T/hold" "$comm" &
+	# only a process itself may set its comm: a bash that holds the files open, names
+	# itself, then waits in the read builtin (no child to inherit the descriptors)
+	bash -c 'exec 3<"$1" 5<"$4" 4<>"$2"; printf %s "$3" >/proc/self/comm; read -r -u 4' _ \
+		"$path" "$T/hold" "$comm" "$bad" &
 	pid=$!
 	SU_KILL=$pid
 	wait_for 5 grep -qF "$comm" "/proc/$pid/comm"
@@ -237,7 +254,7 @@ assert_seen() {
 	printf '%s\n' "$stderr" >"$T/err"
 	cat -v "$T/err"
 	assert_clean "$T/err"
-	line=$(grep -a "^  pid $pid (" "$T/err")
+	line=$(grep -a "^  pid $pid (.*): open file '$STICK_MNT/open'" "$T/err")
 	rest=${line#"  pid $pid ("}
 	unquote "${rest%%"): open file "*}"
 	[[ $GOT == "$comm" ]]
@@ -250,6 +267,9 @@ assert_seen() {
 	jq -se --argjson p "$pid" --arg c "$comm" --arg f "$path" 'map(select(.event == "busy"))
 		| length == 1 and (.[0].holders | any(.pid == $p and .command == $c and .path == $f))' \
 		"$T/events"
+	# the name that is not UTF-8: lossy path, exact path_b64
+	[[ $(jq -r 'select(.event == "busy") | .holders[] | .path_b64 // empty' "$T/events" |
+		base64 -d | od -An -tx1) == $(printf '%s' "$bad" | od -An -tx1) ]]
 }
 
 @test "dirtystat FILE: a C1 name is quoted in the table and exact in JSON" {
