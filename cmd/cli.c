@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "config.h"
 #include "exitcodes.h"
+#include "quote.h"
 
 const char *program_name = "safecp";
 static const char *program_summary;
@@ -74,8 +75,8 @@ bool cli_give_back_operand(poptContext ctx, int argc, const char **argv, const c
 
 void cli_popt_fail(poptContext ctx, int rc)
 {
-	cli_error("%s '%s'; try '%s --help'", poptStrerror(rc),
-		  poptBadOption(ctx, POPT_BADOPTION_NOALIAS), program_name);
+	cli_error("%s %s; try '%s --help'", poptStrerror(rc),
+		  quote(poptBadOption(ctx, POPT_BADOPTION_NOALIAS)), program_name);
 	poptFreeContext(ctx);
 	exit(EXIT_USAGE);
 }

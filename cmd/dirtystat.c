@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "dirtystat.h"
 #include "exitcodes.h"
+#include "quote.h"
 #include "sysroot.h"
 #include "target.h"
 
@@ -93,7 +94,7 @@ static void watch_arg(poptContext ctx, int argc, const char **argv, struct opts 
 		return;
 	if (cli_give_back_operand(ctx, argc, argv, a))
 		return;
-	cli_usage_error("invalid interval '%s': give seconds, e.g. --watch=0.5", a);
+	cli_usage_error("invalid interval %s: give seconds, e.g. --watch=0.5", quote(a));
 }
 
 enum { OPT_WATCH = 1, OPT_COUNT, OPT_JSON, OPT_BYTES, OPT_SYSROOT };
@@ -132,7 +133,7 @@ static poptContext parse_options(int argc, const char **argv, struct opts *o)
 		case OPT_COUNT:
 			a = poptGetOptArg(ctx);
 			if (parse_count(a, &o->count) < 0)
-				cli_usage_error("invalid count '%s': give a whole number, 1 or more", a);
+				cli_usage_error("invalid count %s: give a whole number, 1 or more", quote(a));
 			o->watch = true;
 			break;
 		case OPT_JSON:
@@ -144,7 +145,7 @@ static poptContext parse_options(int argc, const char **argv, struct opts *o)
 		case OPT_SYSROOT:
 			a = poptGetOptArg(ctx);
 			if (sysroot_set(a) < 0)
-				cli_usage_error("cannot use sysroot '%s': out of memory", a);
+				cli_usage_error("cannot use sysroot %s: out of memory", quote(a));
 			break;
 		}
 	}
@@ -176,7 +177,7 @@ static int resolve_arg(const char *path, struct path_arg *a)
 	if (sysroot_is_real()) {
 		if (stat(path, &st) < 0) {
 			r = -errno;
-			cli_error("cannot access '%s': %s", path, strerror(-r));
+			cli_error("cannot access %s: %s", quote(path), strerror(-r));
 			return r;
 		}
 		if (!S_ISDIR(st.st_mode))
@@ -184,13 +185,14 @@ static int resolve_arg(const char *path, struct path_arg *a)
 	}
 	r = target_probe(path, &a->t);
 	if (r < 0) {
-		cli_error("cannot access '%s': %s", path, strerror(-r));
+		cli_error("cannot access %s: %s", quote(path), strerror(-r));
 		return r;
 	}
 	/* a captured tree has mount points, not files: anything else is
 	 * a typo that would silently show the root filesystem */
 	if (!sysroot_is_real() && !is_mountpoint_of(path, a->t)) {
-		cli_error("cannot access '%s': not a mount point in '%s'", path, sysroot_get());
+		cli_error("cannot access %s: not a mount point in %s", quote(path),
+			  quote(sysroot_get()));
 		return -ENOENT;
 	}
 	return 0;
@@ -307,13 +309,13 @@ static void note_estimate(struct ctx *c, const struct frame *fr)
 static void note_file(struct ctx *c, const char *path, int err)
 {
 	if (err == -ENOSYS)
-		note(c, "cannot read the page cache state of '%s': cachestat(2) needs "
-		     "Linux 6.5 or later", path);
+		note(c, "cannot read the page cache state of %s: cachestat(2) needs "
+		     "Linux 6.5 or later", quote(path));
 	else if (err == -EPERM || err == -EACCES)
-		note(c, "cannot read the page cache state of '%s': %s (cachestat(2) needs "
-		     "write access to it); its figures are unknown", path, strerror(-err));
+		note(c, "cannot read the page cache state of %s: %s (cachestat(2) needs "
+		     "write access to it); its figures are unknown", quote(path), strerror(-err));
 	else
-		note(c, "cannot read the page cache state of '%s': %s", path, strerror(-err));
+		note(c, "cannot read the page cache state of %s: %s", quote(path), strerror(-err));
 }
 
 static void note_files(struct ctx *c, const struct frame *fr)

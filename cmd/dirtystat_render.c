@@ -3,9 +3,12 @@
  * or file), and JSON lines (--json).
  *
  * The table is laid out like lsblk: cells first, then column widths from
- * the widest cell, text left-aligned and numbers right-aligned.  Control
- * characters in names become '?' on the way out so a strange mount point
- * cannot move the cursor of the screen we redraw.  JSON carries raw byte
+ * the widest cell, text left-aligned and numbers right-aligned.  Names
+ * (devices, mount points, files) go through quote_bare(): bare when they
+ * are plain, shell-quoted with $'\e' escapes when they hold anything
+ * unsafe (cmd/quote.h), so a strange mount point can neither move the
+ * cursor of the screen we redraw nor pass for another.  emit() still
+ * turns any unsafe character left in a line into '?'.  JSON carries raw byte
  * counts and null for anything unknown; the man page documents every
  * field, so a field added here is a field added there. */
 #include <math.h>
@@ -17,6 +20,7 @@
 #include "cleanup.h"
 #include "dirtystat.h"
 #include "json.h"
+#include "quote.h"
 #include "size.h"
 
 #define NCOLS 7
@@ -69,9 +73,10 @@ static const char *fmt_eta(char *buf, size_t size, double eta)
 
 /* ---- lines with clipping ---------------------------------------------- */
 
-/* Print one line: control characters as '?', clipped to o->width
- * columns (counting UTF-8 sequences as one column each), and on the
- * redrawn screen followed by clear-to-end-of-line. */
+/* Print one line: characters quote_unsafe() flags (controls, C1, bad
+ * UTF-8, bidi controls) as '?', clipped to o->width columns (counting
+ * each character as one column), and on the redrawn screen followed by
+ * clear-to-end-of-line. */
 static void emit(FILE *f, const struct render_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -79,23 +84,29 @@ static void emit(FILE *f, const struct render_opts *o, const char *fmt, ...)
 {
 	_cleanup_free_ char *line = NULL;
 	va_list ap;
+	size_t len, out = 0, k;
 	int n, cols = 0;
+	uint32_t c;
 
 	va_start(ap, fmt);
 	n = vasprintf(&line, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
-	for (char *p = line; *p; p++) {
-		unsigned char ch = (unsigned char)*p;
-
-		if (ch < 0x20 || ch == 0x7f)
-			*p = '?';
-		if ((ch & 0xc0) != 0x80 && o->width > 0 && ++cols > o->width) {
-			*p = '\0';
+	len = (size_t)n;
+	/* in place: a replaced character never grows */
+	for (size_t i = 0; i < len; i += k) {
+		k = quote_char(line + i, len - i, &c);
+		if (o->width > 0 && ++cols > o->width)
 			break;
+		if (quote_unsafe(c)) {
+			line[out++] = '?';
+		} else {
+			memmove(line + out, line + i, k);
+			out += k;
 		}
 	}
+	line[out] = '\0';
 	fputs(line, f);
 	fputs(o->width > 0 ? "\033[K\n" : "\n", f);
 }
@@ -134,18 +145,21 @@ static void table_print(FILE *f, struct table *t, const struct render_opts *o)
 		w[i % t->ncols] = MAX(w[i % t->ncols], len);
 	}
 	for (size_t r = 0; r < t->nrows; r++) {
-		char line[4096];
-		size_t used = 0;
+		_cleanup_free_ char *line = NULL;
+		size_t size = 0;
+		FILE *m = open_memstream(&line, &size); /* a long name is never cut */
 
-		for (size_t c = 0; c < t->ncols && used < sizeof(line); c++) {
+		if (!m)
+			continue;
+		for (size_t c = 0; c < t->ncols; c++) {
 			const char *s = t->cells[r * t->ncols + c];
 			bool last = c + 1 == t->ncols;
-			int n = snprintf(line + used, sizeof(line) - used, "%s%*s", c ? "  " : "",
-					 t->right[c] ? w[c] : -(last ? 0 : w[c]), s ? s : "");
 
-			used += n > 0 ? (size_t)n : 0;
+			fprintf(m, "%s%*s", c ? "  " : "", t->right[c] ? w[c] : -(last ? 0 : w[c]),
+				s ? s : "");
 		}
-		emit(f, o, "%s", line);
+		if (fclose(m) == 0)
+			emit(f, o, "%s", line);
 	}
 	for (size_t i = 0; i < t->nrows * t->ncols; i++)
 		free(t->cells[i]);
@@ -188,12 +202,12 @@ static char *join_mountpoints(const struct device_entry *e)
 	char *s;
 
 	for (size_t i = 0; i < e->n_mountpoints; i++)
-		len += strlen(e->mountpoints[i]) + 1;
+		len += strlen(quote_bare(e->mountpoints[i])) + 1;
 	s = calloc(1, len);
 	for (size_t i = 0; s && i < e->n_mountpoints; i++) {
 		if (i)
 			strcat(s, ",");
-		strcat(s, e->mountpoints[i]);
+		strcat(s, quote_bare(e->mountpoints[i]));
 	}
 	return s;
 }
@@ -223,8 +237,8 @@ static void device_cells(struct table *t, const struct dev_row *row, const struc
 	_cleanup_free_ char *mnt = join_mountpoints(&row->dev);
 	const char *none = row_unaccounted(row) ? "-" : "?";
 	const char *cells[NCOLS] = {
-		row->dev.name, mnt && *mnt ? mnt : "-",
-		row->dev.fstype ? row->dev.fstype : "-",
+		quote_bare(row->dev.name), mnt && *mnt ? mnt : "-",
+		row->dev.fstype ? quote_bare(row->dev.fstype) : "-",
 		fmt_dev_size(dirty, sizeof(dirty), row, row->s.dev.dirty, o->bytes),
 		fmt_dev_size(wb, sizeof(wb), row, row->s.dev.writeback, o->bytes),
 		row->have ? fmt_rate(rate, sizeof(rate), row->rate, o->bytes) : none,
@@ -282,8 +296,8 @@ static void render_files(FILE *f, const struct frame *fr, const struct render_op
 		const struct file_row *fl = &fr->files[i];
 		_cleanup_free_ char *via = NULL;
 
-		file_cells(&t, fl->path, &fl->file, o->bytes);
-		if (fl->blockdev && asprintf(&via, "  data on %s", fl->blockdev) >= 0)
+		file_cells(&t, quote_bare(fl->path), &fl->file, o->bytes);
+		if (fl->blockdev && asprintf(&via, "  data on %s", quote_bare(fl->blockdev)) >= 0)
 			file_cells(&t, via, &fl->bdev, o->bytes);
 	}
 	table_print(f, &t, o);
@@ -339,7 +353,7 @@ void render_line(FILE *f, const struct frame *fr, const struct render_opts *o)
 
 		if (!row->shown)
 			continue;
-		fprintf(m, " | %s dirty %s writeback %s rate %s eta %s", row->dev.name,
+		fprintf(m, " | %s dirty %s writeback %s rate %s eta %s", quote_bare(row->dev.name),
 			fmt_dev_size(a, sizeof(a), row, row->s.dev.dirty, o->bytes),
 			fmt_dev_size(b, sizeof(b), row, row->s.dev.writeback, o->bytes),
 			fmt_rate(r, sizeof(r), row->rate, o->bytes), fmt_eta(e, sizeof(e), row->eta));
@@ -348,14 +362,14 @@ void render_line(FILE *f, const struct frame *fr, const struct render_opts *o)
 		const struct file_row *fl = &fr->files[i];
 
 		if (fl->file.err) {
-			fprintf(m, " | %s dirty ? writeback ?", fl->path);
+			fprintf(m, " | %s dirty ? writeback ?", quote_bare(fl->path));
 			continue;
 		}
-		fprintf(m, " | %s dirty %s writeback %s", fl->path,
+		fprintf(m, " | %s dirty %s writeback %s", quote_bare(fl->path),
 			fmt_size(a, sizeof(a), fl->file.fc.dirty, o->bytes),
 			fmt_size(b, sizeof(b), fl->file.fc.writeback, o->bytes));
 		if (fl->blockdev && !fl->bdev.err)
-			fprintf(m, " (data on %s dirty %s writeback %s)", fl->blockdev,
+			fprintf(m, " (data on %s dirty %s writeback %s)", quote_bare(fl->blockdev),
 				fmt_size(a, sizeof(a), fl->bdev.fc.dirty, o->bytes),
 				fmt_size(b, sizeof(b), fl->bdev.fc.writeback, o->bytes));
 	}
@@ -406,13 +420,9 @@ static void json_device(struct json *j, const struct dev_row *row)
 	json_object_begin(j);
 	snprintf(majmin, sizeof(majmin), "%u:%u", e->major, e->minor);
 	json_kv_string(j, "majmin", e->has_block ? majmin : NULL);
-	json_kv_string(j, "name", e->name);
+	json_kv_name(j, "name", e->name);
 	json_kv_string(j, "bdi", e->bdi[0] ? e->bdi : NULL);
-	json_key(j, "mountpoints");
-	json_array_begin(j);
-	for (size_t i = 0; i < e->n_mountpoints; i++)
-		json_string(j, e->mountpoints[i]);
-	json_array_end(j);
+	json_kv_names(j, "mountpoints", e->mountpoints, e->n_mountpoints);
 	json_kv_string(j, "fstype", e->fstype);
 	json_kv_bool(j, "removable", e->removable);
 	json_kv_u64_or_null(j, "dirty_bytes", row->have, d->dirty);
@@ -437,13 +447,13 @@ static void json_figures(struct json *j, const struct file_figures *ff)
 static void json_file(struct json *j, const struct file_row *fl)
 {
 	json_object_begin(j);
-	json_kv_string(j, "path", fl->path);
+	json_kv_name(j, "path", fl->path);
 	json_kv_string(j, "fstype", fl->fstype);
 	json_figures(j, &fl->file);
 	json_key(j, "blockdev");
 	if (fl->blockdev) {
 		json_object_begin(j);
-		json_kv_string(j, "path", fl->blockdev);
+		json_kv_name(j, "path", fl->blockdev);
 		json_figures(j, &fl->bdev);
 		json_object_end(j);
 	} else {

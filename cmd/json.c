@@ -1,18 +1,24 @@
 /* json.c: the JSON-lines writer behind every tool's --json.
  *
  * Strings: RFC 8259 escapes for '"', '\\' and the control characters
- * (short forms where JSON has them, \u00XX otherwise, DEL included so a
- * terminal showing the line is never driven by it).  UTF-8 is validated
- * byte by byte against the well-formed ranges of Unicode table 3-7 (no
- * overlongs, no surrogates, nothing past U+10FFFF); each byte that does
- * not start a well-formed sequence becomes one U+FFFD.  File names on
+ * (short forms where JSON has them, \u00XX otherwise), and \uXXXX for
+ * DEL, C1 and the bidi and invisible controls too (cmd/quote.h's
+ * classes), so a terminal showing the line is never driven by it; the
+ * escapes decode to the same code points, so names stay exact.  UTF-8 is
+ * validated by quote_char() against the well-formed ranges (no overlongs,
+ * no surrogates, nothing past U+10FFFF); each byte that does not start a
+ * well-formed sequence becomes one U+FFFD.  File names on
  * Linux are bytes, and a replacement character is kinder to a script than
- * a parser error on the whole line. */
+ * a parser error on the whole line; json_kv_name() adds the exact bytes
+ * in base64 beside such a name (glibc's b64_ntop, from libresolv). */
 #include <inttypes.h>
 #include <math.h>
+#include <resolv.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "quote.h"
 
 void json_init(struct json *j, FILE *f)
 {
@@ -71,43 +77,6 @@ void json_array_end(struct json *j)
 	close_container(j, ']');
 }
 
-/* Length of the well-formed UTF-8 sequence at s (at most n bytes
- * available), or 0 when the lead byte does not start one. */
-static size_t utf8_valid_len(const unsigned char *s, size_t n)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0; /* continuation byte, C0/C1 overlong lead, F5..FF */
-
-	/* the second byte's range is what rules out overlongs,
-	 * surrogates (ED A0..BF) and code points past U+10FFFF */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
 static void write_escape(FILE *f, unsigned char c)
 {
 	switch (c) {
@@ -122,33 +91,29 @@ static void write_escape(FILE *f, unsigned char c)
 	}
 }
 
-static bool needs_escape(unsigned char c)
-{
-	return c < 0x20 || c == '"' || c == '\\' || c == 0x7f;
-}
-
 void json_string_len(struct json *j, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, run = 0; /* run: start of bytes to copy verbatim */
+	size_t i = 0, run = 0, n; /* run: start of bytes to copy verbatim */
+	uint32_t c;
 
 	before_item(j);
 	fputc('"', j->f);
 	while (i < len) {
-		size_t n = needs_escape(p[i]) ? 0 : utf8_valid_len(p + i, len - i);
-
-		if (n > 0) {
+		n = quote_char(s + i, len - i, &c);
+		if (!quote_unsafe(c) && c != '"' && c != '\\') {
 			i += n;
 			continue;
 		}
-		fwrite(p + run, 1, i - run, j->f);
-		if (needs_escape(p[i]))
-			write_escape(j->f, p[i]);
-		else
+		fwrite(s + run, 1, i - run, j->f);
+		if (c == QUOTE_INVALID)
 			fputs("\xef\xbf\xbd", j->f); /* U+FFFD */
-		run = ++i;
+		else if (c < 0x80)
+			write_escape(j->f, (unsigned char)c);
+		else
+			fprintf(j->f, "\\u%04x", (unsigned)c); /* C1, bidi: all in the BMP */
+		run = i += n;
 	}
-	fwrite(p + run, 1, i - run, j->f);
+	fwrite(s + run, 1, i - run, j->f);
 	fputc('"', j->f);
 }
 
@@ -241,4 +206,55 @@ void json_kv_null(struct json *j, const char *key)
 {
 	json_key(j, key);
 	json_null(j);
+}
+
+/* Standard base64 (RFC 4648, with padding) of len bytes as a JSON string. */
+static void json_base64(struct json *j, const char *s, size_t len)
+{
+	size_t size = (len + 2) / 3 * 4 + 1;
+	char *b = malloc(size);
+
+	if (b && b64_ntop((const unsigned char *)s, len, b, size) >= 0)
+		json_string(j, b);
+	else
+		json_null(j); /* out of memory: the lossy string is all there is */
+	free(b);
+}
+
+void json_kv_name(struct json *j, const char *key, const char *name)
+{
+	size_t len = name ? strlen(name) : 0;
+	char *k;
+
+	json_kv_string(j, key, name);
+	if (!name || quote_utf8_valid(name, len) || asprintf(&k, "%s_b64", key) < 0)
+		return;
+	json_key(j, k);
+	json_base64(j, name, len);
+	free(k);
+}
+
+void json_kv_names(struct json *j, const char *key, char *const *names, size_t n)
+{
+	bool exact = true;
+	char *k;
+
+	json_key(j, key);
+	json_array_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		json_string(j, names[i]);
+		exact = exact && quote_utf8_valid(names[i], strlen(names[i]));
+	}
+	json_array_end(j);
+	if (exact || asprintf(&k, "%s_b64", key) < 0)
+		return;
+	json_key(j, k);
+	json_array_begin(j);
+	for (size_t i = 0; i < n; i++)
+		if (quote_utf8_valid(names[i], strlen(names[i])))
+			json_null(j);
+		else
+			json_base64(j, names[i], strlen(names[i]));
+	json_array_end(j);
+	free(k);
 }

@@ -63,4 +63,16 @@ void json_kv_double(struct json *j, const char *key, double v, int decimals);
 void json_kv_bool(struct json *j, const char *key, bool v);
 void json_kv_null(struct json *j, const char *key);
 
+/* A name (path, mount point, device, command): "key":"..." as
+ * json_kv_string(), exact for every name that is valid UTF-8 (control
+ * characters escaped, never replaced).  A name that is not valid UTF-8
+ * keeps its lossy string (U+FFFD for each bad byte) and gains a sibling
+ * "key_b64" holding its raw bytes in standard base64, so a script can
+ * recover the exact name.  NULL writes null and no sibling. */
+void json_kv_name(struct json *j, const char *key, const char *name);
+/* An array of names under key; when any is not valid UTF-8, a sibling
+ * "key_b64" array of the same length: base64 for those, null for the
+ * others. */
+void json_kv_names(struct json *j, const char *key, char *const *names, size_t n);
+
 #endif

@@ -12,12 +12,13 @@
  * order until they fit; the item takes what is left, shortened from the
  * left ("...0042.JPG"): the end of a path names the file.
  *
- * File names are untrusted: control bytes and invalid UTF-8 are shown as
+ * File names are untrusted: what cmd/quote.h escapes in messages (C0,
+ * DEL, C1, invalid UTF-8, bidi and invisible controls) is shown here as
  * '?', so a name holding "\r" or an escape sequence cannot move the
- * cursor.  Columns are counted per code point, two for the common East
- * Asian wide ranges and none for combining accents (names written by
- * macOS come decomposed); that covers what cameras and desktops write
- * without depending on the process locale. */
+ * cursor; the bar has no room for escapes.  Columns are counted per code
+ * point, two for the common East Asian wide ranges and none for combining
+ * accents (names written by macOS come decomposed); that covers what
+ * cameras and desktops write without depending on the process locale. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,6 +31,7 @@
 
 #include "cleanup.h"
 #include "progress.h"
+#include "quote.h"
 #include "size.h"
 
 #define LINE_BYTES 16384
@@ -114,41 +116,6 @@ static void line_fill(struct progress *p, char c, size_t n)
 
 /* ---- untrusted names --------------------------------------------------- */
 
-/* Decodes one UTF-8 sequence; returns its length, or 0 for an invalid or
- * overlong one (shown as '?', one byte consumed). */
-static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
-{
-	size_t n;
-	uint32_t c;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		c = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		c = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		c = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0; /* also stops at the terminating NUL */
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
-}
-
 static size_t cp_cols(uint32_t c)
 {
 	if (c >= 0x300 && c <= 0x36f)
@@ -166,12 +133,12 @@ static size_t cp_cols(uint32_t c)
  * and its columns. */
 static size_t name_char(const char *s, bool *replace, size_t *cols)
 {
-	uint32_t c = 0;
-	size_t n = utf8_decode((const unsigned char *)s, &c);
+	uint32_t c;
+	size_t n = quote_char(s, strnlen(s, 4), &c);
 
-	*replace = n == 0 || c < 0x20 || (c >= 0x7f && c < 0xa0);
+	*replace = quote_unsafe(c);
 	*cols = *replace ? 1 : cp_cols(c);
-	return n ? n : 1;
+	return n;
 }
 
 static size_t name_cols(const char *s)

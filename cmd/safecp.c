@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "exitcodes.h"
+#include "quote.h"
 #include "safecp.h"
 #include "size.h"
 
@@ -86,7 +87,8 @@ static void parse_no_preserve(const char *list, struct safecp_options *o)
 		else if (strcmp(w, "all") == 0)
 			o->keep_times = o->keep_mode = false;
 		else
-			cli_usage_error("unknown attribute '%s' for --no-preserve: use timestamps, mode or all", w);
+			cli_usage_error("unknown attribute %s for --no-preserve: use timestamps, mode or all",
+					quote(w));
 	}
 }
 
@@ -95,22 +97,22 @@ static void parse_window(const char *s, struct safecp_options *o)
 	int r = size_parse(s, &o->window);
 
 	if (r < 0)
-		cli_usage_error("invalid window size '%s': use a size such as 8M or 32MiB", s);
+		cli_usage_error("invalid window size %s: use a size such as 8M or 32MiB", quote(s));
 	if (o->window < WINDOW_MIN || o->window > WINDOW_MAX)
-		cli_usage_error("window size '%s' out of range: use 64K to 1G", s);
+		cli_usage_error("window size %s out of range: use 64K to 1G", quote(s));
 }
 
 /* The values of the string options, checked. */
 static void validate_values(struct safecp_options *o, bool progress_given)
 {
 	if (raw.strategy && strategy_from_name(raw.strategy, &o->strategy) < 0)
-		cli_usage_error("unknown strategy '%s': use auto, window, direct or sync-window",
-				raw.strategy);
+		cli_usage_error("unknown strategy %s: use auto, window, direct or sync-window",
+				quote(raw.strategy));
 	if (raw.window)
 		parse_window(raw.window, o);
 	if (raw.progress && progress_mode_parse(raw.progress, &o->progress) < 0)
-		cli_usage_error("unknown progress mode '%s': use bar, plain, json or none",
-				raw.progress);
+		cli_usage_error("unknown progress mode %s: use bar, plain, json or none",
+				quote(raw.progress));
 	if (!progress_given)
 		o->progress = o->verbosity == VERBOSITY_QUIET ? PROGRESS_NONE
 							    : progress_default_mode(stderr);
@@ -138,10 +140,10 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 		return;
 	}
 	if (n == 1)
-		cli_usage_error("missing destination file operand after '%s'; try '%s --help'",
-				args[0], program_name);
+		cli_usage_error("missing destination file operand after %s; try '%s --help'",
+				quote(args[0]), program_name);
 	if (raw.no_target_dir && n > 2)
-		cli_usage_error("extra operand '%s' with --no-target-directory (-T)", args[2]);
+		cli_usage_error("extra operand %s with --no-target-directory (-T)", quote(args[2]));
 	o->sources = args;
 	o->n_sources = n - 1;
 	o->dest = args[n - 1];
@@ -245,12 +247,12 @@ static int probe_destination(const struct safecp_options *o, struct safecp_job *
 
 	r = target_probe(root, &job->target);
 	if (r < 0) {
-		cli_error("cannot examine the destination '%s': %s", root, strerror(-r));
+		cli_error("cannot examine the destination %s: %s", quote(root), strerror(-r));
 		return EXIT_USAGE;
 	}
 	r = fs_space_read(root, job->target->kind, &job->space);
 	if (r < 0) {
-		cli_error("cannot read the free space of '%s': %s", root, strerror(-r));
+		cli_error("cannot read the free space of %s: %s", quote(root), strerror(-r));
 		return EXIT_USAGE;
 	}
 	dio_probe(root, o->dry_run, &job->dio);
@@ -270,7 +272,8 @@ static int job_prepare(const struct safecp_options *o, struct safecp_job *job)
 		if (pb.kind != PLAN_OK)
 			report_problem(o, &pb, NULL);
 		else
-			cli_error("cannot plan the copy to '%s': %s", o->dest, strerror(r < 0 ? -r : EINVAL));
+			cli_error("cannot plan the copy to %s: %s", quote(o->dest),
+				  strerror(r < 0 ? -r : EINVAL));
 		plan_problem_done(&pb);
 		return EXIT_USAGE;
 	}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "cleanup.h"
+#include "quote.h"
 #include "safecp.h"
 #include "size.h"
 
@@ -35,24 +36,25 @@ static void print_entry(const struct plan_entry *e)
 	char size[SIZE_FORMAT_MAX] = "";
 
 	if (e->skip_existing) {
-		printf("  keep     %10s  '%s' (exists)\n", "", e->dst);
+		printf("  keep     %10s  %s (exists)\n", "", quote(e->dst));
 		return;
 	}
 	switch (e->type) {
 	case PLAN_FILE:
 		size_format(size, sizeof(size), (uint64_t)e->st.st_size);
-		printf("  file     %10s  '%s' -> '%s'%s\n", size, e->rel, e->dst,
+		printf("  file     %10s  %s -> %s%s\n", size, quote(e->rel), quote(e->dst),
 		       e->dst_exists ? " (replaces the existing file)" : "");
 		break;
 	case PLAN_DIR:
-		printf("  dir      %10s  '%s' -> '%s'\n", "", e->rel, e->dst);
+		printf("  dir      %10s  %s -> %s\n", "", quote(e->rel), quote(e->dst));
 		break;
 	case PLAN_SYMLINK:
-		printf("  symlink  %10s  '%s' -> '%s' (pointing to '%s')\n", "", e->rel, e->dst,
-		       e->link_target ? e->link_target : "?");
+		printf("  symlink  %10s  %s -> %s (pointing to %s)\n", "", quote(e->rel),
+		       quote(e->dst), quote(e->link_target ? e->link_target : "?"));
 		break;
 	case PLAN_SKIP:
-		printf("  skip     %10s  '%s' (not a file, directory or symbolic link)\n", "", e->rel);
+		printf("  skip     %10s  %s (not a file, directory or symbolic link)\n", "",
+		       quote(e->rel));
 		break;
 	}
 }
@@ -71,7 +73,7 @@ static void print_plan(const struct safecp_options *o, const struct plan *p)
 	if (p->n_existing_kept)
 		printf("kept: %zu existing %s (--no-clobber)\n", p->n_existing_kept,
 		       plural(p->n_existing_kept, "file", "files"));
-	printf("into: '%s'\n", p->dest_root);
+	printf("into: %s\n", quote(p->dest_root));
 	if (p->stale.n) {
 		size_format(total, sizeof(total), p->stale.bytes);
 		printf("stale: %zu temporary %s of interrupted copies, %s, would be removed\n",
@@ -81,7 +83,7 @@ static void print_plan(const struct safecp_options *o, const struct plan *p)
 		return;
 	for (size_t i = 0; i < p->stale.n; i++) {
 		size_format(total, sizeof(total), p->stale.v[i].bytes);
-		printf("  remove   %10s  '%s'\n", total, p->stale.v[i].path);
+		printf("  remove   %10s  %s\n", total, quote(p->stale.v[i].path));
 	}
 	for (size_t i = 0; i < p->n_entries; i++)
 		print_entry(&p->entries[i]);
@@ -93,11 +95,14 @@ static void print_disk(const struct target *t)
 	char size[SIZE_FORMAT_MAX];
 
 	size_format(size, sizeof(size), d->size_bytes);
-	printf("device: %s (%u:%u)%s%s\n", t->devnode, t->dev_major, t->dev_minor,
-	       t->is_partition ? ", a partition of " : "", t->is_partition ? t->diskname : "");
-	printf("disk: %s (%u:%u), %s, %s%s%s, %s%s\n", t->diskname, t->disk_major, t->disk_minor,
-	       transport_name(d->transport), d->vendor, *d->vendor ? " " : "",
-	       *d->model ? d->model : "unknown model", size, d->removable ? ", removable" : "");
+	printf("device: %s (%u:%u)%s%s\n", quote_bare(t->devnode), t->dev_major, t->dev_minor,
+	       t->is_partition ? ", a partition of " : "",
+	       t->is_partition ? quote_bare(t->diskname) : "");
+	/* vendor and model come from the device's own firmware */
+	printf("disk: %s (%u:%u), %s, %s%s%s, %s%s\n", quote_bare(t->diskname), t->disk_major,
+	       t->disk_minor, transport_name(d->transport), *d->vendor ? quote_bare(d->vendor) : "",
+	       *d->vendor ? " " : "", *d->model ? quote_bare(d->model) : "unknown model", size,
+	       d->removable ? ", removable" : "");
 	printf("queue: max_sectors_kb %u (hardware %u), optimal_io_size %u, minimum_io_size %u, "
 	       "nr_requests %u, logical block %u, physical block %u, dma alignment %u\n",
 	       d->max_sectors_kb, d->max_hw_sectors_kb, d->optimal_io_size, d->minimum_io_size,
@@ -105,17 +110,17 @@ static void print_disk(const struct target *t)
 	printf("write cache: %s\n", d->write_cache_back
 					    ? "write back (flushes reach the device)"
 					    : "write through (the kernel sends the device no flushes)");
-	printf("dirty accounting: bdi %s\n", *t->bdi ? t->bdi : "unknown");
+	printf("dirty accounting: bdi %s\n", *t->bdi ? quote_bare(t->bdi) : "unknown");
 }
 
 static void print_target(const struct target *t)
 {
 	_cleanup_free_ char *where = words_where(t);
 
-	printf("target: %s\n", where ? where : t->path);
+	printf("target: %s\n", where ? where : quote(t->path));
 	if (t->label || t->uuid)
-		printf("volume: label '%s', uuid %s\n", t->label ? t->label : "",
-		       t->uuid ? t->uuid : "unknown");
+		printf("volume: label %s, uuid %s\n", quote(t->label ? t->label : ""),
+		       t->uuid ? quote_bare(t->uuid) : "unknown");
 	if (t->has_block)
 		print_disk(t);
 	else

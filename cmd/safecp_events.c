@@ -28,6 +28,7 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "json.h"
+#include "quote.h"
 #include "safecp.h"
 #include "size.h"
 
@@ -175,7 +176,7 @@ static void on_file_start(void *ctx, const struct plan_entry *e)
 
 	pthread_mutex_lock(&ev->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
-		say(ev, "'%s' -> '%s'", e->src, e->dst);
+		say(ev, "%s -> %s", quote(e->src), quote(e->dst));
 	if (ev->json_mode) {
 		jsonev_file(&ev->json, e, "started", NULL);
 		stdout_check(ev);
@@ -204,9 +205,9 @@ static void on_skipped(void *ctx, const struct plan_entry *e, const char *why)
 	pthread_mutex_lock(&ev->lock);
 	if (e->skip_existing) {
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
-			say(ev, "'%s' kept: '%s' exists", e->src, e->dst);
+			say(ev, "%s kept: %s exists", quote(e->src), quote(e->dst));
 	} else if (ev->o->verbosity >= VERBOSITY_NORMAL) {
-		progress_note(ev->meter, "%s: skipping '%s': %s", program_name, e->src,
+		progress_note(ev->meter, "%s: skipping %s: %s", program_name, quote(e->src),
 			      why ? why : "not a regular file, directory or symbolic link");
 	}
 	if (ev->json_mode) {
@@ -247,7 +248,7 @@ static void on_note(void *ctx, const char *what, const char *path)
 	pthread_mutex_lock(&ev->lock);
 	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
 		if (path)
-			progress_note(ev->meter, "%s: '%s': %s", program_name, path, what);
+			progress_note(ev->meter, "%s: %s: %s", program_name, quote(path), what);
 		else
 			progress_note(ev->meter, "%s: %s", program_name, what);
 	}
@@ -268,7 +269,7 @@ static void on_strategy(void *ctx, const struct plan_entry *e, enum write_strate
 	pthread_mutex_lock(&ev->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
 		if (e)
-			say(ev, "'%s': switching to the %s strategy: %s", e->dst, strategy_name(s),
+			say(ev, "%s: switching to the %s strategy: %s", quote(e->dst), strategy_name(s),
 			    why ? why : "");
 		else
 			say(ev, "strategy: %s: %s", strategy_name(s), why ? why : "");
@@ -310,7 +311,7 @@ void events_start(struct events *ev)
 
 		size_format(win, sizeof(win), w->window);
 		say(ev, "strategy: %s, %s windows, to %s: %s", strategy_name(w->strategy), win,
-		    where ? where : ev->job->plan->dest_root, w->reason ? w->reason : "");
+		    where ? where : quote(ev->job->plan->dest_root), w->reason ? w->reason : "");
 	}
 	pthread_mutex_unlock(&ev->lock);
 }
@@ -350,14 +351,14 @@ static char *final_line(const struct events *ev, int failed)
 	 * writes going on, only syncfs returning is known */
 	if (t->has_block)
 		r = asprintf(&line, "%s in %ju %s is on %s and %s%s", size,
-			     (uintmax_t)s->files_done, files, t->devnode,
+			     (uintmax_t)s->files_done, files, quote_bare(t->devnode),
 			     idle ? "the device is idle"
 				  : "flushed (the device's idle state could not be confirmed; "
 				    "wait for its light before removing it)",
 			     after);
 	else
-		r = asprintf(&line, "%s in %ju %s is on '%s'%s", size, (uintmax_t)s->files_done,
-			     files, t->mountpoint ? t->mountpoint : t->path, after);
+		r = asprintf(&line, "%s in %ju %s is on %s%s", size, (uintmax_t)s->files_done,
+			     files, quote(t->mountpoint ? t->mountpoint : t->path), after);
 	return r < 0 ? NULL : line;
 }
 
@@ -410,8 +411,8 @@ void events_stopped(struct events *ev, int err)
 	snapshot_take(ev, &ev->snap);
 	meter_close(ev);
 	if (!ev->fatal_reported) {
-		fprintf(stderr, "%s: cannot copy to '%s': %s\n", program_name,
-			ev->job->plan->dest_root, strerror(err));
+		fprintf(stderr, "%s: cannot copy to %s: %s\n", program_name,
+			quote(ev->job->plan->dest_root), strerror(err));
 		if (ev->json_mode)
 			jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, err, ev->job->plan->dest_root,
 				     strerror(err), true);

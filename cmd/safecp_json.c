@@ -65,10 +65,10 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	json_kv_u64(j, "kept", p->n_existing_kept);
 	json_kv_u64(j, "stale_temps", p->stale.n);
 	json_kv_u64(j, "stale_bytes", p->stale.bytes);
-	json_kv_string(j, "dest", p->dest_root);
-	json_kv_string(j, "mountpoint", t->mountpoint);
+	json_kv_name(j, "dest", p->dest_root);
+	json_kv_name(j, "mountpoint", t->mountpoint);
 	json_kv_string(j, "fstype", t->fstype);
-	json_kv_string(j, "device", t->has_block ? t->devnode : NULL);
+	json_kv_name(j, "device", t->has_block ? t->devnode : NULL);
 	json_kv_string(j, "disk", t->has_block ? t->diskname : NULL);
 	json_kv_string(j, "strategy", strategy_name(job->wplan.strategy));
 	json_kv_string(j, "reason", job->wplan.reason);
@@ -85,7 +85,7 @@ void jsonev_progress(struct json *j, const struct snapshot *s)
 	json_kv_u64(j, "bytes_total", s->total);
 	json_kv_u64(j, "bytes_on_device", s->confirmed);
 	json_kv_u64(j, "bytes_written", s->written);
-	json_kv_string(j, "file", s->file);
+	json_kv_name(j, "file", s->file);
 	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing" : "copying");
 	kv_maybe(j, "rate", s->rate, 1);
 	kv_maybe(j, "eta", s->eta, 1);
@@ -107,9 +107,9 @@ void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 {
 	begin(j, "file", clock_seconds(CLOCK_REALTIME));
 	json_kv_string(j, "state", state);
-	json_kv_string(j, "file", e->rel);
-	json_kv_string(j, "source", e->src);
-	json_kv_string(j, "dest", e->dst);
+	json_kv_name(j, "file", e->rel);
+	json_kv_name(j, "source", e->src);
+	json_kv_name(j, "dest", e->dst);
 	json_kv_string(j, "type", entry_type_name(e->type));
 	json_kv_u64(j, "bytes", e->type == PLAN_FILE ? (uint64_t)e->st.st_size : 0);
 	if (reason)
@@ -121,8 +121,8 @@ void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step ste
 		  const char *path, const char *msg, bool fatal)
 {
 	begin(j, "error", clock_seconds(CLOCK_REALTIME));
-	json_kv_string(j, "file", e ? e->rel : NULL);
-	json_kv_string(j, "path", path ? path : e ? e->dst : NULL);
+	json_kv_name(j, "file", e ? e->rel : NULL);
+	json_kv_name(j, "path", path ? path : e ? e->dst : NULL);
 	json_kv_string(j, "step", words_step_name(step));
 	json_key(j, "errno");
 	json_i64(j, err);
@@ -137,9 +137,9 @@ void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step ste
 void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
 {
 	begin(j, "changed", clock_seconds(CLOCK_REALTIME));
-	json_kv_string(j, "file", e->rel);
-	json_kv_string(j, "source", e->src);
-	json_kv_string(j, "dest", e->dst);
+	json_kv_name(j, "file", e->rel);
+	json_kv_name(j, "source", e->src);
+	json_kv_name(j, "dest", e->dst);
 	json_kv_string(j, "message", msg);
 	end(j);
 }
@@ -147,7 +147,7 @@ void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
 void jsonev_note(struct json *j, const char *path, const char *msg)
 {
 	begin(j, "note", clock_seconds(CLOCK_REALTIME));
-	json_kv_string(j, "path", path);
+	json_kv_name(j, "path", path);
 	json_kv_string(j, "message", msg);
 	end(j);
 }
@@ -156,7 +156,7 @@ void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_stra
 		     const char *why)
 {
 	begin(j, "strategy", clock_seconds(CLOCK_REALTIME));
-	json_kv_string(j, "file", e ? e->rel : NULL);
+	json_kv_name(j, "file", e ? e->rel : NULL);
 	json_kv_string(j, "strategy", strategy_name(s));
 	json_kv_string(j, "reason", why);
 	end(j);

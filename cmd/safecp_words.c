@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "quote.h"
 #include "safecp.h"
 #include "size.h"
 
@@ -31,15 +32,17 @@ static char *format(const char *fmt, ...)
 	return r < 0 ? NULL : s;
 }
 
-/* "ext4 on /dev/sdb1", "exfat (fuseblk) on /dev/sdb1", "tmpfs" */
+/* "ext4 on /dev/sdb1", "exfat (fuseblk) on /dev/sdb1", "tmpfs"; a FUSE
+ * subtype is the mounting user's choice, hence quote_bare() */
 static char *words_device(const struct target *t)
 {
-	const char *fs = t->fstype ? t->fstype : "unknown filesystem";
+	const char *fs = t->fstype ? quote_bare(t->fstype) : "unknown filesystem";
 
 	if (t->kind == FS_FUSEBLK && t->blkid_fstype)
-		return t->has_block ? format("%s (%s) on %s", t->blkid_fstype, fs, t->devnode)
+		return t->has_block ? format("%s (%s) on %s", t->blkid_fstype, fs,
+					     quote_bare(t->devnode))
 				    : format("%s (%s)", t->blkid_fstype, fs);
-	return t->has_block ? format("%s on %s", fs, t->devnode) : strdup(fs);
+	return t->has_block ? format("%s on %s", fs, quote_bare(t->devnode)) : strdup(fs);
 }
 
 char *words_where(const struct target *t)
@@ -47,7 +50,7 @@ char *words_where(const struct target *t)
 	_cleanup_free_ char *dev = words_device(t);
 	const char *mnt = t->mountpoint ? t->mountpoint : t->path;
 
-	return dev ? format("'%s' (%s)", mnt, dev) : NULL;
+	return dev ? format("%s (%s)", quote(mnt), dev) : NULL;
 }
 
 const char *words_step_name(enum copy_step step)
@@ -75,8 +78,8 @@ static char *no_space(const struct plan_problem *p, const struct target *t)
 	if (where)
 		return format("need %s, only %s free on %s; free space there or copy fewer files",
 			      need, have, where);
-	return format("need %s, only %s free on '%s'; free space there or copy fewer files",
-		      need, have, p->path2 ? p->path2 : "the destination");
+	return format("need %s, only %s free on %s; free space there or copy fewer files",
+		      need, have, p->path2 ? quote(p->path2) : "the destination");
 }
 
 static char *too_big(const struct plan_problem *p, const struct target *t)
@@ -86,8 +89,8 @@ static char *too_big(const struct plan_problem *p, const struct target *t)
 	bool fat = t && t->kind == FS_VFAT;
 
 	size_format(size, sizeof(size), p->need);
-	return format("'%s' is %s, more than one file can hold on %s (at most %" PRIu64
-		      " bytes); %s", p->path, size, where ? where : "the destination", p->have,
+	return format("%s is %s, more than one file can hold on %s (at most %" PRIu64
+		      " bytes); %s", quote(p->path), size, where ? where : "the destination", p->have,
 		      fat ? "use a stick formatted as exFAT, or split the file"
 			  : "split the file or use another filesystem");
 }
@@ -108,24 +111,28 @@ static char *dest_problem(const struct plan_problem *p, const char *a, const cha
 	case PLAN_DEST_NOT_DIR:
 		/* a trailing slash asks for a directory as much as -t does */
 		if (b && b[0] && b[strlen(b) - 1] == '/')
-			return format("target '%s' is not a directory; create the directory "
-				      "first, or leave out the trailing '/' to copy onto that name", b);
-		return format("target '%s' is not a directory; with several sources or -t, it "
-			      "must be an existing directory", b);
+			return format("target %s is not a directory; create the directory "
+				      "first, or leave out the trailing '/' to copy onto that name",
+				      quote(b));
+		return format("target %s is not a directory; with several sources or -t, it "
+			      "must be an existing directory", quote(b));
 	case PLAN_DEST_MISSING:
 		if (p->err && p->err != ENOENT)
-			return format("cannot copy to '%s': '%s': %s", a, b, strerror(p->err));
-		return format("cannot copy to '%s': directory '%s' does not exist; create it first",
-			      a, b);
+			return format("cannot copy to %s: %s: %s", quote(a), quote(b),
+				      strerror(p->err));
+		return format("cannot copy to %s: directory %s does not exist; create it first",
+			      quote(a), quote(b));
 	case PLAN_DIR_ONTO_NONDIR:
-		return format("cannot overwrite non-directory '%s' with directory '%s'", b, a);
+		return format("cannot overwrite non-directory %s with directory %s", quote(b),
+			      quote(a));
 	case PLAN_NONDIR_ONTO_DIR:
-		return format("cannot overwrite directory '%s' with non-directory '%s'", b, a);
+		return format("cannot overwrite directory %s with non-directory %s", quote(b),
+			      quote(a));
 	case PLAN_DEST_CLASH:
-		return format("'%s' would overwrite '%s', copied from another source; rename one "
-			      "of them", a, b);
+		return format("%s would overwrite %s, copied from another source; rename one "
+			      "of them", quote(a), quote(b));
 	case PLAN_DEST_UNWRITABLE:
-		return format("cannot write into '%s': %s", b, strerror(p->err ? p->err : EACCES));
+		return format("cannot write into %s: %s", quote(b), strerror(p->err ? p->err : EACCES));
 	default:
 		return NULL;
 	}
@@ -139,20 +146,21 @@ char *words_problem(const struct plan_problem *p, const struct target *t)
 	case PLAN_OK:
 		return strdup("no problem");
 	case PLAN_SOURCE_MISSING:
-		return format("cannot stat '%s': %s", a, strerror(p->err ? p->err : ENOENT));
+		return format("cannot stat %s: %s", quote(a), strerror(p->err ? p->err : ENOENT));
 	case PLAN_SOURCE_UNREADABLE:
-		return format("cannot read '%s': %s", a, strerror(p->err ? p->err : EACCES));
+		return format("cannot read %s: %s", quote(a), strerror(p->err ? p->err : EACCES));
 	case PLAN_OMIT_DIRECTORY:
-		return format("'%s' is a directory; use -r to copy it with its contents", a);
+		return format("%s is a directory; use -r to copy it with its contents", quote(a));
 	case PLAN_SAME_FILE:
-		return format("'%s' and '%s' are the same file", a, b);
+		return format("%s and %s are the same file", quote(a), quote(b));
 	case PLAN_INTO_ITSELF:
-		return format("cannot copy the directory '%s' into itself, '%s'", a, b);
+		return format("cannot copy the directory %s into itself, %s", quote(a), quote(b));
 	case PLAN_LOOP:
-		return format("'%s' leads back to '%s': a loop; copy without -L or leave it out",
-			      a, b);
+		return format("%s leads back to %s: a loop; copy without -L or leave it out",
+			      quote(a), quote(b));
 	case PLAN_NAME_TOO_LONG:
-		return format("cannot copy '%s': %s", a, strerror(p->err ? p->err : ENAMETOOLONG));
+		return format("cannot copy %s: %s", quote(a),
+			      strerror(p->err ? p->err : ENAMETOOLONG));
 	case PLAN_NO_SPACE:
 		return no_space(p, t);
 	case PLAN_FILE_TOO_BIG:
@@ -167,7 +175,7 @@ char *words_problem(const struct plan_problem *p, const struct target *t)
 	case PLAN_DEST_UNWRITABLE:
 		return dest_problem(p, a, b);
 	}
-	return format("cannot copy '%s': unknown problem %d", a, (int)p->kind);
+	return format("cannot copy %s: unknown problem %d", quote(a), (int)p->kind);
 }
 
 /* What to do about err at step, or NULL. */
@@ -205,23 +213,25 @@ static char *failed_action(const struct plan_entry *e, enum copy_step step, cons
 	const char *src = e ? e->src : path, *dst = e ? e->dst : path;
 
 	switch (step) {
-	case COPY_STEP_READ: return format("cannot read '%s'", src ? src : "?");
-	case COPY_STEP_CREATE: return format("cannot create '%s'", dst ? dst : "?");
-	case COPY_STEP_WRITE: return format("cannot write '%s'", dst ? dst : "?");
-	case COPY_STEP_SYNC: return format("cannot make '%s' durable", dst ? dst : "?");
+	case COPY_STEP_READ: return format("cannot read %s", quote(src ? src : "?"));
+	case COPY_STEP_CREATE: return format("cannot create %s", quote(dst ? dst : "?"));
+	case COPY_STEP_WRITE: return format("cannot write %s", quote(dst ? dst : "?"));
+	case COPY_STEP_SYNC: return format("cannot make %s durable", quote(dst ? dst : "?"));
 	case COPY_STEP_RENAME:
 		return path && dst && strcmp(path, dst) != 0
-			       ? format("cannot rename '%s' to '%s'", path, dst)
-			       : format("cannot rename the copy of '%s' into place", dst ? dst : "?");
+			       ? format("cannot rename %s to %s", quote(path), quote(dst))
+			       : format("cannot rename the copy of %s into place",
+					quote(dst ? dst : "?"));
 	case COPY_STEP_ATTRS:
-		return format("cannot keep the timestamps and mode of '%s'", dst ? dst : "?");
+		return format("cannot keep the timestamps and mode of %s", quote(dst ? dst : "?"));
 	case COPY_STEP_FINAL_SYNC:
-		return format("cannot flush '%s' to the device", path ? path : "the destination");
+		return format("cannot flush %s to the device",
+			      path ? quote(path) : "the destination");
 	case COPY_STEP_CHANGED:
-		return format("'%s' changed while it was copied, or was replaced since the copy "
-			      "was planned", src ? src : "?");
+		return format("%s changed while it was copied, or was replaced since the copy "
+			      "was planned", quote(src ? src : "?"));
 	}
-	return format("cannot copy '%s'", src ? src : "?");
+	return format("cannot copy %s", quote(src ? src : "?"));
 }
 
 char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,

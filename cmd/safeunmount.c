@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "exitcodes.h"
+#include "quote.h"
 #include "safeunmount.h"
 
 volatile sig_atomic_t su_interrupted;
@@ -92,7 +93,7 @@ static void wait_arg(poptContext ctx, int argc, const char **argv, struct su_opt
 	o->wait_seconds = -1;
 	if (a && parse_seconds(a, &o->wait_seconds) < 0 &&
 	    !cli_give_back_operand(ctx, argc, argv, a))
-		cli_usage_error("invalid time '%s' for --wait: use seconds, such as 30 or 2.5", a);
+		cli_usage_error("invalid time %s for --wait: use seconds, such as 30 or 2.5", quote(a));
 	free(a);
 }
 
@@ -101,8 +102,8 @@ static void validate(poptContext ctx, struct su_options *o)
 	const char **args = poptGetArgs(ctx);
 
 	if (raw.progress && progress_mode_parse(raw.progress, &o->progress) < 0)
-		cli_usage_error("unknown progress mode '%s': use bar, plain, json or none",
-				raw.progress);
+		cli_usage_error("unknown progress mode %s: use bar, plain, json or none",
+				quote(raw.progress));
 	if (!raw.progress)
 		o->progress = o->verbosity == VERBOSITY_QUIET ? PROGRESS_NONE
 							    : progress_default_mode(stderr);

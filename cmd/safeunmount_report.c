@@ -10,11 +10,14 @@
  * with -v. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "cli.h"
+#include "quote.h"
 #include "safeunmount.h"
 
 static struct {
@@ -43,13 +46,21 @@ double report_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Whole lines, however long their quoted names: never cut. */
+static char *vmessage(const char *fmt, va_list ap)
+{
+	char *s;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
 static void vline(const char *prefix, const char *fmt, va_list ap)
 {
-	char buf[8192];
+	char *buf = vmessage(fmt, ap);
 
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	fprintf(stderr, "%s%s\n", prefix, buf);
+	fprintf(stderr, "%s%s\n", prefix, buf ? buf : "(a message was lost: out of memory)");
 	fflush(stderr);
+	free(buf);
 }
 
 void report_verbose(const char *fmt, ...)
@@ -105,13 +116,14 @@ static void event_end(void)
 
 void report_error(const char *step, const char *fmt, ...)
 {
-	char buf[8192];
+	_cleanup_free_ char *buf = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf = vmessage(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: %s\n", program_name, buf);
+	fprintf(stderr, "%s: %s\n", program_name,
+		buf ? buf : "(an error message was lost: out of memory)");
 	fflush(stderr);
 	if (!rep.json_mode)
 		return;
@@ -127,18 +139,18 @@ void report_error(const char *step, const char *fmt, ...)
 void report_start(const struct su_job *job)
 {
 	for (size_t i = 0; i < job->n_fs; i++)
-		report_verbose("'%s' is mounted from '%s' (%s)", job->fs[i].m.mountpoint,
-			       job->fs[i].m.source, job->fs[i].m.fstype);
+		report_verbose("%s is mounted from %s (%s)", quote(job->fs[i].m.mountpoint),
+			       quote(job->fs[i].m.source), quote_bare(job->fs[i].m.fstype));
 	if (!rep.json_mode)
 		return;
 	event_begin("start");
-	json_kv_string(&rep.json, "target", job->arg);
+	json_kv_name(&rep.json, "target", job->arg);
 	json_key(&rep.json, "filesystems");
 	json_array_begin(&rep.json);
 	for (size_t i = 0; i < job->n_fs; i++) {
 		json_object_begin(&rep.json);
-		json_kv_string(&rep.json, "mountpoint", job->fs[i].m.mountpoint);
-		json_kv_string(&rep.json, "device", job->fs[i].devnode[0] ? job->fs[i].devnode : NULL);
+		json_kv_name(&rep.json, "mountpoint", job->fs[i].m.mountpoint);
+		json_kv_name(&rep.json, "device", job->fs[i].devnode[0] ? job->fs[i].devnode : NULL);
 		json_kv_string(&rep.json, "fstype", job->fs[i].m.fstype);
 		json_object_end(&rep.json);
 	}
@@ -172,12 +184,12 @@ void report_progress_json(FILE *out, const struct progress_state *st, bool final
 
 void report_unmounted(const struct su_fs *fs)
 {
-	report_verbose("unmounted '%s'", fs->m.mountpoint);
+	report_verbose("unmounted %s", quote(fs->m.mountpoint));
 	if (!rep.json_mode)
 		return;
 	event_begin("unmounted");
-	json_kv_string(&rep.json, "mountpoint", fs->m.mountpoint);
-	json_kv_string(&rep.json, "device", fs->devnode[0] ? fs->devnode : NULL);
+	json_kv_name(&rep.json, "mountpoint", fs->m.mountpoint);
+	json_kv_name(&rep.json, "device", fs->devnode[0] ? fs->devnode : NULL);
 	event_end();
 }
 
@@ -185,15 +197,16 @@ static void busy_words(const char *what, const struct holder_list *h,
 		       char *const *submounts, size_t n_sub, bool waiting)
 {
 	if (waiting)
-		fprintf(stderr, "%s: '%s' is busy; waiting for it to be free (Ctrl-C to stop):\n",
-			program_name, what);
+		fprintf(stderr, "%s: %s is busy; waiting for it to be free (Ctrl-C to stop):\n",
+			program_name, quote(what));
 	else
-		fprintf(stderr, "%s: '%s' is busy:\n", program_name, what);
+		fprintf(stderr, "%s: %s is busy:\n", program_name, quote(what));
 	for (size_t i = 0; i < h->n; i++)
 		fprintf(stderr, "  pid %d (%s): %s %s\n", (int)h->items[i].pid,
-			h->items[i].command, holder_how_text(h->items[i].how), h->items[i].path);
+			quote_bare(h->items[i].command), holder_how_text(h->items[i].how),
+			quote_bare(h->items[i].path));
 	for (size_t i = 0; i < n_sub; i++)
-		fprintf(stderr, "  '%s' is mounted inside it\n", submounts[i]);
+		fprintf(stderr, "  %s is mounted inside it\n", quote(submounts[i]));
 	if (h->unreadable)
 		fprintf(stderr, "  (%zu %s could not be inspected%s)\n", h->unreadable,
 			h->unreadable == 1 ? "process" : "processes",
@@ -210,24 +223,20 @@ static void busy_event(const char *what, const char *mountpoint, const struct ho
 		       char *const *submounts, size_t n_sub, bool waiting)
 {
 	event_begin("busy");
-	json_kv_string(&rep.json, mountpoint ? "mountpoint" : "device", what);
+	json_kv_name(&rep.json, mountpoint ? "mountpoint" : "device", what);
 	json_kv_bool(&rep.json, "waiting", waiting);
 	json_key(&rep.json, "holders");
 	json_array_begin(&rep.json);
 	for (size_t i = 0; i < h->n; i++) {
 		json_object_begin(&rep.json);
 		json_kv_u64(&rep.json, "pid", (uint64_t)h->items[i].pid);
-		json_kv_string(&rep.json, "command", h->items[i].command);
+		json_kv_name(&rep.json, "command", h->items[i].command);
 		json_kv_string(&rep.json, "how", holder_how_name(h->items[i].how));
-		json_kv_string(&rep.json, "path", h->items[i].path);
+		json_kv_name(&rep.json, "path", h->items[i].path);
 		json_object_end(&rep.json);
 	}
 	json_array_end(&rep.json);
-	json_key(&rep.json, "submounts");
-	json_array_begin(&rep.json);
-	for (size_t i = 0; i < n_sub; i++)
-		json_string(&rep.json, submounts[i]);
-	json_array_end(&rep.json);
+	json_kv_names(&rep.json, "submounts", submounts, n_sub);
 	json_kv_u64(&rep.json, "unreadable", h->unreadable);
 	event_end();
 }
@@ -242,11 +251,11 @@ void report_busy(const char *what, const char *mountpoint, const struct holder_l
 
 void report_powered_off(const char *devnode, const char *method)
 {
-	report_verbose("powered off '%s' (%s)", devnode, method);
+	report_verbose("powered off %s (%s)", quote(devnode), method);
 	if (!rep.json_mode)
 		return;
 	event_begin("powered-off");
-	json_kv_string(&rep.json, "device", devnode);
+	json_kv_name(&rep.json, "device", devnode);
 	json_kv_string(&rep.json, "method", method);
 	event_end();
 }

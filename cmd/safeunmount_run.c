@@ -21,6 +21,7 @@
 #include "cleanup.h"
 #include "mount.h"
 #include "poweroff.h"
+#include "quote.h"
 #include "safeunmount.h"
 #include "size.h"
 #include "syncer.h"
@@ -94,15 +95,15 @@ static enum su_status sync_loop(struct su_job *job, struct syncer *s, struct syn
 			return SU_INTERRUPTED;
 		if (r < 0) {
 			progress_free(TAKE_PTR(v->meter));
-			report_error("sync", "cannot read the state of '%s': %s", job->arg, strerror(-r));
+			report_error("sync", "cannot read the state of %s: %s", quote(job->arg), strerror(-r));
 			return SU_FAILED;
 		}
 		show(v, &f);
 		job->bytes_written = f.bytes_written;
 		if (f.error) {
 			progress_free(TAKE_PTR(v->meter));
-			report_error("sync", "cannot sync '%s': %s; some data may not be on the device",
-				     job->fs[f.error_index].m.mountpoint, strerror(-f.error));
+			report_error("sync", "cannot sync %s: %s; some data may not be on the device",
+				     quote(job->fs[f.error_index].m.mountpoint), strerror(-f.error));
 			return SU_FAILED;
 		}
 		*clean = f.clean;
@@ -132,7 +133,7 @@ static enum su_status sync_phase(const struct su_options *o, struct su_job *job)
 	}
 	r = syncer_start(mps, job->n_fs, src, job->n_fs, &s);
 	if (r < 0) {
-		report_error("sync", "cannot sync '%s': %s", job->arg, strerror(-r));
+		report_error("sync", "cannot sync %s: %s", quote(job->arg), strerror(-r));
 		return SU_FAILED;
 	}
 	progress_rate_init(&v.rate, 0);
@@ -148,15 +149,15 @@ static enum su_status sync_phase(const struct su_options *o, struct su_job *job)
 	if (st == SU_INTERRUPTED) {
 		progress_free(v.meter);
 		/* syncer stays: its thread is inside syncfs, which we cannot stop */
-		report_error("sync", "interrupted; the kernel goes on writing the data, and '%s' is still mounted",
-			     job->arg);
+		report_error("sync", "interrupted; the kernel goes on writing the data, and %s is still mounted",
+			     quote(job->arg));
 		return st;
 	}
 	if (st == SU_OK && clean)
 		progress_done(v.meter, NULL);
 	else if (st == SU_OK)
-		report_verbose("more data was written to '%s' during the sync; the unmount writes the rest",
-			       job->arg);
+		report_verbose("more data was written to %s during the sync; the unmount writes the rest",
+			       quote(job->arg));
 	progress_free(v.meter);
 	syncer_free(s); /* closes the mount points before the unmount */
 	return st;
@@ -235,7 +236,7 @@ static enum su_status unmount_one(const struct su_options *o, struct su_fs *fs)
 			break;
 		}
 		if (r != -EBUSY) {
-			report_error("unmount", "cannot unmount '%s': %s", mp, msg ? msg : strerror(-r));
+			report_error("unmount", "cannot unmount %s: %s", quote(mp), msg ? msg : strerror(-r));
 			st = r == -EINVAL ? SU_USAGE : SU_FAILED;
 			break;
 		}
@@ -245,7 +246,7 @@ static enum su_status unmount_one(const struct su_options *o, struct su_fs *fs)
 			break;
 		}
 		if (!pause_for(RETRY_SECONDS)) {
-			report_error("unmount", "interrupted while waiting; '%s' is still mounted", mp);
+			report_error("unmount", "interrupted while waiting; %s is still mounted", quote(mp));
 			st = SU_INTERRUPTED;
 			break;
 		}
@@ -265,9 +266,9 @@ static void device_busy_report(const char *devnode, unsigned maj, unsigned min, 
 		h = (struct holder_list){ 0 };
 	if (!*reported || !holder_list_equal(&h, last)) {
 		if (!waiting)
-			report_error("unmount", "'%s' is unmounted here but still in use: another "
+			report_error("unmount", "%s is unmounted here but still in use: another "
 				     "mount namespace or program holds it, and its data may not "
-				     "all be written", devnode);
+				     "all be written", quote(devnode));
 		report_busy(devnode, NULL, &h, NULL, 0, waiting);
 	}
 	*reported = true;
@@ -289,8 +290,8 @@ static enum su_status release_one(const struct su_options *o, const char *devnod
 		bool waiting = o->wait && monotonic() < deadline;
 
 		if (r == -EACCES || r == -EPERM) {
-			report_verbose("cannot check that '%s' is free: %s (run as root to check)",
-				       devnode, strerror(-r));
+			report_verbose("cannot check that %s is free: %s (run as root to check)",
+				       quote(devnode), strerror(-r));
 		} else if (r == -EBUSY) {
 			device_busy_report(devnode, maj, min, waiting, &last, &reported);
 			if (waiting && pause_for(RETRY_SECONDS)) {
@@ -299,10 +300,10 @@ static enum su_status release_one(const struct su_options *o, const char *devnod
 			}
 			st = su_interrupted ? SU_INTERRUPTED : SU_BUSY;
 		} else if (r < 0) {
-			report_error("unmount", "cannot flush '%s': %s", devnode, strerror(-r));
+			report_error("unmount", "cannot flush %s: %s", quote(devnode), strerror(-r));
 			st = SU_FAILED;
 		} else {
-			report_verbose("'%s' is free and flushed", devnode);
+			report_verbose("%s is free and flushed", quote(devnode));
 		}
 		break;
 	}
@@ -321,8 +322,8 @@ static bool still_mounted_here(const struct su_fs *fs)
 		free(m);
 		return false;
 	}
-	report_error("unmount", "'%s' is still mounted on '%s'; it is not safe to remove",
-		     fs->devnode, m[0].mountpoint);
+	report_error("unmount", "%s is still mounted on %s; it is not safe to remove",
+		     quote(fs->devnode), quote(m[0].mountpoint));
 	unmount_mounts_free(m, n);
 	return true;
 }
@@ -386,8 +387,8 @@ static enum su_status power_off_failed(const struct poweroff_plan *p,
 		holder_list_done(&last);
 		return SU_BUSY;
 	}
-	report_error("power-off", "cannot power off '%s': %s '%s' failed: %s", p->devnode,
-		     step_name(res->failed_step), res->failed_dev, strerror(-r));
+	report_error("power-off", "cannot power off %s: %s %s failed: %s", quote(p->devnode),
+		     step_name(res->failed_step), quote(res->failed_dev), strerror(-r));
 	return SU_FAILED;
 }
 
@@ -400,20 +401,20 @@ static enum su_status power_off_phase(const struct su_options *o, struct su_job 
 
 	r = poweroff_plan_make(job->disk_major, job->disk_minor, o->force ? POWEROFF_FORCE : 0, &p);
 	if (r < 0) {
-		report_error("power-off", "cannot power off '%s': %s", job->arg, strerror(-r));
+		report_error("power-off", "cannot power off %s: %s", quote(job->arg), strerror(-r));
 		return SU_FAILED;
 	}
 	snprintf(job->disk_node, sizeof(job->disk_node), "%s", p.devnode);
 	if (p.refusal == POWEROFF_MOUNTED || p.refusal == POWEROFF_HELD) {
-		report_error("power-off", "cannot power off '%s': '%s' is %s '%s'", p.devnode,
-			     p.blocker, p.refusal == POWEROFF_MOUNTED ? "mounted on" : "in use by",
-			     p.blocker_where);
+		report_error("power-off", "cannot power off %s: %s is %s %s", quote(p.devnode),
+			     quote(p.blocker), p.refusal == POWEROFF_MOUNTED ? "mounted on" : "in use by",
+			     quote(p.blocker_where));
 		st = SU_BUSY;
 	} else if (p.refusal != POWEROFF_OK) {
-		report_error("power-off", "cannot power off '%s'", p.devnode); /* checked before */
+		report_error("power-off", "cannot power off %s", quote(p.devnode)); /* checked before */
 		st = SU_USAGE;
 	} else {
-		report_verbose("powering off '%s' by %s", p.devnode, poweroff_method_name(p.method));
+		report_verbose("powering off %s by %s", quote(p.devnode), poweroff_method_name(p.method));
 		r = poweroff_run(&p, &res);
 		if (r == 0 || res.failed_step != POWEROFF_STEP_FLUSH)
 			report_verbose("SYNCHRONIZE CACHE: %s; START STOP UNIT: %s; in flight: %s",
@@ -452,15 +453,15 @@ static void summary(const struct su_options *o, const struct su_job *job)
 	const char *what = job->device_target ? job->devnode : job->fs[0].m.mountpoint;
 
 	if (o->power_off) {
-		report_info("'%s' is powered off; it can be removed", job->disk_node);
+		report_info("%s is powered off; it can be removed", quote(job->disk_node));
 	} else if (o->lazy) {
-		report_info("'%s' is detached; data may still be on its way to the device, so wait "
-			    "before removing it", what);
+		report_info("%s is detached; data may still be on its way to the device, so wait "
+			    "before removing it", quote(what));
 	} else if (others_mounted(job, &other)) {
-		report_info("'%s' is unmounted (%s written); '%s' is still mounted from the same disk",
-			    what, size_format(size, sizeof(size), job->bytes_written), other);
+		report_info("%s is unmounted (%s written); %s is still mounted from the same disk",
+			    quote(what), size_format(size, sizeof(size), job->bytes_written), quote(other));
 	} else {
-		report_info("'%s' is unmounted (%s written); it can be removed", what,
+		report_info("%s is unmounted (%s written); it can be removed", quote(what),
 			    size_format(size, sizeof(size), job->bytes_written));
 	}
 	free(other);
@@ -472,8 +473,8 @@ enum su_status job_run(const struct su_options *o, struct su_job *job)
 
 	report_start(job);
 	if (o->lazy && job->n_fs)
-		report_warning("--lazy: '%s' is detached even if busy, and data may still be written "
-			       "to the device after safeunmount returns; do not remove it yet", job->arg);
+		report_warning("--lazy: %s is detached even if busy, and data may still be written "
+			       "to the device after safeunmount returns; do not remove it yet", quote(job->arg));
 	if (job->n_fs) {
 		st = sync_phase(o, job);
 		for (size_t i = 0; i < job->n_fs && st == SU_OK; i++)

@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "mount.h"
 #include "poweroff.h"
+#include "quote.h"
 #include "safeunmount.h"
 #include "target.h"
 
@@ -96,7 +97,7 @@ static enum su_status resolve_device(const struct su_options *o, const char *nod
 	job->dev_minor = minor(rdev);
 	r = unmount_disk_of(job->dev_major, job->dev_minor, &dmaj, &dmin);
 	if (r < 0) {
-		report_error(NULL, "cannot find the disk of '%s': %s", node, strerror(-r));
+		report_error(NULL, "cannot find the disk of %s: %s", quote(node), strerror(-r));
 		return SU_USAGE;
 	}
 	job->whole_disk = dmaj == job->dev_major && dmin == job->dev_minor;
@@ -110,7 +111,7 @@ static enum su_status resolve_device(const struct su_options *o, const char *nod
 	}
 	if (n == 0 && !o->power_off) {
 		free(m);
-		report_error(NULL, "'%s' is not mounted", node);
+		report_error(NULL, "%s is not mounted", quote(node));
 		return SU_USAGE;
 	}
 	return take_mounts(job, m, n);
@@ -123,12 +124,12 @@ static enum su_status resolve_tag(const struct su_options *o, const char *tag, s
 	int r = blockid_resolve(tag, &node);
 
 	if (r == -ENOENT || r == -EACCES) {
-		report_error(NULL, "no filesystem with %s was found%s", tag,
+		report_error(NULL, "no filesystem with %s was found%s", quote_bare(tag),
 			     geteuid() != 0 ? " (finding it may need root)" : "");
 		return SU_USAGE;
 	}
 	if (r < 0 || stat(node, &st) < 0) {
-		report_error(NULL, "cannot resolve '%s': %s", tag, strerror(r < 0 ? -r : errno));
+		report_error(NULL, "cannot resolve %s: %s", quote(tag), strerror(r < 0 ? -r : errno));
 		return SU_USAGE;
 	}
 	return resolve_device(o, node, st.st_rdev, job);
@@ -145,14 +146,14 @@ static enum su_status resolve_path(const char *arg, struct su_job *job)
 	if (r == 0)
 		r = mount_find_for_path(abs, &e);
 	if (r < 0) {
-		report_error(NULL, "cannot find the mount of '%s': %s", arg, strerror(-r));
+		report_error(NULL, "cannot find the mount of %s: %s", quote(arg), strerror(-r));
 		return SU_USAGE;
 	}
 	if (strcmp(e.target, "/") == 0) {
 		if (strcmp(abs, "/") == 0)
 			report_error(NULL, "refusing to unmount the root filesystem");
 		else
-			report_error(NULL, "'%s' is not mounted (it is on the root filesystem)", arg);
+			report_error(NULL, "%s is not mounted (it is on the root filesystem)", quote(arg));
 		mount_entry_done(&e);
 		return SU_USAGE;
 	}
@@ -161,7 +162,7 @@ static enum su_status resolve_path(const char *arg, struct su_job *job)
 	mount_entry_done(&e);
 	if (r < 0) {
 		free(m);
-		report_error(NULL, "'%s' is not mounted", arg);
+		report_error(NULL, "%s is not mounted", quote(arg));
 		return SU_USAGE;
 	}
 	return take_mounts(job, m, 1);
@@ -177,12 +178,12 @@ static enum su_status check_permission(const struct su_job *job)
 		int r = unmount_fs(mp, UNMOUNT_CHECK, &msg);
 
 		if (r == -EPERM) {
-			report_error("unmount", "cannot unmount '%s': only root, or the user who mounted it, may do that",
-				     mp);
+			report_error("unmount", "cannot unmount %s: only root, or the user who mounted it, may do that",
+				     quote(mp));
 			return SU_USAGE;
 		}
 		if (r == -EINVAL) {
-			report_error("unmount", "'%s' is not mounted", mp);
+			report_error("unmount", "%s is not mounted", quote(mp));
 			return SU_USAGE;
 		}
 	}
@@ -212,9 +213,9 @@ static enum su_status check_other_mounts(const struct su_job *job, const struct 
 		for (size_t k = 0; k < n && s == SU_OK; k++) {
 			if (job_has_mount(job, m[k].mnt_id))
 				continue;
-			report_error("power-off", "cannot power off '%s': '%s' is mounted on '%s'; "
-				     "unmount it too, or give the whole disk '%s'",
-				     p->devnode, m[k].source, m[k].mountpoint, p->devnode);
+			report_error("power-off", "cannot power off %s: %s is mounted on %s; "
+				     "unmount it too, or give the whole disk %s",
+				     quote(p->devnode), quote(m[k].source), quote(m[k].mountpoint), quote(p->devnode));
 			s = SU_BUSY;
 		}
 		unmount_mounts_free(m, n);
@@ -229,17 +230,17 @@ static enum su_status refusal_status(const struct poweroff_plan *p)
 	case POWEROFF_MOUNTED: /* the job unmounts; check_other_mounts says the rest */
 		return SU_OK;
 	case POWEROFF_HELD:
-		report_error("power-off", "cannot power off '%s': '%s' is in use by '%s'",
-			     p->devnode, p->blocker, p->blocker_where);
+		report_error("power-off", "cannot power off %s: %s is in use by %s",
+			     quote(p->devnode), quote(p->blocker), quote(p->blocker_where));
 		return SU_BUSY;
 	case POWEROFF_INTERNAL_READER:
-		report_error("power-off", "refusing to power off '%s': an SD card in a built-in reader "
+		report_error("power-off", "refusing to power off %s: an SD card in a built-in reader "
 			     "may not come back until it is re-inserted; use --force to do it anyway",
-			     p->devnode);
+			     quote(p->devnode));
 		return SU_USAGE;
 	case POWEROFF_NO_METHOD:
-		report_error("power-off", "cannot power off '%s': it is not a USB, SCSI or loop device",
-			     p->devnode);
+		report_error("power-off", "cannot power off %s: it is not a USB, SCSI or loop device",
+			     quote(p->devnode));
 		return SU_USAGE;
 	}
 	return SU_USAGE;
@@ -252,17 +253,18 @@ static enum su_status check_power_off(const struct su_options *o, const struct s
 	int r;
 
 	if (!job->have_disk) {
-		report_error("power-off", "cannot power off '%s': it is not on a block device", job->arg);
+		report_error("power-off", "cannot power off %s: it is not on a block device",
+			     quote(job->arg));
 		return SU_USAGE;
 	}
 	if (geteuid() != 0) {
-		report_error("power-off", "cannot power off '%s': only root may do that", job->arg);
+		report_error("power-off", "cannot power off %s: only root may do that", quote(job->arg));
 		return SU_USAGE;
 	}
 	r = poweroff_plan_make(job->disk_major, job->disk_minor,
 			       POWEROFF_IGNORE_MOUNTS | (o->force ? POWEROFF_FORCE : 0), &p);
 	if (r < 0) {
-		report_error("power-off", "cannot power off '%s': %s", job->arg, strerror(-r));
+		report_error("power-off", "cannot power off %s: %s", quote(job->arg), strerror(-r));
 		return SU_FAILED;
 	}
 	s = refusal_status(&p);
@@ -293,7 +295,7 @@ enum su_status job_resolve(const struct su_options *o, const char *arg, struct s
 	if (is_tag(arg)) {
 		s = resolve_tag(o, arg, job);
 	} else if (stat(arg, &st) < 0) {
-		report_error(NULL, "cannot access '%s': %s", arg, strerror(errno));
+		report_error(NULL, "cannot access %s: %s", quote(arg), strerror(errno));
 		return SU_USAGE;
 	} else if (S_ISBLK(st.st_mode)) {
 		s = resolve_device(o, arg, st.st_rdev, job);

@@ -293,6 +293,12 @@ TEST(item_sanitized_and_wide)
 	progress_update(p, &st);
 	CHECK_STR(take(&c), "\r[..........]   0%  100 B  ev??[2J?.jpg");
 
+	fake_now = 2.5;
+	/* C1 as UTF-8 and raw, a right-to-left override: cmd/quote.h's classes */
+	st.item = "a\xc2\x9b\x9b\xe2\x80\xaegpj.exe";
+	progress_update(p, &st);
+	CHECK_STR(take(&c), "\r[..........]   0%  100 B  a???gpj.exe ");
+
 	fake_now = 3;
 	/* decomposed, 13 columns: the cut after "e" must not leave its accent
 	 * to start the tail */
