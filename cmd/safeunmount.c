@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "exitcodes.h"
 #include "safeunmount.h"
+#include "sysroot.h"
 
 volatile sig_atomic_t su_interrupted;
 
@@ -29,7 +30,7 @@ enum {
 };
 
 static struct {
-	int lazy, power_off, force;
+	int lazy, power_off, force, system;
 	char *progress;
 } raw;
 
@@ -42,6 +43,8 @@ static struct poptOption options[] = {
 	  "then power off the disk and detach it", NULL },
 	{ "force", 'f', POPT_ARG_NONE, &raw.force, 0,
 	  "power off an SD card in a built-in reader too", NULL },
+	{ "system", '\0', POPT_ARG_NONE, &raw.system, 0,
+	  "also unmount system mounts (/boot, /home, ..., a disk with swap); never '/'", NULL },
 	{ "lazy", 'l', POPT_ARG_NONE, &raw.lazy, 0,
 	  "detach even when busy (data may be written after safeunmount ends)", NULL },
 	{ "verbose", 'v', POPT_ARG_NONE, NULL, OPT_VERBOSE,
@@ -111,6 +114,7 @@ static void validate(poptContext ctx, struct su_options *o)
 	o->lazy = raw.lazy;
 	o->power_off = raw.power_off;
 	o->force = raw.force;
+	o->system = raw.system;
 	while (args && args[o->n_targets])
 		o->n_targets++;
 	if (o->n_targets == 0)
@@ -183,7 +187,7 @@ int main(int argc, const char **argv)
 		enum su_status s = job_resolve(&o, o.targets[i], &job);
 
 		if (s == SU_OK)
-			s = job_run(&o, &job);
+			s = sysroot_is_real() ? job_run(&o, &job) : job_check_only(&o, &job);
 		written += job.bytes_written;
 		for (size_t k = 0; k < job.n_fs; k++)
 			unmounted += job.fs[k].unmounted;

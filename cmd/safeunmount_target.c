@@ -21,6 +21,7 @@
 #include "mount.h"
 #include "poweroff.h"
 #include "safeunmount.h"
+#include "sysroot.h"
 #include "target.h"
 
 static bool is_tag(const char *s)
@@ -50,7 +51,7 @@ static void fs_probe(struct su_fs *fs)
 
 	if ((fs->m.dev_major || fs->m.dev_minor) && strncmp(fs->m.source, "/dev/", 5) == 0)
 		snprintf(fs->devnode, sizeof(fs->devnode), "%s", fs->m.source);
-	if (stat(fs->m.mountpoint, &st) == 0) {
+	if (sysroot_is_real() && stat(fs->m.mountpoint, &st) == 0) {
 		fs->st_major = major(st.st_dev);
 		fs->st_minor = minor(st.st_dev);
 	}
@@ -132,6 +133,29 @@ static enum su_status resolve_tag(const struct su_options *o, const char *tag, s
 		return SU_USAGE;
 	}
 	return resolve_device(o, node, st.st_rdev, job);
+}
+
+/* Under SAFECP_SYSROOT (a captured tree, for tests) nothing is stat()ed:
+ * a /dev name is looked up in the tree's sysfs, the rest is a path. */
+static enum su_status resolve_in_sysroot(const struct su_options *o, const char *arg,
+					 struct su_job *job)
+{
+	struct target *t = NULL;
+	dev_t devt;
+	int r;
+
+	if (is_tag(arg)) {
+		report_error(NULL, "cannot resolve '%s' in the captured tree '%s'", arg, sysroot_get());
+		return SU_USAGE;
+	}
+	r = target_probe_devname(arg, &t);
+	if (r < 0) {
+		report_error(NULL, "cannot access '%s': %s", arg, strerror(-r));
+		return SU_USAGE;
+	}
+	devt = makedev(t->dev_major, t->dev_minor);
+	target_free(t);
+	return resolve_device(o, arg, devt, job);
 }
 
 static enum su_status resolve_path(const char *arg, struct su_job *job)
@@ -222,6 +246,19 @@ static enum su_status check_other_mounts(const struct su_job *job, const struct 
 	return s;
 }
 
+static const char *bus_words(enum transport t)
+{
+	switch (t) {
+	case TRANSPORT_SATA: return "a SATA";
+	case TRANSPORT_SCSI: return "a SCSI";
+	case TRANSPORT_FIREWIRE: return "a FireWire";
+	case TRANSPORT_THUNDERBOLT: return "a Thunderbolt";
+	case TRANSPORT_NVME: return "an NVMe";
+	case TRANSPORT_VIRTIO: return "a virtio";
+	default: return "a fixed";
+	}
+}
+
 static enum su_status refusal_status(const struct poweroff_plan *p)
 {
 	switch (p->refusal) {
@@ -238,8 +275,10 @@ static enum su_status refusal_status(const struct poweroff_plan *p)
 			     p->devnode);
 		return SU_USAGE;
 	case POWEROFF_NO_METHOD:
-		report_error("power-off", "cannot power off '%s': it is not a USB, SCSI or loop device",
-			     p->devnode);
+	case POWEROFF_FIXED_DISK:
+		report_error("power-off", "refusing to power off '%s': it is %s disk; only USB and loop "
+			     "devices are powered off (and, with --force, an SD card in a built-in reader)",
+			     p->devnode, bus_words(p->transport));
 		return SU_USAGE;
 	}
 	return SU_USAGE;
@@ -267,6 +306,8 @@ static enum su_status check_power_off(const struct su_options *o, const struct s
 	}
 	s = refusal_status(&p);
 	if (s == SU_OK)
+		s = job_guard_power_off(job);
+	if (s == SU_OK)
 		s = check_other_mounts(job, &p);
 	poweroff_plan_done(&p);
 	return s;
@@ -290,7 +331,12 @@ enum su_status job_resolve(const struct su_options *o, const char *arg, struct s
 
 	memset(job, 0, sizeof(*job));
 	job->arg = arg;
-	if (is_tag(arg)) {
+	if (!sysroot_is_real() && arg[0] == '/' && strncmp(arg, "/dev/", 5) != 0) {
+		s = resolve_path(arg, job);
+		job_disk_from_fs(job);
+	} else if (!sysroot_is_real()) {
+		s = resolve_in_sysroot(o, arg, job);
+	} else if (is_tag(arg)) {
 		s = resolve_tag(o, arg, job);
 	} else if (stat(arg, &st) < 0) {
 		report_error(NULL, "cannot access '%s': %s", arg, strerror(errno));
@@ -302,6 +348,8 @@ enum su_status job_resolve(const struct su_options *o, const char *arg, struct s
 		job_disk_from_fs(job);
 	}
 	if (s == SU_OK)
+		s = job_guard(o, job);
+	if (s == SU_OK && sysroot_is_real())
 		s = check_permission(job);
 	if (s == SU_OK && o->power_off)
 		s = check_power_off(o, job);
