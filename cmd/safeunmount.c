@@ -61,7 +61,11 @@ static void on_signal(int sig)
 	su_interrupted = 1;
 }
 
-/* No SA_RESTART: the waits (poll, nanosleep) must return EINTR. */
+/* No SA_RESTART: the waits (poll, nanosleep) must return EINTR.  SIGPIPE
+ * is ignored (from the start, for --help too): a reader of the JSON events
+ * that goes away (`| head`) must not kill us between the unmount and the
+ * power-off; the writes fail with EPIPE instead, the job goes on, and
+ * close_stdout() does not count a closed pipe as lost output. */
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -179,6 +183,7 @@ int main(int argc, const char **argv)
 	cli_init("safeunmount", "Write out what is still cached for a filesystem, showing the "
 		 "bytes left,\nthen unmount it and optionally power its disk off.");
 	cli_set_man_section(8);
+	signal(SIGPIPE, SIG_IGN);
 	ctx = parse_options(argc, argv, &o);
 	install_signals();
 	report_init(&o);
