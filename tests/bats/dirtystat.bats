@@ -341,3 +341,18 @@ run_as_nobody() {
 	run -0 --separate-stderr timeout 10 "$SAFECP_BUILD/cmd/dirtystat" --json "$dev"
 	jq -e --arg d "$dev" '.files | length == 1 and .[0].path == $d' <<<"$output"
 }
+
+@test "SAFECP_SYSROOT, a test seam, is ignored by a setuid copy (secure_getenv)" {
+	require_root
+	require_cmd setpriv
+	local dir=$BATS_TEST_TMPDIR/suid
+	mkdir -m 755 "$dir"
+	chmod 755 "$BATS_TEST_TMPDIR"
+	cp "$SAFECP_BUILD/cmd/dirtystat" "$dir/dirtystat"
+	chmod 4755 "$dir/dirtystat"
+	# honoured, the captured tree (which has no /proc/meminfo) would fail the reading
+	SAFECP_SYSROOT=$SAFECP_SRC/tests/fixtures/unmount-system \
+		run -0 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups "$dir/dirtystat" --json
+	jq -e '.system.dirty_bytes >= 0' <<<"$output"
+	rm -f "$dir/dirtystat"
+}
