@@ -81,7 +81,9 @@ void job_done(struct su_job *job);
 /* safeunmount_guard.c: "/", the root disk and the system mounts, then
  * (from job_run, before the sync) that every filesystem of a job is free */
 enum su_status job_guard(const struct su_options *o, const struct su_job *job);
-enum su_status job_guard_power_off(const struct su_job *job); /* active swap */
+struct poweroff_plan;
+/* the plan's disks: none holds "/" or has active swap */
+enum su_status job_guard_power_off(const struct su_job *job, const struct poweroff_plan *p);
 enum su_status job_check_free(const struct su_options *o, const struct su_job *job);
 
 /* safeunmount_run.c */

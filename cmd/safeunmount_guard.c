@@ -23,6 +23,7 @@
 
 #include "cleanup.h"
 #include "mount.h"
+#include "poweroff.h"
 #include "safeunmount.h"
 #include "sysdisk.h"
 
@@ -113,14 +114,28 @@ enum su_status job_guard(const struct su_options *o, const struct su_job *job)
 	return s;
 }
 
-enum su_status job_guard_power_off(const struct su_job *job)
+/* Every disk that goes with the power-off (the other slots of a USB card
+ * reader too): none may hold "/", none may have active swap. */
+enum su_status job_guard_power_off(const struct su_job *job, const struct poweroff_plan *p)
 {
-	const struct sysdisk_swap *sw;
+	const struct sysdisk_swap *sw = NULL;
 	struct sysdisk sd;
+	size_t i;
 
 	if (load(&sd) < 0)
 		return SU_FAILED;
-	sw = sysdisk_swap_on(&sd, job->disk_major, job->disk_minor);
+	for (i = 0; i < p->n_devs; i++) {
+		if (!p->devs[i].is_disk)
+			continue;
+		if (sysdisk_holds_root(&sd, p->devs[i].major, p->devs[i].minor)) {
+			report_error("power-off", "refusing to power off '%s': %s, which goes with it, "
+				     "holds the root filesystem ('/' on %s)", p->devnode,
+				     p->devs[i].devnode, sd.root_source);
+			return SU_USAGE;
+		}
+		if (!sw)
+			sw = sysdisk_swap_on(&sd, p->devs[i].major, p->devs[i].minor);
+	}
 	if (!sw)
 		return SU_OK;
 	report_error("power-off", "cannot power off the disk of '%s': '%s' on it is active swap; "

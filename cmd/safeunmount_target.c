@@ -306,7 +306,7 @@ static enum su_status check_power_off(const struct su_options *o, const struct s
 	}
 	s = refusal_status(&p);
 	if (s == SU_OK)
-		s = job_guard_power_off(job);
+		s = job_guard_power_off(job, &p);
 	if (s == SU_OK)
 		s = check_other_mounts(job, &p);
 	poweroff_plan_done(&p);

@@ -196,6 +196,9 @@ in_stick_root() {
 	[[ $output == *"would power off the disk of '/dev/loop0'"* ]]
 	run -3 fixture_su -P /dev/sdc1 # the USB stick: planned, but its sdc2 stays mounted
 	[[ $output == *"'/dev/sdc2' is mounted on '/media/stick2'"* ]]
+	# a card reader whose other slot holds "/": that slot would go too
+	SAFECP_SYSROOT=$SAFECP_SRC/tests/fixtures/unmount-usbroot run -2 "$SAFECP_BUILD/cmd/safeunmount" -P --system /media/usb
+	[ "$output" = "safeunmount: refusing to power off '/dev/sdb': /dev/sdc, which goes with it, holds the root filesystem ('/' on /dev/sdc)" ]
 }
 
 # ---- all or nothing ----------------------------------------------------------------
