@@ -119,6 +119,15 @@ in_stick_root() {
 	[ "$output" = "safeunmount: refusing to unmount '/' on /dev/vda2: it is the root filesystem" ]
 	run -2 fixture_su --system -P /boot
 	[ "$output" = "safeunmount: refusing to power off the disk of '/boot': it holds the root filesystem ('/' on /dev/vda2)" ]
+	# "/" on dm-0 over sda1 and sdb1: the disks below it are root disks too
+	export SAFECP_SYSROOT=$SAFECP_SRC/tests/fixtures/unmount-dmroot
+	run -2 "$SAFECP_BUILD/cmd/safeunmount" --system /dev/sda
+	[ "$output" = "safeunmount: refusing to unmount '/dev/sda': it is the disk that holds the root filesystem ('/' on /dev/dm-0); name one of its other filesystems instead" ]
+	run -2 "$SAFECP_BUILD/cmd/safeunmount" /dev/sda3
+	[ "$output" = "safeunmount: refusing to unmount '/mnt/data' on /dev/sda3: it is on the disk that holds the root filesystem; use --system if you really mean it" ]
+	run -2 "$SAFECP_BUILD/cmd/safeunmount" -P --system --force /dev/sdb1
+	[ "$output" = "safeunmount: refusing to power off the disk of '/dev/sdb1': it holds the root filesystem ('/' on /dev/dm-0)" ]
+	run -0 "$SAFECP_BUILD/cmd/safeunmount" --system /dev/sda3
 }
 
 # ---- system mounts need --system ----------------------------------------------------

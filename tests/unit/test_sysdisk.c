@@ -98,9 +98,29 @@ TEST(slaves_are_followed)
 	sysroot_set(NULL);
 }
 
+/* "/" on dm-0 over sda1 and sdb1: both disks hold it */
+TEST(root_on_device_mapper)
+{
+	struct sysdisk sd;
+
+	sysroot_set(FIXTURES_DIR "/unmount-dmroot");
+	CHECK_INT(sysdisk_load(&sd), 0);
+	CHECK_STR(sd.root_source, "/dev/dm-0");
+	CHECK_INT(sd.n_root_disks, 3);
+	CHECK(sysdisk_holds_root(&sd, 253, 0));
+	CHECK(sysdisk_holds_root(&sd, 8, 0));
+	CHECK(sysdisk_holds_root(&sd, 8, 16));
+	CHECK(!sysdisk_holds_root(&sd, 8, 32));
+	CHECK_INT(sd.n_swaps, 0); /* no /proc/swaps: no swap */
+	CHECK_INT(sysdisk_classify(&sd, "/mnt/data", 8, 3), SYSDISK_ROOT_DISK);
+	CHECK_INT(sysdisk_classify(&sd, "/media/stick1", 8, 33), SYSDISK_NONE);
+	sysroot_set(NULL);
+}
+
 int main(void)
 {
-	TEST_PLAN(5);
+	TEST_PLAN(6);
+	RUN(root_on_device_mapper);
 	RUN(slaves_are_followed);
 	RUN(root_and_swap_facts);
 	RUN(kinds_of_mounts);
