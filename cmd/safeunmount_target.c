@@ -5,9 +5,12 @@
  * device (a partition: its mounts; a whole disk: the mounts of it and of
  * all its partitions), or a path, which stands for the mount it is on,
  * unless that is the root filesystem.  Before a byte is written we check
- * what would only fail at the end: libmount's permission check (a dry-run
- * unmount) and, for --power-off, that the disk can be detached and that
- * nothing outside the job is mounted from it. */
+ * what would only fail at the end: the system-disk guards
+ * (safeunmount_guard.c), libmount's permission check (a dry-run unmount)
+ * and, for --power-off, that the disk can be detached and that nothing
+ * outside the job is mounted from it.  Under SAFECP_SYSROOT (tests on a
+ * captured tree) device names are looked up in the tree and the
+ * permission check, which would ask this machine's libmount, is skipped. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
