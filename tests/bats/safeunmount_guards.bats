@@ -225,7 +225,7 @@ in_stick_root() {
 		for busy in $m1 $m2; do
 			(cd \$busy && exec sleep 300) &
 			pid=\$!
-			until [ \"\$(readlink /proc/\$pid/cwd)\" = \$busy ]; do sleep 0.05; done
+			for i in \$(seq 600); do [ \"\$(readlink /proc/\$pid/cwd)\" = \$busy ] && break; sleep 0.05; done
 			echo holder=\$pid
 			s=0; $SAFECP_BUILD/cmd/safeunmount $STICK_DISK 2>&1 || s=\$?; echo status=\$s
 			findmnt -n $m1 >/dev/null && findmnt -n $m2 >/dev/null && echo both-mounted
@@ -239,6 +239,29 @@ in_stick_root() {
 	[[ $output == *"nothing was unmounted: every filesystem of '$STICK_DISK' must be free before any is unmounted"* ]]
 	[[ $output == *$'status=3\nboth-mounted\n'*$'status=3\nboth-mounted\n'* ]]
 	[[ $output == *$'free=0\nnone-mounted' ]]
+}
+
+@test "--wait on a disk with a busy filesystem waits with all of them mounted (private namespace)" {
+	require_root
+	local m1=$BATS_TEST_TMPDIR/m1 m2=$BATS_TEST_TMPDIR/m2 log=$BATS_TEST_TMPDIR/log parts
+	stick_up --partitions 2 --size 200 --rate 0 --no-mount
+	read -r -a parts <<<"$STICK_PARTS"
+	mkdir -p "$m1" "$m2"
+	run -0 in_namespace bash -c "
+		mount ${parts[0]} $m1 && mount ${parts[1]} $m2 || exit 90
+		(cd $m1 && exec sleep 300) &
+		holder=\$!
+		for i in \$(seq 600); do [ \"\$(readlink /proc/\$holder/cwd)\" = $m1 ] && break; sleep 0.05; done
+		$SAFECP_BUILD/cmd/safeunmount --wait=60 $STICK_DISK 2>$log &
+		su=\$!
+		for i in \$(seq 600); do grep -q 'waiting for it to be free' $log && break; sleep 0.05; done
+		findmnt -n $m1 >/dev/null && findmnt -n $m2 >/dev/null && echo both-mounted-while-waiting
+		kill \$holder
+		s=0; wait \$su || s=\$?; echo status=\$s
+		findmnt -n $m1 >/dev/null || findmnt -n $m2 >/dev/null || echo none-mounted
+	"
+	[[ $output == *$'both-mounted-while-waiting\nstatus=0\nnone-mounted' ]]
+	grep -q "'$m1' is busy; waiting for it to be free" "$log"
 }
 
 @test "fixtures: a busy partition keeps the whole USB stick mounted" {
