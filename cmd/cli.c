@@ -3,7 +3,9 @@
  *
  * --help and --version live in a callback table rather than popt's
  * POPT_AUTOHELP so that help is -h (not -?), goes to stdout, and exits
- * through exit() where close_stdout() still checks the write. */
+ * through exit() where close_stdout() still checks the write.  It runs
+ * from on_exit(3), which hands it the exit status: lost output turns a
+ * success into 1 but never hides a more serious status (2, 3, 130). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -55,7 +57,7 @@ void cli_init(const char *prog, const char *summary)
 {
 	program_name = prog;
 	program_summary = summary;
-	atexit(close_stdout);
+	on_exit(close_stdout, NULL);
 }
 
 void cli_set_man_section(int section)
@@ -142,8 +144,11 @@ static int close_stream(FILE *f)
 	return 0;
 }
 
-void close_stdout(void)
+void close_stdout(int status, void *unused)
 {
+	int failed = status ? status : EXIT_PARTIAL;
+
+	(void)unused;
 	if (close_stream(stdout) != 0 && errno != EPIPE) {
 		if (!errno)
 			errno = stdout_errno;
@@ -152,8 +157,8 @@ void close_stdout(void)
 				program_name, strerror(errno));
 		else
 			fprintf(stderr, "%s: cannot write to standard output\n", program_name);
-		_exit(EXIT_PARTIAL);
+		_exit(failed);
 	}
 	if (close_stream(stderr) != 0)
-		_exit(EXIT_PARTIAL);
+		_exit(failed);
 }

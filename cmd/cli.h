@@ -51,9 +51,10 @@ _Noreturn void cli_usage_error(const char *fmt, ...) __attribute__((format(print
  * whose errno close_stdout() then reports. */
 bool cli_flush_stdout(void);
 
-/* atexit handler (util-linux closestream): flush and close stdout and
- * stderr; when output was lost say so and _exit(EXIT_PARTIAL).  A closed
- * pipe (EPIPE) is not reported: the reader chose to stop. */
-void close_stdout(void);
+/* on_exit handler (util-linux closestream): flush and close stdout and
+ * stderr; when output was lost say so and _exit(EXIT_PARTIAL), or with
+ * status itself when that was already a failure (2, 3, 130 stay).  A
+ * closed pipe (EPIPE) is not reported: the reader chose to stop. */
+void close_stdout(int status, void *unused);
 
 #endif

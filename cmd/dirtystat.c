@@ -8,6 +8,7 @@
  * Readings are taken in dirtystat_frame.c and shown by
  * dirtystat_render.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -166,22 +167,55 @@ static bool is_mountpoint_of(const char *path, const struct target *t)
 	       strncmp(t->mountpoint, path, len) == 0;
 }
 
-static int resolve_arg(const char *path, struct path_arg *a)
+static const char *type_words(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFIFO: return "a FIFO";
+	case S_IFCHR: return "a character device";
+	case S_IFSOCK: return "a socket";
+	default: return "not a regular file";
+	}
+}
+
+/* O_PATH: nothing is opened for real, so a FIFO cannot block us and a
+ * character device (a tty, a watchdog) sees no open().  A regular file or
+ * a block device is read later through this very descriptor. */
+static int open_arg(const char *path, struct path_arg *a)
 {
 	struct stat st;
 	int r;
 
+	a->fd = open(path, O_PATH | O_CLOEXEC);
+	if (a->fd < 0 || fstat(a->fd, &st) < 0) {
+		r = -errno;
+		cli_error("cannot access %s: %s", quote(path), strerror(-r));
+		return r;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(TAKE_FD(a->fd));
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		cli_error("cannot show %s: it is %s; give a regular file, a block device or a "
+			  "directory", quote(path), type_words(st.st_mode));
+		return -EINVAL;
+	}
+	a->kind = ARG_FILE;
+	return 0;
+}
+
+static int resolve_arg(const char *path, struct path_arg *a)
+{
+	int r;
+
 	a->path = path;
 	a->kind = ARG_DIR;
+	a->fd = -1;
 	/* with --sysroot a PATH names a mount point of the captured tree */
 	if (sysroot_is_real()) {
-		if (stat(path, &st) < 0) {
-			r = -errno;
-			cli_error("cannot access %s: %s", quote(path), strerror(-r));
+		r = open_arg(path, a);
+		if (r < 0)
 			return r;
-		}
-		if (!S_ISDIR(st.st_mode))
-			a->kind = ARG_FILE;
 	}
 	r = target_probe(path, &a->t);
 	if (r < 0) {
@@ -261,8 +295,11 @@ static int resolve_args(struct ctx *c, const char **paths, bool *bad_input)
 
 static void ctx_done(struct ctx *c)
 {
-	for (size_t i = 0; i < c->src.n_args; i++)
+	for (size_t i = 0; i < c->src.n_args; i++) {
 		target_free(c->src.args[i].t);
+		if (c->src.args[i].fd >= 0)
+			close(c->src.args[i].fd);
+	}
 	free(c->src.args);
 	devices_list_free(c->src.dirs, c->src.n_dirs);
 }

@@ -23,6 +23,7 @@ struct path_arg {
 	const char *path;          /* as given */
 	enum arg_kind kind;
 	struct target *t;          /* owned */
+	int fd;                    /* ARG_FILE: O_PATH descriptor, else -1 */
 	bool noted;                /* the cachestat fallback note was printed */
 };
 

@@ -139,6 +139,11 @@ static void file_read(struct file_figures *ff, const char *path)
 	ff->err = cachestat_path(path, &ff->fc);
 }
 
+static void arg_read(struct file_figures *ff, const struct path_arg *a)
+{
+	ff->err = a->fd >= 0 ? cachestat_opath(a->fd, &ff->fc) : cachestat_path(a->path, &ff->fc);
+}
+
 static int frame_files(const struct sources *src, struct frame *fr)
 {
 	fr->files = calloc(src->n_args ? src->n_args : 1, sizeof(*fr->files));
@@ -153,7 +158,7 @@ static int frame_files(const struct sources *src, struct frame *fr)
 		f = &fr->files[fr->n_files++];
 		f->path = a->path;
 		f->fstype = a->t->fstype ? strdup(a->t->fstype) : NULL;
-		file_read(&f->file, a->path);
+		arg_read(&f->file, a);
 		if (a->t->kind == FS_FUSEBLK && a->t->has_block) {
 			f->blockdev = strdup(a->t->devnode);
 			if (f->blockdev)

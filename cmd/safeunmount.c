@@ -20,6 +20,7 @@
 #include "exitcodes.h"
 #include "quote.h"
 #include "safeunmount.h"
+#include "sysroot.h"
 
 volatile sig_atomic_t su_interrupted;
 
@@ -30,7 +31,7 @@ enum {
 };
 
 static struct {
-	int lazy, power_off, force;
+	int lazy, power_off, force, system;
 	char *progress;
 } raw;
 
@@ -43,6 +44,8 @@ static struct poptOption options[] = {
 	  "then power off the disk and detach it", NULL },
 	{ "force", 'f', POPT_ARG_NONE, &raw.force, 0,
 	  "power off an SD card in a built-in reader too", NULL },
+	{ "system", '\0', POPT_ARG_NONE, &raw.system, 0,
+	  "also unmount system mounts (/boot, /home, ..., a disk with swap); never '/'", NULL },
 	{ "lazy", 'l', POPT_ARG_NONE, &raw.lazy, 0,
 	  "detach even when busy (data may be written after safeunmount ends)", NULL },
 	{ "verbose", 'v', POPT_ARG_NONE, NULL, OPT_VERBOSE,
@@ -59,7 +62,11 @@ static void on_signal(int sig)
 	su_interrupted = 1;
 }
 
-/* No SA_RESTART: the waits (poll, nanosleep) must return EINTR. */
+/* No SA_RESTART: the waits (poll, nanosleep) must return EINTR.  SIGPIPE
+ * is ignored (from the start, for --help too): a reader of the JSON events
+ * that goes away (`| head`) must not kill us between the unmount and the
+ * power-off; the writes fail with EPIPE instead, the job goes on, and
+ * close_stdout() does not count a closed pipe as lost output. */
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -112,6 +119,7 @@ static void validate(poptContext ctx, struct su_options *o)
 	o->lazy = raw.lazy;
 	o->power_off = raw.power_off;
 	o->force = raw.force;
+	o->system = raw.system;
 	while (args && args[o->n_targets])
 		o->n_targets++;
 	if (o->n_targets == 0)
@@ -176,6 +184,7 @@ int main(int argc, const char **argv)
 	cli_init("safeunmount", "Write out what is still cached for a filesystem, showing the "
 		 "bytes left,\nthen unmount it and optionally power its disk off.");
 	cli_set_man_section(8);
+	signal(SIGPIPE, SIG_IGN);
 	ctx = parse_options(argc, argv, &o);
 	install_signals();
 	report_init(&o);
@@ -184,7 +193,7 @@ int main(int argc, const char **argv)
 		enum su_status s = job_resolve(&o, o.targets[i], &job);
 
 		if (s == SU_OK)
-			s = job_run(&o, &job);
+			s = sysroot_is_real() ? job_run(&o, &job) : job_check_only(&o, &job);
 		written += job.bytes_written;
 		for (size_t k = 0; k < job.n_fs; k++)
 			unmounted += job.fs[k].unmounted;

@@ -2,7 +2,8 @@
  *
  * safeunmount.c parses the options and maps outcomes to the exit status;
  * safeunmount_target.c turns a TARGET into a job (the filesystems to
- * unmount, the disk to power off); safeunmount_run.c carries a job out:
+ * unmount, the disk to power off); safeunmount_guard.c protects the
+ * running system and checks a job is all free; safeunmount_run.c carries a job out:
  * sync with progress, unmount, release check, power-off;
  * safeunmount_report.c says what happened, in words or JSON events. */
 #ifndef SAFECP_SAFEUNMOUNT_H
@@ -28,6 +29,7 @@ struct su_options {
 	enum progress_mode progress;
 	enum verbosity verbosity;
 	bool lazy, power_off, force;
+	bool system;           /* --system: system mounts may be unmounted */
 	bool wait;             /* --wait given */
 	double wait_seconds;   /* its limit; negative: no limit */
 	const char **targets;
@@ -76,8 +78,18 @@ extern volatile sig_atomic_t su_interrupted;
 enum su_status job_resolve(const struct su_options *o, const char *arg, struct su_job *job);
 void job_done(struct su_job *job);
 
+/* safeunmount_guard.c: "/", the root disk and the system mounts, then
+ * (from job_run, before the sync) that every filesystem of a job is free */
+enum su_status job_guard(const struct su_options *o, const struct su_job *job);
+struct poweroff_plan;
+/* the plan's disks: none holds "/" or has active swap */
+enum su_status job_guard_power_off(const struct su_job *job, const struct poweroff_plan *p);
+enum su_status job_check_free(const struct su_options *o, const struct su_job *job);
+
 /* safeunmount_run.c */
 enum su_status job_run(const struct su_options *o, struct su_job *job);
+/* under SAFECP_SYSROOT (tests on captured trees): the checks only */
+enum su_status job_check_only(const struct su_options *o, struct su_job *job);
 
 /* safeunmount_report.c: words on stderr, events on stdout (--progress=json) */
 void report_init(const struct su_options *o);

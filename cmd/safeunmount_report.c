@@ -8,6 +8,7 @@
  * redraws the bar), else straight to stderr.  Levels: errors and warnings
  * always; the closing "can be removed" line unless -q or JSON; step lines
  * with -v. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ static struct {
 	const struct su_options *o;
 	struct json json;
 	bool json_mode;
+	FILE *devnull;  /* the events' sink once the reader went away */
 } rep;
 
 void report_init(const struct su_options *o)
@@ -108,10 +110,21 @@ static void event_begin(const char *name)
 	event_begin_at(name, report_now());
 }
 
+/* A reader that went away (EPIPE; SIGPIPE is ignored) ends the events,
+ * not the job: they go to /dev/null from then on, and the error flag is
+ * cleared, so close_stdout() sees a closed pipe, which is no error,
+ * rather than an unexplained earlier failure. */
 static void event_end(void)
 {
 	json_object_end(&rep.json);
 	json_line_end(&rep.json);
+	if (rep.json.f != stdout || !ferror(stdout) || errno != EPIPE)
+		return;
+	clearerr(stdout);
+	if (!rep.devnull)
+		rep.devnull = fopen("/dev/null", "we");
+	if (rep.devnull)
+		json_init(&rep.json, rep.devnull);
 }
 
 void report_error(const char *step, const char *fmt, ...)

@@ -476,7 +476,9 @@ enum su_status job_run(const struct su_options *o, struct su_job *job)
 		report_warning("--lazy: %s is detached even if busy, and data may still be written "
 			       "to the device after safeunmount returns; do not remove it yet", quote(job->arg));
 	if (job->n_fs) {
-		st = sync_phase(o, job);
+		st = job_check_free(o, job);
+		if (st == SU_OK)
+			st = sync_phase(o, job);
 		for (size_t i = 0; i < job->n_fs && st == SU_OK; i++)
 			st = unmount_one(o, &job->fs[i]);
 		if (st == SU_OK && !o->lazy)
@@ -486,5 +488,20 @@ enum su_status job_run(const struct su_options *o, struct su_job *job)
 		st = power_off_phase(o, job);
 	if (st == SU_OK && !(job->n_fs == 0 && !o->power_off))
 		summary(o, job);
+	return st;
+}
+
+/* Under SAFECP_SYSROOT the tables are a captured tree, not this machine's:
+ * every check runs, nothing is synced, unmounted or powered off. */
+enum su_status job_check_only(const struct su_options *o, struct su_job *job)
+{
+	enum su_status st = job_check_free(o, job);
+
+	for (size_t i = 0; i < job->n_fs && st == SU_OK; i++)
+		report_info("would unmount %s (SAFECP_SYSROOT is set: nothing is done)",
+			    quote(job->fs[i].m.mountpoint));
+	if (st == SU_OK && o->power_off)
+		report_info("would power off the disk of %s (SAFECP_SYSROOT is set: nothing is done)",
+			    quote(job->arg));
 	return st;
 }

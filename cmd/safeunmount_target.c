@@ -5,9 +5,12 @@
  * device (a partition: its mounts; a whole disk: the mounts of it and of
  * all its partitions), or a path, which stands for the mount it is on,
  * unless that is the root filesystem.  Before a byte is written we check
- * what would only fail at the end: libmount's permission check (a dry-run
- * unmount) and, for --power-off, that the disk can be detached and that
- * nothing outside the job is mounted from it. */
+ * what would only fail at the end: the system-disk guards
+ * (safeunmount_guard.c), libmount's permission check (a dry-run unmount)
+ * and, for --power-off, that the disk can be detached and that nothing
+ * outside the job is mounted from it.  Under SAFECP_SYSROOT (tests on a
+ * captured tree) device names are looked up in the tree and the
+ * permission check, which would ask this machine's libmount, is skipped. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include "poweroff.h"
 #include "quote.h"
 #include "safeunmount.h"
+#include "sysroot.h"
 #include "target.h"
 
 static bool is_tag(const char *s)
@@ -51,7 +55,7 @@ static void fs_probe(struct su_fs *fs)
 
 	if ((fs->m.dev_major || fs->m.dev_minor) && strncmp(fs->m.source, "/dev/", 5) == 0)
 		snprintf(fs->devnode, sizeof(fs->devnode), "%s", fs->m.source);
-	if (stat(fs->m.mountpoint, &st) == 0) {
+	if (sysroot_is_real() && stat(fs->m.mountpoint, &st) == 0) {
 		fs->st_major = major(st.st_dev);
 		fs->st_minor = minor(st.st_dev);
 	}
@@ -133,6 +137,30 @@ static enum su_status resolve_tag(const struct su_options *o, const char *tag, s
 		return SU_USAGE;
 	}
 	return resolve_device(o, node, st.st_rdev, job);
+}
+
+/* Under SAFECP_SYSROOT (a captured tree, for tests) nothing is stat()ed:
+ * a /dev name is looked up in the tree's sysfs, the rest is a path. */
+static enum su_status resolve_in_sysroot(const struct su_options *o, const char *arg,
+					 struct su_job *job)
+{
+	struct target *t = NULL;
+	dev_t devt;
+	int r;
+
+	if (is_tag(arg)) {
+		report_error(NULL, "cannot resolve %s in the captured tree %s", quote(arg),
+			     quote(sysroot_get()));
+		return SU_USAGE;
+	}
+	r = target_probe_devname(arg, &t);
+	if (r < 0) {
+		report_error(NULL, "cannot access %s: %s", quote(arg), strerror(-r));
+		return SU_USAGE;
+	}
+	devt = makedev(t->dev_major, t->dev_minor);
+	target_free(t);
+	return resolve_device(o, arg, devt, job);
 }
 
 static enum su_status resolve_path(const char *arg, struct su_job *job)
@@ -223,6 +251,19 @@ static enum su_status check_other_mounts(const struct su_job *job, const struct 
 	return s;
 }
 
+static const char *bus_words(enum transport t)
+{
+	switch (t) {
+	case TRANSPORT_SATA: return "a SATA";
+	case TRANSPORT_SCSI: return "a SCSI";
+	case TRANSPORT_FIREWIRE: return "a FireWire";
+	case TRANSPORT_THUNDERBOLT: return "a Thunderbolt";
+	case TRANSPORT_NVME: return "an NVMe";
+	case TRANSPORT_VIRTIO: return "a virtio";
+	default: return "a fixed";
+	}
+}
+
 static enum su_status refusal_status(const struct poweroff_plan *p)
 {
 	switch (p->refusal) {
@@ -239,8 +280,10 @@ static enum su_status refusal_status(const struct poweroff_plan *p)
 			     quote(p->devnode));
 		return SU_USAGE;
 	case POWEROFF_NO_METHOD:
-		report_error("power-off", "cannot power off %s: it is not a USB, SCSI or loop device",
-			     quote(p->devnode));
+	case POWEROFF_FIXED_DISK:
+		report_error("power-off", "refusing to power off %s: it is %s disk; only USB and loop "
+			     "devices are powered off (and, with --force, an SD card in a built-in reader)",
+			     quote(p->devnode), bus_words(p->transport));
 		return SU_USAGE;
 	}
 	return SU_USAGE;
@@ -269,6 +312,8 @@ static enum su_status check_power_off(const struct su_options *o, const struct s
 	}
 	s = refusal_status(&p);
 	if (s == SU_OK)
+		s = job_guard_power_off(job, &p);
+	if (s == SU_OK)
 		s = check_other_mounts(job, &p);
 	poweroff_plan_done(&p);
 	return s;
@@ -292,7 +337,12 @@ enum su_status job_resolve(const struct su_options *o, const char *arg, struct s
 
 	memset(job, 0, sizeof(*job));
 	job->arg = arg;
-	if (is_tag(arg)) {
+	if (!sysroot_is_real() && arg[0] == '/' && strncmp(arg, "/dev/", 5) != 0) {
+		s = resolve_path(arg, job);
+		job_disk_from_fs(job);
+	} else if (!sysroot_is_real()) {
+		s = resolve_in_sysroot(o, arg, job);
+	} else if (is_tag(arg)) {
 		s = resolve_tag(o, arg, job);
 	} else if (stat(arg, &st) < 0) {
 		report_error(NULL, "cannot access %s: %s", quote(arg), strerror(errno));
@@ -304,6 +354,8 @@ enum su_status job_resolve(const struct su_options *o, const char *arg, struct s
 		job_disk_from_fs(job);
 	}
 	if (s == SU_OK)
+		s = job_guard(o, job);
+	if (s == SU_OK && sysroot_is_real())
 		s = check_permission(job);
 	if (s == SU_OK && o->power_off)
 		s = check_power_off(o, job);

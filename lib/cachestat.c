@@ -5,6 +5,7 @@
  * common syscall table (451 on every architecture that uses it). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,6 +48,20 @@ int cachestat_fd(int fd, uint64_t off, uint64_t len, struct file_cache *ret)
 		.recently_evicted = cs.nr_recently_evicted * page,
 	};
 	return 0;
+}
+
+int cachestat_opath(int path_fd, struct file_cache *ret)
+{
+	_cleanup_close_ int fd = -1;
+	char proc[64];
+
+	/* cachestat(2) takes no O_PATH descriptor (fdget refuses FMODE_PATH);
+	 * the magic link opens the very inode, with a fresh permission check */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	return cachestat_fd(fd, 0, 0, ret);
 }
 
 int cachestat_path(const char *path, struct file_cache *ret)

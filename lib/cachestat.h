@@ -30,4 +30,9 @@ int cachestat_fd(int fd, uint64_t off, uint64_t len, struct file_cache *ret);
  * the caller chooses its fallback. */
 int cachestat_path(const char *path, struct file_cache *ret);
 
+/* Same for a file held by an O_PATH descriptor (a regular file or a block
+ * device the caller checked): reopened O_RDONLY through /proc/self/fd, so
+ * it is the inode that was checked, not whatever the path names now. */
+int cachestat_opath(int path_fd, struct file_cache *ret);
+
 #endif

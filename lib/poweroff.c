@@ -10,9 +10,12 @@
  *   - below an mmc_host: a card in a built-in reader, detached by unbinding
  *     it from its driver; refused without force, because nothing but a
  *     re-insert (or a rebind) brings it back;
- *   - any other SCSI disk: device/delete (scsi_sysfs.c sdev_store_delete).
- * This asks "how do we detach it", not "which bus is it on", which is
- * why it does not reuse target.c's transport guess.
+ *   - any other SCSI disk: device/delete (scsi_sysfs.c sdev_store_delete),
+ *     planned but always refused: a SATA, SAS, FireWire (sbp2) or
+ *     Thunderbolt disk is not unplugged by hand, and deleting it leaves a
+ *     fixed disk gone until a rescan.
+ * This asks "how do we detach it", not "which bus is it on"; the bus
+ * (target.c's transport guess, plus Thunderbolt) only names a refusal.
  *
  * Run.  The order of KERNEL.md 7: O_EXCL + fsync of every block device,
  * SG_IO SYNCHRONIZE CACHE(10) then START STOP UNIT (stop) on the disk,
@@ -33,6 +36,7 @@
 #include "cleanup.h"
 #include "debug.h"
 #include "poweroff.h"
+#include "sysfs_disk.h"
 #include "sysroot.h"
 #include "unmount.h"
 
@@ -249,6 +253,37 @@ static int plan_method(struct poweroff_plan *p, const char *disk_dir)
 	return 0;
 }
 
+/* A PCI device behind an external-facing (Thunderbolt, USB4) port: the
+ * kernel marks it removable (drivers/pci/probe.c pci_set_removable). */
+static bool behind_removable_pci(const char *disk_dir)
+{
+	char cur[PATH_MAX], rel[PATH_MAX + 16], line[32];
+	char *slash;
+
+	snprintf(cur, sizeof(cur), "%s", disk_dir);
+	while ((slash = strrchr(cur, '/')) && slash != cur) {
+		*slash = '\0';
+		snprintf(rel, sizeof(rel), "%s/removable", cur);
+		if (strchr(strrchr(cur, '/') ? strrchr(cur, '/') : cur, '.') &&
+		    sysroot_read_line(rel, line, sizeof(line)) == 0 && strcmp(line, "removable") == 0)
+			return true;
+	}
+	return false;
+}
+
+static enum transport plan_transport(const struct poweroff_plan *p, const char *disk_dir)
+{
+	if (p->method == POWEROFF_LOOP)
+		return TRANSPORT_LOOP;
+	if (p->method == POWEROFF_USB)
+		return TRANSPORT_USB;
+	if (p->method == POWEROFF_MMC)
+		return TRANSPORT_MMC;
+	if (behind_removable_pci(disk_dir))
+		return TRANSPORT_THUNDERBOLT;
+	return transport_from_sysfs_path(disk_dir);
+}
+
 /* Mounted: any filesystem on any disk of the plan (partitions included). */
 static int check_mounted(struct poweroff_plan *p)
 {
@@ -295,6 +330,13 @@ static int plan_fill(unsigned major, unsigned minor, unsigned flags, struct powe
 	r = plan_method(p, disk_dir);
 	if (r < 0)
 		return r;
+	p->transport = plan_transport(p, disk_dir);
+	/* the bus decides first: no point freeing a disk we will not detach */
+	if (p->method == POWEROFF_SCSI || p->method == POWEROFF_NONE) {
+		p->refusal = p->method == POWEROFF_SCSI ? POWEROFF_FIXED_DISK : POWEROFF_NO_METHOD;
+		p->blocker[0] = p->blocker_where[0] = '\0';
+		return 0;
+	}
 	if (!(flags & POWEROFF_IGNORE_MOUNTS)) {
 		r = check_mounted(p);
 		if (r < 0)
@@ -302,8 +344,6 @@ static int plan_fill(unsigned major, unsigned minor, unsigned flags, struct powe
 	}
 	if (p->refusal == POWEROFF_OK && p->method == POWEROFF_MMC && !(flags & POWEROFF_FORCE))
 		p->refusal = POWEROFF_INTERNAL_READER;
-	if (p->refusal == POWEROFF_OK && p->method == POWEROFF_NONE)
-		p->refusal = POWEROFF_NO_METHOD;
 	return 0;
 }
 

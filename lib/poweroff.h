@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "target.h"
+
 enum poweroff_method {
 	POWEROFF_NONE = 0, /* no way to detach this kind of disk (nvme, virtio) */
 	POWEROFF_LOOP,     /* LOOP_CLR_FD: the simulated stick */
@@ -37,7 +39,10 @@ enum poweroff_refusal {
 	POWEROFF_HELD,            /* blocker is held by blocker_where (dm-0) */
 	POWEROFF_INTERNAL_READER, /* an SD card in a built-in reader: it may not
 				   * come back until reboot; POWEROFF_FORCE */
-	POWEROFF_NO_METHOD,       /* method is POWEROFF_NONE */
+	POWEROFF_NO_METHOD,       /* method is POWEROFF_NONE (nvme, virtio) */
+	POWEROFF_FIXED_DISK,      /* SCSI, SATA, FireWire or Thunderbolt:
+				   * could be deleted (method SCSI), but it is
+				   * not a drive one unplugs by hand; never */
 };
 
 enum poweroff_flags {
@@ -65,13 +70,17 @@ struct poweroff_plan {
 	 * "1" for remove/delete, the card's name for mmc unbind; "" for loop */
 	char detach_path[PATH_MAX];
 	char detach_value[64];
+	enum transport transport;         /* the bus, for the refusal's words */
 	enum poweroff_refusal refusal;
 	char blocker[80];                 /* the device node in the way */
 	char blocker_where[PATH_MAX];     /* its mount point, or its holder */
 };
 
 /* Plan for the disk of the block device major:minor (a partition stands
- * for its disk).  0 with the plan filled, refusal included; -ENOENT when
+ * for its disk).  Only USB and loop devices are powered off, and an SD card
+ * in a built-in reader with POWEROFF_FORCE (as udisks: it powers off USB
+ * drives only); any other disk is refused (FIXED_DISK, NO_METHOD) before
+ * mounts and holders are looked at, so that freeing it is never advised.  0 with the plan filled, refusal included; -ENOENT when
  * sysfs knows no such device. */
 int poweroff_plan_make(unsigned major, unsigned minor, unsigned flags,
 		       struct poweroff_plan *ret);

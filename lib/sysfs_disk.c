@@ -182,12 +182,23 @@ static bool path_has_component(const char *path, const char *prefix)
 	return false;
 }
 
+/* A FireWire node or unit directory: "fw1", "fw1.0" (firewire core-device.c). */
+static bool path_has_firewire(const char *path)
+{
+	for (const char *p = strstr(path, "/fw"); p; p = strstr(p + 1, "/fw"))
+		if (p[3] >= '0' && p[3] <= '9')
+			return true;
+	return false;
+}
+
 enum transport transport_from_sysfs_path(const char *path)
 {
 	/* outermost bus first: a card reader on USB is usb, not mmc, and
 	 * usb-storage also creates the SCSI host/target below the interface */
 	if (path_has_component(path, "usb"))
 		return TRANSPORT_USB;
+	if (path_has_firewire(path))
+		return TRANSPORT_FIREWIRE;
 	if (path_has_component(path, "mmc"))
 		return TRANSPORT_MMC;
 	if (path_has_component(path, "nvme"))
@@ -260,6 +271,7 @@ static void read_identity(const char *disk, struct disk_facts *f)
 	case TRANSPORT_USB:
 	case TRANSPORT_SATA:
 	case TRANSPORT_SCSI:
+	case TRANSPORT_FIREWIRE:
 		/* SCSI INQUIRY strings, space-padded; trailing blanks are trimmed */
 		snprintf(path, sizeof(path), "/sys/block/%s/device/vendor", disk);
 		sysroot_read_line(path, f->vendor, sizeof(f->vendor));

@@ -23,11 +23,16 @@ int sysroot_set(const char *prefix)
 	char *copy = NULL;
 
 	if (prefix && *prefix) {
-		size_t len = strlen(prefix);
+		size_t len;
 
-		copy = strdup(prefix);
+		/* absolute and canonical, so that realpath() results inside
+		 * the tree start with it ("--sysroot tests/fixtures/x") */
+		copy = realpath(prefix, NULL);
+		if (!copy)
+			copy = strdup(prefix);
 		if (!copy)
 			return -ENOMEM;
+		len = strlen(copy);
 		/* "fixtures/x/" and "fixtures/x" must name the same root */
 		while (len > 1 && copy[len - 1] == '/')
 			copy[--len] = '\0';
@@ -41,7 +46,9 @@ int sysroot_set(const char *prefix)
 const char *sysroot_get(void)
 {
 	if (!root_initialised)
-		sysroot_set(getenv("SAFECP_SYSROOT"));
+		/* a test seam: secure_getenv() ignores it in a setuid or
+		 * file-capability process, where the caller is not trusted */
+		sysroot_set(secure_getenv("SAFECP_SYSROOT"));
 	return root_prefix ? root_prefix : "";
 }
 

@@ -2,7 +2,9 @@
  *
  * Like `lsblk --sysroot`, a root prefix lets tests feed captured /proc and
  * /sys trees without root or hardware.  The prefix comes from
- * sysroot_set() or, when that was never called, $SAFECP_SYSROOT. */
+ * sysroot_set() or, when that was never called, $SAFECP_SYSROOT (read with
+ * secure_getenv(): ignored when the process is setuid, setgid or has file
+ * capabilities).  It is a test seam, not a feature. */
 #ifndef SAFECP_SYSROOT_H
 #define SAFECP_SYSROOT_H
 

@@ -37,6 +37,7 @@ static const char *const transport_names[] = {
 	[TRANSPORT_MMC] = "mmc",         [TRANSPORT_SATA] = "sata",
 	[TRANSPORT_NVME] = "nvme",       [TRANSPORT_VIRTIO] = "virtio",
 	[TRANSPORT_SCSI] = "scsi",       [TRANSPORT_LOOP] = "loop",
+	[TRANSPORT_FIREWIRE] = "firewire", [TRANSPORT_THUNDERBOLT] = "thunderbolt",
 };
 
 const char *transport_name(enum transport t)

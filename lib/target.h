@@ -22,9 +22,11 @@ enum transport {
 	TRANSPORT_VIRTIO,
 	TRANSPORT_SCSI,
 	TRANSPORT_LOOP,
+	TRANSPORT_FIREWIRE,    /* sbp2 disks below a FireWire node (fwN) */
+	TRANSPORT_THUNDERBOLT, /* below a PCIe port the kernel marks removable */
 };
 
-/* "usb", "mmc", ..., "unknown" */
+/* "usb", "mmc", ..., "firewire", "thunderbolt", "unknown" */
 const char *transport_name(enum transport t);
 
 /* Which filesystem family decides how writes behave (KERNEL.md 2.4). */

@@ -148,25 +148,29 @@ int unmount_disk_of(unsigned major, unsigned minor, unsigned *ret_major, unsigne
 
 /* The block device a mount comes from.  On the real root: stat() of the
  * source, which is right for btrfs (anonymous MAJ:MIN in mountinfo) and
- * fuseblk alike.  Under a sysroot nothing can be stat()ed: mountinfo's
- * MAJ:MIN for /dev sources. */
-static bool mount_block_dev(const struct mount_entry *e, unsigned *maj, unsigned *min)
+ * fuseblk alike.  Under a sysroot nothing can be stat()ed, and a root the
+ * kernel mounted itself says "/dev/root", a node that does not exist:
+ * then mountinfo's MAJ:MIN, when sysfs knows it as a block device. */
+bool unmount_block_dev(const struct mount_entry *e, unsigned *maj, unsigned *min)
 {
+	char link[PATH_MAX];
 	struct stat st;
 
 	if (e->source[0] != '/')
 		return false;
-	if (!sysroot_is_real()) {
-		if (strncmp(e->source, "/dev/", 5) != 0 || e->major == 0)
+	if (sysroot_is_real() && stat(e->source, &st) == 0) {
+		if (!S_ISBLK(st.st_mode))
 			return false;
-		*maj = e->major;
-		*min = e->minor;
+		*maj = major(st.st_rdev);
+		*min = minor(st.st_rdev);
 		return true;
 	}
-	if (stat(e->source, &st) < 0 || !S_ISBLK(st.st_mode))
+	if (strncmp(e->source, "/dev/", 5) != 0 || e->major == 0 ||
+	    sysroot_path(link, sizeof(link), "/sys/dev/block/%u:%u", e->major, e->minor) < 0 ||
+	    access(link, F_OK) < 0)
 		return false;
-	*maj = major(st.st_rdev);
-	*min = minor(st.st_rdev);
+	*maj = e->major;
+	*min = e->minor;
 	return true;
 }
 
@@ -219,7 +223,7 @@ static bool on_device(const struct mount_entry *e, unsigned major, unsigned mino
 {
 	unsigned maj, min, dmaj, dmin;
 
-	if (!mount_block_dev(e, &maj, &min))
+	if (!unmount_block_dev(e, &maj, &min))
 		return false;
 	*ret_maj = maj;
 	*ret_min = min;
@@ -277,7 +281,7 @@ int unmount_mount_at(const char *mountpoint, struct unmount_mount *ret)
 
 		if (strcmp(list[i].target, mountpoint) != 0)
 			continue;
-		if (!mount_block_dev(&list[i], &maj, &min))
+		if (!unmount_block_dev(&list[i], &maj, &min))
 			maj = min = 0;
 		r = mount_copy(&list[i], maj, min, ret);
 		break;

@@ -52,6 +52,11 @@ int unmount_mount_at(const char *mountpoint, struct unmount_mount *ret);
 void unmount_mount_done(struct unmount_mount *m);
 void unmount_mounts_free(struct unmount_mount *list, size_t n);
 
+/* The block device a mount (an entry of mount_list()) comes from; false
+ * when it has none (tmpfs, NFS, overlay). */
+struct mount_entry;
+bool unmount_block_dev(const struct mount_entry *e, unsigned *ret_major, unsigned *ret_minor);
+
 /* The whole disk of a block device (itself when it is one), from
  * /sys/dev/block/MAJ:MIN under the sysroot. */
 int unmount_disk_of(unsigned major, unsigned minor, unsigned *ret_major, unsigned *ret_minor);

@@ -322,3 +322,37 @@ run_as_nobody() {
 		diff <(grep -v '^#' "$f" | grep -oE -- '--[a-z][a-z-]*' | sort -u) <(echo "$opts")
 	done
 }
+
+@test "a FIFO or a character device as PATH is refused without opening it, exit 2" {
+	local fifo=$BATS_TEST_TMPDIR/fifo dev
+	mkfifo "$fifo"
+	# O_PATH: no open(2) of the FIFO, so nothing can block (timeout is only a safety net)
+	run -2 timeout 10 "$SAFECP_BUILD/cmd/dirtystat" "$fifo"
+	[ "$output" = "dirtystat: cannot show '$fifo': it is a FIFO; give a regular file, a block device or a directory" ]
+	run -2 timeout 10 "$SAFECP_BUILD/cmd/dirtystat" --json /dev/null
+	[ "$output" = "dirtystat: cannot show '/dev/null': it is a character device; give a regular file, a block device or a directory" ]
+	# regular files and directories as before
+	echo data >"$BATS_TEST_TMPDIR/file"
+	run -0 --separate-stderr timeout 10 "$SAFECP_BUILD/cmd/dirtystat" --json "$BATS_TEST_TMPDIR/file" "$BATS_TEST_TMPDIR"
+	jq -e --arg f "$BATS_TEST_TMPDIR/file" '.files | length == 1 and .[0].path == $f' <<<"$output"
+	# and a block device, read through the checked descriptor
+	dev=$(findmnt -no SOURCE /)
+	[[ -b $dev ]] || skip "no block device under /"
+	run -0 --separate-stderr timeout 10 "$SAFECP_BUILD/cmd/dirtystat" --json "$dev"
+	jq -e --arg d "$dev" '.files | length == 1 and .[0].path == $d' <<<"$output"
+}
+
+@test "SAFECP_SYSROOT, a test seam, is ignored by a setuid copy (secure_getenv)" {
+	require_root
+	require_cmd setpriv
+	local dir=$BATS_TEST_TMPDIR/suid
+	mkdir -m 755 "$dir"
+	chmod 755 "$BATS_TEST_TMPDIR"
+	cp "$SAFECP_BUILD/cmd/dirtystat" "$dir/dirtystat"
+	chmod 4755 "$dir/dirtystat"
+	# honoured, the captured tree (which has no /proc/meminfo) would fail the reading
+	SAFECP_SYSROOT=$SAFECP_SRC/tests/fixtures/unmount-system \
+		run -0 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups "$dir/dirtystat" --json
+	jq -e '.system.dirty_bytes >= 0' <<<"$output"
+	rm -f "$dir/dirtystat"
+}

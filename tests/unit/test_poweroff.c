@@ -73,7 +73,9 @@ TEST(refused_while_mounted)
 	sysroot_set(NULL);
 }
 
-TEST(scsi_disk_held)
+/* A SATA disk could be deleted, but is never powered off; its bus is the
+ * refusal, not the dm-0 that holds it (freeing it would not help). */
+TEST(sata_disk_refused)
 {
 	struct poweroff_plan p;
 
@@ -82,9 +84,46 @@ TEST(scsi_disk_held)
 	CHECK_INT(p.method, POWEROFF_SCSI);
 	CHECK_STR(p.detach_path,
 		  "/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/delete");
-	CHECK_INT(p.refusal, POWEROFF_HELD);
-	CHECK_STR(p.blocker, "/dev/sda1");
-	CHECK_STR(p.blocker_where, "dm-0");
+	CHECK_INT(p.transport, TRANSPORT_SATA);
+	CHECK_INT(p.refusal, POWEROFF_FIXED_DISK);
+	CHECK_STR(p.blocker, "");
+	poweroff_plan_done(&p);
+	CHECK_INT(poweroff_plan_make(8, 1, POWEROFF_FORCE | POWEROFF_IGNORE_MOUNTS, &p), 0);
+	CHECK_INT(p.refusal, POWEROFF_FIXED_DISK); /* --force does not lift it */
+	poweroff_plan_done(&p);
+	sysroot_set(NULL);
+}
+
+/* tests/fixtures/unmount-system: FireWire and Thunderbolt are refused,
+ * USB and loop planned, the MMC card needs force. */
+TEST(buses_of_the_system_tree)
+{
+	struct poweroff_plan p;
+
+	sysroot_set(FIXTURES_DIR "/unmount-system");
+	CHECK_INT(poweroff_plan_make(8, 17, POWEROFF_IGNORE_MOUNTS | POWEROFF_FORCE, &p), 0);
+	CHECK_INT(p.transport, TRANSPORT_FIREWIRE);
+	CHECK_INT(p.refusal, POWEROFF_FIXED_DISK);
+	poweroff_plan_done(&p);
+	CHECK_INT(poweroff_plan_make(259, 1, POWEROFF_IGNORE_MOUNTS | POWEROFF_FORCE, &p), 0);
+	CHECK_INT(p.transport, TRANSPORT_THUNDERBOLT);
+	CHECK_INT(p.refusal, POWEROFF_NO_METHOD);
+	poweroff_plan_done(&p);
+	CHECK_INT(poweroff_plan_make(8, 3, POWEROFF_IGNORE_MOUNTS, &p), 0);
+	CHECK_INT(p.transport, TRANSPORT_SATA);
+	CHECK_INT(p.refusal, POWEROFF_FIXED_DISK);
+	poweroff_plan_done(&p);
+	CHECK_INT(poweroff_plan_make(8, 33, POWEROFF_IGNORE_MOUNTS, &p), 0);
+	CHECK_INT(p.transport, TRANSPORT_USB);
+	CHECK_INT(p.refusal, POWEROFF_OK);
+	poweroff_plan_done(&p);
+	CHECK_INT(poweroff_plan_make(7, 0, POWEROFF_IGNORE_MOUNTS, &p), 0);
+	CHECK_INT(p.transport, TRANSPORT_LOOP);
+	CHECK_INT(p.refusal, POWEROFF_OK);
+	poweroff_plan_done(&p);
+	CHECK_INT(poweroff_plan_make(179, 1, POWEROFF_IGNORE_MOUNTS, &p), 0);
+	CHECK_INT(p.transport, TRANSPORT_MMC);
+	CHECK_INT(p.refusal, POWEROFF_INTERNAL_READER);
 	poweroff_plan_done(&p);
 	sysroot_set(NULL);
 }
@@ -99,7 +138,7 @@ TEST(no_method_for_virtio)
 	CHECK_INT(p.refusal, POWEROFF_NO_METHOD);
 	poweroff_plan_done(&p);
 	CHECK_INT(poweroff_plan_make(254, 0, 0, &p), 0);
-	CHECK_INT(p.refusal, POWEROFF_MOUNTED); /* it is the root */
+	CHECK_INT(p.refusal, POWEROFF_NO_METHOD); /* the bus first, though it is the root */
 	poweroff_plan_done(&p);
 	CHECK_INT(poweroff_plan_make(9, 9, 0, &p), -ENOENT);
 	sysroot_set(NULL);
@@ -164,10 +203,11 @@ TEST(detach_write)
 
 int main(void)
 {
-	TEST_PLAN(7);
+	TEST_PLAN(8);
 	RUN(usb_stick_and_its_sibling);
 	RUN(refused_while_mounted);
-	RUN(scsi_disk_held);
+	RUN(sata_disk_refused);
+	RUN(buses_of_the_system_tree);
 	RUN(no_method_for_virtio);
 	RUN(internal_reader_needs_force);
 	RUN(method_names);
