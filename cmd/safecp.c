@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -303,6 +304,19 @@ static void job_done(struct safecp_job *job)
 	plan_free(job->plan);
 }
 
+/* A wide tree holds a file open per batch item until its commit: use
+ * what the hard limit allows (the engine sizes its batches to whatever
+ * limit it finds, so this only makes batches larger). */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, const char **argv)
 {
 	struct safecp_options o;
@@ -313,6 +327,7 @@ int main(int argc, const char **argv)
 	cli_init("safecp", "Copy files to removable media: bounded dirty memory, progress the "
 		 "device confirms,\nand nothing left to write when it ends.");
 	ctx = parse_options(argc, argv, &o);
+	raise_fd_limit();
 	status = job_prepare(&o, &job);
 	if (status == 0) {
 		bool refused = job.refusal.kind != PLAN_OK;

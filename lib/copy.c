@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <sys/random.h>
+#include <sys/resource.h>
 
 #include "cleanup.h"
 #include "copy_internal.h"
@@ -55,11 +56,15 @@ static bool cancelled(const struct engine *g)
 	return g->cancel && atomic_load(g->cancel);
 }
 
-/* Errors that say the destination itself is unusable: stop everything. */
-static bool fatal_dest_error(int err)
+/* Errors that say the destination (or this process) cannot go on: stop
+ * everything rather than report every later file.  EMFILE too: the batch
+ * bounds keep the fds under RLIMIT_NOFILE, so hitting it is no one
+ * file's fault. */
+bool copy_fatal_error(int err)
 {
 	return err == -ENOSPC || err == -EIO || err == -EROFS || err == -EDQUOT ||
-	       err == -ENODEV || err == -ENXIO || err == -ENOTCONN || err == -ENOMEM;
+	       err == -ENODEV || err == -ENXIO || err == -ENOTCONN || err == -ENOMEM ||
+	       err == -EMFILE || err == -ENFILE;
 }
 
 static void on_confirmed(void *ctx, uint64_t delta)
@@ -121,8 +126,10 @@ static int open_writer(struct engine *g, struct batch_item *it, const struct wri
 			it->tmp[0] = '\0';
 			return 0;
 		}
-		if (r != -EOPNOTSUPP && r != -EISDIR && r != -EINVAL)
+		if (r != -EOPNOTSUPP && r != -EISDIR && r != -EINVAL) {
+			it->tmp[0] = '\0'; /* never created: not ours to remove */
 			return r;
+		}
 		g->tmpfile = false;
 	}
 	for (int tries = 0;; tries++) {
@@ -238,7 +245,7 @@ static int copy_file(struct engine *g, size_t idx)
 	if (r == 0)
 		r = open_writer(g, &it, &hooks);
 	if (r < 0) {
-		if (fatal_dest_error(r)) {
+		if (copy_fatal_error(r)) {
 			copy_report(g, idx, COPY_STEP_CREATE, r, e->dst, true);
 			batch_item_done(&it);
 			return r;
@@ -282,7 +289,7 @@ static int copy_symlink(struct engine *g, size_t idx)
 	}
 	if (r < 0) {
 		it.tmp[0] = '\0';
-		if (fatal_dest_error(r)) {
+		if (copy_fatal_error(r)) {
 			copy_report(g, idx, COPY_STEP_CREATE, r, e->dst, true);
 			batch_item_done(&it);
 			return r;
@@ -298,9 +305,20 @@ int copy_dir_fd(struct engine *g, size_t idx)
 	return idx == PLAN_TOP ? g->dest_dir_fd : dirstack_fd(&g->dirs, idx);
 }
 
+/* Is fd the directory mkdirat just made, and not one a local user put
+ * at its name since?  Only we can own it (where the filesystem has
+ * owners), and it is still empty of anything but what a race added. */
+static bool ours(const struct engine *g, const struct stat *st)
+{
+	return !g->fs_has_modes || st->st_uid == geteuid();
+}
+
 /* Make (or, merging, open) directory idx in its parent, by name: a
- * symlink found there is refused, not followed, and a directory that
- * existed must be the one the plan saw.  -errno on failure. */
+ * symlink found there is refused, not followed; a directory that existed
+ * must be the one the plan saw, and one that appeared since the plan, or
+ * replaced the one we made, is refused too (a user who can write in DEST
+ * would otherwise have the copy written into a directory of theirs).
+ * -errno on failure. */
 static int enter_dir(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
@@ -318,10 +336,17 @@ static int enter_dir(struct engine *g, size_t idx)
 	fd = openat(pfd, e->dst_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP ? -ENOTDIR : -errno;
-	if (fstat(fd, &st) < 0 ||
-	    (!made && e->dst_exists && (st.st_dev != e->dst_dev || st.st_ino != e->dst_ino))) {
+	if (fstat(fd, &st) < 0 || (made && !ours(g, &st)) ||
+	    (!made && (!e->dst_exists || st.st_dev != e->dst_dev || st.st_ino != e->dst_ino))) {
 		close(fd);
 		return -ESTALE;
+	}
+	/* the umask may have taken our own rwx away (umask 0277) */
+	if (made && g->fs_has_modes && (st.st_mode & 0700) != 0700 && fchmod(fd, 0700) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
 	}
 	g->made[idx] = made;
 	return dirstack_push(&g->dirs, idx, e->dst_name, fd);
@@ -357,7 +382,7 @@ static int copy_dir(struct engine *g, size_t idx)
 
 	if (r == 0)
 		return 0;
-	if (fatal_dest_error(r)) {
+	if (copy_fatal_error(r)) {
 		copy_report(g, idx, COPY_STEP_CREATE, r, g->plan->entries[idx].dst, true);
 		return r;
 	}
@@ -383,7 +408,7 @@ static int leave_dirs(struct engine *g, const struct plan_entry *e)
 {
 	while (dirstack_top(&g->dirs) != e->parent && dirstack_top(&g->dirs) != PLAN_TOP) {
 		dirstack_pop(&g->dirs, finish_dir_popped, g);
-		if (g->n_done_dirs >= BATCH_DONE_DIRS) {
+		if (g->n_done_dirs >= g->batch_done_dirs) {
 			int r = batch_commit(g);
 
 			if (r < 0)
@@ -432,6 +457,22 @@ static uint64_t bytes_to_copy(const struct plan *p)
 	return total;
 }
 
+/* The batch limits within RLIMIT_NOFILE: two dirstacks and a margin for
+ * everything else (stdio, the destination fds, the block device, libc),
+ * then half for files and a quarter each for directory fds. */
+static void fd_budget(struct engine *g)
+{
+	struct rlimit rl = { 1024, 1024 };
+	uint64_t have, budget;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	have = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
+	budget = have > 2 * (DIRSTACK_OPEN + 1) + 64 + 16 ? have - 2 * (DIRSTACK_OPEN + 1) - 64 : 16;
+	g->batch_files = (size_t)MIN((uint64_t)PLAN_BATCH_FILES, budget / 2);
+	g->batch_dirs = (size_t)MIN((uint64_t)BATCH_DIRS, MAX(budget / 4, 1));
+	g->batch_done_dirs = (size_t)MIN((uint64_t)BATCH_DONE_DIRS, MAX(budget / 4, 1));
+}
+
 static int engine_init(struct engine *g, const struct plan *p, const struct copy_options *o,
 		       const struct copy_callbacks *cb, struct copy_stats *stats,
 		       atomic_bool *cancel)
@@ -464,6 +505,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 		g->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	atomic_store(&stats->bytes_total, bytes_to_copy(p));
 	atomic_store(&stats->phase, COPY_PHASE_COPYING);
+	fd_budget(g);
 	g->made = calloc(p->n_entries ? p->n_entries : 1, sizeof(*g->made));
 	return g->made ? 0 : -ENOMEM;
 }
@@ -542,6 +584,9 @@ static int open_dest(struct engine *g)
 		return -errno;
 	if (st.st_dev != p->dest_dir_dev || st.st_ino != p->dest_dir_ino)
 		return -ESTALE;
+	/* the root must be readable: syncfs and fsync refuse an O_PATH fd */
+	if (p->dest_root_entry == PLAN_TOP && (fcntl(g->dest_dir_fd, F_GETFL) & O_PATH))
+		return -EACCES;
 	g->dest_fd = p->dest_root_entry == PLAN_TOP ? fcntl(g->dest_dir_fd, F_DUPFD_CLOEXEC, 0)
 						    : open_existing(g, p->dest_root_entry);
 	return g->dest_fd < 0 ? (g->dest_fd == -1 ? -errno : g->dest_fd) : 0;

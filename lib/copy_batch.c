@@ -176,7 +176,7 @@ bool batch_due(const struct engine *g)
 	const struct batch *b = &g->batch;
 
 	return b->n > 0 && (b->bytes >= BATCH_WINDOWS * g->o->wplan->window ||
-			    b->n >= BATCH_FILES || b->n_dirs >= BATCH_DIRS ||
+			    b->n >= g->batch_files || b->n_dirs >= g->batch_dirs ||
 			    copy_now() - b->opened >= BATCH_SECONDS);
 }
 
@@ -255,6 +255,32 @@ static int link_as(struct batch_item *it, const char *name)
 	return -errno;
 }
 
+/* No RENAME_NOREPLACE (exfat-fuse, ntfs-3g): claim the name with an
+ * O_EXCL placeholder, which fails if anything is there, and rename over
+ * our own placeholder; a check-then-rename would overwrite a name made
+ * in between. */
+static int rename_onto_placeholder(struct batch_item *it)
+{
+	int fd = openat(it->dirfd, it->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	struct stat mine = { 0 }, now;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &mine) < 0)
+		r = -errno;
+	close(fd);
+	if (r == 0 && renameat(it->dirfd, it->tmp, it->dirfd, it->name) == 0)
+		return 0;
+	r = r ? r : -errno;
+	/* only our placeholder, if it is still the one there */
+	if (fstatat(it->dirfd, it->name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_dev == mine.st_dev && now.st_ino == mine.st_ino)
+		unlinkat(it->dirfd, it->name, 0);
+	return r;
+}
+
 /* -n: a name that appeared since the plan is kept, so never replace. */
 static int rename_item(struct engine *g, struct batch_item *it)
 {
@@ -262,13 +288,8 @@ static int rename_item(struct engine *g, struct batch_item *it)
 
 	if (renameat2(it->dirfd, it->tmp, it->dirfd, it->name, flags) == 0)
 		return 0;
-	if (errno == EINVAL && flags) {
-		/* no RENAME_NOREPLACE here (some FUSE servers): check, then rename */
-		if (faccessat(it->dirfd, it->name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-			return -EEXIST;
-		if (renameat(it->dirfd, it->tmp, it->dirfd, it->name) == 0)
-			return 0;
-	}
+	if (errno == EINVAL && flags)
+		return rename_onto_placeholder(it);
 	return -errno;
 }
 
@@ -351,6 +372,12 @@ int batch_commit(struct engine *g)
 		struct batch_item *it = &b->items[i];
 		int rr = publish_item(g, it);
 
+		if (copy_fatal_error(rr)) {
+			copy_report(g, it->entry, COPY_STEP_RENAME, rr,
+				    g->plan->entries[it->entry].dst, true);
+			r = rr; /* it and the rest: batch_abort's */
+			break;
+		}
 		it->settled = true; /* renamed, kept or dropped: not batch_abort's */
 		if (rr == 0) {
 			it->tmp[0] = '\0';
@@ -365,8 +392,8 @@ int batch_commit(struct engine *g)
 			copy_count_failed(g);
 		}
 	}
-	/* under its final name is copied, whatever the sync below says */
-	for (size_t i = 0; r == 0 && i < b->n; i++)
+	/* under its final name is copied, whatever comes after */
+	for (size_t i = 0; i < b->n; i++)
 		if (b->items[i].renamed)
 			renamed(g, &b->items[i]);
 	if (r == 0) {

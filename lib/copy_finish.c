@@ -39,6 +39,8 @@ void finish_dir_popped(void *ctx, size_t idx, int fd)
 	if (!g->made[idx] || fd < 0) {
 		if (fd >= 0)
 			close(fd);
+		else if (g->made[idx]) /* swapped while its fd was closed for depth */
+			copy_report(g, idx, COPY_STEP_ATTRS, -ESTALE, g->plan->entries[idx].dst, false);
 		return;
 	}
 	grown = realloc(g->done_dirs, (g->n_done_dirs + 1) * sizeof(*grown));
@@ -75,13 +77,16 @@ static void dir_attrs(struct engine *g, size_t idx, int fd)
  * the stack too. */
 void finish_dirs(struct engine *g, bool all)
 {
-	while (all && dirstack_top(&g->dirs) != PLAN_TOP)
-		dirstack_pop(&g->dirs, finish_dir_popped, g);
 	for (size_t k = 0; k < g->n_done_dirs; k++) {
 		dir_attrs(g, g->done_dirs[k].idx, g->done_dirs[k].fd);
 		close(g->done_dirs[k].fd);
 	}
 	g->n_done_dirs = 0;
+	/* one frame at a time: a 2000-level tree must not hold 2000 fds */
+	while (all && dirstack_top(&g->dirs) != PLAN_TOP) {
+		dirstack_pop(&g->dirs, finish_dir_popped, g);
+		finish_dirs(g, false);
+	}
 }
 
 /* Dirty and writeback are two percpu counters, each off by up to

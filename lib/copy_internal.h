@@ -50,9 +50,12 @@ struct batch {
 	double opened;    /* monotonic time the first item was added */
 };
 
-/* Fds a batch holds at most: the directories of its items (dups), and
- * the made directories waiting for their attributes; either past this
- * commits the batch, so a wide or deep tree stays under RLIMIT_NOFILE. */
+/* Fds a batch holds at most: one per file until it is put under its
+ * name, the directories of its items (dups), and the made directories
+ * waiting for their attributes; past any of these the batch commits.
+ * These are the ceilings; engine_init() lowers them to fit the
+ * RLIMIT_NOFILE it finds (copy.c: fd_budget), so a wide or deep tree
+ * never runs out of descriptors. */
 #define BATCH_DIRS 256
 #define BATCH_DONE_DIRS 256
 
@@ -69,6 +72,7 @@ struct engine {
 	bool *made;       /* per plan entry: a directory this copy created */
 	struct done_dir *done_dirs;
 	size_t n_done_dirs;
+	size_t batch_files, batch_dirs, batch_done_dirs; /* fd budget, see above */
 	int bdev_fd;      /* fuseblk: the device whose cache holds the data */
 	bool fuse;        /* durability by fsync per file, not syncfs */
 	bool journaled;   /* the fs orders a rename after the inode's metadata */
@@ -91,6 +95,8 @@ void copy_temp_name(struct engine *g, struct batch_item *it);
 void copy_remove_temp(struct batch_item *it);
 void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
 		 const char *path, bool fatal);
+/* Errors after which the copy stops (the destination is unusable). */
+bool copy_fatal_error(int err);
 /* Count a file or symlink as not copied. */
 void copy_count_failed(struct engine *g);
 

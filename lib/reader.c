@@ -152,6 +152,16 @@ static bool unchanged(int fd, const struct stat *plan)
 	       same_times(&st.st_mtim, &plan->st_mtim) && same_times(&st.st_ctim, &plan->st_ctim);
 }
 
+/* A readable fd of the regular file the O_PATH fd names: through /proc,
+ * so it is that inode whatever its name leads to by now. */
+static int reopen_for_reading(int path_fd)
+{
+	char proc[48];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
+	return open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+}
+
 /* The fd of the directory holding entry idx (AT_FDCWD for an operand),
  * or -errno. */
 static int parent_fd(struct reader *r, const struct plan_entry *e)
@@ -172,18 +182,26 @@ static int open_source(struct reader *r, const struct plan_entry *e, int *ret_fd
 	if (dfd < 0 && dfd != AT_FDCWD)
 		return dfd;
 	test_hook("source-open", e->src);
+	/* O_PATH first: opening a device node a symlink leads to (-L, or an
+	 * operand) has effects of its own (a tty, a tape, a watchdog) */
 	fd = openat(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
-		    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+		    O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
 	if (fd < 0)
-		return errno == ELOOP && !follow ? 1 : -errno;
+		return -errno;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != e->st.st_dev ||
 	    st.st_ino != e->st.st_ino) {
 		close(fd);
 		return 1;
 	}
-	/* O_NONBLOCK was for the open; reads of a regular file ignore it */
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	*ret_fd = fd;
+	*ret_fd = reopen_for_reading(fd);
+	close(fd);
+	if (*ret_fd < 0)
+		return -errno;
+	if (fstat(*ret_fd, &st) < 0 || st.st_ino != e->st.st_ino || st.st_dev != e->st.st_dev) {
+		close(*ret_fd);
+		*ret_fd = -1;
+		return 1;
+	}
 	return 0;
 }
 

@@ -66,6 +66,11 @@ static bool alive(pid_t pid)
 	return pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH;
 }
 
+static bool mine(const struct stat *st)
+{
+	return st->st_uid == geteuid() && st->st_nlink == 1;
+}
+
 static int add(struct stale_temps *list, const char *dir_path, size_t dir, const char *name,
 	       const struct stat *st)
 {
@@ -110,8 +115,11 @@ int stale_temps_find_at(int dfd, const char *dir_path, size_t dir,
 	while ((errno = 0, de = readdir(d))) {
 		if (!stale_temp_parse(de->d_name, &pid) || alive(pid))
 			continue;
+		/* ours to remove: made by this user (root must not remove
+		 * another user's file that merely looks like ours), and a
+		 * hard link would free nothing */
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) || !mine(&st))
 			continue;
 		r = add(list, dir_path, dir, de->d_name, &st);
 		if (r < 0)
@@ -133,7 +141,7 @@ int stale_temp_remove(int dfd, const struct stale_temp *t)
 
 	if (fstatat(dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+	if ((!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) || !mine(&st))
 		return -ENOENT; /* replaced by something that is not ours */
 	return unlinkat(dfd, t->name, 0) < 0 ? -errno : 0;
 }

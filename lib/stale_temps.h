@@ -42,7 +42,8 @@ struct stale_temps {
 };
 
 /* Append the stale temporaries of the directory open on dirfd (regular
- * files and symlinks named like ours, of dead PIDs) to *list, each with
+ * files and symlinks named like ours, of dead PIDs, owned by this user,
+ * with one link) to *list, each with
  * key dir and a path made from dir_path; none when this process may not
  * remove names from it.  Returns 0, or -errno when the directory cannot
  * be read (the list keeps what it had). */
