@@ -95,8 +95,12 @@ char *words_name_problem(const struct plan_problem *p, const struct target *t)
 	if (p->kind == PLAN_NAME_CLASH) {
 		if (p->have)
 			return format("cannot copy '%s': '%s' is already there and %s ignores case "
-				      "in names, so one would replace the other; rename one of "
-				      "them, or use --rename-invalid", a, b, family(fs));
+				      "in names, so it would take the place of that one; rename "
+				      "one of them, or use --rename-invalid", a, b, family(fs));
+		if (fs == NAME_FS_NTFS)
+			return format("cannot copy both '%s' and the file going to '%s': Windows "
+				      "ignores case in NTFS names, so it could not tell them apart; "
+				      "rename one of them, or use --rename-invalid", a, b);
 		return format("cannot copy both '%s' and the file going to '%s': %s ignores "
 			      "case in names, so they would be one file; rename one of them, or "
 			      "use --rename-invalid", a, b, family(fs));

@@ -125,7 +125,7 @@ TEST(length_in_bytes_and_units)
 {
 	char name[600];
 
-	memset(name, 'a', 255);
+	memset(name, 'a', sizeof(name));
 	CHECK_INT(name_check(NAME_FS_EXFAT, name, 255, NULL), NAME_OK);
 	CHECK_INT(name_check(NAME_FS_POSIX, name, 255, NULL), NAME_OK);
 	CHECK_INT(name_check(NAME_FS_EXFAT, name, 256, NULL), NAME_TOO_LONG);

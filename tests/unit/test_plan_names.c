@@ -141,6 +141,39 @@ TEST(names_already_there)
 	tree_done();
 }
 
+TEST(top_level_names_against_dest)
+{
+	struct plan_names n;
+	const struct plan_problem *pr;
+	struct run x;
+
+	tree_new();
+	mkdirs("d", NULL, NULL);
+	touch("IMG.JPG");
+	touch("x:y");
+	touch("d/img.jpg");
+	x = BUILD(&plain, "d", "IMG.JPG", "x:y");
+	CHECK_INT(x.r, 0);
+	CHECK_INT(plan_names_check(x.p, NAME_FS_EXFAT, false, &n), 2);
+	pr = problem_for(&n, "IMG.JPG");
+	CHECK(pr && pr->kind == PLAN_NAME_CLASH && pr->have == 1);
+	CHECK_STR(pr ? pr->path2 : NULL, "d/img.jpg");
+	plan_names_done(&n);
+	CHECK_INT(plan_names_check(x.p, NAME_FS_EXFAT, true, &n), 0);
+	CHECK_STR(find(x.p, "IMG.JPG")->dst, "d/IMG (2).JPG");
+	CHECK_STR(find(x.p, "x:y")->dst, "d/x_y");
+	plan_names_done(&n);
+	run_done(&x);
+	/* the copy's own name, given as DEST, is checked too */
+	x = BUILD(&plain, "d/CON", "x:y");
+	CHECK_INT(x.r, 0);
+	CHECK_INT(plan_names_check(x.p, NAME_FS_FAT, false, &n), 1);
+	CHECK_INT(n.problems[0].kind, PLAN_NAME_RESERVED);
+	plan_names_done(&n);
+	run_done(&x);
+	tree_done();
+}
+
 TEST(valid_names_keep_theirs)
 {
 	struct plan_names n;
@@ -210,8 +243,9 @@ TEST(merged_dest_and_dot_are_not_names)
 
 int main(void)
 {
-	TEST_PLAN(6);
+	TEST_PLAN(7);
 	RUN(every_problem_is_listed);
+	RUN(top_level_names_against_dest);
 	RUN(rename_rewrites_entries_and_descendants);
 	RUN(names_already_there);
 	RUN(valid_names_keep_theirs);
