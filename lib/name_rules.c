@@ -166,11 +166,14 @@ static size_t extension(const char *s, size_t len)
 	return 0;
 }
 
-/* Largest cut <= want that falls on a character boundary of s. */
+/* Largest cut <= want that falls on a character boundary of s: at most 3
+ * bytes back (a character is at most 4), so that the bytes of a POSIX
+ * name that is not UTF-8 are cut where asked. */
 static size_t boundary(const char *s, size_t want)
 {
-	while (want > 0 && ((unsigned char)s[want] & 0xc0) == 0x80)
-		want--;
+	for (size_t back = 0; back < 3 && want > 0; back++, want--)
+		if (((unsigned char)s[want] & 0xc0) != 0x80)
+			return want;
 	return want;
 }
 
@@ -254,9 +257,9 @@ size_t name_map(enum name_fs fs, const char *name, size_t len, char out[NAME_BUF
 	n = replace_chars(fs, name, len - raw_ext, buf, 2 * NAME_BUF);
 	memcpy(buf + n, tail, ext);
 	n += ext;
+	n = finish(fs, buf, n);
 	if (!windows(fs) && ((n == 1 && buf[0] == '.') || (n == 2 && memcmp(buf, "..", 2) == 0)))
 		memset(buf, '_', n);
-	n = finish(fs, buf, n);
 	memcpy(out, buf, n);
 	out[n] = '\0';
 	return n;

@@ -184,6 +184,13 @@ TEST(map_shortens_keeping_the_extension)
 	n = name_map(NAME_FS_NTFS, name, 300, out);
 	CHECK_INT(n, 254);
 	CHECK_INT(check(NAME_FS_NTFS, out), NAME_OK);
+	/* POSIX names are bytes: 300 UTF-8 continuation bytes are cut where
+	 * asked, not backed off to nothing (found by fuzz_name_rules) */
+	memset(name, 0xac, 300);
+	name[300] = '.';
+	n = name_map(NAME_FS_POSIX, name, 301, out);
+	CHECK(n >= 250);
+	CHECK_INT(name_check(NAME_FS_POSIX, out, n, NULL), NAME_OK);
 	/* a long extension is not one: the name is just cut */
 	memset(name, 'a', 200);
 	name[200] = '.';
