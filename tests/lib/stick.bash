@@ -224,13 +224,14 @@ _stick_mount() {
 		mount.exfat-fuse "${opts[@]}" "$dev" "$dir" >/dev/null || return 1
 		_stick_log fuse "$dir" "$(_stick_fuse_pid "$dir" mount.exfat-fu)" mount.exfat-fu
 	elif [[ $_S_FS == fat32 ]]; then
-		# blkdev,fsname: fuseblk on the device, as exfat-fuse and ntfs-3g mount; fusefat
-		# prints its superblock on stdout and keeps it: quiet, or a bats run waits for it
+		# blkdev,fsname: fuseblk on the device, as exfat-fuse and ntfs-3g mount.  The
+		# daemons keep the descriptors they start with: none of bats' (its fd 3 held
+		# open makes a run wait for the daemon), and fusefat prints its superblock
 		fusefat -o "rw+,blkdev,fsname=$dev${_S_MOPTS:+,$_S_MOPTS}" "$dev" "$dir" \
-			>/dev/null 2>&1 </dev/null || { _stick_err "fusefat '$dev' '$dir' failed"; return 1; }
+			>/dev/null 2>&1 </dev/null 3>&- || { _stick_err "fusefat '$dev' '$dir' failed"; return 1; }
 		_stick_log fuse "$dir" "$(_stick_fuse_pid "$dir" fusefat)" fusefat
 	elif [[ $_S_FS == ntfs ]]; then
-		ntfs-3g "${opts[@]}" "$dev" "$dir" >/dev/null </dev/null || return 1
+		ntfs-3g "${opts[@]}" "$dev" "$dir" >/dev/null </dev/null 3>&- || return 1
 		_stick_log fuse "$dir" "$(_stick_fuse_pid "$dir" ntfs-3g)" ntfs-3g
 	else
 		mount -t "$_S_FS" "${opts[@]}" "$dev" "$dir" || return 1
