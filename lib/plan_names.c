@@ -288,18 +288,23 @@ static int rename_entry(struct ctx *c, const char *dir, const struct child *k, c
 	r = add_rename(c, k, old);
 	if (r >= 0 && e->type == PLAN_DIR && e->dst_exists)
 		drop_stale(p, k->idx, e->end);
-	for (size_t i = k->idx; r >= 0 && i < e->end; i++) {
+	/* below a refused entry nothing more is looked at: one problem, not one per file */
+	for (size_t i = k->idx, refused_end = 0; r >= 0 && i < e->end; i++) {
 		struct plan_entry *f = &p->entries[i];
+		size_t before = c->out->n_problems;
 		char buf[PATH_MAX];
 		int n = snprintf(buf, sizeof(buf), "%s%s", dst, f->dst + old_len);
 
 		if (n < 0 || n >= (int)sizeof(buf)) {
-			r = add_problem(c, PLAN_NAME_TOO_LONG, f->src, NULL, 0, 0);
+			r = i < refused_end ? 0 : add_problem(c, PLAN_NAME_TOO_LONG, f->src, NULL, 0, 0);
+			refused_end = MAX(refused_end, f->end);
 			continue;
 		}
 		r = plan_entry_set_dst(f, buf);
-		if (r >= 0)
+		if (r >= 0 && i >= refused_end)
 			r = reclassify(c, i);
+		if (c->out->n_problems > before)
+			refused_end = f->end;
 	}
 	return r;
 }

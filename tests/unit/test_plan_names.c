@@ -223,6 +223,27 @@ TEST(renamed_directory_merges_on_rerun)
 	tree_done();
 }
 
+TEST(renamed_onto_another_type_is_refused)
+{
+	struct plan_names n;
+	struct run x;
+
+	tree_new();
+	mkdirs("s", "s/a:b", "d");
+	mkdirs("d/s", NULL, NULL);
+	touch("s/a:b/f");
+	touch("d/s/a_b"); /* a file where the directory's new name would go */
+	x = BUILD(&rec, "d", "s");
+	CHECK_INT(x.r, 0);
+	CHECK_INT(plan_names_check(x.p, NAME_FS_EXFAT, true, &n), 1);
+	CHECK_INT(n.problems[0].kind, PLAN_DIR_ONTO_NONDIR);
+	CHECK_STR(n.problems[0].path2, "d/s/a_b");
+	CHECK_INT(n.problems[0].err, ENOTDIR);
+	plan_names_done(&n);
+	run_done(&x);
+	tree_done();
+}
+
 TEST(merged_dest_and_dot_are_not_names)
 {
 	struct plan_names n;
@@ -243,13 +264,14 @@ TEST(merged_dest_and_dot_are_not_names)
 
 int main(void)
 {
-	TEST_PLAN(7);
+	TEST_PLAN(8);
 	RUN(every_problem_is_listed);
 	RUN(top_level_names_against_dest);
 	RUN(rename_rewrites_entries_and_descendants);
 	RUN(names_already_there);
 	RUN(valid_names_keep_theirs);
 	RUN(renamed_directory_merges_on_rerun);
+	RUN(renamed_onto_another_type_is_refused);
 	RUN(merged_dest_and_dot_are_not_names);
 	return test_summary();
 }
