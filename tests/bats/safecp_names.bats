@@ -74,12 +74,14 @@ clash_refused() {
 	for name in 'a:b.txt' 'CON' 'nul.txt' 'x.' 'tail ' 'q?' 'ok.txt'; do
 		echo "$name" >"$SRC/d/$name"
 	done
+	echo latin1 >"$SRC/d/caf"$'\xe9'
 	mkdir "$SRC/d/sub"
 	echo deep >"$SRC/d/sub/why|not"
 	stick_up --fs exfat --rate 0 --size 64
 	run -2 safecp -r "$SRC/d" "$STICK_MNT/"
 	echo "$output"
-	[ "$(grep -c '^safecp: cannot copy' <<<"$output")" = 7 ]
+	[ "$(grep -c '^safecp: cannot copy' <<<"$output")" = 8 ]
+	[[ $output == *"not valid UTF-8"* ]]
 	[[ $output == *"'$SRC/d/a:b.txt'"*"exFAT does not allow ':' in names"* ]]
 	[[ $output == *"'$SRC/d/CON'"*"'CON' is a device name on Windows"* ]]
 	[[ $output == *"'$SRC/d/nul.txt'"*"device name"* ]]
@@ -92,7 +94,7 @@ clash_refused() {
 	# and for scripts: one refused event per problem, with its kind
 	run -2 --separate-stderr safecp -r --progress=json "$SRC/d" "$STICK_MNT/"
 	[ "$(jq -r 'select(.event == "refused") | .kind' <<<"$output" | sort | uniq -c |
-		awk '{ printf "%s %s,", $1, $2 }')" = "5 name-invalid,2 name-reserved," ]
+		awk '{ printf "%s %s,", $1, $2 }')" = "6 name-invalid,2 name-reserved," ]
 	assert_stick_empty
 }
 
