@@ -267,25 +267,18 @@ size_t name_map(enum name_fs fs, const char *name, size_t len, char out[NAME_BUF
 
 size_t name_numbered(enum name_fs fs, const char *name, unsigned long n, char out[NAME_BUF])
 {
-	size_t len = strlen(name), ext = extension(name, len), stem = len - ext;
+	size_t len = strnlen(name, NAME_MAX_BYTES), ext = extension(name, len), stem = len - ext;
 	char suffix[32];
-	int sl = snprintf(suffix, sizeof(suffix), " (%lu)", n);
-	char buf[NAME_BUF + 32 + NAME_EXT_MAX];
+	size_t sl = (size_t)snprintf(suffix, sizeof(suffix), " (%lu)", n);
 
-	if (len > NAME_MAX_BYTES) /* not a valid name: cut it first */
-		len = stem = boundary(name, NAME_MAX_BYTES), ext = 0;
-	for (;;) {
-		memcpy(buf, name, stem);
-		memcpy(buf + stem, suffix, (size_t)sl);
-		memcpy(buf + stem + (size_t)sl, name + len - ext, ext);
-		if (fits(fs, buf, stem + (size_t)sl + ext) || stem == 0)
-			break;
-		stem = boundary(name, stem - 1);
-	}
-	len = stem + (size_t)sl + ext;
-	memcpy(out, buf, len);
-	out[len] = '\0';
-	return len;
+	(void)fs; /* within NAME_MAX_BYTES is within every family's limit */
+	if (stem + sl + ext > NAME_MAX_BYTES)
+		stem = boundary(name, NAME_MAX_BYTES - sl - ext);
+	memcpy(out, name, stem);
+	memcpy(out + stem, suffix, sl);
+	memcpy(out + stem + sl, name + len - ext, ext);
+	out[stem + sl + ext] = '\0';
+	return stem + sl + ext;
 }
 
 char *name_key(enum name_fs fs, const char *name, size_t len)
