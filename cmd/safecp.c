@@ -4,7 +4,9 @@
  * main() parses one popt table, then prepares the job: plan_build (the
  * cp-style operand rules and the source checks), target_probe (what the
  * destination is), fs_space_read and plan_check (space, file size
- * limits), statx(STATX_DIOALIGN) and sizing_plan (how to write).  Every
+ * limits), plan_names_check (the destination's name rules, all problems
+ * at once; --rename-invalid renames instead), statx(STATX_DIOALIGN) and
+ * sizing_plan (how to write).  Every
  * refusal happens here, before any file is opened for writing, and exits
  * EXIT_USAGE.  --dry-run prints the prepared job (safecp_dryrun.c);
  * otherwise safecp_run.c runs it and chooses the status. */
@@ -38,7 +40,7 @@ enum {
 
 /* popt's view of the command line, before validation */
 static struct {
-	int recursive, dereference, no_target_dir, dry_run;
+	int recursive, dereference, no_target_dir, dry_run, rename_invalid;
 	char *target_dir, *strategy, *window, *progress, *no_preserve;
 } raw;
 
@@ -63,6 +65,9 @@ static struct poptOption options[] = {
 	  "how to bound dirty data: auto, window, direct, sync-window", "NAME" },
 	{ "window", '\0', POPT_ARG_STRING, &raw.window, 0,
 	  "bytes written ahead of the device (e.g. 16M; default from the device)", "SIZE" },
+	{ "rename-invalid", '\0', POPT_ARG_NONE, &raw.rename_invalid, 0,
+	  "give names FAT, exFAT or NTFS cannot hold (or that differ only in case) "
+	  "other names, instead of refusing", NULL },
 	{ "dry-run", '\0', POPT_ARG_NONE, &raw.dry_run, 0,
 	  "show the plan, the target and the strategy; write nothing", NULL },
 	{ "progress", '\0', POPT_ARG_STRING, &raw.progress, 0,
@@ -176,6 +181,7 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 	o->plan.target_directory = raw.target_dir != NULL;
 	o->plan.no_target_directory = raw.no_target_dir;
 	o->dry_run = raw.dry_run;
+	o->rename_invalid = raw.rename_invalid;
 	validate_values(o, progress_given);
 	validate_operands(ctx, o);
 	return ctx;
@@ -260,6 +266,22 @@ static int probe_destination(const struct safecp_options *o, struct safecp_job *
 	return 0;
 }
 
+/* The destination's name rules; the problems are kept in job->names for
+ * main() to report, after --dry-run's plan.  0 or EXIT_USAGE. */
+static int check_names(const struct safecp_options *o, struct safecp_job *job)
+{
+	const struct target *t = job->target;
+	enum name_fs fs = name_fs_of(t->kind, t->fstype, t->blkid_fstype);
+	int r = plan_names_check(job->plan, fs, o->rename_invalid, &job->names);
+
+	if (r < 0) {
+		cli_error("cannot check the names for '%s': %s", job->plan->dest_root,
+			  strerror(-r));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Everything before the first byte.  0, or EXIT_USAGE after saying why.
  * A plan_check refusal is kept in job->refusal, not reported, so that
  * --dry-run can show the plan it refuses. */
@@ -281,6 +303,9 @@ static int job_prepare(const struct safecp_options *o, struct safecp_job *job)
 	r = probe_destination(o, job);
 	if (r)
 		return r;
+	r = check_names(o, job);
+	if (r)
+		return r;
 	job->space_needed = plan_space_needed(job->plan, &job->space);
 	r = plan_check(job->plan, &job->space, &job->refusal);
 	if (r < 0) {
@@ -299,6 +324,7 @@ static int job_prepare(const struct safecp_options *o, struct safecp_job *job)
 
 static void job_done(struct safecp_job *job)
 {
+	plan_names_done(&job->names);
 	plan_problem_done(&job->refusal);
 	target_free(job->target);
 	plan_free(job->plan);
@@ -330,12 +356,16 @@ int main(int argc, const char **argv)
 	raise_fd_limit();
 	status = job_prepare(&o, &job);
 	if (status == 0) {
-		bool refused = job.refusal.kind != PLAN_OK;
+		bool refused = job.refusal.kind != PLAN_OK || job.names.n_problems;
 
 		if (o.dry_run)
 			dryrun_print(&o, &job);
-		if (refused) {
+		/* every name problem, so that one round of fixes does */
+		for (size_t i = 0; i < job.names.n_problems; i++)
+			report_problem(&o, &job.names.problems[i], job.target);
+		if (job.refusal.kind != PLAN_OK)
 			report_problem(&o, &job.refusal, job.target);
+		if (refused) {
 			status = EXIT_USAGE;
 		} else if (!o.dry_run) {
 			status = run_copy(&o, &job);

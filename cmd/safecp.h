@@ -5,6 +5,7 @@
  *   safecp_events.c  copy callbacks and polled progress, to text, bar, JSON
  *   safecp_json.c    the --progress=json events
  *   safecp_words.c   plan problems and copy errors as sentences
+ *   safecp_names.c   the destination's name rules as sentences
  *   safecp_dryrun.c  --dry-run: the plan and the target, nothing written
  *
  * Private to cmd/safecp*; lib/ knows nothing of it. */
@@ -20,6 +21,7 @@
 #include "copy.h"
 #include "json.h"
 #include "plan.h"
+#include "plan_names.h"
 #include "progress.h"
 #include "sizing.h"
 #include "target.h"
@@ -43,6 +45,7 @@ struct safecp_options {
 	bool keep_times;
 	bool keep_mode;
 	bool force;
+	bool rename_invalid;       /* --rename-invalid */
 };
 
 /* Everything decided before the first byte. */
@@ -54,6 +57,7 @@ struct safecp_job {
 	struct dio_caps dio;
 	struct write_plan wplan;
 	struct plan_problem refusal; /* PLAN_OK, or why plan_check said no */
+	struct plan_names names;     /* name rule problems, or the renames */
 };
 
 /* safecp_run.c: run the job; returns the exit status. */
@@ -71,6 +75,12 @@ char *words_sizing_refused(const struct safecp_options *o, const struct target *
 			   const struct write_plan *w);
 /* "'/media/usb' (ext4 on /dev/sdb1)", "'/tmp' (tmpfs)" */
 char *words_where(const struct target *t);
+/* safecp_names.c: a PLAN_NAME_* problem; a --rename-invalid note
+ * ("'a:b.jpg' is written as 'a_b.jpg': exFAT does not allow ':'..."),
+ * and its reason for JSON ("character", "reserved", ..., "clash"). */
+char *words_name_problem(const struct plan_problem *p, const struct target *t);
+char *words_rename(const struct plan *p, const struct plan_rename *r, const struct target *t);
+const char *words_rename_reason(const struct plan_rename *r);
 /* "read", "create", "write", "sync", "rename", "attrs", "final-sync" */
 const char *words_step_name(enum copy_step step);
 

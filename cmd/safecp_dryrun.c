@@ -173,13 +173,31 @@ static void print_space(const struct safecp_job *job)
 		       "(-L copies what they point to)\n", job->plan->n_symlinks);
 }
 
+/* --rename-invalid: each name given, whatever the verbosity: they are
+ * what the user will find on the stick. */
+static void print_renames(const struct safecp_job *job)
+{
+	const struct plan_names *n = &job->names;
+
+	if (n->n_renames)
+		printf("renamed: %zu %s (--rename-invalid)\n", n->n_renames,
+		       plural(n->n_renames, "name", "names"));
+	for (size_t i = 0; i < n->n_renames; i++) {
+		_cleanup_free_ char *msg = words_rename(job->plan, &n->renames[i], job->target);
+
+		printf("  rename   %10s  %s\n", "", msg ? msg : job->plan->entries[n->renames[i].entry].dst);
+	}
+}
+
 void dryrun_print(const struct safecp_options *o, const struct safecp_job *job)
 {
 	print_plan(o, job->plan);
+	print_renames(job);
 	print_target(job->target);
 	print_dio(&job->dio);
 	print_strategy(&job->wplan);
 	print_space(job);
-	printf("result: %s\n", job->refusal.kind == PLAN_OK ? "would copy (dry run: nothing written)"
-							     : "refused (dry run: nothing written)");
+	printf("result: %s\n", job->refusal.kind == PLAN_OK && !job->names.n_problems
+					? "would copy (dry run: nothing written)"
+					: "refused (dry run: nothing written)");
 }

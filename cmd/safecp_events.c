@@ -306,6 +306,15 @@ void events_start(struct events *ev)
 		jsonev_start(&ev->json, ev->job);
 		stdout_check(ev);
 	}
+	/* --rename-invalid: a note per renamed file (JSON: the start event) */
+	for (size_t i = 0; !ev->json_mode && ev->o->verbosity >= VERBOSITY_NORMAL &&
+			   i < ev->job->names.n_renames; i++) {
+		_cleanup_free_ char *msg = words_rename(ev->job->plan, &ev->job->names.renames[i],
+							ev->job->target);
+
+		if (msg)
+			progress_note(ev->meter, "%s: %s", program_name, msg);
+	}
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
 		_cleanup_free_ char *where = words_where(ev->job->target);
 

@@ -51,6 +51,26 @@ static const char *entry_type_name(enum plan_entry_type t)
 	return "other";
 }
 
+/* --rename-invalid: "renamed": [{"file", "dest", "was", "reason"}] */
+static void start_renamed(struct json *j, const struct safecp_job *job)
+{
+	const struct plan_names *n = &job->names;
+
+	json_key(j, "renamed");
+	json_array_begin(j);
+	for (size_t i = 0; i < n->n_renames; i++) {
+		const struct plan_entry *e = &job->plan->entries[n->renames[i].entry];
+
+		json_object_begin(j);
+		json_kv_string(j, "file", e->src);
+		json_kv_string(j, "dest", e->dst);
+		json_kv_string(j, "was", n->renames[i].old_dst);
+		json_kv_string(j, "reason", words_rename_reason(&n->renames[i]));
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 void jsonev_start(struct json *j, const struct safecp_job *job)
 {
 	const struct plan *p = job->plan;
@@ -76,6 +96,7 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	json_kv_u64(j, "chunk", job->wplan.chunk);
 	json_kv_u64(j, "space_needed", job->space_needed);
 	json_kv_u64(j, "space_free", job->space.avail_bytes);
+	start_renamed(j, job);
 	end(j);
 }
 

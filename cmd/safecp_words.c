@@ -167,6 +167,10 @@ char *words_problem(const struct plan_problem *p, const struct target *t)
 		return too_big(p, t);
 	case PLAN_NO_INODES:
 		return no_inodes(p, t);
+	case PLAN_NAME_INVALID:
+	case PLAN_NAME_RESERVED:
+	case PLAN_NAME_CLASH:
+		return words_name_problem(p, t);
 	case PLAN_DEST_NOT_DIR:
 	case PLAN_DEST_MISSING:
 	case PLAN_DIR_ONTO_NONDIR:

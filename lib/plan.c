@@ -44,6 +44,9 @@ static const char *const kind_names[] = {
 	[PLAN_NAME_TOO_LONG] = "name-too-long",
 	[PLAN_DEST_UNWRITABLE] = "dest-unwritable",
 	[PLAN_NO_INODES] = "no-inodes",
+	[PLAN_NAME_INVALID] = "name-invalid",
+	[PLAN_NAME_RESERVED] = "name-reserved",
+	[PLAN_NAME_CLASH] = "name-clash",
 };
 
 const char *plan_problem_kind_name(enum plan_problem_kind kind)
@@ -161,6 +164,36 @@ int plan_add_entry(struct plan_builder *b, const struct plan_entry *e, size_t *r
 	if (ret_idx)
 		*ret_idx = p->n_entries;
 	p->n_entries++;
+	return 0;
+}
+
+/* A new block for e with dst replaced; dst_name follows to dst's last
+ * component unless it is the literal "." of a copy into dest_dir. */
+int plan_entry_set_dst(struct plan_entry *e, const char *dst)
+{
+	size_t ls = strlen(e->src) + 1, ld = strlen(dst) + 1, lr = strlen(e->rel) + 1;
+	size_t ll = e->link_target ? strlen(e->link_target) + 1 : 0;
+	bool name_in_dst = e->dst_name && e->dst_name >= e->dst &&
+			   e->dst_name <= e->dst + strlen(e->dst);
+	char *block = malloc(ls + ld + lr + ll);
+	const char *slash;
+
+	if (!block)
+		return -ENOMEM;
+	memcpy(block, e->src, ls);
+	memcpy(block + ls, dst, ld);
+	memcpy(block + ls + ld, e->rel, lr);
+	if (ll)
+		memcpy(block + ls + ld + lr, e->link_target, ll);
+	e->src_name = rebase(e->src_name, e->src, block);
+	free(e->src);
+	e->src = block;
+	e->dst = block + ls;
+	e->rel = block + ls + ld;
+	e->link_target = ll ? block + ls + ld + lr : NULL;
+	slash = strrchr(e->dst, '/');
+	if (name_in_dst)
+		e->dst_name = slash ? slash + 1 : e->dst;
 	return 0;
 }
 
@@ -433,8 +466,10 @@ static int check_into_itself(struct plan_builder *b, const struct source *s)
 	return 0;
 }
 
-static void plan_count(struct plan *p)
+void plan_count(struct plan *p)
 {
+	p->n_dirs = p->n_skipped = p->n_existing_kept = p->n_symlinks = p->n_files = 0;
+	p->total_bytes = 0;
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct plan_entry *e = &p->entries[i];
 

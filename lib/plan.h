@@ -92,6 +92,14 @@ enum plan_problem_kind {
 	PLAN_NAME_TOO_LONG,    /* path, err ENAMETOOLONG: longer than PATH_MAX */
 	PLAN_DEST_UNWRITABLE,  /* path2 (dest_root), err (EROFS, EACCES) */
 	PLAN_NO_INODES,        /* path2 (dest_root), need, have: inodes */
+	/* plan_names.h: the destination filesystem's name rules */
+	PLAN_NAME_INVALID,     /* path (src), path2 (dst), need (enum name_problem:
+				* encoding, character, too-long, trailing), have
+				* (character: the refused byte) */
+	PLAN_NAME_RESERVED,    /* path (src), path2 (dst): a DOS device name */
+	PLAN_NAME_CLASH,       /* path (src), path2 (the other destination path),
+				* have: 1 when that one exists already, 0 when
+				* another source goes there; differ only in case */
 };
 
 struct plan_problem {

@@ -34,9 +34,17 @@ enum plan_entry_type plan_type_of(mode_t mode);
  * its index (may be NULL). */
 int plan_add_entry(struct plan_builder *b, const struct plan_entry *e, size_t *ret_idx);
 
+/* Give e (an entry of a plan) the destination path dst: its string
+ * block is reallocated, src_name and dst_name kept pointing into it.
+ * Returns 0 or -ENOMEM (e unchanged). */
+int plan_entry_set_dst(struct plan_entry *e, const char *dst);
+
 /* lstat e->dst and fill e's dst_* fields: merge, replace, keep (-n), or
  * refuse (same file, directory onto non-directory and vice versa). */
 int plan_classify_dst(struct plan_builder *b, struct plan_entry *e);
+
+/* (Re)count p's totals (n_files, total_bytes, ...) from its entries. */
+void plan_count(struct plan *p);
 
 /* Walk the directory entry at idx (already added and classified) and
  * append everything below it. */

@@ -128,6 +128,41 @@ check_fs() {
 	! grep -qs "$S_ID" /proc/[0-9]*/cmdline
 }
 
+# check_fuse_fs FS DAEMON BLKID_TYPE: a FUSE stick comes up as fuseblk on its device,
+# holds a file and a directory, and on the way down its daemon exits and nothing stays.
+check_fuse_fs() {
+	local pid
+	stick_up --fs "$1" --rate 0
+	snapshot
+	[ "$(findmnt -n -o FSTYPE --mountpoint "$STICK_MNT")" = fuseblk ]
+	[ "$(findmnt -n -o SOURCE --mountpoint "$STICK_MNT")" = "$STICK_DEV" ]
+	[ "$(blkid -o value -s TYPE "$STICK_DEV")" = "$3" ]
+	pid=$(awk '$1 == "fuse" { print $3 }' "$STICK_REGISTRY/$STICK_ID/steps")
+	[[ $pid -gt 0 && $(cat "/proc/$pid/comm") == "$2"* ]]
+	mkdir "$STICK_MNT/dir"
+	head -c 3145728 /dev/urandom >"$BATS_TEST_TMPDIR/data"
+	cp "$BATS_TEST_TMPDIR/data" "$STICK_MNT/dir/data"
+	sync -f "$STICK_MNT"
+	cmp "$BATS_TEST_TMPDIR/data" "$STICK_MNT/dir/data"
+	stick_down "$STICK_ID"
+	assert_gone
+	run ! grep -qs "$S_ID" /proc/[0-9]*/cmdline
+	[[ ! -d /proc/$pid || $(cut -d' ' -f3 "/proc/$pid/stat") == Z ]] ||
+		[[ $(cat "/proc/$pid/comm") != "$2"* ]]
+}
+
+@test "fs fat32: mkfs.vfat -F 32, fusefat mounts it rw as fuseblk, the daemon exits" {
+	require_cmd fusefat
+	require_cmd mkfs.vfat
+	check_fuse_fs fat32 fusefat vfat
+}
+
+@test "fs ntfs: mkntfs -Q, ntfs-3g mounts it as fuseblk, the daemon exits" {
+	require_cmd ntfs-3g
+	require_cmd mkntfs
+	check_fuse_fs ntfs ntfs-3g ntfs
+}
+
 @test "fs none and --no-mount: a device without mount point" {
 	stick_up --fs none
 	[ -z "$STICK_MNT" ]

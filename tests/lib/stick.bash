@@ -6,7 +6,7 @@
 # filesystem mounted on a fresh directory. Bash library; needs root.
 #
 #   source tests/lib/stick.bash
-#   stick_up [--fs ext4|xfs|btrfs|exfat|none] [--size MIB] [--rate BYTES_PER_S] [--iops N]
+#   stick_up [--fs ext4|xfs|btrfs|exfat|fat32|ntfs|none] [--size MIB] [--rate BYTES_PER_S] [--iops N]
 #            [--max-sectors-kb N] [--partitions N] [--no-mount]
 #            [--mount-opts OPTS] [--label LABEL] [--owner PID]
 #       sets STICK_ID, STICK_DISK (/dev/loopN), STICK_DEV (device the fs is on: the disk, or
@@ -15,6 +15,10 @@
 #       STICK_PARTS and STICK_MNTS (space-separated, one per partition).
 #       Defaults: ext4, 256 MiB (xfs: 300 MiB per filesystem, its minimum), rate 20971520
 #       (0 = no throttle), no IOPS limit, max_sectors_kb 240, owner = this shell ($BASHPID).
+#       The FUSE filesystems, all mounted as fuseblk on the device: exfat (exfat-fuse),
+#       fat32 (mkfs.vfat -F 32, Debian's fusefat -o rw+,blkdev: this kernel has no vfat;
+#       labelled only with an explicit --label, which fusefat lists as a file in the root),
+#       ntfs (mkntfs -Q, ntfs-3g with its defaults: case-sensitive, no windows_names).
 #   stick_throttle ID BYTES_PER_S [IOPS]   change or lift (0) the write throttle
 #   stick_down ID                          undo everything stick_up ID did; idempotent
 #   stick_down_all                         every stick owned by this shell
@@ -86,7 +90,7 @@ _stick_loop_is_ours() {
 
 _stick_parse_up() {
 	_S_FS=ext4 _S_SIZE='' _S_RATE=20971520 _S_IOPS=0 _S_MSKB=240 _S_PARTS=0 _S_MOUNT=1
-	_S_MOPTS='' _S_LABEL=safecp _S_OWNER=$BASHPID
+	_S_MOPTS='' _S_LABEL=safecp _S_LABEL_SET=0 _S_OWNER=$BASHPID
 	local opt val
 	while (($#)); do
 		opt=$1
@@ -107,7 +111,7 @@ _stick_parse_up() {
 		--max-sectors-kb) _S_MSKB=$val ;;
 		--partitions) _S_PARTS=$val ;;
 		--mount-opts) _S_MOPTS=$val ;;
-		--label) _S_LABEL=$val ;;
+		--label) _S_LABEL=$val _S_LABEL_SET=1 ;;
 		--owner) _S_OWNER=$val ;;
 		*) _stick_err "unknown option '$opt'"; return 2 ;;
 		esac
@@ -117,8 +121,8 @@ _stick_parse_up() {
 
 _stick_check_up() {
 	local v
-	case $_S_FS in ext4 | xfs | btrfs | exfat | none) ;;
-	*) _stick_err "unknown filesystem '$_S_FS' (ext4, xfs, btrfs, exfat, none)"; return 2 ;;
+	case $_S_FS in ext4 | xfs | btrfs | exfat | fat32 | ntfs | none) ;;
+	*) _stick_err "unknown filesystem '$_S_FS' (ext4, xfs, btrfs, exfat, fat32, ntfs, none)"; return 2 ;;
 	esac
 	for v in "$_S_RATE" "$_S_IOPS" "$_S_MSKB" "$_S_PARTS" "$_S_OWNER" ${_S_SIZE:+"$_S_SIZE"}; do
 		[[ $v =~ ^[0-9]+$ ]] || { _stick_err "'$v' is not a number"; return 2; }
@@ -127,6 +131,7 @@ _stick_check_up() {
 	local nfs=$((_S_PARTS > 0 ? _S_PARTS : 1)) min=16
 	[[ $_S_FS == xfs ]] && min=300    # xfsprogs >= 5.19 refuses smaller filesystems
 	[[ $_S_FS == btrfs ]] && min=128
+	[[ $_S_FS == fat32 ]] && min=40   # FAT32 needs 65525 clusters (512 bytes each at least)
 	if [[ -z $_S_SIZE ]]; then
 		_S_SIZE=$((min * nfs + 1 > 256 ? min * nfs + 1 : 256))
 	elif ((_S_SIZE < min * nfs + (_S_PARTS > 0))); then
@@ -197,6 +202,11 @@ _stick_mkfs() {
 	xfs) out=$(mkfs.xfs -q -f -L "$_S_LABEL" "$dev" 2>&1) || rc=$? ;;
 	btrfs) out=$(mkfs.btrfs -q -f -L "$_S_LABEL" "$dev" 2>&1) || rc=$? ;;
 	exfat) out=$(mkfs.exfat -L "$_S_LABEL" "$dev" 2>&1) || rc=$? ;;
+	fat32)
+		local label=()
+		((_S_LABEL_SET)) && label=(-n "${_S_LABEL^^}")
+		out=$(mkfs.vfat -F 32 "${label[@]}" "$dev" 2>&1) || rc=$? ;;
+	ntfs) out=$(mkntfs -Q -F -L "$_S_LABEL" "$dev" 2>&1) || rc=$? ;;
 	none) return 0 ;;
 	esac
 	((rc == 0)) || { _stick_err "mkfs.$_S_FS '$dev' failed: $out"; return 1; }
@@ -212,7 +222,17 @@ _stick_mount() {
 	_stick_log mount "$dev" "$dir"
 	if [[ $_S_FS == exfat ]]; then
 		mount.exfat-fuse "${opts[@]}" "$dev" "$dir" >/dev/null || return 1
-		_stick_log fuse "$dir" "$(_stick_fuse_pid "$dir")"
+		_stick_log fuse "$dir" "$(_stick_fuse_pid "$dir" mount.exfat-fu)" mount.exfat-fu
+	elif [[ $_S_FS == fat32 ]]; then
+		# blkdev,fsname: fuseblk on the device, as exfat-fuse and ntfs-3g mount.  The
+		# daemons keep the descriptors they start with: none of bats' (its fd 3 held
+		# open makes a run wait for the daemon), and fusefat prints its superblock
+		fusefat -o "rw+,blkdev,fsname=$dev${_S_MOPTS:+,$_S_MOPTS}" "$dev" "$dir" \
+			>/dev/null 2>&1 </dev/null 3>&- || { _stick_err "fusefat '$dev' '$dir' failed"; return 1; }
+		_stick_log fuse "$dir" "$(_stick_fuse_pid "$dir" fusefat)" fusefat
+	elif [[ $_S_FS == ntfs ]]; then
+		ntfs-3g "${opts[@]}" "$dev" "$dir" >/dev/null </dev/null 3>&- || return 1
+		_stick_log fuse "$dir" "$(_stick_fuse_pid "$dir" ntfs-3g)" ntfs-3g
 	else
 		mount -t "$_S_FS" "${opts[@]}" "$dev" "$dir" || return 1
 	fi
@@ -220,11 +240,11 @@ _stick_mount() {
 	sync "$dev"
 }
 
-# The exfat-fuse daemon serving DIR (its argv ends with the mount point).
+# The FUSE daemon (its comm starts with COMM) serving DIR (its argv ends with the mount point).
 _stick_fuse_pid() {
 	local p args
 	for p in /proc/[0-9]*; do
-		[[ $(cat "$p/comm" 2>/dev/null) == mount.exfat-fu* ]] || continue
+		[[ $(cat "$p/comm" 2>/dev/null) == "$2"* ]] || continue
 		mapfile -d '' -t args 2>/dev/null <"$p/cmdline" || continue
 		# an exiting daemon has an empty cmdline, and args[-1] of an empty array errs
 		((${#args[@]})) && [[ ${args[-1]} == "$1" ]] && { echo "${p#/proc/}"; return 0; }
@@ -357,15 +377,20 @@ _stick_undo_mount() {
 
 # After umount the FUSE daemon still holds the device open for a moment; partitions
 # and loop devices cannot go away before it exits.
+# A zombie has closed everything: it counts as gone.  Steps logged before fat32 and ntfs
+# existed have no COMM field: they were exfat-fuse.
 _stick_undo_fuse() {
-	local dir=$1 pid=${2:-0} n
+	local dir=$1 pid=${2:-0} comm=${3:-mount.exfat-fu} n stat
 	_stick_undo_mount_any "$dir" || return 1
 	((pid > 0)) || return 0
 	for ((n = 0; n < 100; n++)); do
-		[[ -d /proc/$pid && $(cat "/proc/$pid/comm" 2>/dev/null) == mount.exfat-fu* ]] || return 0
+		[[ -d /proc/$pid && $(cat "/proc/$pid/comm" 2>/dev/null) == "$comm"* ]] || return 0
+		stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 0
+		stat=${stat##*) }
+		[[ ${stat%% *} == Z ]] && return 0
 		sleep 0.1
 	done
-	_stick_err "the exfat-fuse daemon (pid $pid) for '$dir' did not exit"
+	_stick_err "the FUSE daemon $comm (pid $pid) for '$dir' did not exit"
 	return 1
 }
 
