@@ -257,7 +257,7 @@ static int probe_destination(const struct safecp_options *o, struct safecp_job *
 		cli_error("cannot examine the destination %s: %s", quote(root), strerror(-r));
 		return EXIT_USAGE;
 	}
-	r = fs_space_read(root, job->target->kind, &job->space);
+	r = fs_space_read(root, job->target->kind, job->target->blkid_fstype, &job->space);
 	if (r < 0) {
 		cli_error("cannot read the free space of %s: %s", quote(root), strerror(-r));
 		return EXIT_USAGE;

@@ -170,12 +170,15 @@ struct fs_space {
 	bool stores_symlinks;   /* FAT/exfat/fuseblk: no */
 };
 
-/* Fill *ret for the filesystem holding dir.  The limit on file size comes
- * from kind for FAT (vfat and msdos: 4 GiB - 1) and otherwise from
+/* Fill *ret for the filesystem holding dir (fstype: blkid's type, or
+ * NULL; it tells a FUSE daemon's FAT).  avail_bytes is UINT64_MAX when
+ * the filesystem reports no size (fusefat).  The limit on file size comes
+ * from kind for FAT (vfat and msdos, and fuseblk vfat: 4 GiB - 1) and otherwise from
  * fpathconf(_PC_FILESIZEBITS), which glibc answers with 32 for every
  * filesystem it does not know (tmpfs, fuse, exfat), so 32 is taken to
  * mean "unknown" and no limit is applied.  Returns 0 or -errno. */
-int fs_space_read(const char *dir, enum fs_kind kind, struct fs_space *ret);
+int fs_space_read(const char *dir, enum fs_kind kind, const char *fstype,
+		  struct fs_space *ret);
 
 /* The copy engine's largest batch of files renamed together
  * (copy_batch.c: a commit at 4 windows of data or 1000 files, and before

@@ -58,12 +58,14 @@
 #define OFF_MAX_FILE_SIZE ((uint64_t)INT64_MAX)
 #define DIRENT 32
 
-static uint64_t max_file_size(const char *dir, enum fs_kind kind)
+static uint64_t max_file_size(const char *dir, enum fs_kind kind, const char *fstype)
 {
 	struct statfs sf;
 	long bits;
 
-	if (kind == FS_VFAT || (statfs(dir, &sf) == 0 && sf.f_type == MSDOS_SUPER_MAGIC))
+	/* fstype: blkid's name of what a FUSE daemon serves (fusefat: "vfat") */
+	if (kind == FS_VFAT || (statfs(dir, &sf) == 0 && sf.f_type == MSDOS_SUPER_MAGIC) ||
+	    (kind == FS_FUSEBLK && fstype && strcmp(fstype, "vfat") == 0))
 		return FAT_MAX_FILE_SIZE;
 	errno = 0;
 	bits = pathconf(dir, _PC_FILESIZEBITS);
@@ -74,7 +76,8 @@ static uint64_t max_file_size(const char *dir, enum fs_kind kind)
 	return OFF_MAX_FILE_SIZE;
 }
 
-int fs_space_read(const char *dir, enum fs_kind kind, struct fs_space *ret)
+int fs_space_read(const char *dir, enum fs_kind kind, const char *fstype,
+		  struct fs_space *ret)
 {
 	struct statvfs sv;
 	bool dos = kind == FS_VFAT || kind == FS_EXFAT || kind == FS_FUSEBLK;
@@ -91,9 +94,11 @@ int fs_space_read(const char *dir, enum fs_kind kind, struct fs_space *ret)
 	};
 	if (ret->cluster == 0)
 		ret->cluster = 512;
-	ret->avail_bytes = (uint64_t)sv.f_bavail * ret->cluster;
+	/* no block count (fusefat says 0 of 0): the size is unknown, not
+	 * full; the device will say ENOSPC if it comes to that */
+	ret->avail_bytes = sv.f_blocks == 0 ? UINT64_MAX : (uint64_t)sv.f_bavail * ret->cluster;
 	ret->avail_inodes = sv.f_files == 0 ? UINT64_MAX : (uint64_t)sv.f_favail;
-	ret->max_file_size = max_file_size(dir, kind);
+	ret->max_file_size = max_file_size(dir, kind, fstype);
 	return 0;
 }
 
@@ -237,7 +242,7 @@ int plan_check(const struct plan *p, const struct fs_space *fs,
 					   (uint64_t)e->st.st_size, fs->max_file_size);
 	}
 	/* the engine removes dead copies' temporaries before it writes */
-	have = fs->avail_bytes + p->stale.bytes;
+	have = fs->avail_bytes == UINT64_MAX ? UINT64_MAX : fs->avail_bytes + p->stale.bytes;
 	need = plan_space_needed(p, fs);
 	if (need > have)
 		return problem_set(problem, PLAN_NO_SPACE, NULL, p->dest_root, need, have);

@@ -219,20 +219,20 @@ TEST(fs_space_read_here)
 
 	tree_new();
 	CHECK_INT(statvfs(".", &sv), 0);
-	CHECK_INT(fs_space_read(".", FS_EXT4, &fs), 0);
+	CHECK_INT(fs_space_read(".", FS_EXT4, NULL, &fs), 0);
 	CHECK_U64(fs.cluster, sv.f_frsize);
 	CHECK(fs.avail_bytes > 0);
 	CHECK(fs.avail_bytes <= (uint64_t)sv.f_blocks * sv.f_frsize);
 	CHECK(fs.stores_modes && fs.stores_symlinks);
 	CHECK_U64(fs.max_file_size, INT64_MAX);
-	CHECK_INT(fs_space_read(".", FS_VFAT, &fs), 0);
+	CHECK_INT(fs_space_read(".", FS_VFAT, NULL, &fs), 0);
 	CHECK_U64(fs.max_file_size, 0xffffffffULL);
 	CHECK(!fs.stores_modes && !fs.stores_symlinks);
-	CHECK_INT(fs_space_read(".", FS_EXFAT, &fs), 0);
+	CHECK_INT(fs_space_read(".", FS_EXFAT, NULL, &fs), 0);
 	CHECK_U64(fs.max_file_size, INT64_MAX);
-	CHECK_INT(fs_space_read("/dev/shm", FS_NOBLOCK, &fs), 0); /* glibc: 32 bits */
+	CHECK_INT(fs_space_read("/dev/shm", FS_NOBLOCK, NULL, &fs), 0); /* glibc: 32 bits */
 	CHECK_U64(fs.max_file_size, INT64_MAX);
-	CHECK_INT(fs_space_read("nothere", FS_EXT4, &fs), -ENOENT);
+	CHECK_INT(fs_space_read("nothere", FS_EXT4, NULL, &fs), -ENOENT);
 	tree_done();
 }
 
