@@ -123,6 +123,24 @@ forced_strategy() {
 	assert_no_temporaries "$STICK_MNT"
 }
 
+@test "a fat32 stick (fusefat, which reports no size) is written and arrives whole; 4 GiB is its limit" {
+	require_root
+	require_cmd fusefat
+	stick_up --fs fat32 --size 64
+	mkdir -p "$SRC/t/sub"
+	local s
+	for s in $AWKWARD_SIZES; do make_file "$SRC/t/sub/f$s" "$s"; done
+	run -0 safecp -r "$SRC/t" "$STICK_MNT"/
+	(cd "$SRC/t" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$BATS_TEST_TMPDIR/a"
+	(cd "$STICK_MNT/t" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$BATS_TEST_TMPDIR/b"
+	diff "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	assert_no_temporaries "$STICK_MNT"
+	# a sparse 4 GiB file: one byte past FAT32's limit, refused before the first byte
+	truncate -s $((4 * 1024 * MIB)) "$SRC/huge"
+	run -2 safecp "$SRC/huge" "$STICK_MNT"/
+	[[ $output == *"huge"* && ! -e $STICK_MNT/huge ]]
+}
+
 @test "symlinks on exfat: the dry run warns, the copy says to use -L, exit 1" {
 	require_root
 	require_cmd mount.exfat-fuse
