@@ -34,9 +34,9 @@ assert_gone() {
 	local m p
 	[ ! -e "$S_IMG" ]
 	[ ! -d "$STICK_REGISTRY/$S_ID" ]
-	! losetup -j "$S_IMG" | grep -q .
+	[ -z "$(losetup -j "$S_IMG")" ]
 	for m in $S_MNTS; do
-		! findmnt --mountpoint "$m" >/dev/null
+		refute findmnt --mountpoint "$m" >/dev/null
 		[ ! -e "$m" ]
 	done
 	loop_reused && return 0
@@ -124,8 +124,9 @@ check_fs() {
 @test "fs exfat mounts through exfat-fuse as fuseblk" {
 	require_cmd mount.exfat-fuse
 	check_fs exfat fuseblk
-	# The daemon for the mount must be gone, not just detached from it.
-	! grep -qs "$S_ID" /proc/[0-9]*/cmdline
+	# The daemon for the mount must be gone, not just detached from it (pgrep, unlike
+	# grep over /proc/*/cmdline, does not find itself).
+	run ! pgrep -f "mount.exfat-fuse.*$S_ID"
 }
 
 @test "fs none and --no-mount: a device without mount point" {
@@ -135,7 +136,7 @@ check_fs() {
 	stick_up --fs xfs --no-mount
 	[ -z "$STICK_MNT" ]
 	[ "$(blkid -o value -s TYPE "$STICK_DEV")" = xfs ]
-	! findmnt -S "$STICK_DEV" >/dev/null
+	run ! findmnt -S "$STICK_DEV"
 }
 
 @test "stick_up: bad options fail with a message and create nothing" {
