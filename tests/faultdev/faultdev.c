@@ -15,7 +15,8 @@
  * the state and counters:
  *
  *   clear                    pass everything through again (counters stay)
- *   fail-read FROM [LEN]     reads touching bytes [FROM, FROM+LEN) fail with EIO
+ *   fail-read FROM [LEN]     reads of bytes [FROM, FROM+LEN) fail with EIO (a read
+ *                            that starts before FROM is cut short there)
  *   fail-write FROM [LEN]    writes likewise (LEN omitted: to the end)
  *   fail-write-after N       writes fail with EIO once N more bytes were written
  *   vanish                   every read, write, flush and discard fails with EIO
@@ -255,7 +256,7 @@ static int admit(bool write, uint64_t off, size_t len, bool *snapshot)
 		r = -EIO;
 	else if (write && s->readonly)
 		r = -EROFS;
-	else if (!write && overlaps(&s->fail_read, off, len))
+	else if (!write && overlaps(&s->fail_read, off, len) && off >= s->fail_read.from)
 		r = -EIO;
 	else if (write && overlaps(&s->fail_write, off, len))
 		r = -EIO;
@@ -319,6 +320,13 @@ static int disk_io(bool write, char *buf, size_t size, off_t offset)
 		return 0;
 	if (off + size > g.size)
 		size = (size_t)(g.size - off);
+	/* A read that reaches a bad range gives what lies before it, as a disk completes
+	 * the sectors before a medium error: the loop device asks again for the rest,
+	 * which then fails, so only the pages over the range see the error. */
+	pthread_mutex_lock(&g.lock);
+	if (!write && overlaps(&g.st.fail_read, off, size) && off < g.st.fail_read.from)
+		size = (size_t)(g.st.fail_read.from - off);
+	pthread_mutex_unlock(&g.lock);
 	r = admit(write, off, size, &snap);
 	if (r < 0)
 		return r;
