@@ -83,7 +83,7 @@ void cli_popt_fail(poptContext ctx, int rc)
 	exit(EXIT_USAGE);
 }
 
-static void verror(const char *fmt, va_list ap)
+static __attribute__((format(printf, 1, 0))) void verror(const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: ", program_name);
 	vfprintf(stderr, fmt, ap);

@@ -204,10 +204,12 @@ static ssize_t find_root(const struct mount_entry *list, size_t n)
 	return -1;
 }
 
-/* Descend from cur into the topmost mount stacked on prefix. */
+/* Descend from cur into the topmost mount stacked on prefix.  At most n steps: a
+ * longer chain means repeated ids or parents in a loop (a broken or forged table),
+ * which must end the walk, not hang it. */
 static size_t descend(const struct mount_entry *list, size_t n, size_t cur, const char *prefix)
 {
-	for (;;) {
+	for (size_t steps = 0; steps < n; steps++) {
 		ssize_t next = -1;
 
 		for (size_t i = 0; i < n; i++)
@@ -218,6 +220,7 @@ static size_t descend(const struct mount_entry *list, size_t n, size_t cur, cons
 			return cur;
 		cur = (size_t)next;
 	}
+	return cur;
 }
 
 static ssize_t walk_mount_tree(const struct mount_entry *list, size_t n, const char *path)

@@ -26,6 +26,17 @@ require_root() {
 	((EUID == 0)) || skip "needs root (loop devices, mounts, blkio throttle); run: sudo tests/run"
 }
 
+# refute COMMAND...: fails when COMMAND succeeds, leaving $output alone. A bare `! cmd`
+# in a test never fails it (bash's set -e ignores `!`), so tests/run rejects such lines:
+# use `run ! cmd` or this.
+refute() {
+	if "$@"; then
+		printf 'refute: expected to fail: %s\n' "$*" >&2
+		return 1
+	fi
+	return 0
+}
+
 # require_tool NAME: skip unless $SAFECP_BUILD/cmd/NAME is built.
 require_tool() {
 	[[ -x $SAFECP_BUILD/cmd/$1 ]] || skip "$1 is not built in $SAFECP_BUILD/cmd"

@@ -145,7 +145,7 @@ check_sync_truth() {
 		and (map(select(.event == "progress")) | all(.estimate == false))
 		and (map(select(.event == "unmounted")) | length == 1)' "$out"
 	# unmounted, and the device has nothing pending or in flight
-	! findmnt "$STICK_MNT"
+	run ! findmnt "$STICK_MNT"
 	(($(stick_pending_bytes "$STICK_MAJMIN") <= $(percpu_slack)))
 	local reads writes
 	read -r reads writes <"/sys/dev/block/$STICK_MAJMIN/inflight"
@@ -179,8 +179,8 @@ check_sync_truth() {
 	head -c $((8 * MIB)) "$SU_SRC" >"$m2/b"
 	run -0 --separate-stderr safeunmount --progress=json "$STICK_DISK"
 	echo "$output"
-	! findmnt "$m1"
-	! findmnt "$m2"
+	refute findmnt "$m1"
+	refute findmnt "$m2"
 	jq -se --arg m1 "$m1" --arg m2 "$m2" --arg p1 "$p1" --arg p2 "$p2" '
 		(map(select(.event == "unmounted") | [.mountpoint, .device])
 		 | sort == ([[$m1, $p1], [$m2, $p2]] | sort))
@@ -196,7 +196,7 @@ check_sync_truth() {
 	read -r m1 m2 <<<"$STICK_MNTS"
 	read -r p1 p2 <<<"$STICK_PARTS"
 	run -0 safeunmount "$p1"
-	! findmnt "$m1"
+	refute findmnt "$m1"
 	findmnt "$m2"
 	[[ $output == *"'$m2' is still mounted from the same disk"* ]]
 }
@@ -237,7 +237,7 @@ check_sync_truth() {
 	wait "$holder" || true
 	wait_for 30 eval '! kill -0 "$waiter" 2>/dev/null'
 	wait "$waiter"
-	! findmnt "$STICK_MNT"
+	run ! findmnt "$STICK_MNT"
 }
 
 @test "open files and submounts are named too" {
@@ -267,7 +267,7 @@ check_sync_truth() {
 	run -$EX_BUSY safeunmount "$STICK_MNT"
 	echo "$output"
 	# unmounted here, but the other namespace keeps the superblock
-	! findmnt "$STICK_MNT"
+	refute findmnt "$STICK_MNT"
 	[[ $output == *"'$STICK_DEV' is unmounted here but still in use"* ]]
 	[[ $output == *"pid $ns_pid (sleep): mount namespace $STICK_MNT"* ]]
 	kill "$ns_pid"
@@ -300,10 +300,10 @@ check_sync_truth() {
 	release_device_settings
 	run -0 --separate-stderr safeunmount --power-off --progress=json "$STICK_DISK"
 	echo "$output"
-	! findmnt "$m1"
-	! findmnt "$m2"
+	refute findmnt "$m1"
+	refute findmnt "$m2"
 	# detached (the free loop number may already serve someone else's stick)
-	! _stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$STICK_ID.img"
+	refute _stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$STICK_ID.img"
 	jq -se --arg d "$STICK_DISK" '
 		(map(select(.event == "powered-off") | {device, method})
 		 == [{"device": $d, "method": "loop"}])
@@ -317,7 +317,7 @@ check_sync_truth() {
 	run -0 safeunmount -P -v "$STICK_DISK"
 	echo "$output"
 	[[ $output == *"powered off '$STICK_DISK' (loop)"* ]]
-	! _stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$STICK_ID.img"
+	run ! _stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$STICK_ID.img"
 }
 
 @test "interrupted during the sync: exit 130, and the sync goes on in the kernel" {
@@ -350,7 +350,7 @@ check_sync_truth() {
 	stick_up --size 256
 	run -0 safeunmount -q "$STICK_MNT"
 	[ -z "$output" ]
-	! findmnt "$STICK_MNT"
+	run ! findmnt "$STICK_MNT"
 }
 
 @test "--lazy unmounts with a warning" {
@@ -358,7 +358,7 @@ check_sync_truth() {
 	stick_up --size 256
 	run -0 safeunmount --lazy "$STICK_MNT"
 	[[ $output == *"warning: --lazy:"*"do not remove it yet"* ]]
-	! findmnt "$STICK_MNT"
+	run ! findmnt "$STICK_MNT"
 }
 
 @test "bad targets: no such path, not mounted, the root, no such label; exit 2" {
@@ -381,7 +381,7 @@ check_sync_truth() {
 	[ "$output" = "safeunmount: '$STICK_DISK' is not mounted" ]
 	stick_up --size 256 --label SUBATS$$
 	run -0 safeunmount "LABEL=SUBATS$$"
-	! findmnt "$STICK_MNT"
+	run ! findmnt "$STICK_MNT"
 }
 
 @test "usage errors exit 2" {

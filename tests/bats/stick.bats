@@ -34,9 +34,9 @@ assert_gone() {
 	local m p
 	[ ! -e "$S_IMG" ]
 	[ ! -d "$STICK_REGISTRY/$S_ID" ]
-	! losetup -j "$S_IMG" | grep -q .
+	[ -z "$(losetup -j "$S_IMG")" ]
 	for m in $S_MNTS; do
-		! findmnt --mountpoint "$m" >/dev/null
+		refute findmnt --mountpoint "$m" >/dev/null
 		[ ! -e "$m" ]
 	done
 	loop_reused && return 0
@@ -124,8 +124,9 @@ check_fs() {
 @test "fs exfat mounts through exfat-fuse as fuseblk" {
 	require_cmd mount.exfat-fuse
 	check_fs exfat fuseblk
-	# The daemon for the mount must be gone, not just detached from it.
-	! grep -qs "$S_ID" /proc/[0-9]*/cmdline
+	# The daemon for the mount must be gone, not just detached from it (pgrep, unlike
+	# grep over /proc/*/cmdline, does not find itself).
+	run ! pgrep -f "mount.exfat-fuse.*$S_ID"
 }
 
 # check_fuse_fs FS DAEMON BLKID_TYPE: a FUSE stick comes up as fuseblk on its device,
@@ -170,7 +171,7 @@ check_fuse_fs() {
 	stick_up --fs xfs --no-mount
 	[ -z "$STICK_MNT" ]
 	[ "$(blkid -o value -s TYPE "$STICK_DEV")" = xfs ]
-	! findmnt -S "$STICK_DEV" >/dev/null
+	run ! findmnt -S "$STICK_DEV"
 }
 
 @test "stick_up: bad options fail with a message and create nothing" {
@@ -352,4 +353,73 @@ check_fuse_fs() {
 	[[ $output == *"$STICK_ID"*live*btrfs* ]]
 	"$SAFECP_SRC/tests/stick" down "$STICK_ID"
 	assert_gone
+}
+
+require_faultdev() {
+	[[ -x $SAFECP_BUILD/tests/faultdev ]] ||
+		skip "needs $SAFECP_BUILD/tests/faultdev (built when libfuse3-dev is installed)"
+}
+
+ctl_value() {
+	awk -v k="$1" '$1 == k { print $2 }' "$STICK_CTL"
+}
+
+@test "--faulty: the loop device sits on faultdev, faults reach the filesystem, stick_down removes it all" {
+	require_faultdev
+	stick_up --faulty --size 64 --rate 0
+	snapshot
+	local fdir=${STICK_CTL%/ctl} snap=$STICK_SNAPSHOT
+	[ "$(cat "/sys/block/${STICK_DISK#/dev/}/loop/backing_file")" = "$fdir/disk" ]
+	[ "$STICK_LOOPFILE" = "$fdir/disk" ]
+	[ "$(findmnt -n -o FSTYPE --mountpoint "$fdir")" = fuse.faultdev ]
+	[ "$(blockdev --getsize64 "$STICK_DISK")" = $((64 << 20)) ]
+	echo hello >"$STICK_MNT/a"
+	sync -f "$STICK_MNT"
+	echo vanish >"$STICK_CTL"
+	head -c 1048576 /dev/zero >"$STICK_MNT/b"
+	run ! sync -f "$STICK_MNT/b"
+	(($(ctl_value failed_writes) > 0))
+	echo clear >"$STICK_CTL"
+	[ "$(ctl_value vanished)" = 0 ]
+	run ! bash -c "echo frobnicate >'$STICK_CTL'"
+	stick_down "$STICK_ID"
+	assert_gone
+	refute findmnt --mountpoint "$fdir" >/dev/null
+	[ ! -e "$fdir" ] && [ ! -e "$snap" ]
+	run ! pgrep -f "faultdev .*$S_ID"
+}
+
+@test "stick_reattach: the image on a fresh loop device, fsck'd, at the same mount point" {
+	require_faultdev
+	stick_up --faulty --fs exfat --size 64 --rate 0
+	local mnt=$STICK_MNT fdir=${STICK_CTL%/ctl}
+	echo hello >"$STICK_MNT/a"
+	stick_reattach "$STICK_ID"
+	[ "$STICK_FSCK_RC" = 0 ]
+	[ "$STICK_MNT" = "$mnt" ]
+	[ "$(cat "/sys/block/${STICK_DISK#/dev/}/loop/backing_file")" = "$STICK_IMG" ]
+	[ "$(findmnt -n -o SOURCE --mountpoint "$STICK_MNT")" = "$STICK_DISK" ]
+	[ "$(cat "$STICK_MNT/a")" = hello ]
+	# once more, the vars saved in the registry follow
+	stick_reattach "$STICK_ID"
+	stick_load "$STICK_ID"
+	[ "$(cat "/sys/block/${STICK_DISK#/dev/}/loop/backing_file")" = "$STICK_IMG" ]
+	snapshot
+	S_IMG=$STICK_IMG
+	stick_down "$STICK_ID"
+	assert_gone
+	[ ! -e "$fdir" ]
+}
+
+@test "--faulty whose daemon does not come up: stick_up fails and leaves nothing" {
+	require_faultdev
+	local err=$BATS_TEST_TMPDIR/err id
+	STICK_FAULTDEV=/bin/false stick_up --faulty --size 64 2>"$err" && false
+	cat "$err"
+	grep -q "faultdev did not come up" "$err"
+	id=$(grep -o 'removing the half-made stick stick\.[A-Za-z0-9]*' "$err" | awk '{ print $NF }')
+	[ -n "$id" ]
+	[ ! -d "$STICK_REGISTRY/$id" ]
+	[ ! -e "$STICK_BACKING_DIR/safecp-$id.img" ]
+	[ ! -e "$STICK_MNT_BASE/$id-fault" ]
 }

@@ -7,7 +7,7 @@
 #
 #   source tests/lib/stick.bash
 #   stick_up [--fs ext4|xfs|btrfs|exfat|fat32|ntfs|none] [--size MIB] [--rate BYTES_PER_S] [--iops N]
-#            [--max-sectors-kb N] [--partitions N] [--no-mount]
+#            [--max-sectors-kb N] [--partitions N] [--no-mount] [--faulty]
 #            [--mount-opts OPTS] [--label LABEL] [--owner PID]
 #       sets STICK_ID, STICK_DISK (/dev/loopN), STICK_DEV (device the fs is on: the disk, or
 #       the first partition), STICK_MNT (mount point, empty with --no-mount or --fs none),
@@ -19,6 +19,20 @@
 #       fat32 (mkfs.vfat -F 32, Debian's fusefat -o rw+,blkdev: this kernel has no vfat;
 #       labelled only with an explicit --label, which fusefat lists as a file in the root),
 #       ntfs (mkntfs -Q, ntfs-3g with its defaults: case-sensitive, no windows_names).
+#       Always sets STICK_IMG (the backing image) and STICK_LOOPFILE (the loop device's
+#       file: the image, or with --faulty the faultdev file).
+#       --faulty: the loop device sits on tests/faultdev (FUSE) serving the image, so the
+#       filesystem sees real block-layer errors on command: `echo vanish >"$STICK_CTL"`
+#       (commands in tests/faultdev/faultdev.c: fail-read, fail-write, fail-write-after,
+#       vanish, readonly, counterfeit, clear; reading it gives counters). Also sets
+#       STICK_CTL and STICK_SNAPSHOT (where counterfeit mode copies the image at its first
+#       write past the real size). Not with --partitions. Needs $SAFECP_BUILD/tests/faultdev.
+#   stick_reattach ID [FILE]               a fresh look at what the device holds: unmount,
+#       detach the loop device (dropping every cache), attach FILE (default: the backing
+#       image, so faultdev is out of the way; e.g. $STICK_SNAPSHOT) on a new loop device,
+#       mount (replaying a journal), unmount, fsck read-only, mount again. Sets STICK_DISK,
+#       STICK_DEV, STICK_MNT, STICK_MAJMIN, STICK_LOOPFILE, and STICK_FSCK_RC and
+#       STICK_FSCK_OUT (0: clean). No throttle. Not for sticks with partitions.
 #   stick_throttle ID BYTES_PER_S [IOPS]   change or lift (0) the write throttle
 #   stick_down ID                          undo everything stick_up ID did; idempotent
 #   stick_down_all                         every stick owned by this shell
@@ -37,7 +51,8 @@
 # retried (tests/stick cleanup does that for sticks whose owner process has died).
 #
 # Environment: STICK_REGISTRY (/run/safecp-sticks), STICK_BACKING_DIR (/dev/shm),
-# STICK_MNT_BASE (/run/safecp-mnt).
+# STICK_MNT_BASE (/run/safecp-mnt), STICK_FAULTDEV (faultdev binary; default
+# $SAFECP_BUILD/tests/faultdev).
 #
 # Kernel facts relied on (KERNEL.md 4, 10): writing "MAJ:MIN 0" to a blkio throttle file
 # removes the rule; throttle rules exist only for whole disks, so partitions are throttled
@@ -90,13 +105,14 @@ _stick_loop_is_ours() {
 
 _stick_parse_up() {
 	_S_FS=ext4 _S_SIZE='' _S_RATE=20971520 _S_IOPS=0 _S_MSKB=240 _S_PARTS=0 _S_MOUNT=1
-	_S_MOPTS='' _S_LABEL=safecp _S_LABEL_SET=0 _S_OWNER=$BASHPID
+	_S_MOPTS='' _S_LABEL=safecp _S_LABEL_SET=0 _S_OWNER=$BASHPID _S_FAULTY=0
 	local opt val
 	while (($#)); do
 		opt=$1
 		shift
 		case $opt in
 		--no-mount) _S_MOUNT=0; continue ;;
+		--faulty) _S_FAULTY=1; continue ;;
 		--*=*) val=${opt#*=} opt=${opt%%=*} ;;
 		--*)
 			(($#)) || { _stick_err "option '$opt' needs a value"; return 2; }
@@ -128,6 +144,11 @@ _stick_check_up() {
 		[[ $v =~ ^[0-9]+$ ]] || { _stick_err "'$v' is not a number"; return 2; }
 	done
 	[[ $_S_FS == none ]] && _S_MOUNT=0
+	if ((_S_FAULTY)); then
+		((_S_PARTS == 0)) || { _stick_err "--faulty does not take --partitions"; return 2; }
+		[[ -x $(_stick_faultdev_bin) ]] ||
+			{ _stick_err "--faulty needs $(_stick_faultdev_bin) (built when libfuse3-dev is installed)"; return 2; }
+	fi
 	local nfs=$((_S_PARTS > 0 ? _S_PARTS : 1)) min=16
 	[[ $_S_FS == xfs ]] && min=300    # xfsprogs >= 5.19 refuses smaller filesystems
 	[[ $_S_FS == btrfs ]] && min=128
@@ -154,17 +175,78 @@ _stick_new_entry() {
 
 _stick_make_disk() {
 	local img="$STICK_BACKING_DIR/safecp-$STICK_ID.img"
+	STICK_IMG=$img STICK_LOOPFILE=$img STICK_CTL='' STICK_SNAPSHOT=''
 	_stick_log backing "$img"
 	truncate -s "${_S_SIZE}M" "$img" || return 1
-	_stick_log loop "$img"
-	STICK_DISK=$(losetup --direct-io=on --partscan --show -f "$img") || return 1
+	if ((_S_FAULTY)); then
+		_stick_faultdev_up "$img" || return 1
+	fi
+	_stick_attach "$STICK_LOOPFILE" || return 1
+	_stick_log maxsect "$STICK_DISK" "$STICK_LOOPFILE"
+	echo "$_S_MSKB" >"/sys/block/${STICK_DISK#/dev/}/queue/max_sectors_kb" || return 1
+}
+
+_stick_attach() {
+	local file=$1 name
+	_stick_log loop "$file"
+	STICK_DISK=$(losetup --direct-io=on --partscan --show -f "$file") || return 1
 	_stick_log loopdev "$STICK_DISK"
-	local name=${STICK_DISK#/dev/}
+	name=${STICK_DISK#/dev/}
 	STICK_MAJMIN=$(<"/sys/block/$name/dev")
 	[[ $(<"/sys/block/$name/loop/dio") == 1 ]] ||
 		_stick_err "warning: $STICK_DISK has no direct I/O; the backing file's page cache will blur measurements"
-	_stick_log maxsect "$STICK_DISK" "$img"
-	echo "$_S_MSKB" >"/sys/block/$name/queue/max_sectors_kb" || return 1
+	return 0
+}
+
+# ---------------------------------------------------------------------------- faultdev
+
+_stick_faultdev_bin() {
+	echo "${STICK_FAULTDEV:-${SAFECP_BUILD:-$(dirname "${BASH_SOURCE[0]}")/../../build}/tests/faultdev}"
+}
+
+# The daemon serves IMG as DIR/disk; it runs in the foreground, detached from our
+# descriptors (bats waits for anything holding its fd 3), and goes when DIR is unmounted.
+_stick_faultdev_up() {
+	local img=$1 dir="$STICK_MNT_BASE/$STICK_ID-fault" snap="$STICK_BACKING_DIR/safecp-$STICK_ID.snap" n
+	_stick_log backing "$snap"
+	_stick_log mkdir "$dir"
+	mkdir "$dir" || return 1
+	_stick_log faultdev "$dir"
+	setsid "$(_stick_faultdev_bin)" --snapshot "$snap" "$img" "$dir" \
+		</dev/null >>"$_STICK_REG/faultdev.log" 2>&1 3>&- 4>&- &
+	for ((n = 0; n < 100; n++)); do
+		[[ $(findmnt -n -o FSTYPE --mountpoint "$dir" 2>/dev/null) == fuse.faultdev ]] && break
+		sleep 0.05
+	done
+	[[ -e $dir/disk ]] || { _stick_err "faultdev did not come up on '$dir': $(cat "$_STICK_REG/faultdev.log")"; return 1; }
+	STICK_LOOPFILE="$dir/disk" STICK_CTL="$dir/ctl" STICK_SNAPSHOT=$snap
+}
+
+# The daemon whose argv ends with DIR.
+_stick_faultdev_pid() {
+	local p args
+	for p in /proc/[0-9]*; do
+		[[ $(cat "$p/comm" 2>/dev/null) == faultdev ]] || continue
+		mapfile -d '' -t args 2>/dev/null <"$p/cmdline" || continue
+		((${#args[@]})) && [[ ${args[-1]} == "$1" ]] && { echo "${p#/proc/}"; return 0; }
+	done
+	return 1
+}
+
+# Unmounting makes the daemon exit; one that does not (or lost its mount) is killed.
+_stick_undo_faultdev() {
+	local dir=$1 pid n
+	if [[ $(findmnt -n -o FSTYPE --mountpoint "$dir" 2>/dev/null) == fuse.faultdev ]]; then
+		umount "$dir" || { _stick_err "cannot unmount faultdev '$dir': $(umount "$dir" 2>&1)"; return 1; }
+	fi
+	for ((n = 0; n < 50; n++)); do
+		pid=$(_stick_faultdev_pid "$dir") || return 0
+		((n == 20)) && kill "$pid" 2>/dev/null
+		((n == 40)) && kill -9 "$pid" 2>/dev/null
+		sleep 0.1
+	done
+	_stick_err "the faultdev daemon for '$dir' did not exit"
+	return 1
 }
 
 # Partitions without a partition table (no parser on this kernel): BLKPG via addpart,
@@ -276,10 +358,14 @@ _stick_debugfs() {
 }
 
 _stick_save_vars() {
-	local v
+	_stick_save_vars_to "$_STICK_REG"
+}
+
+_stick_save_vars_to() {
+	local v _STICK_REG=$1
 	STICK_FS=$_S_FS STICK_RATE=$_S_RATE
 	for v in STICK_ID STICK_DISK STICK_DEV STICK_MNT STICK_MAJMIN STICK_FS STICK_RATE \
-		STICK_PARTS STICK_MNTS; do
+		STICK_PARTS STICK_MNTS STICK_IMG STICK_LOOPFILE STICK_CTL STICK_SNAPSHOT; do
 		printf '%s=%q\n' "$v" "${!v-}"
 	done >"$_STICK_REG/vars"
 }
@@ -291,6 +377,7 @@ stick_up() {
 	_stick_debugfs
 	_stick_new_entry || return 1
 	STICK_PARTS='' STICK_MNTS='' STICK_MNT='' STICK_DEV='' STICK_DISK='' STICK_MAJMIN=''
+	STICK_IMG='' STICK_LOOPFILE='' STICK_CTL='' STICK_SNAPSHOT=''
 	if _stick_make_disk && { ((_S_PARTS == 0)) || _stick_make_parts; } && _stick_make_fs &&
 		_stick_throttle_apply "$STICK_MAJMIN" "$_S_RATE" "$_S_IOPS"; then
 		_stick_save_vars
@@ -299,6 +386,7 @@ stick_up() {
 	_stick_err "stick_up failed; removing the half-made stick $STICK_ID"
 	stick_down "$STICK_ID" || true
 	STICK_ID='' STICK_DISK='' STICK_DEV='' STICK_MNT='' STICK_MAJMIN='' STICK_PARTS='' STICK_MNTS=''
+	STICK_IMG='' STICK_LOOPFILE='' STICK_CTL='' STICK_SNAPSHOT=''
 	return 1
 }
 
@@ -319,9 +407,9 @@ stick_throttle() {
 	_STICK_REG="$STICK_REGISTRY/$id"
 	[[ -n $id && -f $_STICK_REG/vars ]] || { _stick_err "no stick '$id'"; return 1; }
 	[[ $bps =~ ^[0-9]+$ && $iops =~ ^[0-9]+$ ]] || { _stick_err "usage: stick_throttle ID BYTES_PER_S [IOPS]"; return 2; }
-	local STICK_MAJMIN STICK_DISK
-	eval "$(grep -E '^STICK_(MAJMIN|DISK)=' "$_STICK_REG/vars")"
-	_stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$id.img" ||
+	local STICK_MAJMIN STICK_DISK STICK_LOOPFILE
+	eval "$(grep -E '^STICK_(MAJMIN|DISK|LOOPFILE)=' "$_STICK_REG/vars")"
+	_stick_loop_is_ours "$STICK_DISK" "${STICK_LOOPFILE:-$STICK_BACKING_DIR/safecp-$id.img}" ||
 		{ _stick_err "stick '$id' has no loop device"; return 1; }
 	_stick_throttle_apply "$STICK_MAJMIN" "$bps" "$iops" || return 1
 	sed -i "s/^STICK_RATE=.*/STICK_RATE=$bps/" "$_STICK_REG/vars"
@@ -336,6 +424,7 @@ _stick_undo() {
 	case $kind in
 	throttle) _stick_undo_throttle "$@" ;;
 	fuse) _stick_undo_fuse "$@" ;;
+	faultdev) _stick_undo_faultdev "$@" ;;
 	mount) _stick_undo_mount "$@" ;;
 	mkdir) [[ ! -d $1 ]] || mountpoint -q "$1" || rmdir "$1" ;;
 	part) _stick_undo_part "$@" ;;
@@ -351,7 +440,7 @@ _stick_undo() {
 _stick_undo_throttle() {
 	local majmin=$1 dev
 	dev=$(readlink -f "/sys/dev/block/$majmin" 2>/dev/null) || return 0
-	_stick_loop_is_ours "/dev/${dev##*/}" "$_STICK_IMG" || return 0
+	_stick_loop_is_ours_any "/dev/${dev##*/}" || return 0
 	echo "$majmin 0" >"$_STICK_BLKIO/blkio.throttle.write_bps_device" &&
 		echo "$majmin 0" >"$_STICK_BLKIO/blkio.throttle.write_iops_device"
 }
@@ -428,6 +517,15 @@ _stick_undo_loop() {
 	return $rc
 }
 
+# Bound to any file this stick attached (its image, faultdev's file, a reattached copy).
+_stick_loop_is_ours_any() {
+	local f
+	while read -r f; do
+		_stick_loop_is_ours "$1" "$f" && return 0
+	done < <(awk '$1 == "loop" { print $2 }' "$_STICK_REG/steps")
+	_stick_loop_is_ours "$1" "$_STICK_IMG"
+}
+
 _stick_down_locked() {
 	local _STICK_REG=$1 _STICK_IMG line i steps=()
 	_STICK_IMG="$STICK_BACKING_DIR/safecp-${1##*/}.img"
@@ -439,7 +537,8 @@ _stick_down_locked() {
 		# shellcheck disable=SC2086 # fields are paths we made, without blanks
 		_stick_undo $line || return 1
 	done
-	rm -f "$_STICK_REG/steps" "$_STICK_REG/vars" "$_STICK_REG/owner" "$_STICK_REG/lock"
+	rm -f "$_STICK_REG/steps" "$_STICK_REG/vars" "$_STICK_REG/owner" "$_STICK_REG/lock" \
+		"$_STICK_REG/faultdev.log"
 	rmdir "$_STICK_REG" 2>/dev/null || true
 	return 0
 }
@@ -455,6 +554,82 @@ stick_down() {
 	_stick_down_locked "$reg" || rc=1
 	exec {fd}>&-
 	((rc == 0)) || _stick_err "teardown of stick '$id' incomplete; retry with: tests/stick down $id"
+	return $rc
+}
+
+# ---------------------------------------------------------------------------- reattach
+
+_stick_fsck() {
+	local dev=$1 rc=0
+	case $STICK_FS in
+	ext4) STICK_FSCK_OUT=$(e2fsck -fn "$dev" 2>&1) || rc=$? ;;
+	exfat) STICK_FSCK_OUT=$(fsck.exfat -n "$dev" 2>&1) || rc=$? ;;
+	xfs) STICK_FSCK_OUT=$(xfs_repair -n "$dev" 2>&1) || rc=$? ;;
+	btrfs) STICK_FSCK_OUT=$(btrfs check --readonly "$dev" 2>&1) || rc=$? ;;
+	*) STICK_FSCK_OUT="no fsck for '$STICK_FS'" rc=0 ;;
+	esac
+	STICK_FSCK_RC=$rc
+}
+
+# Undoes the steps from the last one back to the first loop step, then forgets them:
+# what is left in the log is exactly what still exists.
+_stick_reattach_steps() {
+	local file=$1 i first=-1 line steps=() _S_FS _S_MOPTS='' dir
+	mapfile -t steps <"$_STICK_REG/steps"
+	for ((i = 0; i < ${#steps[@]}; i++)); do
+		[[ ${steps[i]} == "loop "* ]] && { first=$i; break; }
+	done
+	((first >= 0)) || { _stick_err "stick $STICK_ID has no loop device"; return 1; }
+	for ((i = ${#steps[@]} - 1; i >= first; i--)); do
+		line=${steps[i]}
+		# shellcheck disable=SC2086 # fields are paths we made, without blanks
+		_stick_undo $line || return 1
+	done
+	printf '%s\n' "${steps[@]:0:first}" >"$_STICK_REG/steps"
+	STICK_LOOPFILE=$file STICK_MNT='' STICK_MNTS=''
+	_stick_attach "$file" || return 1
+	STICK_DEV=$STICK_DISK
+	_S_FS=$STICK_FS
+	[[ $STICK_FS == none ]] && { STICK_FSCK_RC=0 STICK_FSCK_OUT=''; return 0; }
+	dir="$STICK_MNT_BASE/$STICK_ID"
+	# mounting replays the journal, so fsck judges the filesystem, not the replay
+	_stick_mount "$STICK_DEV" "$dir" || return 1
+	_stick_undo_last_mount "$dir" || return 1
+	_stick_fsck "$STICK_DEV"
+	_stick_mount "$STICK_DEV" "$dir" || return 1
+	STICK_MNT=$dir STICK_MNTS=$dir
+}
+
+# Unmount DIR as the undo of its mount (and fuse) steps would, keeping the steps.
+_stick_undo_last_mount() {
+	local line
+	line=$(awk -v d="$1" '$1 == "fuse" && $2 == d' "$_STICK_REG/steps" | tail -n 1)
+	if [[ -n $line ]]; then
+		# shellcheck disable=SC2086
+		_stick_undo $line || return 1
+	else
+		_stick_undo_mount "$STICK_DEV" "$1" || return 1
+	fi
+	# the next _stick_mount logs its own steps; drop these two so the log stays exact
+	awk -v d="$1" '!(($1 == "mount" && $3 == d) || ($1 == "fuse" && $2 == d) || ($1 == "mkdir" && $2 == d))' \
+		"$_STICK_REG/steps" >"$_STICK_REG/steps.new" && mv "$_STICK_REG/steps.new" "$_STICK_REG/steps"
+	rmdir "$1"
+}
+
+stick_reattach() {
+	local id=${1-} file=${2-} _STICK_REG _STICK_IMG rc=0
+	_STICK_REG="$STICK_REGISTRY/$id"
+	_STICK_IMG="$STICK_BACKING_DIR/safecp-$id.img"
+	[[ -n $id && -f $_STICK_REG/vars ]] || { _stick_err "no stick '$id'"; return 1; }
+	stick_load "$id" || return 1
+	[[ -z $STICK_PARTS ]] || { _stick_err "stick_reattach: stick '$id' has partitions"; return 2; }
+	[[ -n $file ]] || file=$STICK_IMG
+	[[ -f $file ]] || { _stick_err "stick_reattach: no file '$file'"; return 1; }
+	# No lock: the daemons mounted here would inherit it (only the owner reattaches; a
+	# teardown by anyone else needs the owner dead).
+	_stick_reattach_steps "$file" || rc=1
+	local _S_FS=$STICK_FS _S_RATE=0
+	_stick_save_vars_to "$_STICK_REG"
 	return $rc
 }
 
