@@ -352,9 +352,10 @@ source_eio() {
 }
 
 @test "ext4: a source that changes mid-copy is not published, exit 1, JSON event changed" {
-	skip "needs the changed-while-copying detection"
-	stick_up --fs ext4 --size 64 --rate $((4 * MIB))
-	make_file "$SRC/t/grows" $((8 * MIB))
+	# the reader is at most its ring (3 chunks of at most 4.2 MiB) ahead of what the
+	# device confirmed, so at the first confirmed byte it is far from the end of 32 MiB
+	stick_up --fs ext4 --size 64 --rate $((8 * MIB))
+	make_file "$SRC/t/grows" $((32 * MIB))
 	make_file "$SRC/t/stays" 1000
 	start_copy -r "$SRC/t" "$STICK_MNT"/
 	wait_for 60 json_has_confirmed "$EV"
