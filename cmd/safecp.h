@@ -69,6 +69,8 @@ void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);
 /* safecp_words.c: sentences without the "safecp: " prefix; malloc'd,
  * NULL only when out of memory. t may be NULL (not probed yet). */
 char *words_problem(const struct plan_problem *p, const struct target *t);
+/* vasprintf into a new string, or NULL (safecp_words.c) */
+char *words_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 		       const char *path, const struct target *t, bool fatal);
 char *words_sizing_refused(const struct safecp_options *o, const struct target *t,

@@ -9,19 +9,6 @@
 #include "cleanup.h"
 #include "safecp.h"
 
-static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *format(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int r;
-
-	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	return r < 0 ? NULL : s;
-}
-
 /* "exFAT", "FAT", "NTFS", or what covers both FUSE filesystems */
 static const char *family(enum name_fs fs)
 {
@@ -59,23 +46,23 @@ static char *rule_broken(enum name_problem pr, unsigned char ch, const char *nam
 	switch (pr) {
 	case NAME_BAD_CHAR:
 		char_words(ch, c, sizeof(c));
-		return format("%s does not allow %s in names", f, c);
+		return words_format("%s does not allow %s in names", f, c);
 	case NAME_BAD_ENCODING:
-		return format("%s stores names as UTF-16 and this one is not valid UTF-8", f);
+		return words_format("%s stores names as UTF-16 and this one is not valid UTF-8", f);
 	case NAME_TOO_LONG:
-		return format("the name is longer than %s allows (255 characters)", f);
+		return words_format("the name is longer than %s allows (255 characters)", f);
 	case NAME_TRAILING:
-		return format("%s names cannot end in '.' or ' ' (Windows drops them, so it "
+		return words_format("%s names cannot end in '.' or ' ' (Windows drops them, so it "
 			      "would name another file)", f);
 	case NAME_RESERVED:
-		return format("'%s' is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, "
+		return words_format("'%s' is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, "
 			      "LPT1-9), which it cannot open on %s", name, f);
 	case NAME_EMPTY:
-		return format("the name is empty");
+		return words_format("the name is empty");
 	case NAME_OK:
 		break;
 	}
-	return format("%s ignores case in names, and another name there is the same", f);
+	return words_format("%s ignores case in names, and another name there is the same", f);
 }
 
 static const char *base(const char *path)
@@ -94,14 +81,14 @@ char *words_name_problem(const struct plan_problem *p, const struct target *t)
 
 	if (p->kind == PLAN_NAME_CLASH) {
 		if (p->have)
-			return format("cannot copy '%s': '%s' is already there and %s ignores case "
+			return words_format("cannot copy '%s': '%s' is already there and %s ignores case "
 				      "in names, so it would take the place of that one; rename "
 				      "one of them, or use --rename-invalid", a, b, family(fs));
 		if (fs == NAME_FS_NTFS)
-			return format("cannot copy both '%s' and the file going to '%s': Windows "
+			return words_format("cannot copy both '%s' and the file going to '%s': Windows "
 				      "ignores case in NTFS names, so it could not tell them apart; "
 				      "rename one of them, or use --rename-invalid", a, b);
-		return format("cannot copy both '%s' and the file going to '%s': %s ignores "
+		return words_format("cannot copy both '%s' and the file going to '%s': %s ignores "
 			      "case in names, so they would be one file; rename one of them, or "
 			      "use --rename-invalid", a, b, family(fs));
 	}
@@ -110,7 +97,7 @@ char *words_name_problem(const struct plan_problem *p, const struct target *t)
 			   (unsigned char)p->have, base(b), fs);
 	if (!rule)
 		return NULL;
-	return format("cannot copy '%s' to '%s': %s; %s", a, b, rule, fix);
+	return words_format("cannot copy '%s' to '%s': %s; %s", a, b, rule, fix);
 }
 
 char *words_rename(const struct plan *p, const struct plan_rename *r, const struct target *t)
@@ -120,7 +107,7 @@ char *words_rename(const struct plan *p, const struct plan_rename *r, const stru
 
 	if (!rule)
 		return NULL;
-	return format("'%s' is written as '%s': %s", e->src, e->dst, rule);
+	return words_format("'%s' is written as '%s': %s", e->src, e->dst, rule);
 }
 
 const char *words_rename_reason(const struct plan_rename *r)

@@ -19,8 +19,7 @@
 #include "safecp.h"
 #include "size.h"
 
-static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *format(const char *fmt, ...)
+char *words_format(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -39,10 +38,10 @@ static char *words_device(const struct target *t)
 	const char *fs = t->fstype ? quote_bare(t->fstype) : "unknown filesystem";
 
 	if (t->kind == FS_FUSEBLK && t->blkid_fstype)
-		return t->has_block ? format("%s (%s) on %s", t->blkid_fstype, fs,
+		return t->has_block ? words_format("%s (%s) on %s", t->blkid_fstype, fs,
 					     quote_bare(t->devnode))
-				    : format("%s (%s)", t->blkid_fstype, fs);
-	return t->has_block ? format("%s on %s", fs, quote_bare(t->devnode)) : strdup(fs);
+				    : words_format("%s (%s)", t->blkid_fstype, fs);
+	return t->has_block ? words_format("%s on %s", fs, quote_bare(t->devnode)) : strdup(fs);
 }
 
 char *words_where(const struct target *t)
@@ -50,7 +49,7 @@ char *words_where(const struct target *t)
 	_cleanup_free_ char *dev = words_device(t);
 	const char *mnt = t->mountpoint ? t->mountpoint : t->path;
 
-	return dev ? format("%s (%s)", quote(mnt), dev) : NULL;
+	return dev ? words_format("%s (%s)", quote(mnt), dev) : NULL;
 }
 
 const char *words_step_name(enum copy_step step)
@@ -76,9 +75,9 @@ static char *no_space(const struct plan_problem *p, const struct target *t)
 	size_format(need, sizeof(need), p->need);
 	size_format(have, sizeof(have), p->have);
 	if (where)
-		return format("need %s, only %s free on %s; free space there or copy fewer files",
+		return words_format("need %s, only %s free on %s; free space there or copy fewer files",
 			      need, have, where);
-	return format("need %s, only %s free on %s; free space there or copy fewer files",
+	return words_format("need %s, only %s free on %s; free space there or copy fewer files",
 		      need, have, p->path2 ? quote(p->path2) : "the destination");
 }
 
@@ -89,7 +88,7 @@ static char *too_big(const struct plan_problem *p, const struct target *t)
 	bool fat = t && t->kind == FS_VFAT;
 
 	size_format(size, sizeof(size), p->need);
-	return format("%s is %s, more than one file can hold on %s (at most %" PRIu64
+	return words_format("%s is %s, more than one file can hold on %s (at most %" PRIu64
 		      " bytes); %s", quote(p->path), size, where ? where : "the destination", p->have,
 		      fat ? "use a stick formatted as exFAT, or split the file"
 			  : "split the file or use another filesystem");
@@ -99,7 +98,7 @@ static char *no_inodes(const struct plan_problem *p, const struct target *t)
 {
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
 
-	return format("need %" PRIu64 " new files and directories, only %" PRIu64
+	return words_format("need %" PRIu64 " new files and directories, only %" PRIu64
 		      " more fit on %s; delete files there or copy fewer", p->need, p->have,
 		      where ? where : "the destination");
 }
@@ -111,28 +110,28 @@ static char *dest_problem(const struct plan_problem *p, const char *a, const cha
 	case PLAN_DEST_NOT_DIR:
 		/* a trailing slash asks for a directory as much as -t does */
 		if (b && b[0] && b[strlen(b) - 1] == '/')
-			return format("target %s is not a directory; create the directory "
+			return words_format("target %s is not a directory; create the directory "
 				      "first, or leave out the trailing '/' to copy onto that name",
 				      quote(b));
-		return format("target %s is not a directory; with several sources or -t, it "
+		return words_format("target %s is not a directory; with several sources or -t, it "
 			      "must be an existing directory", quote(b));
 	case PLAN_DEST_MISSING:
 		if (p->err && p->err != ENOENT)
-			return format("cannot copy to %s: %s: %s", quote(a), quote(b),
+			return words_format("cannot copy to %s: %s: %s", quote(a), quote(b),
 				      strerror(p->err));
-		return format("cannot copy to %s: directory %s does not exist; create it first",
+		return words_format("cannot copy to %s: directory %s does not exist; create it first",
 			      quote(a), quote(b));
 	case PLAN_DIR_ONTO_NONDIR:
-		return format("cannot overwrite non-directory %s with directory %s", quote(b),
+		return words_format("cannot overwrite non-directory %s with directory %s", quote(b),
 			      quote(a));
 	case PLAN_NONDIR_ONTO_DIR:
-		return format("cannot overwrite directory %s with non-directory %s", quote(b),
+		return words_format("cannot overwrite directory %s with non-directory %s", quote(b),
 			      quote(a));
 	case PLAN_DEST_CLASH:
-		return format("%s would overwrite %s, copied from another source; rename one "
+		return words_format("%s would overwrite %s, copied from another source; rename one "
 			      "of them", quote(a), quote(b));
 	case PLAN_DEST_UNWRITABLE:
-		return format("cannot write into %s: %s", quote(b), strerror(p->err ? p->err : EACCES));
+		return words_format("cannot write into %s: %s", quote(b), strerror(p->err ? p->err : EACCES));
 	default:
 		return NULL;
 	}
@@ -146,20 +145,20 @@ char *words_problem(const struct plan_problem *p, const struct target *t)
 	case PLAN_OK:
 		return strdup("no problem");
 	case PLAN_SOURCE_MISSING:
-		return format("cannot stat %s: %s", quote(a), strerror(p->err ? p->err : ENOENT));
+		return words_format("cannot stat %s: %s", quote(a), strerror(p->err ? p->err : ENOENT));
 	case PLAN_SOURCE_UNREADABLE:
-		return format("cannot read %s: %s", quote(a), strerror(p->err ? p->err : EACCES));
+		return words_format("cannot read %s: %s", quote(a), strerror(p->err ? p->err : EACCES));
 	case PLAN_OMIT_DIRECTORY:
-		return format("%s is a directory; use -r to copy it with its contents", quote(a));
+		return words_format("%s is a directory; use -r to copy it with its contents", quote(a));
 	case PLAN_SAME_FILE:
-		return format("%s and %s are the same file", quote(a), quote(b));
+		return words_format("%s and %s are the same file", quote(a), quote(b));
 	case PLAN_INTO_ITSELF:
-		return format("cannot copy the directory %s into itself, %s", quote(a), quote(b));
+		return words_format("cannot copy the directory %s into itself, %s", quote(a), quote(b));
 	case PLAN_LOOP:
-		return format("%s leads back to %s: a loop; copy without -L or leave it out",
+		return words_format("%s leads back to %s: a loop; copy without -L or leave it out",
 			      quote(a), quote(b));
 	case PLAN_NAME_TOO_LONG:
-		return format("cannot copy %s: %s", quote(a),
+		return words_format("cannot copy %s: %s", quote(a),
 			      strerror(p->err ? p->err : ENAMETOOLONG));
 	case PLAN_NO_SPACE:
 		return no_space(p, t);
@@ -179,7 +178,7 @@ char *words_problem(const struct plan_problem *p, const struct target *t)
 	case PLAN_DEST_UNWRITABLE:
 		return dest_problem(p, a, b);
 	}
-	return format("cannot copy %s: unknown problem %d", quote(a), (int)p->kind);
+	return words_format("cannot copy %s: unknown problem %d", quote(a), (int)p->kind);
 }
 
 /* What to do about err at step, or NULL. */
@@ -217,25 +216,25 @@ static char *failed_action(const struct plan_entry *e, enum copy_step step, cons
 	const char *src = e ? e->src : path, *dst = e ? e->dst : path;
 
 	switch (step) {
-	case COPY_STEP_READ: return format("cannot read %s", quote(src ? src : "?"));
-	case COPY_STEP_CREATE: return format("cannot create %s", quote(dst ? dst : "?"));
-	case COPY_STEP_WRITE: return format("cannot write %s", quote(dst ? dst : "?"));
-	case COPY_STEP_SYNC: return format("cannot make %s durable", quote(dst ? dst : "?"));
+	case COPY_STEP_READ: return words_format("cannot read %s", quote(src ? src : "?"));
+	case COPY_STEP_CREATE: return words_format("cannot create %s", quote(dst ? dst : "?"));
+	case COPY_STEP_WRITE: return words_format("cannot write %s", quote(dst ? dst : "?"));
+	case COPY_STEP_SYNC: return words_format("cannot make %s durable", quote(dst ? dst : "?"));
 	case COPY_STEP_RENAME:
 		return path && dst && strcmp(path, dst) != 0
-			       ? format("cannot rename %s to %s", quote(path), quote(dst))
-			       : format("cannot rename the copy of %s into place",
+			       ? words_format("cannot rename %s to %s", quote(path), quote(dst))
+			       : words_format("cannot rename the copy of %s into place",
 					quote(dst ? dst : "?"));
 	case COPY_STEP_ATTRS:
-		return format("cannot keep the timestamps and mode of %s", quote(dst ? dst : "?"));
+		return words_format("cannot keep the timestamps and mode of %s", quote(dst ? dst : "?"));
 	case COPY_STEP_FINAL_SYNC:
-		return format("cannot flush %s to the device",
+		return words_format("cannot flush %s to the device",
 			      path ? quote(path) : "the destination");
 	case COPY_STEP_CHANGED:
-		return format("%s changed while it was copied, or was replaced since the copy "
+		return words_format("%s changed while it was copied, or was replaced since the copy "
 			      "was planned", quote(src ? src : "?"));
 	}
-	return format("cannot copy %s", quote(src ? src : "?"));
+	return words_format("cannot copy %s", quote(src ? src : "?"));
 }
 
 char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
@@ -255,12 +254,12 @@ char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 	if (!action)
 		return NULL;
 	if (step == COPY_STEP_CHANGED)
-		return format("%s; not copied (nothing partial is left under its name): "
+		return words_format("%s; not copied (nothing partial is left under its name): "
 			      "copy it again", action);
 	/* destination errors name the device: which stick, which filesystem */
 	if (t && step != COPY_STEP_READ && step != COPY_STEP_ATTRS)
 		dev = words_device(t);
-	return format("%s%s%s%s: %s%s%s%s", action, dev ? " (" : "", dev ? dev : "",
+	return words_format("%s%s%s%s: %s%s%s%s", action, dev ? " (" : "", dev ? dev : "",
 		      dev ? ")" : "", strerror(err), tail, h ? "; " : "", h ? h : "");
 }
 
@@ -270,7 +269,7 @@ char *words_sizing_refused(const struct safecp_options *o, const struct target *
 	_cleanup_free_ char *where = words_where(t);
 
 	/* sizing's reason says which strategy to use instead */
-	return format("cannot use --strategy=%s on %s: %s", strategy_name(o->strategy),
+	return words_format("cannot use --strategy=%s on %s: %s", strategy_name(o->strategy),
 		      where ? where : "the destination",
 		      w->reason ? w->reason : "not supported there; use --strategy=auto");
 }

@@ -85,6 +85,9 @@ struct poweroff_plan;
 /* the plan's disks: none holds "/" or has active swap */
 enum su_status job_guard_power_off(const struct su_job *job, const struct poweroff_plan *p);
 enum su_status job_check_free(const struct su_options *o, const struct su_job *job);
+/* Mounts below mountpoint (they keep it busy), but for those job itself
+ * unmounts (job may be NULL); *ret is an array of strdup'ed targets. */
+size_t su_submounts(const struct su_job *job, const char *mountpoint, char ***ret);
 
 /* safeunmount_run.c */
 enum su_status job_run(const struct su_options *o, struct su_job *job);

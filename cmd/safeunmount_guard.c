@@ -156,8 +156,7 @@ static bool job_has_mount_id(const struct su_job *job, int id)
 	return false;
 }
 
-/* Mounts inside fs that the job does not unmount (they keep it busy). */
-static size_t foreign_submounts(const struct su_job *job, const struct su_fs *fs, char ***ret)
+size_t su_submounts(const struct su_job *job, const char *mountpoint, char ***ret)
 {
 	struct mount_entry *list = NULL;
 	size_t n = 0, k = 0;
@@ -168,9 +167,9 @@ static size_t foreign_submounts(const struct su_job *job, const struct su_fs *fs
 		return 0;
 	out = calloc(n ? n : 1, sizeof(char *));
 	for (size_t i = 0; out && i < n; i++)
-		if (strcmp(list[i].target, fs->m.mountpoint) != 0 &&
-		    holders_path_within(list[i].target, fs->m.mountpoint) &&
-		    !job_has_mount_id(job, list[i].id))
+		if (strcmp(list[i].target, mountpoint) != 0 &&
+		    holders_path_within(list[i].target, mountpoint) &&
+		    !(job && job_has_mount_id(job, list[i].id)))
 			out[k++] = strdup(list[i].target);
 	mount_list_free(list, n);
 	*ret = out;
@@ -187,7 +186,7 @@ static bool fs_free(const struct su_job *job, const struct su_fs *fs, bool waiti
 	};
 	struct holder_list h = { 0 };
 	char **sub = NULL;
-	size_t n_sub = foreign_submounts(job, fs, &sub);
+	size_t n_sub = su_submounts(job, fs->m.mountpoint, &sub);
 	bool free_ = true;
 
 	if (holders_of_mount(&hm, &h) < 0)

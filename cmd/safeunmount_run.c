@@ -165,26 +165,6 @@ static enum su_status sync_phase(const struct su_options *o, struct su_job *job)
 
 /* ---- unmount --------------------------------------------------------------- */
 
-/* Mounts below mountpoint: they keep it busy too. */
-static size_t find_submounts(const char *mountpoint, char ***ret)
-{
-	struct mount_entry *list = NULL;
-	size_t n = 0, k = 0;
-	char **out;
-
-	*ret = NULL;
-	if (mount_list(&list, &n) < 0)
-		return 0;
-	out = calloc(n ? n : 1, sizeof(char *));
-	for (size_t i = 0; out && i < n; i++)
-		if (strcmp(list[i].target, mountpoint) != 0 &&
-		    holders_path_within(list[i].target, mountpoint))
-			out[k++] = strdup(list[i].target);
-	mount_list_free(list, n);
-	*ret = out;
-	return k;
-}
-
 static void free_strv(char **v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++)
@@ -207,7 +187,7 @@ static void busy_report(const struct su_fs *fs, bool waiting, struct holder_list
 
 	if (holders_of_mount(&hm, &h) < 0)
 		h = (struct holder_list){ 0 };
-	n_sub = find_submounts(fs->m.mountpoint, &sub);
+	n_sub = su_submounts(NULL, fs->m.mountpoint, &sub);
 	if (!*reported || !holder_list_equal(&h, last))
 		report_busy(fs->m.mountpoint, fs->m.mountpoint, &h, sub, n_sub, waiting);
 	*reported = true;
