@@ -7,6 +7,7 @@
  * from on_exit(3), which hands it the exit status: lost output turns a
  * success into 1 but never hides a more serious status (2, 3, 130). */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -161,4 +162,18 @@ void close_stdout(int status, void *unused)
 	}
 	if (close_stream(stderr) != 0)
 		_exit(failed);
+}
+
+int cli_parse_seconds(const char *s, bool allow_zero, double max, double *ret)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end != '\0' || !isfinite(v) || v < 0 || (v == 0 && !allow_zero) ||
+	    v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
 }

@@ -41,6 +41,10 @@ _Noreturn void cli_popt_fail(poptContext ctx, int rc);
  * means the user wrote --opt=ARG and a bad ARG is theirs to hear about. */
 bool cli_give_back_operand(poptContext ctx, int argc, const char **argv, const char *arg);
 
+/* A duration in seconds as typed ("30", "2.5", "1e-1"): finite, above 0
+ * (at or above 0 with allow_zero) and at most max.  0 or -EINVAL. */
+int cli_parse_seconds(const char *s, bool allow_zero, double max, double *ret);
+
 /* "prog: " + message + newline on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -55,19 +55,6 @@ static volatile sig_atomic_t got_stop, got_winch;
 
 /* ---- options ---------------------------------------------------------- */
 
-static int parse_seconds(const char *s, double *ret)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end != '\0' || !isfinite(v) || v <= 0 || v > MAX_INTERVAL)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static int parse_count(const char *s, unsigned long *ret)
 {
 	char *end;
@@ -91,7 +78,7 @@ static void watch_arg(poptContext ctx, int argc, const char **argv, struct opts 
 	_cleanup_free_ char *a = poptGetOptArg(ctx);
 
 	o->watch = true;
-	if (!a || parse_seconds(a, &o->interval) == 0)
+	if (!a || cli_parse_seconds(a, false, MAX_INTERVAL, &o->interval) == 0)
 		return;
 	if (cli_give_back_operand(ctx, argc, argv, a))
 		return;

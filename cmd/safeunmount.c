@@ -76,19 +76,6 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-static int parse_seconds(const char *s, double *ret)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 /* --wait's time is optional, and popt hands it the next word
  * (`safeunmount --wait /media/usb`).  A separate word that is not a
  * number is a TARGET: it goes back to popt as a plain argument. */
@@ -98,7 +85,7 @@ static void wait_arg(poptContext ctx, int argc, const char **argv, struct su_opt
 
 	o->wait = true;
 	o->wait_seconds = -1;
-	if (a && parse_seconds(a, &o->wait_seconds) < 0 &&
+	if (a && cli_parse_seconds(a, true, HUGE_VAL, &o->wait_seconds) < 0 &&
 	    !cli_give_back_operand(ctx, argc, argv, a))
 		cli_usage_error("invalid time %s for --wait: use seconds, such as 30 or 2.5", quote(a));
 	free(a);
