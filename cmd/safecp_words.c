@@ -181,6 +181,14 @@ char *words_problem(const struct plan_problem *p, const struct target *t)
 	return words_format("cannot copy %s: unknown problem %d", quote(a), (int)p->kind);
 }
 
+/* The error's words.  ESTALE is how the engine says "not the file or
+ * directory the plan saw", which "Stale file handle" would not tell. */
+static const char *why(int err)
+{
+	return err == ESTALE ? "it was replaced or made by someone else since the copy was planned"
+			     : strerror(err);
+}
+
 /* What to do about err at step, or NULL. */
 static const char *hint(enum copy_step step, int err)
 {
@@ -200,7 +208,7 @@ static const char *hint(enum copy_step step, int err)
 	case ENOTCONN:
 		return "the device is gone; was it unplugged?";
 	case ESTALE:
-		return "it was replaced since the copy was planned; copy again";
+		return "copy again";
 	case ENOTDIR:
 		if (step == COPY_STEP_CREATE)
 			return "something that is not a directory (a symbolic link?) is in its "
@@ -260,7 +268,7 @@ char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 	if (t && step != COPY_STEP_READ && step != COPY_STEP_ATTRS)
 		dev = words_device(t);
 	return words_format("%s%s%s%s: %s%s%s%s", action, dev ? " (" : "", dev ? dev : "",
-		      dev ? ")" : "", strerror(err), tail, h ? "; " : "", h ? h : "");
+		      dev ? ")" : "", why(err), tail, h ? "; " : "", h ? h : "");
 }
 
 char *words_sizing_refused(const struct safecp_options *o, const struct target *t,
