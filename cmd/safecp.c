@@ -275,7 +275,7 @@ static int check_names(const struct safecp_options *o, struct safecp_job *job)
 	int r = plan_names_check(job->plan, fs, o->rename_invalid, &job->names);
 
 	if (r < 0) {
-		cli_error("cannot check the names for '%s': %s", job->plan->dest_root,
+		cli_error("cannot check the names for %s: %s", quote(job->plan->dest_root),
 			  strerror(-r));
 		return EXIT_USAGE;
 	}

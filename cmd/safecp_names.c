@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "quote.h"
 #include "safecp.h"
 
 /* "exFAT", "FAT", "NTFS", or what covers both FUSE filesystems */
@@ -55,8 +56,8 @@ static char *rule_broken(enum name_problem pr, unsigned char ch, const char *nam
 		return words_format("%s names cannot end in '.' or ' ' (Windows drops them, so it "
 			      "would name another file)", f);
 	case NAME_RESERVED:
-		return words_format("'%s' is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, "
-			      "LPT1-9), which it cannot open on %s", name, f);
+		return words_format("%s is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, "
+			      "LPT1-9), which it cannot open on %s", quote(name), f);
 	case NAME_EMPTY:
 		return words_format("the name is empty");
 	case NAME_OK:
@@ -81,23 +82,24 @@ char *words_name_problem(const struct plan_problem *p, const struct target *t)
 
 	if (p->kind == PLAN_NAME_CLASH) {
 		if (p->have)
-			return words_format("cannot copy '%s': '%s' is already there and %s ignores case "
+			return words_format("cannot copy %s: %s is already there and %s ignores case "
 				      "in names, so it would take the place of that one; rename "
-				      "one of them, or use --rename-invalid", a, b, family(fs));
+				      "one of them, or use --rename-invalid", quote(a), quote(b),
+				      family(fs));
 		if (fs == NAME_FS_NTFS)
-			return words_format("cannot copy both '%s' and the file going to '%s': Windows "
+			return words_format("cannot copy both %s and the file going to %s: Windows "
 				      "ignores case in NTFS names, so it could not tell them apart; "
-				      "rename one of them, or use --rename-invalid", a, b);
-		return words_format("cannot copy both '%s' and the file going to '%s': %s ignores "
+				      "rename one of them, or use --rename-invalid", quote(a), quote(b));
+		return words_format("cannot copy both %s and the file going to %s: %s ignores "
 			      "case in names, so they would be one file; rename one of them, or "
-			      "use --rename-invalid", a, b, family(fs));
+			      "use --rename-invalid", quote(a), quote(b), family(fs));
 	}
 	rule = rule_broken(p->kind == PLAN_NAME_RESERVED ? NAME_RESERVED
 							 : (enum name_problem)p->need,
 			   (unsigned char)p->have, base(b), fs);
 	if (!rule)
 		return NULL;
-	return words_format("cannot copy '%s' to '%s': %s; %s", a, b, rule, fix);
+	return words_format("cannot copy %s to %s: %s; %s", quote(a), quote(b), rule, fix);
 }
 
 char *words_rename(const struct plan *p, const struct plan_rename *r, const struct target *t)
@@ -107,7 +109,7 @@ char *words_rename(const struct plan *p, const struct plan_rename *r, const stru
 
 	if (!rule)
 		return NULL;
-	return words_format("'%s' is written as '%s': %s", e->src, e->dst, rule);
+	return words_format("%s is written as %s: %s", quote(e->src), quote(e->dst), rule);
 }
 
 const char *words_rename_reason(const struct plan_rename *r)

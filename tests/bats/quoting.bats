@@ -293,3 +293,24 @@ assert_seen() {
 	[[ $(jq -r '.files[1].path_b64' "$T/json" | base64 -d | od -An -tx1) == \
 		$(printf '%s' "$b" | od -An -tx1) ]]
 }
+
+@test "names exFAT refuses (control bytes, not UTF-8): each refusal and rename is quoted" {
+	require_root
+	require_cmd mount.exfat-fuse
+	local esc=$'a\e[31mb' bad=$'caf\xe9' line
+	mkdir "$SRC/d"
+	printf x >"$SRC/d/$esc"
+	printf y >"$SRC/d/$bad"
+	stick_up --fs exfat --rate 0 --size 64
+	run -2 --separate-stderr safecp -r "$SRC/d" "$STICK_MNT/"
+	printf '%s\n' "$stderr" >"$T/err"
+	assert_clean "$T/err"
+	[[ $(grep -c "^safecp: cannot copy" "$T/err") == 2 ]]
+	line=$(grep "control character" "$T/err")
+	unquote "$(sed -E "s/^safecp: cannot copy (.*) to .*/\1/" <<<"$line")"
+	[[ $GOT == "$SRC/d/$esc" ]]
+	# the renames are named the same way
+	safecp -r --rename-invalid --progress=none "$SRC/d" "$STICK_MNT/" >"$T/out" 2>"$T/err"
+	assert_clean "$T/err"
+	grep -q "is written as" "$T/err"
+}
