@@ -305,9 +305,9 @@ int copy_dir_fd(struct engine *g, size_t idx)
 	return idx == PLAN_TOP ? g->dest_dir_fd : dirstack_fd(&g->dirs, idx);
 }
 
-/* Is fd the directory mkdirat just made, and not one a local user put
- * at its name since?  Only we can own it (where the filesystem has
- * owners), and it is still empty of anything but what a race added. */
+/* Is st the directory mkdirat just made, and not one a local user put
+ * at its name since?  Only we can own it, where the filesystem has
+ * owners. */
 static bool ours(const struct engine *g, const struct stat *st)
 {
 	return !g->fs_has_modes || st->st_uid == geteuid();
@@ -510,27 +510,23 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	return g->made ? 0 : -ENOMEM;
 }
 
+/* A new fd of dest_dir, or -errno. */
+static int dup_dest_dir(const struct engine *g)
+{
+	int fd = fcntl(g->dest_dir_fd, F_DUPFD_CLOEXEC, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
 /* An existing destination directory, reached from dest_dir name by name
  * without following symlinks, and the one the plan saw; -errno. */
 static int open_existing(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
-	_cleanup_close_ int pfd = e->parent == PLAN_TOP
-					  ? fcntl(g->dest_dir_fd, F_DUPFD_CLOEXEC, 0)
-					  : open_existing(g, e->parent);
-	int fd;
-	struct stat st;
+	_cleanup_close_ int pfd = e->parent == PLAN_TOP ? dup_dest_dir(g)
+							: open_existing(g, e->parent);
 
-	if (pfd < 0)
-		return pfd == -1 ? -errno : pfd;
-	fd = openat(pfd, e->dst_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || st.st_dev != e->dst_dev || st.st_ino != e->dst_ino) {
-		close(fd);
-		return -ESTALE;
-	}
-	return fd;
+	return pfd < 0 ? pfd : dirstack_open_checked(pfd, e->dst_name, false, e->dst_dev, e->dst_ino);
 }
 
 static void note(struct engine *g, const char *what, const char *path)
@@ -548,9 +544,8 @@ static void remove_stale(struct engine *g)
 
 	for (size_t i = 0; i < st->n; i++) {
 		const struct stale_temp *t = &st->v[i];
-		_cleanup_close_ int fd = t->dir == PLAN_TOP ? fcntl(g->dest_dir_fd, F_DUPFD_CLOEXEC, 0)
-							    : open_existing(g, t->dir);
-		int r = fd < 0 ? (fd == -1 ? -errno : fd) : stale_temp_remove(fd, t);
+		_cleanup_close_ int fd = t->dir == PLAN_TOP ? dup_dest_dir(g) : open_existing(g, t->dir);
+		int r = fd < 0 ? fd : stale_temp_remove(fd, t);
 
 		size_format(size, sizeof(size), t->bytes);
 		if (r == 0)
@@ -587,9 +582,9 @@ static int open_dest(struct engine *g)
 	/* the root must be readable: syncfs and fsync refuse an O_PATH fd */
 	if (p->dest_root_entry == PLAN_TOP && (fcntl(g->dest_dir_fd, F_GETFL) & O_PATH))
 		return -EACCES;
-	g->dest_fd = p->dest_root_entry == PLAN_TOP ? fcntl(g->dest_dir_fd, F_DUPFD_CLOEXEC, 0)
+	g->dest_fd = p->dest_root_entry == PLAN_TOP ? dup_dest_dir(g)
 						    : open_existing(g, p->dest_root_entry);
-	return g->dest_fd < 0 ? (g->dest_fd == -1 ? -errno : g->dest_fd) : 0;
+	return g->dest_fd < 0 ? g->dest_fd : 0;
 }
 
 static int run_entries(struct engine *g)

@@ -42,7 +42,6 @@
  * by these limits (plan.h PLAN_BATCH_*): 4 windows of at most 64 MiB
  * each, PLAN_BATCH_FILES files. */
 #define BATCH_WINDOWS (PLAN_BATCH_BYTES / PLAN_BATCH_BIG)
-#define BATCH_FILES PLAN_BATCH_FILES
 #define BATCH_SECONDS 2.0
 
 void batch_item_done(struct batch_item *it)
@@ -299,11 +298,9 @@ static int sync_dirs(struct engine *g)
 
 	if (!g->fuse)
 		return fs_sync(g->dest_fd);
-	/* FUSE: FSYNCDIR per directory; exfat-fuse's covers the volume.
-	 * EBADF: dest_dir opened O_PATH (not readable), which the
-	 * destination root's own fsync at the end covers */
+	/* FUSE: FSYNCDIR per directory; exfat-fuse's covers the volume */
 	for (size_t i = 0; i < (g->volume_fsync ? MIN(b->n_dirs, 1) : b->n_dirs); i++)
-		if (fsync(b->dirs[i].fd) < 0 && errno != EBADF)
+		if (fsync(b->dirs[i].fd) < 0)
 			return -errno;
 	return 0;
 }

@@ -54,14 +54,27 @@ int dirstack_push(struct dirstack *s, size_t idx, const char *name, int fd)
 	return 0;
 }
 
+int dirstack_open_checked(int dfd, const char *name, bool follow, dev_t dev, ino_t ino)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK |
+				   (follow ? 0 : O_NOFOLLOW));
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
 /* Reopen frame k from the nearest open frame below it; the frames in
  * between are opened only on the way, so the count of open fds stays
  * bounded however deep the tree. */
 static int reopen(struct dirstack *s, size_t k)
 {
-	int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (s->follow ? 0 : O_NOFOLLOW);
 	size_t j = k, from;
-	struct stat st;
 	int cur;
 
 	while (j > 0 && s->f[j].fd < 0)
@@ -72,18 +85,12 @@ static int reopen(struct dirstack *s, size_t k)
 		return -EBADF;
 	for (; j < k; j++) {
 		const struct dir_frame *c = &s->f[j + 1];
-		int next = openat(cur, c->name, flags);
-		int r = next < 0 ? -errno : 0;
+		int next = dirstack_open_checked(cur, c->name, s->follow, c->dev, c->ino);
 
-		if (next >= 0 && (fstat(next, &st) < 0 || st.st_dev != c->dev || st.st_ino != c->ino))
-			r = -ESTALE;
 		if (j != from)
 			close(cur);
-		if (r < 0) {
-			if (next >= 0)
-				close(next);
-			return r;
-		}
+		if (next < 0)
+			return next;
 		cur = next;
 	}
 	s->f[k].fd = cur;

@@ -34,6 +34,11 @@ struct dirstack {
 
 void dirstack_init(struct dirstack *s, bool follow);
 
+/* Open directory name in dfd without following a symlink (but with
+ * follow), and only if it is (dev, ino): the fd, -ESTALE for another
+ * directory, or -errno (-ENOTDIR for a symlink or a file). */
+int dirstack_open_checked(int dfd, const char *name, bool follow, dev_t dev, ino_t ino);
+
 /* Push the directory open on fd (taken over, also on failure) as the
  * child of the top frame.  Returns 0 or -errno. */
 int dirstack_push(struct dirstack *s, size_t idx, const char *name, int fd);

@@ -131,14 +131,31 @@ static const char *rebase(const char *ptr, const char *old, const char *new)
 	return new + (ptr - old);
 }
 
-/* One allocation per entry keeps 100k entries cheap: src\0dst\0rel\0link\0. */
+/* One allocation per entry keeps 100k entries cheap: src\0dst\0rel\0link\0.
+ * Points n's four strings into a new block holding copies of these
+ * (which may be n's own old ones); src_name moves along.  The caller
+ * frees the old block. */
+static int pack_strings(struct plan_entry *n, const char *src, const char *dst,
+			const char *rel, const char *link)
+{
+	size_t ls = strlen(src) + 1, ld = strlen(dst) + 1, lr = strlen(rel) + 1;
+	size_t ll = link ? strlen(link) + 1 : 0;
+	char *block = malloc(ls + ld + lr + ll);
+
+	if (!block)
+		return -ENOMEM;
+	n->src_name = rebase(n->src_name, src, block);
+	n->src = memcpy(block, src, ls);
+	n->dst = memcpy(block + ls, dst, ld);
+	n->rel = memcpy(block + ls + ld, rel, lr);
+	n->link_target = ll ? memcpy(block + ls + ld + lr, link, ll) : NULL;
+	return 0;
+}
+
 int plan_add_entry(struct plan_builder *b, const struct plan_entry *e, size_t *ret_idx)
 {
 	struct plan *p = b->p;
-	size_t ls = strlen(e->src) + 1, ld = strlen(e->dst) + 1, lr = strlen(e->rel) + 1;
-	size_t ll = e->link_target ? strlen(e->link_target) + 1 : 0;
 	struct plan_entry *n;
-	char *block;
 
 	if (p->n_entries == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 64;
@@ -149,16 +166,10 @@ int plan_add_entry(struct plan_builder *b, const struct plan_entry *e, size_t *r
 		p->entries = grown;
 		b->cap = cap;
 	}
-	block = malloc(ls + ld + lr + ll);
-	if (!block)
-		return -ENOMEM;
 	n = &p->entries[p->n_entries];
 	*n = *e;
-	n->src = memcpy(block, e->src, ls);
-	n->dst = memcpy(block + ls, e->dst, ld);
-	n->rel = memcpy(block + ls + ld, e->rel, lr);
-	n->link_target = ll ? memcpy(block + ls + ld + lr, e->link_target, ll) : NULL;
-	n->src_name = rebase(e->src_name, e->src, n->src);
+	if (pack_strings(n, e->src, e->dst, e->rel, e->link_target) < 0)
+		return -ENOMEM;
 	n->dst_name = rebase(e->dst_name, e->dst, n->dst);
 	n->end = p->n_entries + 1;
 	if (ret_idx)
@@ -171,26 +182,14 @@ int plan_add_entry(struct plan_builder *b, const struct plan_entry *e, size_t *r
  * component unless it is the literal "." of a copy into dest_dir. */
 int plan_entry_set_dst(struct plan_entry *e, const char *dst)
 {
-	size_t ls = strlen(e->src) + 1, ld = strlen(dst) + 1, lr = strlen(e->rel) + 1;
-	size_t ll = e->link_target ? strlen(e->link_target) + 1 : 0;
 	bool name_in_dst = e->dst_name && e->dst_name >= e->dst &&
 			   e->dst_name <= e->dst + strlen(e->dst);
-	char *block = malloc(ls + ld + lr + ll);
+	char *old = e->src;
 	const char *slash;
 
-	if (!block)
+	if (pack_strings(e, old, dst, e->rel, e->link_target) < 0)
 		return -ENOMEM;
-	memcpy(block, e->src, ls);
-	memcpy(block + ls, dst, ld);
-	memcpy(block + ls + ld, e->rel, lr);
-	if (ll)
-		memcpy(block + ls + ld + lr, e->link_target, ll);
-	e->src_name = rebase(e->src_name, e->src, block);
-	free(e->src);
-	e->src = block;
-	e->dst = block + ls;
-	e->rel = block + ls + ld;
-	e->link_target = ll ? block + ls + ld + lr : NULL;
+	free(old);
 	slash = strrchr(e->dst, '/');
 	if (name_in_dst)
 		e->dst_name = slash ? slash + 1 : e->dst;

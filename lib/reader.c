@@ -153,7 +153,8 @@ static bool unchanged(int fd, const struct stat *plan)
 }
 
 /* A readable fd of the regular file the O_PATH fd names: through /proc,
- * so it is that inode whatever its name leads to by now. */
+ * so it is that inode whatever its name leads to by now.  (Without /proc
+ * safecp does not get this far: the target is found in mountinfo.) */
 static int reopen_for_reading(int path_fd)
 {
 	char proc[48];
@@ -176,6 +177,7 @@ static int open_source(struct reader *r, const struct plan_entry *e, int *ret_fd
 	const struct plan_options *o = &r->plan->opts;
 	bool follow = e->parent == PLAN_TOP ? o->follow_symlinks || !o->recursive
 					    : o->follow_symlinks;
+	const char *name = e->parent == PLAN_TOP ? e->src : e->src_name;
 	int dfd = parent_fd(r, e), fd;
 	struct stat st;
 
@@ -184,8 +186,7 @@ static int open_source(struct reader *r, const struct plan_entry *e, int *ret_fd
 	test_hook("source-open", e->src);
 	/* O_PATH first: opening a device node a symlink leads to (-L, or an
 	 * operand) has effects of its own (a tty, a tape, a watchdog) */
-	fd = openat(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
-		    O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	fd = openat(dfd, name, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != e->st.st_dev ||
@@ -197,7 +198,8 @@ static int open_source(struct reader *r, const struct plan_entry *e, int *ret_fd
 	close(fd);
 	if (*ret_fd < 0)
 		return -errno;
-	if (fstat(*ret_fd, &st) < 0 || st.st_ino != e->st.st_ino || st.st_dev != e->st.st_dev) {
+	if (fstat(*ret_fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_ino != e->st.st_ino ||
+	    st.st_dev != e->st.st_dev) {
 		close(*ret_fd);
 		*ret_fd = -1;
 		return 1;
@@ -264,26 +266,14 @@ static bool read_file(struct reader *r, size_t idx)
 static void enter_dir(struct reader *r, size_t idx)
 {
 	const struct plan_entry *e = &r->plan->entries[idx];
-	bool follow = r->plan->opts.follow_symlinks;
-	int dfd, fd, err = 0;
-	struct stat st;
+	int dfd, fd, err;
 
 	dirstack_pop_to(&r->dirs, e->parent);
 	dfd = parent_fd(r, e);
-	if (dfd < 0 && dfd != AT_FDCWD) {
-		err = dfd;
-	} else {
-		fd = openat(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
-			    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
-		if (fd < 0)
-			err = -errno;
-		else if (fstat(fd, &st) < 0 || st.st_dev != e->st.st_dev || st.st_ino != e->st.st_ino) {
-			close(fd);
-			err = -ESTALE;
-		} else {
-			err = dirstack_push(&r->dirs, idx, e->src_name, fd);
-		}
-	}
+	fd = dfd < 0 && dfd != AT_FDCWD ? dfd
+		: dirstack_open_checked(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
+					r->plan->opts.follow_symlinks, e->st.st_dev, e->st.st_ino);
+	err = fd < 0 ? fd : dirstack_push(&r->dirs, idx, e->src_name, fd);
 	if (err < 0 && e->end > r->bad_dir_end) {
 		r->bad_dir_end = e->end;
 		r->bad_dir_err = err;
