@@ -144,8 +144,8 @@ static int pack_strings(struct plan_entry *n, const char *src, const char *dst,
 
 	if (!block)
 		return -ENOMEM;
-	n->src_name = rebase(n->src_name, src, block);
 	n->src = memcpy(block, src, ls);
+	n->src_name = rebase(n->src_name, src, n->src);
 	n->dst = memcpy(block + ls, dst, ld);
 	n->rel = memcpy(block + ls + ld, rel, lr);
 	n->link_target = ll ? memcpy(block + ls + ld + lr, link, ll) : NULL;
