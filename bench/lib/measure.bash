@@ -5,14 +5,14 @@
 # device's dirty bytes the moment it returns; umount; wait until the device is clean; stop
 # the sampler; remount and compare the copy with its source; tear the stick down.
 #
-# "Device dirty" = BdiReclaimable + BdiWriteback (debugfs, KERNEL.md 4.1) summed over every
+# "Device dirty" = BdiReclaimable + BdiWriteback (debugfs, doc/kernel.md 4.1) summed over every
 # bdi that can hold the stick's pages: the disk's (ext4, xfs, and exfat-fuse, whose daemon
-# dirties the disk's page cache, KERNEL.md 4.2) plus btrfs's own anonymous bdi `btrfs-N`
+# dirties the disk's page cache, doc/kernel.md 4.2) plus btrfs's own anonymous bdi `btrfs-N`
 # (found through /sys/fs/btrfs/FSID/bdi). "On device" = the disk's completed write sectors
 # (stat field 7) since the run began. The sampler reads both every 50 ms with builtins only
 # (read -t on a FIFO nobody writes is the sleep), so it costs no forks.
 
-B_CLEAN_KIB=512 # per-cpu counter error on 2 CPUs is 128 KiB per counter (KERNEL.md 4.1)
+B_CLEAN_KIB=512 # per-cpu counter error on 2 CPUs is 128 KiB per counter (doc/kernel.md 4.1)
 
 bench_now() { echo "${EPOCHREALTIME/./}"; }
 

@@ -31,7 +31,7 @@ setup() {
 }
 
 # The per-cpu error of one bdi counter is nr_cpu_ids * 8 * (1 + ilog2(nr_cpu_ids)) pages
-# (KERNEL.md 4.1); dirty + writeback sums two counters.
+# (doc/kernel.md 4.1); dirty + writeback sums two counters.
 percpu_slack() {
 	local n l=0
 	n=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))

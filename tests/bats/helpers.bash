@@ -60,7 +60,7 @@ bdi_stat() {
 }
 
 # bdi_pending_bytes MAJ:MIN: BdiReclaimable + BdiWriteback, the data still to reach the
-# device, in bytes. Per-cpu approximation: up to 128 KiB off on 2 CPUs (KERNEL.md 4.1).
+# device, in bytes. Per-cpu approximation: up to 128 KiB off on 2 CPUs (doc/kernel.md 4.1).
 bdi_pending_bytes() {
 	stick_pending_bytes "$1" || { echo "bdi_pending_bytes: no debugfs stats for '$1'" >&2; return 1; }
 }

@@ -93,7 +93,7 @@ sample_pending() {
 }
 
 # stick_data_bdi: the bdi that accounts the stick's file data: the loop disk for
-# block filesystems and fuseblk, btrfs-N for btrfs (KERNEL.md 4.2).
+# block filesystems and fuseblk, btrfs-N for btrfs (doc/kernel.md 4.2).
 stick_data_bdi() {
 	local uuid
 	if [[ $STICK_FS == btrfs ]]; then
@@ -112,7 +112,7 @@ stop_sampler() {
 }
 
 # The per-cpu error of one bdi counter is nr_cpu_ids * 8 * (1 + ilog2(nr_cpu_ids)) pages
-# (KERNEL.md 4.1); dirty + writeback sums two counters.
+# (doc/kernel.md 4.1); dirty + writeback sums two counters.
 percpu_slack() {
 	local n l=0
 	n=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))

@@ -188,7 +188,7 @@ assert_nothing_written() {
 
 @test "--strategy=direct where the filesystem refuses O_DIRECT: exit 2, nothing written" {
 	require_root
-	# ext4 data=journal: statx reports DIO alignment 0 (KERNEL.md 2.1)
+	# ext4 data=journal: statx reports DIO alignment 0 (doc/kernel.md 2.1)
 	stick_up --size 64 --mount-opts data=journal
 	run -2 safecp --strategy=direct "$SRC/a" "$STICK_MNT"/
 	[[ $output == "safecp: cannot use --strategy=direct on '$STICK_MNT' (ext4 on $STICK_DISK): "*O_DIRECT* ]]

@@ -42,7 +42,7 @@ teardown() {
 	stick_down_all
 }
 
-# The error bound of dirty + writeback (two per-cpu counters, KERNEL.md 4.1).
+# The error bound of dirty + writeback (two per-cpu counters, doc/kernel.md 4.1).
 percpu_slack() {
 	local n l=0
 	n=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))

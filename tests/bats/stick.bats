@@ -77,7 +77,7 @@ check_fs() {
 
 @test "stick_up: the stick is handed out with nothing dirty" {
 	stick_up
-	# 256 KiB: two CPUs' worth of per-cpu counter slack (KERNEL.md 4.1).
+	# 256 KiB: two CPUs' worth of per-cpu counter slack (doc/kernel.md 4.1).
 	[ "$(bdi_pending_bytes "$STICK_MAJMIN")" -le 262144 ]
 }
 

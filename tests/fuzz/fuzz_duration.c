@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "common/cli.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

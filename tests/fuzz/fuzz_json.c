@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "fuzz_util.h"
-#include "json.h"
+#include "common/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

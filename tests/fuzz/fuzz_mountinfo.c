@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "fuzz_util.h"
-#include "mount.h"
+#include "device/mount.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "name_rules.h"
+#include "device/name_rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

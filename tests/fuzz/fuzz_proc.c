@@ -7,7 +7,7 @@
 #include <assert.h>
 #include <stdint.h>
 
-#include "dirty.h"
+#include "dirty/dirty.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quote.h"
+#include "common/quote.h"
 
 #define CHECK(c) \
 	do { \

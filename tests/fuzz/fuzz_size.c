@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "fuzz_util.h"
-#include "progress.h"
-#include "size.h"
+#include "common/progress.h"
+#include "util/size.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,10 +10,10 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "devices.h"
+#include "dirty/devices.h"
 #include "fuzz_util.h"
-#include "sysfs_disk.h"
-#include "target.h"
+#include "device/sysfs_disk.h"
+#include "device/target.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sysroot.h"
+#include "util/sysroot.h"
 
 static char fuzz_root[PATH_MAX];
 

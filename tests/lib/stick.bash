@@ -54,7 +54,7 @@
 # STICK_MNT_BASE (/run/safecp-mnt), STICK_FAULTDEV (faultdev binary; default
 # $SAFECP_BUILD/tests/faultdev).
 #
-# Kernel facts relied on (KERNEL.md 4, 10): writing "MAJ:MIN 0" to a blkio throttle file
+# Kernel facts relied on (doc/kernel.md 4, 10): writing "MAJ:MIN 0" to a blkio throttle file
 # removes the rule; throttle rules exist only for whole disks, so partitions are throttled
 # through their disk; BLKPG (addpart) adds partitions to a loop device without any
 # partition table, and without LO_FLAGS_PARTSCAN they outlive losetup -d and make the next
@@ -673,7 +673,7 @@ stick_trap() {
 
 # ---------------------------------------------------------------------------- measuring
 
-# debugfs counters are kB; per-cpu approximations (KERNEL.md 4.1).
+# debugfs counters are kB; per-cpu approximations (doc/kernel.md 4.1).
 stick_pending_bytes() {
 	awk '/^BdiReclaimable:|^BdiWriteback:/ { kb += $2 } END { if (NR) print kb * 1024; else exit 1 }' \
 		"/sys/kernel/debug/bdi/$1/stats" 2>/dev/null

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "plan.h"
+#include "util/cleanup.h"
+#include "copy/plan.h"
 #include "test.h"
 
 #define KIB 1024ULL

@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cachestat.h"
-#include "cleanup.h"
+#include "dirty/cachestat.h"
+#include "util/cleanup.h"
 #include "test.h"
 
 #define MIB (1024ULL * 1024)

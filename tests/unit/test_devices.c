@@ -3,9 +3,9 @@
  * to the right disk, filesystems without a block device left out. */
 #include <string.h>
 
-#include "devices.h"
-#include "sysroot.h"
-#include "target.h"
+#include "dirty/devices.h"
+#include "util/sysroot.h"
+#include "device/target.h"
 #include "test.h"
 
 static const struct device_entry *by_name(const struct device_entry *v, size_t n,

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dirstack.h"
+#include "copy/dirstack.h"
 #include "plan_tree.h"
 
 #define DEEP 100

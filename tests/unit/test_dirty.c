@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <time.h>
 
-#include "dirty.h"
-#include "sysroot.h"
+#include "dirty/dirty.h"
+#include "util/sysroot.h"
 #include "test.h"
 
 #define KIB 1024ULL
@@ -265,7 +265,7 @@ TEST(percpu_error)
 {
 	unsigned n = 0;
 
-	/* nr_cpu_ids * 8 * (1 + ilog2(nr_cpu_ids)) pages (KERNEL.md 4.1) */
+	/* nr_cpu_ids * 8 * (1 + ilog2(nr_cpu_ids)) pages (doc/kernel.md 4.1) */
 	CHECK_U64(dirty_percpu_error_for(2, PAGE), 32 * PAGE);   /* 128 KiB */
 	CHECK_U64(dirty_percpu_error_for(8, PAGE), 256 * PAGE);  /* 1 MiB */
 	CHECK_U64(dirty_percpu_error_for(64, PAGE), 3584 * PAGE); /* 14 MiB */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "holders.h"
-#include "sysroot.h"
+#include "unmount/holders.h"
+#include "util/sysroot.h"
 #include "test.h"
 
 #define ROOT FIXTURES_DIR "/unmount-proc"

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "cleanup.h"
-#include "json.h"
+#include "util/cleanup.h"
+#include "common/json.h"
 #include "test.h"
 
 /* The writer's output for one document built by fn. */

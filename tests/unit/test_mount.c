@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "mount.h"
-#include "sysroot.h"
+#include "util/cleanup.h"
+#include "device/mount.h"
+#include "util/sysroot.h"
 #include "test.h"
 
 TEST(list_captured)

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "name_rules.h"
+#include "util/cleanup.h"
+#include "device/name_rules.h"
 #include "test.h"
 
 static const enum name_fs win[] = { NAME_FS_FAT, NAME_FS_EXFAT, NAME_FS_NTFS, NAME_FS_FUSEBLK };

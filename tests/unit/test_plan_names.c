@@ -4,7 +4,7 @@
  * names being replaced, and --rename-invalid's rewriting of entries and
  * their descendants.  The trees are on a case-sensitive filesystem; the
  * family passed in decides the rules, as it does for a real stick. */
-#include "plan_names.h"
+#include "copy/plan_names.h"
 #include "plan_tree.h"
 
 static void touch(const char *path)

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "poweroff.h"
-#include "sysroot.h"
+#include "unmount/poweroff.h"
+#include "util/sysroot.h"
 #include "test.h"
 
 #define ROOT FIXTURES_DIR "/unmount-disks"

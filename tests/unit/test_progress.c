@@ -9,7 +9,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "progress.h"
+#include "common/progress.h"
 #include "test.h"
 
 #define MiB (1024ULL * 1024)

@@ -4,9 +4,9 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "cleanup.h"
-#include "json.h"
-#include "quote.h"
+#include "util/cleanup.h"
+#include "common/json.h"
+#include "common/quote.h"
 #include "test.h"
 
 #define Q(in, want) CHECK_STR(quote(in), want)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "plan_tree.h"
-#include "reader.h"
+#include "copy/reader.h"
 
 #define CHUNK (64 * 1024)
 

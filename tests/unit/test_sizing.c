@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "sizing.h"
+#include "io/sizing.h"
 #include "test.h"
 
 #define MiB (1024ULL * 1024ULL)

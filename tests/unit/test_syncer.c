@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "syncer.h"
+#include "unmount/syncer.h"
 #include "test.h"
 
 #define MIB (1024 * 1024ULL)
@@ -84,7 +84,7 @@ TEST(bdi_lags_the_device)
 
 TEST(estimate_figures)
 {
-	/* KERNEL.md 4.5: D0 = system Dirty+Writeback at the start */
+	/* doc/kernel.md 4.5: D0 = system Dirty+Writeback at the start */
 	const struct syncer_reading start = { .sys_pending = 300 * MIB, .estimate = true };
 	struct syncer_reading now = { .sectors = 100 * MIB / 512, .estimate = true,
 				      .pending = 999 * MIB /* system-wide: ignored */ };

@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "sysdisk.h"
-#include "sysroot.h"
+#include "device/sysdisk.h"
+#include "util/sysroot.h"
 #include "test.h"
 
 #define SYS FIXTURES_DIR "/unmount-system"

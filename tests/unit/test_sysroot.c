@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "cleanup.h"
-#include "sysroot.h"
+#include "util/cleanup.h"
+#include "util/sysroot.h"
 #include "test.h"
 
 TEST(prefix_and_paths)

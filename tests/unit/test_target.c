@@ -7,12 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blockid.h"
-#include "cleanup.h"
-#include "mount.h"
-#include "sysfs_disk.h"
-#include "sysroot.h"
-#include "target.h"
+#include "device/blockid.h"
+#include "util/cleanup.h"
+#include "device/mount.h"
+#include "device/sysfs_disk.h"
+#include "util/sysroot.h"
+#include "device/target.h"
 #include "test.h"
 
 DEFINE_CLEANUP_FUNC(struct target, target_free)

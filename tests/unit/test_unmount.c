@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sysroot.h"
+#include "util/sysroot.h"
 #include "test.h"
-#include "unmount.h"
+#include "unmount/unmount.h"
 
 #define ROOT FIXTURES_DIR "/unmount-disks"
 

@@ -1,0 +1,605 @@
+/* progress.c: the progress meter of cmd/progress.h: its throttle and its
+ * renderers (bar, plain lines, the JSON hook).  The rate and ETA helpers
+ * live in progress_rate.c.
+ *
+ * Drawing: each draw builds the whole line in p->line, then writes it with
+ * one fwrite and a flush, so an unbuffered stderr sees one write per
+ * redraw and the terminal never shows half a line.  Layout: the line gets
+ * W = columns - 1 (writing the last column leaves some terminals in a
+ * pending wrap, and the next \r would then land on the following row).
+ * The bar's width depends on W only, not on the numbers, so it does not
+ * jitter from one draw to the next.  Fixed elements are dropped in a set
+ * order until they fit; the item takes what is left, shortened from the
+ * left ("...0042.JPG"): the end of a path names the file.
+ *
+ * File names are untrusted: what cmd/quote.h escapes in messages (C0,
+ * DEL, C1, invalid UTF-8, bidi and invisible controls) is shown here as
+ * '?', so a name holding "\r" or an escape sequence cannot move the
+ * cursor; the bar has no room for escapes.  Columns are counted per code
+ * point, two for the common East Asian wide ranges and none for combining
+ * accents (names written by macOS come decomposed); that covers what
+ * cameras and desktops write without depending on the process locale. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "common/progress.h"
+#include "common/quote.h"
+#include "util/size.h"
+
+#define LINE_BYTES 16384
+#define MAX_COLS 1000   /* keeps the worst case (4 bytes a column) in LINE_BYTES */
+#define BAR_MIN 10
+#define BAR_MAX 30
+#define ITEM_MIN 12     /* shorter than this, a shortened name says nothing */
+#define PART_BYTES 64
+
+struct progress {
+	enum progress_mode mode;
+	enum progress_show show;
+	FILE *out;
+	double (*clock)(void);
+	double interval;
+	int width;               /* the options' override, 0 for none */
+	int cols;                /* terminal columns as last read */
+	progress_json_fn json;
+	void *userdata;
+
+	struct progress_state st; /* item and label point into the two below */
+	char *item;
+	size_t item_size;
+	char label[32];
+
+	bool emitted;            /* anything drawn yet: the first update is due */
+	bool line_open;          /* a bar line without its newline is on screen */
+	bool finished;
+	double last_draw;
+	size_t last_cols;        /* of the open bar line, for padding */
+
+	bool winch_installed;
+	struct sigaction old_winch;
+
+	char line[LINE_BYTES];
+	size_t len, line_cols;
+};
+
+static volatile sig_atomic_t winch_pending;
+static bool winch_taken; /* one meter at a time owns SIGWINCH */
+
+static void on_winch(int sig)
+{
+	winch_pending = 1;
+}
+
+static double monotonic_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the line builder ------------------------------------------------ */
+
+static void line_reset(struct progress *p)
+{
+	p->len = 0;
+	p->line_cols = 0;
+}
+
+static void line_add(struct progress *p, const char *s, size_t bytes, size_t cols)
+{
+	if (p->len + bytes >= LINE_BYTES)
+		return; /* whole characters only; beyond MAX_COLS nothing fits anyway */
+	memcpy(p->line + p->len, s, bytes);
+	p->len += bytes;
+	p->line_cols += cols;
+}
+
+static void line_str(struct progress *p, const char *s)
+{
+	line_add(p, s, strlen(s), strlen(s)); /* our own parts are ASCII */
+}
+
+static void line_fill(struct progress *p, char c, size_t n)
+{
+	while (n-- > 0)
+		line_add(p, &c, 1, 1);
+}
+
+/* ---- untrusted names --------------------------------------------------- */
+
+static size_t cp_cols(uint32_t c)
+{
+	if (c >= 0x300 && c <= 0x36f)
+		return 0;
+	if ((c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) ||
+	    (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) ||
+	    (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
+	    (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1f64f) ||
+	    (c >= 0x1f900 && c <= 0x1f9ff) || (c >= 0x20000 && c <= 0x3fffd))
+		return 2;
+	return 1;
+}
+
+/* One displayed character of s: its bytes, whether to show '?' instead,
+ * and its columns. */
+static size_t name_char(const char *s, bool *replace, size_t *cols)
+{
+	uint32_t c;
+	size_t n = quote_char(s, strnlen(s, 4), &c);
+
+	*replace = quote_unsafe(c);
+	*cols = *replace ? 1 : cp_cols(c);
+	return n;
+}
+
+static size_t name_cols(const char *s)
+{
+	size_t cols = 0, w;
+	bool r;
+
+	while (*s) {
+		s += name_char(s, &r, &w);
+		cols += w;
+	}
+	return cols;
+}
+
+/* Appends name in at most max columns, dropping its start for "...". */
+static void line_name(struct progress *p, const char *name, size_t max)
+{
+	size_t total = name_cols(name), w;
+	bool r;
+
+	if (total > max) {
+		line_str(p, "...");
+		while (*name && total > max - 3) {
+			name += name_char(name, &r, &w);
+			total -= w;
+		}
+		while (*name) { /* a combining accent cannot start the tail */
+			size_t n = name_char(name, &r, &w);
+			if (w)
+				break;
+			name += n;
+		}
+	}
+	while (*name) {
+		size_t n = name_char(name, &r, &w);
+		if (r)
+			line_add(p, "?", 1, 1);
+		else
+			line_add(p, name, n, w);
+		name += n;
+	}
+}
+
+/* ---- the elements ------------------------------------------------------ */
+
+static uint64_t clamped_done(const struct progress_state *st)
+{
+	return st->done < st->total ? st->done : st->total;
+}
+
+/* Rounded down, and below 100 until the caller says the job is over:
+ * confirmed bytes can equal the total while the final sync still runs. */
+static unsigned percent_of(const struct progress_state *st, bool final)
+{
+	unsigned pct;
+
+	if (st->total == 0)
+		return final ? 100 : 0;
+	pct = (unsigned)((unsigned __int128)clamped_done(st) * 100 / st->total);
+	if (!final && pct > 99)
+		pct = 99;
+	return pct;
+}
+
+static size_t bar_cells(const struct progress_state *st, size_t width, bool final)
+{
+	size_t cells;
+
+	if (st->total == 0)
+		return final ? width : 0;
+	cells = (size_t)((unsigned __int128)clamped_done(st) * width / st->total);
+	if (!final && cells >= width)
+		cells = width - 1;
+	return cells;
+}
+
+/* The small ASCII elements, each empty when hidden. */
+struct parts {
+	char pct[8], sizes[PART_BYTES], rate[PART_BYTES], eta[PART_BYTES], flight[PART_BYTES];
+};
+
+static void sizes_part(const struct progress_state *st, enum progress_show show,
+		       char *buf, size_t size)
+{
+	char a[SIZE_FORMAT_MAX], b[SIZE_FORMAT_MAX];
+	const char *tilde = st->estimate ? "~" : "";
+	const char *sep = st->label && *st->label ? " " : "";
+	const char *label = st->label ? st->label : "";
+
+	if (show == PROGRESS_SHOW_LEFT)
+		snprintf(buf, size, "%s%s%s%s", tilde,
+			 size_format(a, sizeof(a), st->total - clamped_done(st)), sep, label);
+	else
+		snprintf(buf, size, "%s%s / %s%s%s", tilde,
+			 size_format(a, sizeof(a), clamped_done(st)),
+			 size_format(b, sizeof(b), st->total), sep, label);
+}
+
+static void make_parts(const struct progress *p, bool final, struct parts *pt)
+{
+	const struct progress_state *st = &p->st;
+	char s[SIZE_FORMAT_MAX], e[PROGRESS_ETA_MAX];
+
+	snprintf(pt->pct, sizeof(pt->pct), "%3u%%", percent_of(st, final));
+	sizes_part(st, p->show, pt->sizes, sizeof(pt->sizes));
+	pt->rate[0] = pt->eta[0] = pt->flight[0] = '\0';
+	if (st->rate >= 0)
+		snprintf(pt->rate, sizeof(pt->rate), "%s/s",
+			 size_format(s, sizeof(s), (uint64_t)st->rate));
+	if (st->eta >= 0 && !final)
+		snprintf(pt->eta, sizeof(pt->eta), "ETA %s%s", st->estimate ? "~" : "",
+			 progress_eta_format(e, sizeof(e), st->eta));
+	if (st->in_flight > 0)
+		snprintf(pt->flight, sizeof(pt->flight), "+%s",
+			 size_format(s, sizeof(s), st->in_flight));
+}
+
+static void line_part(struct progress *p, const char *part)
+{
+	if (!*part)
+		return;
+	if (p->line_cols > 0)
+		line_str(p, "  ");
+	line_str(p, part);
+}
+
+/* ---- bar mode ---------------------------------------------------------- */
+
+static void read_width(struct progress *p)
+{
+	struct winsize ws;
+	const char *env;
+	int fd = fileno(p->out);
+
+	winch_pending = 0;
+	if (p->width > 0) {
+		p->cols = p->width;
+		return;
+	}
+	if (fd >= 0 && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+		p->cols = ws.ws_col;
+		return;
+	}
+	env = getenv("COLUMNS");
+	p->cols = env && atoi(env) > 0 ? atoi(env) : 80;
+}
+
+/* Drop order when the line does not fit; the percentage always stays. */
+enum { DROP_FLIGHT, DROP_RATE, DROP_ETA, DROP_BAR, DROP_SIZES, DROP_ALL };
+
+static size_t fixed_cols(const struct parts *pt, size_t barw, int dropped)
+{
+	const char *rest[] = { pt->flight, pt->rate, pt->eta };
+	size_t cols = strlen(pt->pct);
+
+	if (dropped <= DROP_BAR)
+		cols += barw + 3; /* "[", "]", and one space before the percentage */
+	if (dropped <= DROP_SIZES && *pt->sizes)
+		cols += 2 + strlen(pt->sizes);
+	for (int i = dropped; i < DROP_BAR; i++) /* entries below dropped stay */
+		if (*rest[i])
+			cols += 2 + strlen(rest[i]);
+	return cols;
+}
+
+static void build_bar_line(struct progress *p, bool final)
+{
+	struct parts pt;
+	size_t w = (size_t)MAX(1, MIN(p->cols, MAX_COLS) - 1);
+	size_t barw = (size_t)MIN(MAX(((int)w - 60) / 2, BAR_MIN), BAR_MAX);
+	int dropped = 0;
+	const char *item = p->st.item;
+
+	make_parts(p, final, &pt);
+	while (dropped < DROP_ALL && fixed_cols(&pt, barw, dropped) > w)
+		dropped++;
+	if (item && (dropped > 0 || fixed_cols(&pt, barw, 0) + 2 + ITEM_MIN > w))
+		item = NULL; /* the item is the first to go */
+
+	line_reset(p);
+	if (dropped <= DROP_BAR) {
+		size_t cells = bar_cells(&p->st, barw, final);
+
+		line_str(p, "[");
+		line_fill(p, '#', cells);
+		line_fill(p, '.', barw - cells);
+		line_str(p, "] ");
+	}
+	line_str(p, pt.pct);
+	if (dropped <= DROP_SIZES)
+		line_part(p, pt.sizes);
+	line_part(p, dropped <= DROP_RATE ? pt.rate : "");
+	line_part(p, dropped <= DROP_ETA ? pt.eta : "");
+	line_part(p, dropped <= DROP_FLIGHT ? pt.flight : "");
+	if (item && *item) {
+		line_str(p, "  ");
+		line_name(p, item, w - p->line_cols);
+	}
+	if (p->line_cols > w) /* only the percentage on a tiny terminal */
+		p->len = p->line_cols = w;
+}
+
+static bool own_terminal(const struct progress *p)
+{
+	int fd = fileno(p->out);
+	pid_t fg;
+
+	if (fd < 0 || !isatty(fd))
+		return true; /* a file or test stream: we own it */
+	fg = tcgetpgrp(fd);
+	return fg < 0 || fg == getpgrp(); /* backgrounded by the shell: stay quiet */
+}
+
+/* "\r", the line, then spaces over what a longer line left behind. */
+static void draw_bar(struct progress *p, bool final)
+{
+	size_t w, pad = 0;
+
+	if (winch_pending && p->winch_installed)
+		read_width(p);
+	if (!own_terminal(p))
+		return;
+	build_bar_line(p, final);
+	w = (size_t)MAX(1, MIN(p->cols, MAX_COLS) - 1);
+	if (p->line_open && p->last_cols > p->line_cols)
+		pad = MIN(p->last_cols, w) - MIN(p->line_cols, w);
+	fputc('\r', p->out);
+	fwrite(p->line, 1, p->len, p->out);
+	for (size_t i = 0; i < pad; i++)
+		fputc(' ', p->out);
+	p->line_open = true;
+	p->last_cols = p->line_cols;
+}
+
+static void clear_bar(struct progress *p)
+{
+	if (!p->line_open)
+		return;
+	fputc('\r', p->out);
+	for (size_t i = 0; i < p->last_cols; i++)
+		fputc(' ', p->out);
+	fputc('\r', p->out);
+	p->line_open = false;
+	p->last_cols = 0;
+}
+
+/* ---- plain mode -------------------------------------------------------- */
+
+static void draw_plain(struct progress *p, bool final)
+{
+	struct parts pt;
+
+	make_parts(p, final, &pt);
+	line_reset(p);
+	line_str(p, pt.pct);
+	line_part(p, pt.sizes);
+	line_part(p, pt.rate);
+	line_part(p, pt.eta);
+	line_part(p, pt.flight);
+	if (p->st.item && *p->st.item) {
+		line_str(p, "  ");
+		line_name(p, p->st.item, SIZE_MAX);
+	}
+	fwrite(p->line, 1, p->len, p->out);
+	fputc('\n', p->out);
+}
+
+/* ---- the API ------------------------------------------------------------- */
+
+static double default_interval(enum progress_mode mode)
+{
+	switch (mode) {
+	case PROGRESS_BAR:
+		return 0.1;
+	case PROGRESS_PLAIN:
+		return 1.0;
+	default:
+		return 0.25;
+	}
+}
+
+static void install_winch(struct progress *p)
+{
+	struct sigaction sa = { .sa_handler = on_winch, .sa_flags = SA_RESTART };
+	int fd = fileno(p->out);
+
+	if (p->mode != PROGRESS_BAR || p->width > 0 || winch_taken || fd < 0 || !isatty(fd))
+		return;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGWINCH, &sa, &p->old_winch) < 0)
+		return;
+	winch_taken = p->winch_installed = true;
+}
+
+int progress_new(const struct progress_options *o, struct progress **ret)
+{
+	struct progress *p;
+
+	*ret = NULL;
+	if (o->mode == PROGRESS_NONE)
+		return 0;
+	if (o->mode == PROGRESS_JSON && !o->json)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->mode = o->mode;
+	p->show = o->show;
+	p->out = o->out ? o->out : o->mode == PROGRESS_JSON ? stdout : stderr;
+	p->clock = o->clock ? o->clock : monotonic_now;
+	p->interval = o->interval > 0 ? o->interval : default_interval(o->mode);
+	p->width = o->width;
+	p->json = o->json;
+	p->userdata = o->userdata;
+	p->st.eta = p->st.rate = -1;
+	if (p->mode == PROGRESS_BAR) {
+		read_width(p);
+		install_winch(p);
+	}
+	*ret = p;
+	return 0;
+}
+
+/* Copies st; item and label then point at the meter's own copies, since
+ * the caller's buffers may be gone by the next redraw. */
+static void store_state(struct progress *p, const struct progress_state *st)
+{
+	size_t need = st->item ? strlen(st->item) + 1 : 0;
+
+	p->st = *st;
+	p->st.item = NULL;
+	if (need) {
+		if (need > p->item_size) {
+			char *n = realloc(p->item, need);
+			if (n) {
+				p->item = n;
+				p->item_size = need;
+			}
+		}
+		if (need <= p->item_size) {
+			memcpy(p->item, st->item, need);
+			p->st.item = p->item;
+		}
+	}
+	snprintf(p->label, sizeof(p->label), "%s", st->label ? st->label : "");
+	p->st.label = p->label;
+}
+
+static void emit(struct progress *p, bool final)
+{
+	switch (p->mode) {
+	case PROGRESS_BAR:
+		draw_bar(p, final);
+		break;
+	case PROGRESS_PLAIN:
+		draw_plain(p, final);
+		break;
+	case PROGRESS_JSON:
+		p->json(p->out, &p->st, final, p->userdata);
+		break;
+	case PROGRESS_NONE:
+		break;
+	}
+	fflush(p->out);
+	p->emitted = true;
+	p->last_draw = p->clock();
+}
+
+bool progress_due(const struct progress *p)
+{
+	if (!p || p->finished)
+		return false;
+	if (!p->emitted || (p->winch_installed && winch_pending))
+		return true;
+	/* A hair of slack: 0.1 s steps summed in binary float fall short. */
+	return p->clock() - p->last_draw >= p->interval - 1e-9;
+}
+
+void progress_update(struct progress *p, const struct progress_state *st)
+{
+	if (!p || p->finished)
+		return;
+	store_state(p, st);
+	if (progress_due(p))
+		emit(p, false);
+}
+
+void progress_done(struct progress *p, const char *final_line)
+{
+	if (!p || p->finished)
+		return;
+	emit(p, true);
+	p->finished = true;
+	if (p->mode == PROGRESS_JSON)
+		return;
+	if (p->mode == PROGRESS_BAR && p->line_open) {
+		fputc('\n', p->out);
+		p->line_open = false;
+	}
+	if (final_line)
+		fprintf(p->out, "%s\n", final_line);
+	fflush(p->out);
+}
+
+void progress_note(struct progress *p, const char *fmt, ...)
+{
+	bool ours = p && (p->mode == PROGRESS_BAR || p->mode == PROGRESS_PLAIN);
+	FILE *f = ours ? p->out : stderr;
+	bool redraw = ours && p->line_open;
+	va_list ap;
+
+	if (redraw)
+		clear_bar(p);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	if (redraw && !p->finished)
+		emit(p, false);
+	fflush(f);
+}
+
+void progress_free(struct progress *p)
+{
+	if (!p)
+		return;
+	if (p->line_open) {
+		fputc('\n', p->out);
+		fflush(p->out);
+	}
+	if (p->winch_installed) {
+		sigaction(SIGWINCH, &p->old_winch, NULL);
+		winch_taken = false;
+	}
+	free(p->item);
+	free(p);
+}
+
+enum progress_mode progress_default_mode(FILE *f)
+{
+	int fd = f ? fileno(f) : -1;
+
+	return fd >= 0 && isatty(fd) ? PROGRESS_BAR : PROGRESS_NONE;
+}
+
+int progress_mode_parse(const char *s, enum progress_mode *ret)
+{
+	static const struct {
+		const char *name;
+		enum progress_mode mode;
+	} modes[] = {
+		{ "bar", PROGRESS_BAR },
+		{ "plain", PROGRESS_PLAIN },
+		{ "json", PROGRESS_JSON },
+		{ "none", PROGRESS_NONE },
+	};
+
+	for (size_t i = 0; s && i < ARRAY_SIZE(modes); i++)
+		if (strcmp(s, modes[i].name) == 0) {
+			*ret = modes[i].mode;
+			return 0;
+		}
+	return -EINVAL;
+}

@@ -1,0 +1,77 @@
+/* progress_rate.c: the numbers the progress meter shows that the tools
+ * derive rather than read: a byte rate over a sliding window of a counter,
+ * the ETA it gives, and the ETA's format.  Declared in progress.h.
+ *
+ * Rate: bytes between the oldest sample still inside the window and now,
+ * over the time between them.  A window (3 s by default) rather than the
+ * last interval, because the device's counters move in bursts: a window of
+ * writeback completes at once, then nothing for a while. */
+#include <stdio.h>
+
+#include "common/progress.h"
+
+const char *progress_eta_format(char *buf, size_t size, double eta)
+{
+	unsigned long long s;
+
+	if (!(eta >= 0)) { /* also NaN */
+		snprintf(buf, size, "%s", "");
+		return buf;
+	}
+	if (eta > 99 * 3600 + 59 * 60 + 59) {
+		snprintf(buf, size, ">99:59:59");
+		return buf;
+	}
+	s = (unsigned long long)eta;
+	if ((double)s < eta)
+		s++; /* rounded up: 0.3 s left is not "0:00" */
+	if (s >= 3600)
+		snprintf(buf, size, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, size, "%llu:%02llu", s / 60, s % 60);
+	return buf;
+}
+
+double progress_eta(uint64_t left, double rate)
+{
+	if (left == 0)
+		return 0;
+	if (!(rate > 0))
+		return -1;
+	return (double)left / rate;
+}
+
+void progress_rate_init(struct progress_rate *r, double window)
+{
+	*r = (struct progress_rate){ .window = window > 0 ? window : 3.0 };
+}
+
+double progress_rate_sample(struct progress_rate *r, double now, uint64_t counter)
+{
+	const unsigned n = PROGRESS_RATE_SAMPLES;
+	unsigned newest = (r->head + r->count + n - 1) % n;
+	double span;
+
+	if (r->count > 0 && (counter < r->v[newest] || now < r->t[newest]))
+		r->count = 0; /* a new counter, or a clock that went back */
+	if (r->count == 0 || now - r->t[newest] >= r->window / n) {
+		if (r->count == n) {
+			r->head = (r->head + 1) % n;
+			r->count--;
+		}
+		newest = (r->head + r->count) % n;
+		r->t[newest] = now;
+		r->v[newest] = counter;
+		r->count++;
+	}
+	/* Keep two samples at least, so a caller sampling less often than
+	 * the window still gets the rate over its own period. */
+	while (r->count > 2 && now - r->t[r->head] > r->window) {
+		r->head = (r->head + 1) % n;
+		r->count--;
+	}
+	span = now - r->t[r->head];
+	if (span < r->window / 10)
+		return -1;
+	return (double)(counter - r->v[r->head]) / span;
+}

@@ -1,0 +1,377 @@
+/* safecp.c: the safecp command: options, the checks made before the first
+ * byte, and the exit status.
+ *
+ * main() parses one popt table, then prepares the job: plan_build (the
+ * cp-style operand rules and the source checks), target_probe (what the
+ * destination is), fs_space_read and plan_check (space, file size
+ * limits), plan_names_check (the destination's name rules, all problems
+ * at once; --rename-invalid renames instead), statx(STATX_DIOALIGN) and
+ * sizing_plan (how to write).  Every
+ * refusal happens here, before any file is opened for writing, and exits
+ * EXIT_USAGE.  --dry-run prints the prepared job (safecp_dryrun.c);
+ * otherwise safecp_run.c runs it and chooses the status. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <popt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "common/cli.h"
+#include "common/exitcodes.h"
+#include "common/quote.h"
+#include "safecp/safecp.h"
+#include "util/size.h"
+
+/* --window outside this range is a typo, not a tuning choice */
+#define WINDOW_MIN (64ULL << 10)
+#define WINDOW_MAX (1ULL << 30)
+
+enum {
+	OPT_NO_CLOBBER = 1,
+	OPT_FORCE,
+	OPT_VERBOSE,
+	OPT_QUIET,
+};
+
+/* popt's view of the command line, before validation */
+static struct {
+	int recursive, dereference, no_target_dir, dry_run, rename_invalid;
+	char *target_dir, *strategy, *window, *progress, *no_preserve;
+} raw;
+
+static struct poptOption options[] = {
+	{ "recursive", 'r', POPT_ARG_NONE, &raw.recursive, 0,
+	  "copy directories and everything in them", NULL },
+	{ "dereference", 'L', POPT_ARG_NONE, &raw.dereference, 0,
+	  "follow symbolic links in SOURCE (default: copy them as links)", NULL },
+	{ "target-directory", 't', POPT_ARG_STRING, &raw.target_dir, 0,
+	  "copy every SOURCE into DIR", "DIR" },
+	{ "no-target-directory", 'T', POPT_ARG_NONE, &raw.no_target_dir, 0,
+	  "treat DEST as a file name, even if it is a directory", NULL },
+	{ "no-clobber", 'n', POPT_ARG_NONE, NULL, OPT_NO_CLOBBER,
+	  "keep existing files (the last of -n and -f counts)", NULL },
+	{ "force", 'f', POPT_ARG_NONE, NULL, OPT_FORCE,
+	  "replace existing files, read-only ones too (the default)", NULL },
+	{ "verbose", 'v', POPT_ARG_NONE, NULL, OPT_VERBOSE,
+	  "name each file, the write strategy and why", NULL },
+	{ "quiet", 'q', POPT_ARG_NONE, NULL, OPT_QUIET,
+	  "print errors only", NULL },
+	{ "strategy", '\0', POPT_ARG_STRING, &raw.strategy, 0,
+	  "how to bound dirty data: auto, window, direct, sync-window", "NAME" },
+	{ "window", '\0', POPT_ARG_STRING, &raw.window, 0,
+	  "bytes written ahead of the device (e.g. 16M; default from the device)", "SIZE" },
+	{ "rename-invalid", '\0', POPT_ARG_NONE, &raw.rename_invalid, 0,
+	  "give names FAT, exFAT or NTFS cannot hold (or that differ only in case) "
+	  "other names, instead of refusing", NULL },
+	{ "dry-run", '\0', POPT_ARG_NONE, &raw.dry_run, 0,
+	  "show the plan, the target and the strategy; write nothing", NULL },
+	{ "progress", '\0', POPT_ARG_STRING, &raw.progress, 0,
+	  "bar, plain, json or none (default: bar on a terminal)", "MODE" },
+	{ "no-preserve", '\0', POPT_ARG_STRING, &raw.no_preserve, 0,
+	  "do not keep these attributes: timestamps, mode, all", "LIST" },
+	CLI_COMMON_TABLE,
+	POPT_TABLEEND
+};
+
+static void parse_no_preserve(const char *list, struct safecp_options *o)
+{
+	_cleanup_free_ char *copy = strdup(list);
+	char *save = NULL;
+
+	if (!copy)
+		cli_usage_error("out of memory");
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (strcmp(w, "timestamps") == 0)
+			o->keep_times = false;
+		else if (strcmp(w, "mode") == 0)
+			o->keep_mode = false;
+		else if (strcmp(w, "all") == 0)
+			o->keep_times = o->keep_mode = false;
+		else
+			cli_usage_error("unknown attribute %s for --no-preserve: use timestamps, mode or all",
+					quote(w));
+	}
+}
+
+static void parse_window(const char *s, struct safecp_options *o)
+{
+	int r = size_parse(s, &o->window);
+
+	if (r < 0)
+		cli_usage_error("invalid window size %s: use a size such as 8M or 32MiB", quote(s));
+	if (o->window < WINDOW_MIN || o->window > WINDOW_MAX)
+		cli_usage_error("window size %s out of range: use 64K to 1G", quote(s));
+}
+
+/* The values of the string options, checked. */
+static void validate_values(struct safecp_options *o, bool progress_given)
+{
+	if (raw.strategy && strategy_from_name(raw.strategy, &o->strategy) < 0)
+		cli_usage_error("unknown strategy %s: use auto, window, direct or sync-window",
+				quote(raw.strategy));
+	if (raw.window)
+		parse_window(raw.window, o);
+	if (raw.progress && progress_mode_parse(raw.progress, &o->progress) < 0)
+		cli_usage_error("unknown progress mode %s: use bar, plain, json or none",
+				quote(raw.progress));
+	if (!progress_given)
+		o->progress = o->verbosity == VERBOSITY_QUIET ? PROGRESS_NONE
+							    : progress_default_mode(stderr);
+	if (raw.no_preserve)
+		parse_no_preserve(raw.no_preserve, o);
+}
+
+/* cp's operand rules: with -t every operand is a source; otherwise the last
+ * is DEST, and -T allows exactly one source. */
+static void validate_operands(poptContext ctx, struct safecp_options *o)
+{
+	const char **args = poptGetArgs(ctx);
+	size_t n = 0;
+
+	while (args && args[n])
+		n++;
+	if (raw.target_dir && raw.no_target_dir)
+		cli_usage_error("cannot combine --target-directory (-t) and --no-target-directory (-T)");
+	if (n == 0)
+		cli_usage_error("missing file operand; try '%s --help'", program_name);
+	if (raw.target_dir) {
+		o->sources = args;
+		o->n_sources = n;
+		o->dest = raw.target_dir;
+		return;
+	}
+	if (n == 1)
+		cli_usage_error("missing destination file operand after %s; try '%s --help'",
+				quote(args[0]), program_name);
+	if (raw.no_target_dir && n > 2)
+		cli_usage_error("extra operand %s with --no-target-directory (-T)", quote(args[2]));
+	o->sources = args;
+	o->n_sources = n - 1;
+	o->dest = args[n - 1];
+}
+
+/* Parses argv into *o; exits EXIT_USAGE on any mistake.  The operand
+ * strings live in the returned context. */
+static poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
+{
+	poptContext ctx = poptGetContext(program_name, argc, argv, options, 0);
+	bool progress_given;
+	int rc;
+
+	poptSetOtherOptionHelp(ctx, "[OPTION]... SOURCE... DEST");
+	*o = (struct safecp_options){ .keep_times = true, .keep_mode = true };
+	while ((rc = poptGetNextOpt(ctx)) > 0) {
+		switch (rc) {
+		case OPT_NO_CLOBBER: o->plan.no_clobber = true; o->force = false; break;
+		case OPT_FORCE: o->force = true; o->plan.no_clobber = false; break;
+		case OPT_VERBOSE: o->verbosity = VERBOSITY_VERBOSE; break;
+		case OPT_QUIET: o->verbosity = VERBOSITY_QUIET; break;
+		}
+	}
+	if (rc != -1)
+		cli_popt_fail(ctx, rc);
+	progress_given = raw.progress != NULL;
+	o->plan.recursive = raw.recursive;
+	o->plan.follow_symlinks = raw.dereference;
+	o->plan.target_directory = raw.target_dir != NULL;
+	o->plan.no_target_directory = raw.no_target_dir;
+	o->dry_run = raw.dry_run;
+	o->rename_invalid = raw.rename_invalid;
+	validate_values(o, progress_given);
+	validate_operands(ctx, o);
+	return ctx;
+}
+
+/* An existing regular file in dir, opened O_PATH (no atime, no write). */
+static int open_any_file(const char *dir)
+{
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+	struct dirent *de;
+	int fd = -1;
+
+	if (dfd < 0 || !(d = fdopendir(dfd)))
+		return -1;
+	dfd = -1;  /* now closedir's */
+	while (fd < 0 && (de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			fd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	}
+	closedir(d);
+	return fd;
+}
+
+/* statx reports no DIO alignment for a directory, so lib asks an
+ * unnamed O_TMPFILE there.  --dry-run first asks an existing file in
+ * the destination, so that it creates nothing, not even that inode,
+ * where it can.  The writer checks each file again; this answer picks
+ * the strategy. */
+static void dio_probe(const char *dir, bool dry_run, struct dio_caps *ret)
+{
+	_cleanup_close_ int fd = dry_run ? open_any_file(dir) : -1;
+
+	*ret = (struct dio_caps){ 0 };
+	if (fd >= 0 && dio_caps_read(fd, ret) == 0 && ret->known)
+		return;
+	if (dio_caps_probe_dir(dir, ret) < 0)
+		*ret = (struct dio_caps){ 0 };
+}
+
+/* One refusal, in words on stderr and, for scripts, as a JSON event. */
+static void report_refusal(const struct safecp_options *o, const char *kind, const char *msg)
+{
+	cli_error("%s", msg ? msg : "cannot copy: out of memory");
+	if (o->progress == PROGRESS_JSON && !o->dry_run) {
+		struct json j;
+
+		json_init(&j, stdout);
+		jsonev_refused(&j, kind, msg);
+	}
+}
+
+static void report_problem(const struct safecp_options *o, const struct plan_problem *p,
+			   const struct target *t)
+{
+	_cleanup_free_ char *msg = words_problem(p, t);
+
+	report_refusal(o, plan_problem_kind_name(p->kind), msg);
+}
+
+/* The destination's facts; 0 or EXIT_USAGE after saying why. */
+static int probe_destination(const struct safecp_options *o, struct safecp_job *job)
+{
+	const char *root = job->plan->dest_root;
+	int r;
+
+	r = target_probe(root, &job->target);
+	if (r < 0) {
+		cli_error("cannot examine the destination %s: %s", quote(root), strerror(-r));
+		return EXIT_USAGE;
+	}
+	r = fs_space_read(root, job->target->kind, job->target->blkid_fstype, &job->space);
+	if (r < 0) {
+		cli_error("cannot read the free space of %s: %s", quote(root), strerror(-r));
+		return EXIT_USAGE;
+	}
+	dio_probe(root, o->dry_run, &job->dio);
+	return 0;
+}
+
+/* The destination's name rules; the problems are kept in job->names for
+ * main() to report, after --dry-run's plan.  0 or EXIT_USAGE. */
+static int check_names(const struct safecp_options *o, struct safecp_job *job)
+{
+	const struct target *t = job->target;
+	enum name_fs fs = name_fs_of(t->kind, t->fstype, t->blkid_fstype);
+	int r = plan_names_check(job->plan, fs, o->rename_invalid, &job->names);
+
+	if (r < 0) {
+		cli_error("cannot check the names for %s: %s", quote(job->plan->dest_root),
+			  strerror(-r));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Everything before the first byte.  0, or EXIT_USAGE after saying why.
+ * A plan_check refusal is kept in job->refusal, not reported, so that
+ * --dry-run can show the plan it refuses. */
+static int job_prepare(const struct safecp_options *o, struct safecp_job *job)
+{
+	struct plan_problem pb = { 0 };
+	int r;
+
+	r = plan_build(o->sources, o->n_sources, o->dest, &o->plan, &job->plan, &pb);
+	if (r < 0 || pb.kind != PLAN_OK || !job->plan) {
+		if (pb.kind != PLAN_OK)
+			report_problem(o, &pb, NULL);
+		else
+			cli_error("cannot plan the copy to %s: %s", quote(o->dest),
+				  strerror(r < 0 ? -r : EINVAL));
+		plan_problem_done(&pb);
+		return EXIT_USAGE;
+	}
+	r = probe_destination(o, job);
+	if (r)
+		return r;
+	r = check_names(o, job);
+	if (r)
+		return r;
+	job->space_needed = plan_space_needed(job->plan, &job->space);
+	r = plan_check(job->plan, &job->space, &job->refusal);
+	if (r < 0) {
+		cli_error("cannot check the plan: %s", strerror(-r));
+		return EXIT_USAGE;
+	}
+	r = sizing_plan(job->target, &job->dio, o->strategy, o->window, &job->wplan);
+	if (r < 0) {
+		_cleanup_free_ char *msg = words_sizing_refused(o, job->target, &job->wplan);
+
+		report_refusal(o, "strategy-unsupported", msg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void job_done(struct safecp_job *job)
+{
+	plan_names_done(&job->names);
+	plan_problem_done(&job->refusal);
+	target_free(job->target);
+	plan_free(job->plan);
+}
+
+/* A wide tree holds a file open per batch item until its commit: use
+ * what the hard limit allows (the engine sizes its batches to whatever
+ * limit it finds, so this only makes batches larger). */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int main(int argc, const char **argv)
+{
+	struct safecp_options o;
+	struct safecp_job job = { 0 };
+	poptContext ctx;
+	int status;
+
+	cli_init("safecp", "Copy files to removable media: bounded dirty memory, progress the "
+		 "device confirms,\nand nothing left to write when it ends.");
+	ctx = parse_options(argc, argv, &o);
+	raise_fd_limit();
+	status = job_prepare(&o, &job);
+	if (status == 0) {
+		bool refused = job.refusal.kind != PLAN_OK || job.names.n_problems;
+
+		if (o.dry_run)
+			dryrun_print(&o, &job);
+		/* every name problem, so that one round of fixes does */
+		for (size_t i = 0; i < job.names.n_problems; i++)
+			report_problem(&o, &job.names.problems[i], job.target);
+		if (job.refusal.kind != PLAN_OK)
+			report_problem(&o, &job.refusal, job.target);
+		if (refused) {
+			status = EXIT_USAGE;
+		} else if (!o.dry_run) {
+			status = run_copy(&o, &job);
+		}
+	}
+	job_done(&job);
+	poptFreeContext(ctx);
+	return status;
+}

@@ -1,0 +1,136 @@
+/* safecp.h: what the parts of the safecp command share.
+ *
+ *   safecp.c         options, the checks before the first byte, exit code
+ *   safecp_run.c     the copy thread, signals, the polling loop
+ *   safecp_events.c  copy callbacks and polled progress, to text, bar, JSON
+ *   safecp_json.c    the --progress=json events
+ *   safecp_words.c   plan problems and copy errors as sentences
+ *   safecp_names.c   the destination's name rules as sentences
+ *   safecp_dryrun.c  --dry-run: the plan and the target, nothing written
+ *
+ * Private to cmd/safecp*; lib/ knows nothing of it. */
+#ifndef SAFECP_CMD_SAFECP_H
+#define SAFECP_CMD_SAFECP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <time.h>
+
+#include "copy/copy.h"
+#include "common/json.h"
+#include "copy/plan.h"
+#include "copy/plan_names.h"
+#include "common/progress.h"
+#include "io/sizing.h"
+#include "device/target.h"
+
+enum verbosity {
+	VERBOSITY_QUIET = -1, /* -q: errors only */
+	VERBOSITY_NORMAL = 0,
+	VERBOSITY_VERBOSE = 1, /* -v: each file, strategy and switches */
+};
+
+struct safecp_options {
+	struct plan_options plan;
+	const char *const *sources;
+	size_t n_sources;
+	const char *dest;
+	enum write_strategy strategy;
+	uint64_t window;          /* --window; 0: derived from the target */
+	enum progress_mode progress;
+	enum verbosity verbosity;
+	bool dry_run;
+	bool keep_times;
+	bool keep_mode;
+	bool force;
+	bool rename_invalid;       /* --rename-invalid */
+};
+
+/* Everything decided before the first byte. */
+struct safecp_job {
+	struct plan *plan;
+	struct target *target;
+	struct fs_space space;
+	uint64_t space_needed;
+	struct dio_caps dio;
+	struct write_plan wplan;
+	struct plan_problem refusal; /* PLAN_OK, or why plan_check said no */
+	struct plan_names names;     /* name rule problems, or the renames */
+};
+
+/* safecp_run.c: run the job; returns the exit status. */
+int run_copy(const struct safecp_options *o, const struct safecp_job *job);
+
+/* safecp_dryrun.c: print the plan and the target on stdout. */
+void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);
+
+/* safecp_words.c: sentences without the "safecp: " prefix; malloc'd,
+ * NULL only when out of memory. t may be NULL (not probed yet). */
+char *words_problem(const struct plan_problem *p, const struct target *t);
+/* vasprintf into a new string, or NULL (safecp_words.c) */
+char *words_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
+		       const char *path, const struct target *t, bool fatal);
+char *words_sizing_refused(const struct safecp_options *o, const struct target *t,
+			   const struct write_plan *w);
+/* "'/media/usb' (ext4 on /dev/sdb1)", "'/tmp' (tmpfs)" */
+char *words_where(const struct target *t);
+/* safecp_names.c: a PLAN_NAME_* problem; a --rename-invalid note
+ * ("'a:b.jpg' is written as 'a_b.jpg': exFAT does not allow ':'..."),
+ * and its reason for JSON ("character", "reserved", ..., "clash"). */
+char *words_name_problem(const struct plan_problem *p, const struct target *t);
+char *words_rename(const struct plan *p, const struct plan_rename *r, const struct target *t);
+const char *words_rename_reason(const struct plan_rename *r);
+/* "read", "create", "write", "sync", "rename", "attrs", "final-sync" */
+const char *words_step_name(enum copy_step step);
+
+/* One reading of the engine's counters, shared by the bar and JSON. */
+struct snapshot {
+	double t_real;       /* CLOCK_REALTIME, taken after the counters */
+	uint64_t total, confirmed, written, files_done, files_failed;
+	const char *file;    /* the plan entry's rel, or NULL */
+	int phase;           /* enum copy_phase */
+	double rate, eta;    /* negative: unknown */
+};
+
+/* safecp_json.c: one event per call, a whole line, flushed. */
+double clock_seconds(clockid_t id);
+void jsonev_start(struct json *j, const struct safecp_job *job);
+void jsonev_progress(struct json *j, const struct snapshot *s);
+void jsonev_done(struct json *j, const struct snapshot *s);
+void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
+		 const char *reason);
+void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg);
+void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step step, int err,
+		  const char *path, const char *msg, bool fatal);
+void jsonev_note(struct json *j, const char *path, const char *msg);
+void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_strategy s,
+		     const char *why);
+void jsonev_interrupted(struct json *j, const struct snapshot *s, int signo);
+void jsonev_stopped(struct json *j, const struct snapshot *s);
+void jsonev_refused(struct json *j, const char *kind, const char *message);
+
+/* safecp_events.c: the run's output.  Every function may be called from
+ * the engine thread and the main thread at once; one lock orders them. */
+struct events;
+
+int events_new(const struct safecp_options *o, const struct safecp_job *job,
+	       const struct copy_stats *stats, struct events **ret);
+void events_free(struct events *ev);
+void events_callbacks(struct events *ev, struct copy_callbacks *ret);
+/* The start event, and with -v the strategy line. */
+void events_start(struct events *ev);
+/* A poll tick of the main thread: the bar, a progress event. */
+void events_tick(struct events *ev);
+/* copy_run() returned this many failed files (>= 0): all else is durable. */
+void events_done(struct events *ev, int failed);
+/* copy_run() returned -ECANCELED after signal signo. */
+void events_interrupted(struct events *ev, int signo);
+/* copy_run() returned -errno on a destination error it already reported. */
+void events_stopped(struct events *ev, int err);
+/* A message line that does not garble the bar: "safecp: " + text. */
+void events_warn(struct events *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,479 @@
+/* safecp_events.c: what the user sees while safecp runs: the engine's
+ * callbacks and the polled copy_stats, as text lines, the progress meter
+ * and --progress=json events (written by safecp_json.c).
+ *
+ * Two threads call in: the engine thread (file_start, error, ...) and the
+ * main thread (events_tick every ~100 ms, the end).  One mutex orders all
+ * output, so a warning never lands inside a half-drawn bar or JSON line.
+ *
+ * Where lines go: errors and warnings to stderr through progress_note(),
+ * which clears and redraws the bar; -v lines to stdout like cp -v, unless
+ * stdout carries JSON or is the terminal the bar is drawn on, then to
+ * stderr the same way.  JSON events go to stdout, one object per line,
+ * flushed at once (json_line_end).
+ *
+ * Honesty of the numbers: bytes_on_device is copy_stats.bytes_confirmed,
+ * which the engine advances only when the device completed those bytes.
+ * The counters are read before the clock, so a progress event never
+ * claims, at its time "t", more than the device had completed by then. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "common/cli.h"
+#include "common/json.h"
+#include "common/quote.h"
+#include "safecp/safecp.h"
+#include "util/size.h"
+
+struct events {
+	pthread_mutex_t lock;
+	const struct safecp_options *o;
+	const struct safecp_job *job;
+	const struct copy_stats *stats;
+	struct progress *meter;
+	struct json json;
+	bool json_mode;
+	bool verbose_stdout; /* -v lines on stdout rather than through the meter */
+	bool fatal_reported; /* the engine reported the error that stops it */
+	bool stdout_gone;    /* its reader went away: EPIPE */
+	FILE *devnull;       /* where JSON goes once stdout is gone */
+	struct progress_rate rate;
+	struct snapshot snap;
+};
+
+static const char *phase_item(int phase)
+{
+	switch (phase) {
+	case COPY_PHASE_FINAL_SYNC: return "flushing to the device";
+	case COPY_PHASE_WAIT_IDLE: return "waiting for the device";
+	}
+	return NULL;
+}
+
+static void snapshot_take(struct events *ev, struct snapshot *s)
+{
+	const struct copy_stats *st = ev->stats;
+	const struct plan *p = ev->job->plan;
+	size_t cur;
+
+	s->confirmed = atomic_load(&st->bytes_confirmed);
+	/* written >= confirmed at every instant; reading it second keeps that */
+	s->written = atomic_load(&st->bytes_written);
+	s->total = atomic_load(&st->bytes_total);
+	if (s->total == 0)
+		s->total = p->total_bytes;
+	s->files_done = atomic_load(&st->files_done);
+	s->files_failed = atomic_load(&st->files_failed);
+	s->phase = atomic_load(&st->phase);
+	cur = atomic_load(&st->current);
+	s->file = s->phase == COPY_PHASE_COPYING && cur < p->n_entries ? p->entries[cur].rel : NULL;
+	s->t_real = clock_seconds(CLOCK_REALTIME);
+	s->rate = progress_rate_sample(&ev->rate, clock_seconds(CLOCK_MONOTONIC), s->confirmed);
+	s->eta = progress_eta(s->total > s->confirmed ? s->total - s->confirmed : 0, s->rate);
+}
+
+static void state_from(const struct snapshot *s, struct progress_state *ret)
+{
+	const char *item = phase_item(s->phase);
+
+	*ret = (struct progress_state){
+		.total = s->total,
+		.done = s->confirmed,
+		.in_flight = s->written > s->confirmed ? s->written - s->confirmed : 0,
+		.rate = s->rate,
+		.eta = s->eta,
+		.item = item ? item : s->file,
+		.label = "on device",
+	};
+}
+
+/* ---- JSON */
+
+/* A reader that went away (EPIPE; SIGPIPE is ignored) ends our output
+ * to it, not the copy.  Writing stops, and the error flag is cleared so
+ * close_stdout() meets the EPIPE again at fclose, where it is not an
+ * error, rather than an unexplained earlier failure. */
+static void stdout_check(struct events *ev)
+{
+	if (ev->stdout_gone || !ferror(stdout) || errno != EPIPE)
+		return;
+	clearerr(stdout);
+	ev->stdout_gone = true;
+	if (!ev->devnull)
+		ev->devnull = fopen("/dev/null", "we");
+	if (ev->devnull)
+		ev->json.f = ev->devnull;
+}
+
+/* The meter's callback in --progress=json, with ev->lock held: it shows
+ * ev->snap, from which st was made. */
+static void json_progress(FILE *out, const struct progress_state *st, bool final, void *userdata)
+{
+	struct events *ev = userdata;
+
+	if (final)
+		jsonev_done(&ev->json, &ev->snap);
+	else
+		jsonev_progress(&ev->json, &ev->snap);
+	stdout_check(ev);
+}
+
+/* ---- text */
+
+static void vwarn(struct events *ev, const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return;
+	progress_note(ev->meter, "%s: %s", program_name, msg);
+}
+
+void events_warn(struct events *ev, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&ev->lock);
+	va_start(ap, fmt);
+	vwarn(ev, fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&ev->lock);
+}
+
+/* A -v line, with ev->lock held. */
+static void say(struct events *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct events *ev, const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return;
+	if (ev->verbose_stdout) {
+		if (!ev->stdout_gone)
+			printf("%s\n", msg);
+		stdout_check(ev);
+	} else
+		progress_note(ev->meter, "%s", msg);
+}
+
+/* ---- engine callbacks (engine thread) */
+
+static void on_file_start(void *ctx, const struct plan_entry *e)
+{
+	struct events *ev = ctx;
+
+	pthread_mutex_lock(&ev->lock);
+	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+		say(ev, "%s -> %s", quote(e->src), quote(e->dst));
+	if (ev->json_mode) {
+		jsonev_file(&ev->json, e, "started", NULL);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->lock);
+}
+
+static void on_file_done(void *ctx, const struct plan_entry *e)
+{
+	struct events *ev = ctx;
+
+	pthread_mutex_lock(&ev->lock);
+	if (ev->json_mode) {
+		jsonev_file(&ev->json, e, "finished", NULL);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->lock);
+}
+
+/* Kept files (-n) are what the user asked for: named with -v only.
+ * Devices, FIFOs and sockets are a warning. */
+static void on_skipped(void *ctx, const struct plan_entry *e, const char *why)
+{
+	struct events *ev = ctx;
+
+	pthread_mutex_lock(&ev->lock);
+	if (e->skip_existing) {
+		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+			say(ev, "%s kept: %s exists", quote(e->src), quote(e->dst));
+	} else if (ev->o->verbosity >= VERBOSITY_NORMAL) {
+		progress_note(ev->meter, "%s: skipping %s: %s", program_name, quote(e->src),
+			      why ? why : "not a regular file, directory or symbolic link");
+	}
+	if (ev->json_mode) {
+		jsonev_file(&ev->json, e, e->skip_existing ? "kept" : "skipped", why);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->lock);
+}
+
+static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step, int neg_err,
+		     const char *path, bool fatal)
+{
+	struct events *ev = ctx;
+	int err = neg_err < 0 ? -neg_err : neg_err; /* lib passes -errno */
+	_cleanup_free_ char *msg = words_copy_error(e, step, err, path, ev->job->target,
+						    fatal);
+	bool note = step == COPY_STEP_ATTRS;
+
+	pthread_mutex_lock(&ev->lock);
+	if (fatal)
+		ev->fatal_reported = true;
+	if (!note || ev->o->verbosity >= VERBOSITY_NORMAL)
+		progress_note(ev->meter, "%s: %s", program_name, msg ? msg : strerror(err));
+	if (ev->json_mode) {
+		if (step == COPY_STEP_CHANGED)
+			jsonev_changed(&ev->json, e, msg);
+		else
+			jsonev_error(&ev->json, e, step, err, path, msg, fatal);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->lock);
+}
+
+static void on_note(void *ctx, const char *what, const char *path)
+{
+	struct events *ev = ctx;
+
+	pthread_mutex_lock(&ev->lock);
+	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
+		if (path)
+			progress_note(ev->meter, "%s: %s: %s", program_name, quote(path), what);
+		else
+			progress_note(ev->meter, "%s: %s", program_name, what);
+	}
+	if (ev->json_mode) {
+		jsonev_note(&ev->json, path, what);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->lock);
+}
+
+/* With e: the engine changed strategy in the middle of that file (auto
+ * found the kernel falling back to buffered writes). */
+static void on_strategy(void *ctx, const struct plan_entry *e, enum write_strategy s,
+			const char *why)
+{
+	struct events *ev = ctx;
+
+	pthread_mutex_lock(&ev->lock);
+	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
+		if (e)
+			say(ev, "%s: switching to the %s strategy: %s", quote(e->dst), strategy_name(s),
+			    why ? why : "");
+		else
+			say(ev, "strategy: %s: %s", strategy_name(s), why ? why : "");
+	}
+	if (ev->json_mode) {
+		jsonev_strategy(&ev->json, e, s, why);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->lock);
+}
+
+void events_callbacks(struct events *ev, struct copy_callbacks *ret)
+{
+	*ret = (struct copy_callbacks){
+		.ctx = ev,
+		.file_start = on_file_start,
+		.file_done = on_file_done,
+		.skipped = on_skipped,
+		.error = on_error,
+		.note = on_note,
+		.strategy = on_strategy,
+	};
+}
+
+/* ---- main thread */
+
+void events_start(struct events *ev)
+{
+	const struct write_plan *w = &ev->job->wplan;
+	char win[SIZE_FORMAT_MAX];
+
+	pthread_mutex_lock(&ev->lock);
+	if (ev->json_mode) {
+		jsonev_start(&ev->json, ev->job);
+		stdout_check(ev);
+	}
+	/* --rename-invalid: a note per renamed file (JSON: the start event) */
+	for (size_t i = 0; !ev->json_mode && ev->o->verbosity >= VERBOSITY_NORMAL &&
+			   i < ev->job->names.n_renames; i++) {
+		_cleanup_free_ char *msg = words_rename(ev->job->plan, &ev->job->names.renames[i],
+							ev->job->target);
+
+		if (msg)
+			progress_note(ev->meter, "%s: %s", program_name, msg);
+	}
+	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
+		_cleanup_free_ char *where = words_where(ev->job->target);
+
+		size_format(win, sizeof(win), w->window);
+		say(ev, "strategy: %s, %s windows, to %s: %s", strategy_name(w->strategy), win,
+		    where ? where : quote(ev->job->plan->dest_root), w->reason ? w->reason : "");
+	}
+	pthread_mutex_unlock(&ev->lock);
+}
+
+void events_tick(struct events *ev)
+{
+	struct progress_state st;
+
+	pthread_mutex_lock(&ev->lock);
+	snapshot_take(ev, &ev->snap);
+	state_from(&ev->snap, &st);
+	progress_update(ev->meter, &st);
+	pthread_mutex_unlock(&ev->lock);
+}
+
+/* Only a removable or USB/MMC disk gets "it can be removed". */
+static bool disk_removable(const struct target *t)
+{
+	return t->has_block && (t->disk.removable || t->disk.transport == TRANSPORT_USB ||
+				t->disk.transport == TRANSPORT_MMC);
+}
+
+static char *final_line(const struct events *ev, int failed)
+{
+	const struct target *t = ev->job->target;
+	const struct snapshot *s = &ev->snap;
+	char size[SIZE_FORMAT_MAX];
+	const char *files = s->files_done == 1 ? "file" : "files";
+	bool idle = atomic_load(&ev->stats->device_idle);
+	const char *after = failed ? "; some files failed (see above)"
+			    : idle && disk_removable(t) ? "; it can be removed" : "";
+	char *line = NULL;
+	int r;
+
+	size_format(size, sizeof(size), s->confirmed);
+	/* idle means seen idle: without debugfs, or with someone else's
+	 * writes going on, only syncfs returning is known */
+	if (t->has_block)
+		r = asprintf(&line, "%s in %ju %s is on %s and %s%s", size,
+			     (uintmax_t)s->files_done, files, quote_bare(t->devnode),
+			     idle ? "the device is idle"
+				  : "flushed (the device's idle state could not be confirmed; "
+				    "wait for its light before removing it)",
+			     after);
+	else
+		r = asprintf(&line, "%s in %ju %s is on %s%s", size, (uintmax_t)s->files_done,
+			     files, quote(t->mountpoint ? t->mountpoint : t->path), after);
+	return r < 0 ? NULL : line;
+}
+
+void events_done(struct events *ev, int failed)
+{
+	struct progress_state st;
+	char *line;
+
+	pthread_mutex_lock(&ev->lock);
+	snapshot_take(ev, &ev->snap);
+	state_from(&ev->snap, &st);
+	progress_update(ev->meter, &st);
+	line = final_line(ev, failed);
+	if (ev->json_mode)
+		progress_done(ev->meter, NULL);  /* the done event */
+	else if (ev->meter)
+		progress_done(ev->meter, line);
+	else if (ev->o->verbosity >= VERBOSITY_VERBOSE && line)
+		say(ev, "%s", line);
+	free(line);
+	pthread_mutex_unlock(&ev->lock);
+}
+
+/* Ends the bar (kept on screen) before the last words. */
+static void meter_close(struct events *ev)
+{
+	progress_free(ev->meter);
+	ev->meter = NULL;
+}
+
+void events_interrupted(struct events *ev, int signo)
+{
+	pthread_mutex_lock(&ev->lock);
+	snapshot_take(ev, &ev->snap);
+	meter_close(ev);
+	if (ev->json_mode) {
+		jsonev_interrupted(&ev->json, &ev->snap, signo);
+		stdout_check(ev);
+	}
+	fprintf(stderr, "%s: interrupted by SIG%s: %ju %s copied; temporary files removed, "
+		"nothing partial was left under a final name\n", program_name,
+		sigabbrev_np(signo), (uintmax_t)ev->snap.files_done,
+		ev->snap.files_done == 1 ? "file" : "files");
+	pthread_mutex_unlock(&ev->lock);
+}
+
+void events_stopped(struct events *ev, int err)
+{
+	pthread_mutex_lock(&ev->lock);
+	snapshot_take(ev, &ev->snap);
+	meter_close(ev);
+	if (!ev->fatal_reported) {
+		fprintf(stderr, "%s: cannot copy to %s: %s\n", program_name,
+			quote(ev->job->plan->dest_root), strerror(err));
+		if (ev->json_mode)
+			jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, err, ev->job->plan->dest_root,
+				     strerror(err), true);
+	}
+	if (ev->json_mode) {
+		jsonev_stopped(&ev->json, &ev->snap);
+		stdout_check(ev);
+	}
+	fprintf(stderr, "%s: stopped: %ju %s copied before the error; temporary files "
+		"removed, nothing partial was left under a final name\n", program_name,
+		(uintmax_t)ev->snap.files_done, ev->snap.files_done == 1 ? "file" : "files");
+	pthread_mutex_unlock(&ev->lock);
+}
+
+int events_new(const struct safecp_options *o, const struct safecp_job *job,
+	       const struct copy_stats *stats, struct events **ret)
+{
+	_cleanup_free_ struct events *ev = calloc(1, sizeof(*ev));
+	int r;
+
+	if (!ev)
+		return -ENOMEM;
+	pthread_mutex_init(&ev->lock, NULL);
+	ev->o = o;
+	ev->job = job;
+	ev->stats = stats;
+	ev->json_mode = o->progress == PROGRESS_JSON;
+	json_init(&ev->json, stdout);
+	ev->verbose_stdout = !ev->json_mode &&
+			     !(o->progress == PROGRESS_BAR && isatty(STDOUT_FILENO));
+	progress_rate_init(&ev->rate, 0);
+	r = progress_new(&(struct progress_options){
+				 .mode = o->progress,
+				 .show = PROGRESS_SHOW_DONE,
+				 .json = json_progress,
+				 .userdata = ev,
+			 }, &ev->meter);
+	if (r < 0) {
+		pthread_mutex_destroy(&ev->lock);
+		return r;
+	}
+	*ret = TAKE_PTR(ev);
+	return 0;
+}
+
+void events_free(struct events *ev)
+{
+	if (!ev)
+		return;
+	progress_free(ev->meter);
+	if (ev->devnull)
+		fclose(ev->devnull);
+	pthread_mutex_destroy(&ev->lock);
+	free(ev);
+}

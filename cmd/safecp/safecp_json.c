@@ -1,0 +1,207 @@
+/* safecp_json.c: the --progress=json events, one object per line.
+ *
+ * Each function writes one whole event (cmd/json.h ends the line and
+ * flushes it), so a script reading the pipe sees every event as it
+ * happens.  The fields are a documented interface (safecp(1), JSON
+ * OUTPUT); add fields, never rename or drop them.  Every event starts
+ * with "event" and "t", CLOCK_REALTIME seconds with microseconds. */
+#include <string.h>
+#include <time.h>
+
+#include "safecp/safecp.h"
+
+double clock_seconds(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void begin(struct json *j, const char *event, double t)
+{
+	json_object_begin(j);
+	json_kv_string(j, "event", event);
+	json_kv_double(j, "t", t, 6);
+}
+
+static void end(struct json *j)
+{
+	json_object_end(j);
+	json_line_end(j);
+}
+
+/* Negative means unknown: null. */
+static void kv_maybe(struct json *j, const char *key, double v, int decimals)
+{
+	if (v < 0)
+		json_kv_null(j, key);
+	else
+		json_kv_double(j, key, v, decimals);
+}
+
+static const char *entry_type_name(enum plan_entry_type t)
+{
+	switch (t) {
+	case PLAN_DIR: return "directory";
+	case PLAN_FILE: return "file";
+	case PLAN_SYMLINK: return "symlink";
+	case PLAN_SKIP: return "other";
+	}
+	return "other";
+}
+
+/* --rename-invalid: "renamed": [{"file", "dest", "was", "reason"}] */
+static void start_renamed(struct json *j, const struct safecp_job *job)
+{
+	const struct plan_names *n = &job->names;
+
+	json_key(j, "renamed");
+	json_array_begin(j);
+	for (size_t i = 0; i < n->n_renames; i++) {
+		const struct plan_entry *e = &job->plan->entries[n->renames[i].entry];
+
+		json_object_begin(j);
+		json_kv_string(j, "file", e->src);
+		json_kv_string(j, "dest", e->dst);
+		json_kv_string(j, "was", n->renames[i].old_dst);
+		json_kv_string(j, "reason", words_rename_reason(&n->renames[i]));
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+void jsonev_start(struct json *j, const struct safecp_job *job)
+{
+	const struct plan *p = job->plan;
+	const struct target *t = job->target;
+
+	begin(j, "start", clock_seconds(CLOCK_REALTIME));
+	json_kv_u64(j, "bytes_total", p->total_bytes);
+	json_kv_u64(j, "files", p->n_files);
+	json_kv_u64(j, "directories", p->n_dirs);
+	json_kv_u64(j, "symlinks", p->n_symlinks);
+	json_kv_u64(j, "skipped", p->n_skipped);
+	json_kv_u64(j, "kept", p->n_existing_kept);
+	json_kv_u64(j, "stale_temps", p->stale.n);
+	json_kv_u64(j, "stale_bytes", p->stale.bytes);
+	json_kv_name(j, "dest", p->dest_root);
+	json_kv_name(j, "mountpoint", t->mountpoint);
+	json_kv_string(j, "fstype", t->fstype);
+	json_kv_name(j, "device", t->has_block ? t->devnode : NULL);
+	json_kv_string(j, "disk", t->has_block ? t->diskname : NULL);
+	json_kv_string(j, "strategy", strategy_name(job->wplan.strategy));
+	json_kv_string(j, "reason", job->wplan.reason);
+	json_kv_u64(j, "window", job->wplan.window);
+	json_kv_u64(j, "chunk", job->wplan.chunk);
+	json_kv_u64(j, "space_needed", job->space_needed);
+	json_kv_u64(j, "space_free", job->space.avail_bytes);
+	start_renamed(j, job);
+	end(j);
+}
+
+void jsonev_progress(struct json *j, const struct snapshot *s)
+{
+	begin(j, "progress", s->t_real);
+	json_kv_u64(j, "bytes_total", s->total);
+	json_kv_u64(j, "bytes_on_device", s->confirmed);
+	json_kv_u64(j, "bytes_written", s->written);
+	json_kv_name(j, "file", s->file);
+	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing" : "copying");
+	kv_maybe(j, "rate", s->rate, 1);
+	kv_maybe(j, "eta", s->eta, 1);
+	end(j);
+}
+
+void jsonev_done(struct json *j, const struct snapshot *s)
+{
+	begin(j, "done", s->t_real);
+	json_kv_u64(j, "bytes_total", s->total);
+	json_kv_u64(j, "bytes_on_device", s->confirmed);
+	json_kv_u64(j, "files", s->files_done);
+	json_kv_u64(j, "errors", s->files_failed);
+	end(j);
+}
+
+void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
+		 const char *reason)
+{
+	begin(j, "file", clock_seconds(CLOCK_REALTIME));
+	json_kv_string(j, "state", state);
+	json_kv_name(j, "file", e->rel);
+	json_kv_name(j, "source", e->src);
+	json_kv_name(j, "dest", e->dst);
+	json_kv_string(j, "type", entry_type_name(e->type));
+	json_kv_u64(j, "bytes", e->type == PLAN_FILE ? (uint64_t)e->st.st_size : 0);
+	if (reason)
+		json_kv_string(j, "reason", reason);
+	end(j);
+}
+
+void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step step, int err,
+		  const char *path, const char *msg, bool fatal)
+{
+	begin(j, "error", clock_seconds(CLOCK_REALTIME));
+	json_kv_name(j, "file", e ? e->rel : NULL);
+	json_kv_name(j, "path", path ? path : e ? e->dst : NULL);
+	json_kv_string(j, "step", words_step_name(step));
+	json_key(j, "errno");
+	json_i64(j, err);
+	json_kv_string(j, "error", strerror(err));
+	json_kv_string(j, "message", msg);
+	json_kv_bool(j, "fatal", fatal);
+	end(j);
+}
+
+/* The source was not what the plan saw, or changed while it was read:
+ * not copied (it keeps no final name); a rerun copies it. */
+void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
+{
+	begin(j, "changed", clock_seconds(CLOCK_REALTIME));
+	json_kv_name(j, "file", e->rel);
+	json_kv_name(j, "source", e->src);
+	json_kv_name(j, "dest", e->dst);
+	json_kv_string(j, "message", msg);
+	end(j);
+}
+
+void jsonev_note(struct json *j, const char *path, const char *msg)
+{
+	begin(j, "note", clock_seconds(CLOCK_REALTIME));
+	json_kv_name(j, "path", path);
+	json_kv_string(j, "message", msg);
+	end(j);
+}
+
+void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_strategy s,
+		     const char *why)
+{
+	begin(j, "strategy", clock_seconds(CLOCK_REALTIME));
+	json_kv_name(j, "file", e ? e->rel : NULL);
+	json_kv_string(j, "strategy", strategy_name(s));
+	json_kv_string(j, "reason", why);
+	end(j);
+}
+
+void jsonev_interrupted(struct json *j, const struct snapshot *s, int signo)
+{
+	begin(j, "interrupted", s->t_real);
+	json_kv_string(j, "signal", sigabbrev_np(signo));
+	json_kv_u64(j, "files", s->files_done);
+	end(j);
+}
+
+void jsonev_stopped(struct json *j, const struct snapshot *s)
+{
+	begin(j, "stopped", s->t_real);
+	json_kv_u64(j, "files", s->files_done);
+	end(j);
+}
+
+void jsonev_refused(struct json *j, const char *kind, const char *message)
+{
+	begin(j, "refused", clock_seconds(CLOCK_REALTIME));
+	json_kv_string(j, "kind", kind);
+	json_kv_string(j, "message", message);
+	end(j);
+}

@@ -1,0 +1,283 @@
+/* safecp_words.c: lib's problems and errors as sentences for people.
+ *
+ * lib/ reports a kind, the paths and the numbers; this file is the one
+ * place that words them, in the suite's grammar: lower case, no full stop,
+ * subject in quotes, then what to do about it when there is something to
+ * do ("need 1.20 GiB, only 800 MiB free on '/media/usb' (ext4 on
+ * /dev/sdb1); free space there or copy fewer files").  The same sentences
+ * go to stderr and into the JSON error events. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/cleanup.h"
+#include "common/quote.h"
+#include "safecp/safecp.h"
+#include "util/size.h"
+
+char *words_format(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : s;
+}
+
+/* "ext4 on /dev/sdb1", "exfat (fuseblk) on /dev/sdb1", "tmpfs"; a FUSE
+ * subtype is the mounting user's choice, hence quote_bare() */
+static char *words_device(const struct target *t)
+{
+	const char *fs = t->fstype ? quote_bare(t->fstype) : "unknown filesystem";
+
+	if (t->kind == FS_FUSEBLK && t->blkid_fstype)
+		return t->has_block ? words_format("%s (%s) on %s", t->blkid_fstype, fs,
+					     quote_bare(t->devnode))
+				    : words_format("%s (%s)", t->blkid_fstype, fs);
+	return t->has_block ? words_format("%s on %s", fs, quote_bare(t->devnode)) : strdup(fs);
+}
+
+char *words_where(const struct target *t)
+{
+	_cleanup_free_ char *dev = words_device(t);
+	const char *mnt = t->mountpoint ? t->mountpoint : t->path;
+
+	return dev ? words_format("%s (%s)", quote(mnt), dev) : NULL;
+}
+
+const char *words_step_name(enum copy_step step)
+{
+	switch (step) {
+	case COPY_STEP_READ: return "read";
+	case COPY_STEP_CREATE: return "create";
+	case COPY_STEP_WRITE: return "write";
+	case COPY_STEP_SYNC: return "sync";
+	case COPY_STEP_RENAME: return "rename";
+	case COPY_STEP_ATTRS: return "attrs";
+	case COPY_STEP_FINAL_SYNC: return "final-sync";
+	case COPY_STEP_CHANGED: return "changed";
+	}
+	return "unknown";
+}
+
+static char *no_space(const struct plan_problem *p, const struct target *t)
+{
+	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
+	_cleanup_free_ char *where = t ? words_where(t) : NULL;
+
+	size_format(need, sizeof(need), p->need);
+	size_format(have, sizeof(have), p->have);
+	if (where)
+		return words_format("need %s, only %s free on %s; free space there or copy fewer files",
+			      need, have, where);
+	return words_format("need %s, only %s free on %s; free space there or copy fewer files",
+		      need, have, p->path2 ? quote(p->path2) : "the destination");
+}
+
+static char *too_big(const struct plan_problem *p, const struct target *t)
+{
+	char size[SIZE_FORMAT_MAX];
+	_cleanup_free_ char *where = t ? words_where(t) : NULL;
+	bool fat = t && t->kind == FS_VFAT;
+
+	size_format(size, sizeof(size), p->need);
+	return words_format("%s is %s, more than one file can hold on %s (at most %" PRIu64
+		      " bytes); %s", quote(p->path), size, where ? where : "the destination", p->have,
+		      fat ? "use a stick formatted as exFAT, or split the file"
+			  : "split the file or use another filesystem");
+}
+
+static char *no_inodes(const struct plan_problem *p, const struct target *t)
+{
+	_cleanup_free_ char *where = t ? words_where(t) : NULL;
+
+	return words_format("need %" PRIu64 " new files and directories, only %" PRIu64
+		      " more fit on %s; delete files there or copy fewer", p->need, p->have,
+		      where ? where : "the destination");
+}
+
+/* The destination side of the operand rules. */
+static char *dest_problem(const struct plan_problem *p, const char *a, const char *b)
+{
+	switch (p->kind) {
+	case PLAN_DEST_NOT_DIR:
+		/* a trailing slash asks for a directory as much as -t does */
+		if (b && b[0] && b[strlen(b) - 1] == '/')
+			return words_format("target %s is not a directory; create the directory "
+				      "first, or leave out the trailing '/' to copy onto that name",
+				      quote(b));
+		return words_format("target %s is not a directory; with several sources or -t, it "
+			      "must be an existing directory", quote(b));
+	case PLAN_DEST_MISSING:
+		if (p->err && p->err != ENOENT)
+			return words_format("cannot copy to %s: %s: %s", quote(a), quote(b),
+				      strerror(p->err));
+		return words_format("cannot copy to %s: directory %s does not exist; create it first",
+			      quote(a), quote(b));
+	case PLAN_DIR_ONTO_NONDIR:
+		return words_format("cannot overwrite non-directory %s with directory %s", quote(b),
+			      quote(a));
+	case PLAN_NONDIR_ONTO_DIR:
+		return words_format("cannot overwrite directory %s with non-directory %s", quote(b),
+			      quote(a));
+	case PLAN_DEST_CLASH:
+		return words_format("%s would overwrite %s, copied from another source; rename one "
+			      "of them", quote(a), quote(b));
+	case PLAN_DEST_UNWRITABLE:
+		return words_format("cannot write into %s: %s", quote(b), strerror(p->err ? p->err : EACCES));
+	default:
+		return NULL;
+	}
+}
+
+char *words_problem(const struct plan_problem *p, const struct target *t)
+{
+	const char *a = p->path ? p->path : "", *b = p->path2 ? p->path2 : "";
+
+	switch (p->kind) {
+	case PLAN_OK:
+		return strdup("no problem");
+	case PLAN_SOURCE_MISSING:
+		return words_format("cannot stat %s: %s", quote(a), strerror(p->err ? p->err : ENOENT));
+	case PLAN_SOURCE_UNREADABLE:
+		return words_format("cannot read %s: %s", quote(a), strerror(p->err ? p->err : EACCES));
+	case PLAN_OMIT_DIRECTORY:
+		return words_format("%s is a directory; use -r to copy it with its contents", quote(a));
+	case PLAN_SAME_FILE:
+		return words_format("%s and %s are the same file", quote(a), quote(b));
+	case PLAN_INTO_ITSELF:
+		return words_format("cannot copy the directory %s into itself, %s", quote(a), quote(b));
+	case PLAN_LOOP:
+		return words_format("%s leads back to %s: a loop; copy without -L or leave it out",
+			      quote(a), quote(b));
+	case PLAN_NAME_TOO_LONG:
+		return words_format("cannot copy %s: %s", quote(a),
+			      strerror(p->err ? p->err : ENAMETOOLONG));
+	case PLAN_NO_SPACE:
+		return no_space(p, t);
+	case PLAN_FILE_TOO_BIG:
+		return too_big(p, t);
+	case PLAN_NO_INODES:
+		return no_inodes(p, t);
+	case PLAN_NAME_INVALID:
+	case PLAN_NAME_RESERVED:
+	case PLAN_NAME_CLASH:
+		return words_name_problem(p, t);
+	case PLAN_DEST_NOT_DIR:
+	case PLAN_DEST_MISSING:
+	case PLAN_DIR_ONTO_NONDIR:
+	case PLAN_NONDIR_ONTO_DIR:
+	case PLAN_DEST_CLASH:
+	case PLAN_DEST_UNWRITABLE:
+		return dest_problem(p, a, b);
+	}
+	return words_format("cannot copy %s: unknown problem %d", quote(a), (int)p->kind);
+}
+
+/* The error's words.  ESTALE is how the engine says "not the file or
+ * directory the plan saw", which "Stale file handle" would not tell. */
+static const char *why(int err)
+{
+	return err == ESTALE ? "it was replaced or made by someone else since the copy was planned"
+			     : strerror(err);
+}
+
+/* What to do about err at step, or NULL. */
+static const char *hint(enum copy_step step, int err)
+{
+	switch (err) {
+	case ENOSPC:
+	case EDQUOT:
+		return "free space on the destination or copy fewer files";
+	case EIO:
+		return step == COPY_STEP_READ ? "the source may be damaged"
+					      : "check the device and its connection, then copy again";
+	case EROFS:
+		return "the filesystem turned read-only (it may have found an error); check it with fsck";
+	case EFBIG:
+		return "the file is too big for this filesystem";
+	case ENODEV:
+	case ENXIO:
+	case ENOTCONN:
+		return "the device is gone; was it unplugged?";
+	case ESTALE:
+		return "copy again";
+	case ENOTDIR:
+		if (step == COPY_STEP_CREATE)
+			return "something that is not a directory (a symbolic link?) is in its "
+			       "place, and is not followed; remove it and copy again";
+		break;
+	}
+	return NULL;
+}
+
+/* The sentence's verb and object for a step: "cannot write '/m/a.jpg'". */
+static char *failed_action(const struct plan_entry *e, enum copy_step step, const char *path)
+{
+	const char *src = e ? e->src : path, *dst = e ? e->dst : path;
+
+	switch (step) {
+	case COPY_STEP_READ: return words_format("cannot read %s", quote(src ? src : "?"));
+	case COPY_STEP_CREATE: return words_format("cannot create %s", quote(dst ? dst : "?"));
+	case COPY_STEP_WRITE: return words_format("cannot write %s", quote(dst ? dst : "?"));
+	case COPY_STEP_SYNC: return words_format("cannot make %s durable", quote(dst ? dst : "?"));
+	case COPY_STEP_RENAME:
+		return path && dst && strcmp(path, dst) != 0
+			       ? words_format("cannot rename %s to %s", quote(path), quote(dst))
+			       : words_format("cannot rename the copy of %s into place",
+					quote(dst ? dst : "?"));
+	case COPY_STEP_ATTRS:
+		return words_format("cannot keep the timestamps and mode of %s", quote(dst ? dst : "?"));
+	case COPY_STEP_FINAL_SYNC:
+		return words_format("cannot flush %s to the device",
+			      path ? quote(path) : "the destination");
+	case COPY_STEP_CHANGED:
+		return words_format("%s changed while it was copied, or was replaced since the copy "
+			      "was planned", quote(src ? src : "?"));
+	}
+	return words_format("cannot copy %s", quote(src ? src : "?"));
+}
+
+char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
+		       const char *path, const struct target *t, bool fatal)
+{
+	_cleanup_free_ char *action = failed_action(e, step, path);
+	_cleanup_free_ char *dev = NULL;
+	const char *h = hint(step, err);
+
+	/* FAT and exFAT have no symbolic links: EPERM from symlink() */
+	if (e && e->type == PLAN_SYMLINK && step == COPY_STEP_CREATE &&
+	    (err == EPERM || err == EOPNOTSUPP || err == ENOSYS))
+		h = "this filesystem cannot store symbolic links; use -L to copy what they point to";
+	/* the copy goes on without it: a file, or a directory's subtree */
+	const char *tail = !fatal && step != COPY_STEP_ATTRS ? ", skipping" : "";
+
+	if (!action)
+		return NULL;
+	if (step == COPY_STEP_CHANGED)
+		return words_format("%s; not copied (nothing partial is left under its name): "
+			      "copy it again", action);
+	/* destination errors name the device: which stick, which filesystem */
+	if (t && step != COPY_STEP_READ && step != COPY_STEP_ATTRS)
+		dev = words_device(t);
+	return words_format("%s%s%s%s: %s%s%s%s", action, dev ? " (" : "", dev ? dev : "",
+		      dev ? ")" : "", why(err), tail, h ? "; " : "", h ? h : "");
+}
+
+char *words_sizing_refused(const struct safecp_options *o, const struct target *t,
+			   const struct write_plan *w)
+{
+	_cleanup_free_ char *where = words_where(t);
+
+	/* sizing's reason says which strategy to use instead */
+	return words_format("cannot use --strategy=%s on %s: %s", strategy_name(o->strategy),
+		      where ? where : "the destination",
+		      w->reason ? w->reason : "not supported there; use --strategy=auto");
+}

@@ -1,0 +1,122 @@
+/* safeunmount.h: what the safeunmount command's files share.
+ *
+ * safeunmount.c parses the options and maps outcomes to the exit status;
+ * safeunmount_target.c turns a TARGET into a job (the filesystems to
+ * unmount, the disk to power off); safeunmount_guard.c protects the
+ * running system and checks a job is all free; safeunmount_run.c carries a job out:
+ * sync with progress, unmount, release check, power-off;
+ * safeunmount_report.c says what happened, in words or JSON events. */
+#ifndef SAFECP_SAFEUNMOUNT_H
+#define SAFECP_SAFEUNMOUNT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "unmount/holders.h"
+#include "common/json.h"
+#include "common/progress.h"
+#include "unmount/unmount.h"
+
+enum verbosity {
+	VERBOSITY_NORMAL,
+	VERBOSITY_QUIET,
+	VERBOSITY_VERBOSE,
+};
+
+struct su_options {
+	enum progress_mode progress;
+	enum verbosity verbosity;
+	bool lazy, power_off, force;
+	bool system;           /* --system: system mounts may be unmounted */
+	bool wait;             /* --wait given */
+	double wait_seconds;   /* its limit; negative: no limit */
+	const char **targets;
+	size_t n_targets;
+};
+
+/* One filesystem of a job. */
+struct su_fs {
+	struct unmount_mount m;  /* mount point, source, ids, block device */
+	char devnode[128];       /* "/dev/loop3p1"; "" without a block device */
+	char bdi[64];            /* accounts its dirty pages ("7:3", "btrfs-2") */
+	char disk[64];           /* whole disk in /sys/block ("loop3") */
+	unsigned disk_major, disk_minor;
+	unsigned st_major, st_minor; /* st_dev of the mount point */
+	bool unmounted;
+};
+
+/* One TARGET. */
+struct su_job {
+	const char *arg;         /* as given */
+	bool device_target;      /* a device node, LABEL= or UUID= */
+	bool whole_disk;         /* ... that is a whole disk */
+	char devnode[128];       /* the device target's node */
+	unsigned dev_major, dev_minor;
+	struct su_fs *fs;        /* innermost first */
+	size_t n_fs;
+	bool have_disk;          /* the disk to power off */
+	unsigned disk_major, disk_minor;
+	char disk_node[128];
+	uint64_t bytes_written;  /* by the sync, for the done event */
+};
+
+/* Outcomes, mapped to the exit status by safeunmount.c. */
+enum su_status {
+	SU_OK = 0,
+	SU_USAGE,       /* bad target, not mounted, refused: EXIT_USAGE */
+	SU_BUSY,        /* in use: EXIT_BUSY */
+	SU_FAILED,      /* a step failed: EXIT_PARTIAL */
+	SU_INTERRUPTED, /* EXIT_INTERRUPTED */
+};
+
+/* Set by the SIGINT/SIGTERM handler. */
+extern volatile sig_atomic_t su_interrupted;
+
+/* safeunmount_target.c */
+enum su_status job_resolve(const struct su_options *o, const char *arg, struct su_job *job);
+void job_done(struct su_job *job);
+
+/* safeunmount_guard.c: "/", the root disk and the system mounts, then
+ * (from job_run, before the sync) that every filesystem of a job is free */
+enum su_status job_guard(const struct su_options *o, const struct su_job *job);
+struct poweroff_plan;
+/* the plan's disks: none holds "/" or has active swap */
+enum su_status job_guard_power_off(const struct su_job *job, const struct poweroff_plan *p);
+enum su_status job_check_free(const struct su_options *o, const struct su_job *job);
+/* Mounts below mountpoint (they keep it busy), but for those job itself
+ * unmounts (job may be NULL); *ret is an array of strdup'ed targets. */
+size_t su_submounts(const struct su_job *job, const char *mountpoint, char ***ret);
+
+/* safeunmount_run.c */
+enum su_status job_run(const struct su_options *o, struct su_job *job);
+/* under SAFECP_SYSROOT (tests on captured trees): the checks only */
+enum su_status job_check_only(const struct su_options *o, struct su_job *job);
+
+/* safeunmount_report.c: words on stderr, events on stdout (--progress=json) */
+void report_init(const struct su_options *o);
+bool report_json(void);
+void report_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void report_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An error that ends a job: message on stderr, "error" event with step
+ * ("sync", "unmount", "power-off", or NULL before any). */
+void report_error(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void report_start(const struct su_job *job);
+void report_unmounted(const struct su_fs *fs);
+/* what keeps mountpoint (or device) busy; submounts are mounts below it */
+void report_busy(const char *what, const char *mountpoint, const struct holder_list *h,
+		 char *const *submounts, size_t n_submounts, bool waiting);
+void report_powered_off(const char *devnode, const char *method);
+void report_done(int exit_status, uint64_t bytes_written, size_t unmounted);
+double report_now(void);
+
+/* The progress meter's JSON callback (userdata: struct su_progress_json). */
+struct su_progress_json {
+	double t_real;
+	uint64_t bytes_left, bytes_written;
+};
+void report_progress_json(FILE *out, const struct progress_state *st, bool final, void *userdata);
+
+#endif

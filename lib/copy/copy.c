@@ -1,0 +1,654 @@
+/* copy.c: runs a checked plan, entry by entry, in plan order.
+ *
+ * Directories are created as they come, with mkdirat and an O_NOFOLLOW
+ * open relative to their parent's fd (owner-writable until they are
+ * complete, when copy_finish.c gives them their modes and times through
+ * the same fd).  A directory that cannot be made is reported and its
+ * subtree left out; the rest goes on.  Each
+ * file streams from the reader into a writer on an unnamed file (or, where
+ * the filesystem has none, a hidden temporary name), then joins the batch
+ * (copy_batch.c) that waits for its data, makes it durable and puts it
+ * under its name.  The batch keeps the bytes not yet confirmed
+ * by the device under one window, so a stream of small files is bounded
+ * like one large file; a file larger than a window commits the batch
+ * first and then bounds itself. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sys/random.h>
+#include <sys/resource.h>
+
+#include "util/cleanup.h"
+#include "copy/copy_internal.h"
+#include "util/debug.h"
+#include "util/size.h"
+#include "util/test_hook.h"
+
+double copy_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
+		 const char *path, bool fatal)
+{
+	if (g->cb && g->cb->error)
+		g->cb->error(g->cb->ctx, &g->plan->entries[entry], step, err, path, fatal);
+}
+
+void copy_count_failed(struct engine *g)
+{
+	g->failed++;
+	atomic_fetch_add(&g->stats->files_failed, 1);
+}
+
+static bool cancelled(const struct engine *g)
+{
+	return g->cancel && atomic_load(g->cancel);
+}
+
+/* Errors that say the destination (or this process) cannot go on: stop
+ * everything rather than report every later file.  EMFILE too: the batch
+ * bounds keep the fds under RLIMIT_NOFILE, so hitting it is no one
+ * file's fault. */
+bool copy_fatal_error(int err)
+{
+	return err == -ENOSPC || err == -EIO || err == -EROFS || err == -EDQUOT ||
+	       err == -ENODEV || err == -ENXIO || err == -ENOTCONN || err == -ENOMEM ||
+	       err == -EMFILE || err == -ENFILE;
+}
+
+static void on_confirmed(void *ctx, uint64_t delta)
+{
+	struct engine *g = ctx;
+
+	atomic_fetch_add(&g->stats->bytes_confirmed, delta);
+}
+
+static int start_item(struct engine *g, size_t idx, struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	int fd;
+
+	memset(it, 0, sizeof(*it));
+	it->entry = idx;
+	it->dirfd = -1;
+	fd = batch_parent_fd(g, e->parent);
+	if (fd < 0)
+		return fd;
+	it->dirfd = fd;
+	it->name = strdup(e->dst_name);
+	if (!it->name)
+		return -ENOMEM;
+	copy_temp_name(g, it);
+	return 0;
+}
+
+/* The sequence number starts at random and jumps on EEXIST: names a
+ * local user creates in advance in a shared directory cannot stop us. */
+void copy_temp_name(struct engine *g, struct batch_item *it)
+{
+	unsigned int jump = 1;
+
+	if (g->seq == 0 || it->tmp[0])
+		getrandom(&jump, sizeof(jump), GRND_NONBLOCK);
+	g->seq += 1 + (jump & 0xffffff);
+	stale_temp_name(it->tmp, getpid(), g->seq);
+}
+
+void copy_remove_temp(struct batch_item *it)
+{
+	if (it->dirfd >= 0 && it->tmp[0])
+		unlinkat(it->dirfd, it->tmp, 0);
+	it->tmp[0] = '\0';
+}
+
+/* Unnamed where the filesystem allows it, else under the temporary name. */
+static int open_writer(struct engine *g, struct batch_item *it, const struct writer_hooks *hooks)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+	int r;
+
+	if (g->tmpfile) {
+		r = writer_open(it->dirfd, NULL, g->o->wplan, (uint64_t)e->st.st_size,
+				g->bdev_fd, hooks, &it->w);
+		if (r == 0) {
+			it->unnamed = true;
+			it->tmp[0] = '\0';
+			return 0;
+		}
+		if (r != -EOPNOTSUPP && r != -EISDIR && r != -EINVAL) {
+			it->tmp[0] = '\0'; /* never created: not ours to remove */
+			return r;
+		}
+		g->tmpfile = false;
+	}
+	for (int tries = 0;; tries++) {
+		r = writer_open(it->dirfd, it->tmp, g->o->wplan, (uint64_t)e->st.st_size,
+				g->bdev_fd, hooks, &it->w);
+		if (r != -EEXIST || tries == 16)
+			break;
+		copy_temp_name(g, it); /* someone else's file: never ours to remove */
+	}
+	if (r < 0)
+		it->tmp[0] = '\0';
+	return r;
+}
+
+/* A failed file's bytes leave the totals: its temporary is gone, and
+ * the bar must not count what no longer exists on the device. */
+void copy_forget_bytes(struct engine *g, const struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+
+	/* only regular files are in bytes_total (a symlink's st_size is
+	 * its target's length) */
+	if (e->type == PLAN_FILE)
+		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)e->st.st_size);
+	if (it->w) {
+		atomic_fetch_sub(&g->stats->bytes_confirmed, writer_confirmed(it->w));
+		atomic_fetch_sub(&g->stats->bytes_written, writer_written(it->w));
+	}
+}
+
+/* 0 when the whole file is written, 1 with *src_err when reading the
+ * source failed, 2 when it changed, -errno when the destination failed. */
+static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
+{
+	struct reader_chunk c;
+	int r;
+
+	for (;;) {
+		if (cancelled(g))
+			return -ECANCELED;
+		r = reader_next(g->reader, &c);
+		if (r != 0)
+			return r < 0 ? r : -EIO; /* the reader ended early: a bug */
+		if (c.entry != it->entry) {
+			reader_release(g->reader, &c);
+			return -EIO;
+		}
+		r = c.err || c.changed ? 0 : writer_write(it->w, c.buf, c.len);
+		reader_release(g->reader, &c);
+		if (c.err) {
+			*src_err = c.err;
+			return 1;
+		}
+		if (c.changed)
+			return 2;
+		if (r < 0)
+			return r;
+		atomic_fetch_add(&g->stats->bytes_written, (uint64_t)c.len);
+		if (c.last)
+			return 0;
+	}
+}
+
+/* Take what the reader has of entry idx and will not be written; 0 or
+ * -ECANCELED. */
+static int drain_file(struct engine *g, size_t idx)
+{
+	struct reader_chunk c;
+	int r;
+
+	do {
+		r = reader_next(g->reader, &c);
+		if (r != 0)
+			return r < 0 ? r : -EIO;
+		reader_release(g->reader, &c);
+		if (c.entry != idx)
+			return -EIO; /* out of step with the reader: a bug */
+	} while (!c.last);
+	return 0;
+}
+
+static void on_switch(void *ctx, enum write_strategy to, const char *why)
+{
+	struct engine *g = ctx;
+	size_t idx = atomic_load(&g->stats->current);
+
+	if (g->cb && g->cb->strategy)
+		g->cb->strategy(g->cb->ctx, &g->plan->entries[idx], to, why);
+}
+
+/* Drop a file that could not be copied; the copy goes on. */
+static void fail_item(struct engine *g, struct batch_item *it, enum copy_step step,
+		      int err, const char *path)
+{
+	copy_forget_bytes(g, it);
+	copy_report(g, it->entry, step, err, path, false);
+	copy_remove_temp(it);
+	batch_item_done(it);
+	copy_count_failed(g);
+}
+
+static int copy_file(struct engine *g, size_t idx)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	struct writer_hooks hooks = { g, on_confirmed, on_switch };
+	struct batch_item it;
+	int r, src_err = 0;
+
+	/* a file larger than a window bounds itself: commit the batch first */
+	if ((uint64_t)e->st.st_size > g->o->wplan->window && (r = batch_commit(g)) < 0)
+		return r;
+	r = start_item(g, idx, &it);
+	if (r == 0)
+		r = open_writer(g, &it, &hooks);
+	if (r < 0) {
+		if (copy_fatal_error(r)) {
+			copy_report(g, idx, COPY_STEP_CREATE, r, e->dst, true);
+			batch_item_done(&it);
+			return r;
+		}
+		/* its chunks must not reach the next file */
+		reader_skip(g->reader, idx, idx + 1);
+		fail_item(g, &it, COPY_STEP_CREATE, r, e->dst);
+		return drain_file(g, idx);
+	}
+	r = stream_file(g, &it, &src_err);
+	if (r == 1 || r == 2) {
+		fail_item(g, &it, r == 1 ? COPY_STEP_READ : COPY_STEP_CHANGED,
+			  r == 1 ? src_err : 0, e->src);
+		return 0;
+	}
+	if (r == 0)
+		r = writer_start_data(it.w);
+	if (r < 0) {
+		if (r != -ECANCELED)
+			copy_report(g, idx, COPY_STEP_WRITE, r, e->dst, true);
+		copy_remove_temp(&it);
+		copy_forget_bytes(g, &it);
+		batch_item_done(&it);
+		return r;
+	}
+	return batch_add(g, &it);
+}
+
+static int copy_symlink(struct engine *g, size_t idx)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	struct batch_item it;
+	int r = start_item(g, idx, &it);
+
+	for (int tries = 0; r == 0 && symlinkat(e->link_target, it.dirfd, it.tmp) < 0; tries++) {
+		r = -errno;
+		if (r == -EEXIST && tries < 16) {
+			copy_temp_name(g, &it);
+			r = 0;
+		}
+	}
+	if (r < 0) {
+		it.tmp[0] = '\0';
+		if (copy_fatal_error(r)) {
+			copy_report(g, idx, COPY_STEP_CREATE, r, e->dst, true);
+			batch_item_done(&it);
+			return r;
+		}
+		fail_item(g, &it, COPY_STEP_CREATE, r, e->dst);
+		return 0;
+	}
+	return batch_add(g, &it);
+}
+
+int copy_dir_fd(struct engine *g, size_t idx)
+{
+	return idx == PLAN_TOP ? g->dest_dir_fd : dirstack_fd(&g->dirs, idx);
+}
+
+/* Is st the directory mkdirat just made, and not one a local user put
+ * at its name since?  Only we can own it, where the filesystem has
+ * owners. */
+static bool ours(const struct engine *g, const struct stat *st)
+{
+	return !g->fs_has_modes || st->st_uid == geteuid();
+}
+
+/* Make (or, merging, open) directory idx in its parent, by name: a
+ * symlink found there is refused, not followed; a directory that existed
+ * must be the one the plan saw, and one that appeared since the plan, or
+ * replaced the one we made, is refused too (a user who can write in DEST
+ * would otherwise have the copy written into a directory of theirs).
+ * -errno on failure. */
+static int enter_dir(struct engine *g, size_t idx)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	int pfd = copy_dir_fd(g, e->parent), fd;
+	bool made;
+	struct stat st;
+
+	if (pfd < 0)
+		return pfd;
+	test_hook("dir-create", e->dst);
+	/* owner rwx while we fill it; the real mode comes when it is complete */
+	made = mkdirat(pfd, e->dst_name, 0700) == 0;
+	if (!made && errno != EEXIST)
+		return -errno;
+	fd = openat(pfd, e->dst_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? -ENOTDIR : -errno;
+	if (fstat(fd, &st) < 0 || (made && !ours(g, &st)) ||
+	    (!made && (!e->dst_exists || st.st_dev != e->dst_dev || st.st_ino != e->dst_ino))) {
+		close(fd);
+		return -ESTALE;
+	}
+	/* the umask may have taken our own rwx away (umask 0277) */
+	if (made && g->fs_has_modes && (st.st_mode & 0700) != 0700 && fchmod(fd, 0700) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	g->made[idx] = made;
+	return dirstack_push(&g->dirs, idx, e->dst_name, fd);
+}
+
+/* A directory that could not be made: report it once, count what it
+ * would have held as failed, and take its files from the reader. */
+static int skip_subtree(struct engine *g, size_t idx, int err)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	int r = 0;
+
+	copy_report(g, idx, COPY_STEP_CREATE, err, e->dst, false);
+	reader_skip(g->reader, idx + 1, e->end);
+	for (size_t i = idx + 1; i < e->end && r == 0; i++) {
+		const struct plan_entry *c = &g->plan->entries[i];
+
+		if (c->type == PLAN_SKIP || c->type == PLAN_DIR || c->skip_existing)
+			continue;
+		copy_count_failed(g);
+		if (c->type != PLAN_FILE)
+			continue;
+		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)c->st.st_size);
+		r = drain_file(g, i);
+	}
+	g->next = e->end;
+	return r;
+}
+
+static int copy_dir(struct engine *g, size_t idx)
+{
+	int r = enter_dir(g, idx);
+
+	if (r == 0)
+		return 0;
+	if (copy_fatal_error(r)) {
+		copy_report(g, idx, COPY_STEP_CREATE, r, g->plan->entries[idx].dst, true);
+		return r;
+	}
+	return skip_subtree(g, idx, r);
+}
+
+static const char *skip_reason(const struct plan_entry *e)
+{
+	if (e->skip_existing)
+		return "exists, not replaced (--no-clobber)";
+	if (S_ISFIFO(e->st.st_mode))
+		return "a FIFO is not copied";
+	if (S_ISSOCK(e->st.st_mode))
+		return "a socket is not copied";
+	if (S_ISCHR(e->st.st_mode) || S_ISBLK(e->st.st_mode))
+		return "a device node is not copied";
+	return "not a regular file, directory or symbolic link";
+}
+
+/* Leave the destination directories that do not hold entry idx; the
+ * made ones wait for their attributes, a bounded number at a time. */
+static int leave_dirs(struct engine *g, const struct plan_entry *e)
+{
+	while (dirstack_top(&g->dirs) != e->parent && dirstack_top(&g->dirs) != PLAN_TOP) {
+		dirstack_pop(&g->dirs, finish_dir_popped, g);
+		if (g->n_done_dirs >= g->batch_done_dirs) {
+			int r = batch_commit(g);
+
+			if (r < 0)
+				return r;
+			finish_dirs(g, false);
+		}
+	}
+	return 0;
+}
+
+static int copy_entry(struct engine *g, size_t idx)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	int r;
+
+	atomic_store(&g->stats->current, idx);
+	r = leave_dirs(g, e);
+	if (r < 0)
+		return r;
+	if (e->type == PLAN_SKIP || e->skip_existing) {
+		if (g->cb && g->cb->skipped)
+			g->cb->skipped(g->cb->ctx, e, skip_reason(e));
+		return 0;
+	}
+	if (g->cb && g->cb->file_start)
+		g->cb->file_start(g->cb->ctx, e);
+	switch (e->type) {
+	case PLAN_DIR:
+		return copy_dir(g, idx);
+	case PLAN_SYMLINK:
+		return copy_symlink(g, idx);
+	case PLAN_FILE:
+		return copy_file(g, idx);
+	default:
+		return 0;
+	}
+}
+
+static uint64_t bytes_to_copy(const struct plan *p)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < p->n_entries; i++)
+		if (p->entries[i].type == PLAN_FILE && !p->entries[i].skip_existing)
+			total += (uint64_t)p->entries[i].st.st_size;
+	return total;
+}
+
+/* The batch limits within RLIMIT_NOFILE: two dirstacks and a margin for
+ * everything else (stdio, the destination fds, the block device, libc),
+ * then half for files and a quarter each for directory fds. */
+static void fd_budget(struct engine *g)
+{
+	struct rlimit rl = { 1024, 1024 };
+	uint64_t have, budget;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	have = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
+	budget = have > 2 * (DIRSTACK_OPEN + 1) + 64 + 16 ? have - 2 * (DIRSTACK_OPEN + 1) - 64 : 16;
+	g->batch_files = (size_t)MIN((uint64_t)PLAN_BATCH_FILES, budget / 2);
+	g->batch_dirs = (size_t)MIN((uint64_t)BATCH_DIRS, MAX(budget / 4, 1));
+	g->batch_done_dirs = (size_t)MIN((uint64_t)BATCH_DONE_DIRS, MAX(budget / 4, 1));
+}
+
+static int engine_init(struct engine *g, const struct plan *p, const struct copy_options *o,
+		       const struct copy_callbacks *cb, struct copy_stats *stats,
+		       atomic_bool *cancel)
+{
+	const struct target *t = o->target;
+
+	memset(g, 0, sizeof(*g));
+	g->plan = p;
+	g->o = o;
+	g->cb = cb;
+	g->stats = stats;
+	g->cancel = cancel;
+	g->dest_dir_fd = -1;
+	g->dest_fd = -1;
+	g->bdev_fd = -1;
+	dirstack_init(&g->dirs, false);
+	g->umask = umask(0);
+	umask(g->umask);
+	g->fuse = t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK);
+	g->tmpfile = !g->fuse;
+	g->journaled = t && (t->kind == FS_EXT4 || t->kind == FS_XFS || t->kind == FS_BTRFS);
+	/* blkid needs root to name it; unknown FUSE filesystems get fsync per file */
+	g->volume_fsync = t && t->kind == FS_FUSEBLK && t->blkid_fstype &&
+			  strcmp(t->blkid_fstype, "exfat") == 0 &&
+			  o->wplan->strategy == STRATEGY_SYNC_WINDOW;
+	g->fs_has_modes = !t || !(t->kind == FS_VFAT || t->kind == FS_EXFAT ||
+				  t->kind == FS_FUSEBLK);
+	/* the daemon's data is in the device's cache: watch it (root only) */
+	if (t && t->kind == FS_FUSEBLK && t->has_block && t->devnode[0])
+		g->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	atomic_store(&stats->bytes_total, bytes_to_copy(p));
+	atomic_store(&stats->phase, COPY_PHASE_COPYING);
+	fd_budget(g);
+	g->made = calloc(p->n_entries ? p->n_entries : 1, sizeof(*g->made));
+	return g->made ? 0 : -ENOMEM;
+}
+
+/* A new fd of dest_dir, or -errno. */
+static int dup_dest_dir(const struct engine *g)
+{
+	int fd = fcntl(g->dest_dir_fd, F_DUPFD_CLOEXEC, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* An existing destination directory, reached from dest_dir name by name
+ * without following symlinks, and the one the plan saw; -errno. */
+static int open_existing(struct engine *g, size_t idx)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	_cleanup_close_ int pfd = e->parent == PLAN_TOP ? dup_dest_dir(g)
+							: open_existing(g, e->parent);
+
+	return pfd < 0 ? pfd : dirstack_open_checked(pfd, e->dst_name, false, e->dst_dev, e->dst_ino);
+}
+
+static void note(struct engine *g, const char *what, const char *path)
+{
+	if (g->cb && g->cb->note)
+		g->cb->note(g->cb->ctx, what, path);
+}
+
+/* Before anything is written: the plan's space check counted these files
+ * as free.  One that is already gone was removed by someone else. */
+static void remove_stale(struct engine *g)
+{
+	const struct stale_temps *st = &g->plan->stale;
+	char what[256], size[SIZE_FORMAT_MAX];
+
+	for (size_t i = 0; i < st->n; i++) {
+		const struct stale_temp *t = &st->v[i];
+		_cleanup_close_ int fd = t->dir == PLAN_TOP ? dup_dest_dir(g) : open_existing(g, t->dir);
+		int r = fd < 0 ? fd : stale_temp_remove(fd, t);
+
+		size_format(size, sizeof(size), t->bytes);
+		if (r == 0)
+			snprintf(what, sizeof(what),
+				 "removed a temporary file left by an interrupted copy (%s)", size);
+		else if (r != -ENOENT)
+			snprintf(what, sizeof(what),
+				 "cannot remove this temporary file of an interrupted copy: %s; "
+				 "remove it by hand to free its %s", strerror(-r), size);
+		else
+			continue;
+		note(g, what, t->path);
+	}
+}
+
+/* dest_dir is an operand: opened by path, as cp resolves it (a /media
+ * link is followed), and it must be the directory the plan saw.  The
+ * destination root, whose filesystem is synced, is dest_dir or the
+ * directory merged into (-rT). */
+static int open_dest(struct engine *g)
+{
+	const struct plan *p = g->plan;
+	struct stat st;
+
+	g->dest_dir_fd = open(p->dest_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->dest_dir_fd < 0 && errno == EACCES)
+		g->dest_dir_fd = open(p->dest_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (g->dest_dir_fd < 0)
+		return -errno;
+	if (fstat(g->dest_dir_fd, &st) < 0)
+		return -errno;
+	if (st.st_dev != p->dest_dir_dev || st.st_ino != p->dest_dir_ino)
+		return -ESTALE;
+	/* the root must be readable: syncfs and fsync refuse an O_PATH fd */
+	if (p->dest_root_entry == PLAN_TOP && (fcntl(g->dest_dir_fd, F_GETFL) & O_PATH))
+		return -EACCES;
+	g->dest_fd = p->dest_root_entry == PLAN_TOP ? dup_dest_dir(g)
+						    : open_existing(g, p->dest_root_entry);
+	return g->dest_fd < 0 ? g->dest_fd : 0;
+}
+
+static int run_entries(struct engine *g)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < g->plan->n_entries && r >= 0; i = g->next) {
+		if (cancelled(g))
+			return -ECANCELED;
+		g->next = i + 1;
+		r = copy_entry(g, i);
+		if (r >= 0 && batch_due(g))
+			r = batch_commit(g);
+	}
+	if (r >= 0)
+		r = batch_commit(g);
+	return r;
+}
+
+static void engine_done(struct engine *g)
+{
+	if (g->dest_dir_fd >= 0)
+		close(g->dest_dir_fd);
+	if (g->dest_fd >= 0)
+		close(g->dest_fd);
+	if (g->bdev_fd >= 0)
+		close(g->bdev_fd);
+	dirstack_free(&g->dirs);
+	batch_close_dirs(&g->batch);
+	free(g->batch.items);
+	free(g->done_dirs);
+	free(g->made);
+}
+
+int copy_run(const struct plan *p, const struct copy_options *o,
+	     const struct copy_callbacks *cb, struct copy_stats *stats,
+	     atomic_bool *cancel)
+{
+	struct engine g;
+	int r;
+
+	r = engine_init(&g, p, o, cb, stats, cancel);
+	if (r == 0)
+		r = open_dest(&g);
+	if (r < 0 && p->n_entries)
+		copy_report(&g, 0, COPY_STEP_CREATE, r, p->dest_dir, true);
+	if (r == 0) {
+		remove_stale(&g);
+		r = reader_start(p, o->wplan, cancel, &g.reader);
+	}
+	if (r == 0)
+		r = run_entries(&g);
+	if (r < 0)
+		batch_abort(&g);
+	reader_free(g.reader);
+	/* also when stopped: what was made keeps its modes and times, not 0700 */
+	finish_dirs(&g, true);
+	if (r == 0)
+		r = finish_device(&g);
+	if (r == 0 && cancelled(&g))
+		r = -ECANCELED;
+	engine_done(&g);
+	if (r < 0)
+		return r;
+	atomic_store(&stats->phase, COPY_PHASE_DONE);
+	return (int)MIN(g.failed, (size_t)INT32_MAX);
+}

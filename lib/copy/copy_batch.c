@@ -1,0 +1,419 @@
+/* copy_batch.c: files written but not yet under their names, committed
+ * together.
+ *
+ * Small files must not pay a device flush each, so finished files gather
+ * in a batch.  Their writeback is started as each one ends; the oldest
+ * are waited for whenever more than a window is unconfirmed, which keeps
+ * the device busy and the dirty data bounded.  A commit then:
+ *   1. waits for the data of every item still in flight;
+ *   2. sets timestamps and mode on the open files (FUSE: fsync each, the
+ *      only call its daemon acts on; once on exfat-fuse, whose fsync
+ *      flushes the whole volume);
+ *   3. without a journal (vfat, exfat, ...): syncfs, so every temporary
+ *      file is durable, data and metadata, before any rename;
+ *   4. puts each under its final name: an unnamed (O_TMPFILE) file is
+ *      linked there (onto an existing file: linked under a temporary
+ *      name and renamed over it), a named temporary is renamed;
+ *   5. syncfs so the new names are durable (FUSE: fsync each distinct
+ *      directory, which reaches the daemon as FSYNCDIR).
+ * On ext4, xfs and btrfs step 3 is left out: their journal (btrfs: its
+ * transaction) puts each rename in the same or a later commit than the
+ * new inode's size and blocks, and the data was on the device before the
+ * rename, so the one syncfs of step 5 makes the batch durable in the
+ * right order; the extra commit cost every batch a drained queue.
+ * A commit happens when the batch holds four windows of data, 1000
+ * files, or has been open two seconds, and before any file larger than a
+ * window. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "copy/copy_internal.h"
+#include "util/debug.h"
+#include "io/fs_sync.h"
+#include "util/test_hook.h"
+
+/* plan_check() counts replaced files that coexist with their new copies
+ * by these limits (plan.h PLAN_BATCH_*): 4 windows of at most 64 MiB
+ * each, PLAN_BATCH_FILES files. */
+#define BATCH_WINDOWS (PLAN_BATCH_BYTES / PLAN_BATCH_BIG)
+#define BATCH_SECONDS 2.0
+
+void batch_item_done(struct batch_item *it)
+{
+	writer_free(it->w);
+	it->w = NULL;
+	free(it->name);
+	it->name = NULL;
+}
+
+void batch_close_dirs(struct batch *b)
+{
+	for (size_t i = 0; i < b->n_dirs; i++)
+		close(b->dirs[i].fd);
+	free(b->dirs);
+	b->dirs = NULL;
+	b->n_dirs = 0;
+}
+
+int batch_parent_fd(struct engine *g, size_t idx)
+{
+	struct batch *b = &g->batch;
+	struct batch_dir *grown;
+	int fd;
+
+	for (size_t i = b->n_dirs; i-- > 0;)
+		if (b->dirs[i].idx == idx)
+			return b->dirs[i].fd;
+	fd = copy_dir_fd(g, idx);
+	if (fd < 0)
+		return fd;
+	grown = realloc(b->dirs, (b->n_dirs + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	b->dirs = grown;
+	fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	b->dirs[b->n_dirs++] = (struct batch_dir){ idx, fd };
+	return fd;
+}
+
+static uint64_t unconfirmed(const struct batch_item *it)
+{
+	return it->w ? writer_written(it->w) - writer_confirmed(it->w) : 0;
+}
+
+/* exfat-fuse flushes the whole volume on any fsync (its fsync and
+ * fsyncdir handlers call exfat_flush_nodes, exfat_flush and fsync of the
+ * device), so one fdatasync of the newest file puts every earlier file's
+ * data on the device too; per file it rewrote the cluster bitmap and the
+ * directory each time (98 MiB written for 63 MiB of small files). */
+static struct batch_item *newest_file(struct batch *b)
+{
+	for (size_t i = b->n; i-- > b->unwaited;)
+		if (b->items[i].w)
+			return &b->items[i];
+	return NULL;
+}
+
+static int wait_volume(struct engine *g, uint64_t keep)
+{
+	struct batch *b = &g->batch;
+	struct batch_item *last = newest_file(b);
+
+	if (!last || b->pending <= keep)
+		return 0;
+	if (fdatasync(writer_fd(last->w)) < 0) {
+		int r = -errno;
+
+		copy_report(g, last->entry, COPY_STEP_WRITE, r, g->plan->entries[last->entry].dst, true);
+		return r;
+	}
+	for (size_t i = b->unwaited; i < b->n; i++)
+		if (b->items[i].w)
+			writer_confirm_flushed(b->items[i].w);
+	b->unwaited = b->n;
+	b->pending = 0;
+	return 0;
+}
+
+int batch_wait_data(struct engine *g, uint64_t keep)
+{
+	struct batch *b = &g->batch;
+
+	if (g->volume_fsync)
+		return wait_volume(g, keep);
+
+	while (b->unwaited < b->n && b->pending > keep) {
+		struct batch_item *it = &b->items[b->unwaited];
+		uint64_t was = unconfirmed(it);
+		int r = it->w ? writer_finish_data(it->w) : 0;
+
+		if (r < 0) {
+			copy_report(g, it->entry, COPY_STEP_WRITE, r, g->plan->entries[it->entry].dst, true);
+			return r;
+		}
+		b->pending -= was;
+		b->unwaited++;
+	}
+	return 0;
+}
+
+int batch_add(struct engine *g, struct batch_item *item)
+{
+	struct batch *b = &g->batch;
+
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 64;
+		struct batch_item *grown = realloc(b->items, cap * sizeof(*grown));
+
+		if (!grown) {
+			copy_remove_temp(item);
+			batch_item_done(item);
+			return -ENOMEM;
+		}
+		b->items = grown;
+		b->cap = cap;
+	}
+	if (b->n == 0)
+		b->opened = copy_now();
+	b->items[b->n++] = *item;
+	b->pending += unconfirmed(item);
+	if (item->w)
+		b->bytes += writer_written(item->w);
+	return batch_wait_data(g, g->o->wplan->window);
+}
+
+bool batch_due(const struct engine *g)
+{
+	const struct batch *b = &g->batch;
+
+	return b->n > 0 && (b->bytes >= BATCH_WINDOWS * g->o->wplan->window ||
+			    b->n >= g->batch_files || b->n_dirs >= g->batch_dirs ||
+			    copy_now() - b->opened >= BATCH_SECONDS);
+}
+
+/* Timestamps and mode where the filesystem keeps them; a failure is a
+ * note, not a failed copy (FAT stores no modes). */
+static void set_attrs(struct engine *g, struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+	const struct timespec times[2] = { e->st.st_atim, e->st.st_mtim };
+	int fd = it->w ? writer_fd(it->w) : -1;
+	int r = 0;
+
+	if (g->o->keep_times) {
+		r = fd >= 0 ? futimens(fd, times)
+			    : utimensat(it->dirfd, it->tmp, times, AT_SYMLINK_NOFOLLOW);
+		if (r < 0)
+			copy_report(g, it->entry, COPY_STEP_ATTRS, -errno, e->dst, false);
+	}
+	if (fd < 0)
+		return;
+	/* the owner is not kept, so neither are setuid, setgid and sticky
+	 * (GNU cp without --preserve=ownership); without --preserve=mode a
+	 * file gets what a new file gets: 0666 & ~umask */
+	if (!g->fs_has_modes ||
+	    fchmod(fd, g->o->keep_mode ? e->st.st_mode & 0777 : 0666 & ~g->umask) < 0) {
+		if (!g->mode_noted && g->cb && g->cb->note)
+			g->cb->note(g->cb->ctx, "this filesystem does not store file modes; "
+				    "files get its default", e->dst);
+		g->mode_noted = true;
+	}
+}
+
+static int durable_files(struct engine *g)
+{
+	struct batch *b = &g->batch;
+	struct batch_item *last = g->volume_fsync ? newest_file(b) : NULL;
+
+	/* attributes first: on a volume-wide fsync they ride on the last one */
+	for (size_t i = 0; last && i < b->n; i++)
+		set_attrs(g, &b->items[i]);
+	for (size_t i = 0; i < b->n; i++) {
+		struct batch_item *it = &b->items[i];
+		bool sync = g->fuse && it->w && (!last || it == last);
+		int r = 0;
+
+		if (!last)
+			set_attrs(g, it);
+		if (sync && fsync(writer_fd(it->w)) < 0)
+			r = -errno;
+		/* an unnamed file needs its fd until it is linked */
+		if (r == 0 && it->w && !it->unnamed)
+			r = writer_close(it->w);
+		if (r < 0) {
+			copy_report(g, it->entry, COPY_STEP_SYNC, r, g->plan->entries[it->entry].dst, true);
+			return r;
+		}
+	}
+	if (!g->fuse && !g->journaled && syncfs(g->dest_fd) < 0) {
+		copy_report(g, b->items[0].entry, COPY_STEP_SYNC, -errno, g->plan->dest_root, true);
+		return -errno;
+	}
+	return 0;
+}
+
+/* Link an unnamed file as name: through /proc, or with AT_EMPTY_PATH
+ * where /proc is not mounted (that needs CAP_DAC_READ_SEARCH). */
+static int link_as(struct batch_item *it, const char *name)
+{
+	char proc[48];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", writer_fd(it->w));
+	if (linkat(AT_FDCWD, proc, it->dirfd, name, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno == ENOENT && linkat(writer_fd(it->w), "", it->dirfd, name, AT_EMPTY_PATH) == 0)
+		return 0;
+	return -errno;
+}
+
+/* No RENAME_NOREPLACE (exfat-fuse, ntfs-3g): claim the name with an
+ * O_EXCL placeholder, which fails if anything is there, and rename over
+ * our own placeholder; a check-then-rename would overwrite a name made
+ * in between. */
+static int rename_onto_placeholder(struct batch_item *it)
+{
+	int fd = openat(it->dirfd, it->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	struct stat mine = { 0 }, now;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &mine) < 0)
+		r = -errno;
+	close(fd);
+	if (r == 0 && renameat(it->dirfd, it->tmp, it->dirfd, it->name) == 0)
+		return 0;
+	r = r ? r : -errno;
+	/* only our placeholder, if it is still the one there */
+	if (fstatat(it->dirfd, it->name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_dev == mine.st_dev && now.st_ino == mine.st_ino)
+		unlinkat(it->dirfd, it->name, 0);
+	return r;
+}
+
+/* -n: a name that appeared since the plan is kept, so never replace. */
+static int rename_item(struct engine *g, struct batch_item *it)
+{
+	unsigned flags = g->plan->opts.no_clobber ? RENAME_NOREPLACE : 0;
+
+	if (renameat2(it->dirfd, it->tmp, it->dirfd, it->name, flags) == 0)
+		return 0;
+	if (errno == EINVAL && flags)
+		return rename_onto_placeholder(it);
+	return -errno;
+}
+
+static int sync_dirs(struct engine *g)
+{
+	struct batch *b = &g->batch;
+
+	if (!g->fuse)
+		return fs_sync(g->dest_fd);
+	/* FUSE: FSYNCDIR per directory; exfat-fuse's covers the volume */
+	for (size_t i = 0; i < (g->volume_fsync ? MIN(b->n_dirs, 1) : b->n_dirs); i++)
+		if (fsync(b->dirs[i].fd) < 0)
+			return -errno;
+	return 0;
+}
+
+static void reset(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		batch_item_done(&b->items[i]);
+	b->n = b->unwaited = 0;
+	b->bytes = b->pending = 0;
+	batch_close_dirs(b);
+}
+
+static void renamed(struct engine *g, struct batch_item *it)
+{
+	atomic_fetch_add(&g->stats->files_done, 1);
+	if (g->cb && g->cb->file_done)
+		g->cb->file_done(g->cb->ctx, &g->plan->entries[it->entry]);
+}
+
+/* Put an item under its final name.  An unnamed file is linked there;
+ * onto an existing entry it is linked under a temporary name first and
+ * renamed over it, so the old file is replaced in one step. */
+static int publish_item(struct engine *g, struct batch_item *it)
+{
+	int r, rc;
+
+	test_hook("publish", g->plan->entries[it->entry].dst);
+	if (!it->unnamed)
+		return rename_item(g, it);
+	r = link_as(it, it->name);
+	if (r == -EEXIST && !g->plan->opts.no_clobber) {
+		copy_temp_name(g, it);
+		r = link_as(it, it->tmp);
+		if (r < 0)
+			it->tmp[0] = '\0';
+		else
+			r = rename_item(g, it);
+	}
+	rc = writer_close(it->w);
+	return r < 0 ? r : rc;
+}
+
+/* -n, and the name appeared during the copy: kept, as -n asks. */
+static void kept(struct engine *g, struct batch_item *it)
+{
+	copy_remove_temp(it);
+	copy_forget_bytes(g, it);
+	if (g->cb && g->cb->skipped)
+		g->cb->skipped(g->cb->ctx, &g->plan->entries[it->entry],
+			       "appeared at the destination during the copy; kept (--no-clobber)");
+}
+
+int batch_commit(struct engine *g)
+{
+	struct batch *b = &g->batch;
+	int r;
+
+	if (b->n == 0)
+		return 0;
+	DEBUG(DEBUG_COPY, "commit: %zu items, %llu bytes", b->n, (unsigned long long)b->bytes);
+	r = batch_wait_data(g, 0);
+	if (r == 0)
+		r = durable_files(g);
+	for (size_t i = 0; r == 0 && i < b->n; i++) {
+		struct batch_item *it = &b->items[i];
+		int rr = publish_item(g, it);
+
+		if (copy_fatal_error(rr)) {
+			copy_report(g, it->entry, COPY_STEP_RENAME, rr,
+				    g->plan->entries[it->entry].dst, true);
+			r = rr; /* it and the rest: batch_abort's */
+			break;
+		}
+		it->settled = true; /* renamed, kept or dropped: not batch_abort's */
+		if (rr == 0) {
+			it->tmp[0] = '\0';
+			it->renamed = true;
+		} else if (rr == -EEXIST && g->plan->opts.no_clobber) {
+			kept(g, it);
+		} else {
+			copy_report(g, it->entry, COPY_STEP_RENAME, rr,
+				    g->plan->entries[it->entry].dst, false);
+			copy_remove_temp(it);
+			copy_forget_bytes(g, it);
+			copy_count_failed(g);
+		}
+	}
+	/* under its final name is copied, whatever comes after */
+	for (size_t i = 0; i < b->n; i++)
+		if (b->items[i].renamed)
+			renamed(g, &b->items[i]);
+	if (r == 0) {
+		finish_dirs(g, false);
+		r = sync_dirs(g);
+		if (r < 0)
+			copy_report(g, b->items[0].entry, COPY_STEP_SYNC, r, g->plan->dest_root, true);
+	}
+	if (r < 0)
+		return r; /* batch_abort removes what was not renamed */
+	reset(b);
+	return 0;
+}
+
+void batch_abort(struct engine *g)
+{
+	struct batch *b = &g->batch;
+
+	/* unnamed files vanish when their fds close in reset() */
+	for (size_t i = 0; i < b->n; i++)
+		if (!b->items[i].settled) {
+			copy_remove_temp(&b->items[i]);
+			copy_forget_bytes(g, &b->items[i]);
+		}
+	reset(b);
+}

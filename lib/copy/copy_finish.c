@@ -1,0 +1,145 @@
+/* copy_finish.c: the end of a copy, when "done" must mean the stick's
+ * light would stop.
+ *
+ * Directories this copy created get their modes and times through their
+ * fds once nothing more is written into them, since that changes their
+ * mtime.  Then
+ * syncfs on the destination filesystem and fsync of the destination
+ * root: on vfat, syncfs writes everything but sends no cache flush (FAT
+ * has no ->sync_fs), and a directory fsync is what makes it flush
+ * (fat_file_fsync -> blkdev_issue_flush).  Last, the device itself: we
+ * wait until its bdi shows nothing dirty or under writeback (within the
+ * percpu counters' error) and no write in flight.  Without debugfs
+ * (not root) syncfs and fsync returning is the best evidence there is. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "copy/copy_internal.h"
+#include "util/debug.h"
+#include "dirty/dirty.h"
+#include "io/fs_sync.h"
+#include "util/test_hook.h"
+
+#define IDLE_POLL_NS 50000000L
+/* Someone else may keep the device busy: stop waiting once its pending
+ * data has not shrunk for this long. */
+#define IDLE_STALL_SECONDS 5.0
+
+void finish_dir_popped(void *ctx, size_t idx, int fd)
+{
+	struct engine *g = ctx;
+	struct done_dir *grown;
+
+	if (!g->made[idx] || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		else if (g->made[idx]) /* swapped while its fd was closed for depth */
+			copy_report(g, idx, COPY_STEP_ATTRS, -ESTALE, g->plan->entries[idx].dst, false);
+		return;
+	}
+	grown = realloc(g->done_dirs, (g->n_done_dirs + 1) * sizeof(*grown));
+	if (!grown) {
+		close(fd); /* it keeps 0700: safe, if not what was asked */
+		return;
+	}
+	g->done_dirs = grown;
+	g->done_dirs[g->n_done_dirs++] = (struct done_dir){ idx, fd };
+}
+
+/* Through the fd the directory was made with: whatever a user renames
+ * or plants at its name since, the mode and times go to our directory.
+ * The owner is not kept, so neither are setuid, setgid and sticky. */
+static void dir_attrs(struct engine *g, size_t idx, int fd)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	const struct timespec times[2] = { e->st.st_atim, e->st.st_mtim };
+	mode_t mode = g->o->keep_mode ? e->st.st_mode & 0777 : 0777 & ~g->umask;
+
+	test_hook("dir-attrs", e->dst);
+	if (g->fs_has_modes && fchmod(fd, mode) < 0)
+		copy_report(g, idx, COPY_STEP_ATTRS, -errno, e->dst, false);
+	if (g->o->keep_times && futimens(fd, times) < 0)
+		copy_report(g, idx, COPY_STEP_ATTRS, -errno, e->dst, false);
+}
+
+/* A made directory is complete once the walk has left it (popped from
+ * the dirstack); it gets its attributes in the commit that renamed its
+ * last entries, whose syncfs then covers them: done at the very end, the
+ * inode updates of hundreds of directories cost a journal commit of
+ * their own.  Deepest first, so a parent's mtime is set after its
+ * children's.  all: the copy ends (or stops): every directory still on
+ * the stack too. */
+void finish_dirs(struct engine *g, bool all)
+{
+	for (size_t k = 0; k < g->n_done_dirs; k++) {
+		dir_attrs(g, g->done_dirs[k].idx, g->done_dirs[k].fd);
+		close(g->done_dirs[k].fd);
+	}
+	g->n_done_dirs = 0;
+	/* one frame at a time: a 2000-level tree must not hold 2000 fds */
+	while (all && dirstack_top(&g->dirs) != PLAN_TOP) {
+		dirstack_pop(&g->dirs, finish_dir_popped, g);
+		finish_dirs(g, false);
+	}
+}
+
+/* Dirty and writeback are two percpu counters, each off by up to
+ * dirty_percpu_error() when read (doc/kernel.md 4.1). */
+static bool device_idle(const struct dirty_device *d)
+{
+	return dirty_device_pending(d) <= 2 * dirty_percpu_error() && d->inflight_writes == 0;
+}
+
+/* True when the device was seen idle; false when there is nothing to
+ * look at or the wait gave up. */
+static bool wait_idle(struct engine *g)
+{
+	const struct target *t = g->o->target;
+	struct dirty_device d;
+	uint64_t best = UINT64_MAX;
+	double since = copy_now();
+
+	if (!t || !t->has_block)
+		return false;
+	for (;;) {
+		if (dirty_device_read(t->bdi, t->diskname, &d) < 0 ||
+		    d.source != DIRTY_SOURCE_DEBUGFS)
+			return false;
+		atomic_store(&g->stats->device_pending, dirty_device_pending(&d));
+		if (device_idle(&d))
+			return true;
+		if (dirty_device_pending(&d) < best) {
+			best = dirty_device_pending(&d);
+			since = copy_now();
+		} else if (copy_now() - since > IDLE_STALL_SECONDS) {
+			DEBUG(DEBUG_COPY, "bdi %s: %llu bytes pending not shrinking; not ours", t->bdi,
+			      (unsigned long long)dirty_device_pending(&d));
+			return false;
+		}
+		nanosleep(&(struct timespec){ 0, IDLE_POLL_NS }, NULL);
+	}
+}
+
+int finish_device(struct engine *g)
+{
+	int r;
+
+	atomic_store(&g->stats->phase, COPY_PHASE_FINAL_SYNC);
+	r = fs_sync(g->dest_fd);
+	if (r == 0 && fsync(g->dest_fd) < 0)
+		r = -errno;
+	if (r < 0) {
+		if (g->plan->n_entries)
+			copy_report(g, 0, COPY_STEP_FINAL_SYNC, r, g->plan->dest_root, true);
+		return r;
+	}
+	atomic_store(&g->stats->phase, COPY_PHASE_WAIT_IDLE);
+	atomic_store(&g->stats->device_idle, wait_idle(g));
+	return 0;
+}

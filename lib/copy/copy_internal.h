@@ -1,0 +1,128 @@
+/* copy_internal.h: state shared by the copy engine's files (copy.c runs
+ * the plan, copy_batch.c commits finished files, copy_finish.c makes the
+ * device idle).  Not part of the library's API. */
+#ifndef SAFECP_COPY_INTERNAL_H
+#define SAFECP_COPY_INTERNAL_H
+
+#include "copy/copy.h"
+#include "copy/dirstack.h"
+#include "copy/reader.h"
+#include "copy/stale_temps.h"
+#include "io/writer.h"
+
+/* A file (or symlink) written under a temporary name, waiting for its
+ * data to be confirmed and for the commit that renames it into place. */
+struct batch_item {
+	size_t entry;
+	int dirfd;       /* borrowed from the batch's directory cache */
+	bool unnamed;    /* an O_TMPFILE file: linked into place, no temporary name */
+	char tmp[STALE_TEMP_NAME_MAX]; /* a temporary name that exists in dirfd, or "" */
+	char *name;      /* final basename */
+	struct writer *w; /* NULL for symlinks */
+	bool renamed;    /* under its final name */
+	bool settled;    /* renamed, kept (-n) or dropped in its commit */
+};
+
+/* The parent directories of a batch's items, each a dup of the
+ * engine's fd for that directory (a plan entry, or PLAN_TOP for
+ * dest_dir): files of one directory come in runs, so the last one is
+ * almost always it. */
+struct batch_dir {
+	size_t idx;
+	int fd;
+};
+
+/* A directory this copy made, complete, waiting for its mode and times
+ * until the commit that put its last entries under their names. */
+struct done_dir {
+	size_t idx;
+	int fd;
+};
+
+struct batch {
+	struct batch_item *items;
+	size_t n, cap;
+	struct batch_dir *dirs;
+	size_t n_dirs;
+	size_t unwaited;  /* items before this index have all data on the device */
+	uint64_t pending; /* bytes of the items from unwaited on, not yet confirmed */
+	uint64_t bytes;   /* written by the items */
+	double opened;    /* monotonic time the first item was added */
+};
+
+/* Fds a batch holds at most: one per file until it is put under its
+ * name, the directories of its items (dups), and the made directories
+ * waiting for their attributes; past any of these the batch commits.
+ * These are the ceilings; engine_init() lowers them to fit the
+ * RLIMIT_NOFILE it finds (copy.c: fd_budget), so a wide or deep tree
+ * never runs out of descriptors. */
+#define BATCH_DIRS 256
+#define BATCH_DONE_DIRS 256
+
+struct engine {
+	const struct plan *plan;
+	const struct copy_options *o;
+	const struct copy_callbacks *cb;
+	struct copy_stats *stats;
+	atomic_bool *cancel;
+	struct reader *reader;
+	int dest_dir_fd;  /* plan->dest_dir: where the top-level names go */
+	int dest_fd;      /* the destination root: syncfs and the final fsync */
+	struct dirstack dirs; /* destination directories down to the current entry */
+	bool *made;       /* per plan entry: a directory this copy created */
+	struct done_dir *done_dirs;
+	size_t n_done_dirs;
+	size_t batch_files, batch_dirs, batch_done_dirs; /* fd budget, see above */
+	int bdev_fd;      /* fuseblk: the device whose cache holds the data */
+	bool fuse;        /* durability by fsync per file, not syncfs */
+	bool journaled;   /* the fs orders a rename after the inode's metadata */
+	bool volume_fsync; /* FUSE whose fsync flushes the whole volume (exfat-fuse) */
+	bool tmpfile;     /* O_TMPFILE works here, until it fails once */
+	bool fs_has_modes;
+	bool mode_noted;
+	mode_t umask;     /* new files and directories without --preserve mode */
+	unsigned long seq;
+	struct batch batch;
+	size_t next;        /* the plan entry not yet (fully) copied */
+	size_t failed;
+};
+
+double copy_now(void);
+void copy_forget_bytes(struct engine *g, const struct batch_item *it);
+/* Give it->tmp a fresh temporary name (not yet created). */
+void copy_temp_name(struct engine *g, struct batch_item *it);
+/* Remove the item's temporary name, if it has one. */
+void copy_remove_temp(struct batch_item *it);
+void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
+		 const char *path, bool fatal);
+/* Errors after which the copy stops (the destination is unusable). */
+bool copy_fatal_error(int err);
+/* Count a file or symlink as not copied. */
+void copy_count_failed(struct engine *g);
+
+/* copy_batch.c */
+int batch_add(struct engine *g, struct batch_item *item);
+/* An fd of directory idx (a plan entry on the engine's dirstack, or
+ * PLAN_TOP), valid until the batch is reset. */
+int batch_parent_fd(struct engine *g, size_t idx);
+/* The engine's own fd of directory idx (PLAN_TOP: dest_dir), or -errno. */
+int copy_dir_fd(struct engine *g, size_t idx);
+/* Close the directory cache (after the engine's last batch). */
+void batch_close_dirs(struct batch *b);
+/* Wait for the data of the oldest items until at most `keep` bytes are
+ * still unconfirmed. */
+int batch_wait_data(struct engine *g, uint64_t keep);
+bool batch_due(const struct engine *g);
+int batch_commit(struct engine *g);
+void batch_abort(struct engine *g);
+void batch_item_done(struct batch_item *it);
+
+/* copy_finish.c */
+/* Modes and times of the created directories that are complete (all:
+ * every one left, also those still being filled: the copy ends). */
+void finish_dirs(struct engine *g, bool all);
+/* dirstack_pop() callback: keep a made directory's fd for its attributes. */
+void finish_dir_popped(void *ctx, size_t idx, int fd);
+int finish_device(struct engine *g);
+
+#endif

@@ -1,0 +1,211 @@
+/* plan.h: what a copy will do, decided and checked before the first byte.
+ *
+ * plan_build() turns cp-style arguments (SOURCE... DEST, -t, -T, -r, -L,
+ * -n) into a flat list of entries in the order they will be written:
+ * each directory before its contents, siblings sorted by name (strcmp
+ * byte order, so the order does not depend on locale or readdir).  It
+ * refuses what GNU cp would refuse, but all of it before anything is
+ * written: missing sources, the same file twice, a directory into
+ * itself, type clashes with existing destination entries, loops.
+ * plan_check() then refuses what the destination filesystem cannot hold:
+ * not enough free space (cluster rounding) or inodes, a file larger than
+ * the filesystem allows (FAT32: 4 GiB - 1).  Problems come back as a kind
+ * plus the paths and numbers involved; cmd/ turns them into words.
+ *
+ * Semantics, where they are not GNU cp's:
+ * - An existing destination entry is replaced by rename (the engine
+ *   writes a temporary and renames it into place), so an existing
+ *   symlink at a file's destination is replaced, not written through.
+ * - Several sources that land on one destination name are refused
+ *   (PLAN_DEST_CLASH) instead of being copied one over the other.
+ * - With -L a symlink that leads back to a directory being walked is
+ *   refused (PLAN_LOOP); so is a bind-mount loop without -L.
+ * - Devices, FIFOs and sockets become PLAN_SKIP entries, with or
+ *   without -r; the command warns about them. */
+#ifndef SAFECP_PLAN_H
+#define SAFECP_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "copy/stale_temps.h"
+#include "device/target.h"
+
+enum plan_entry_type {
+	PLAN_DIR,
+	PLAN_FILE,
+	PLAN_SYMLINK,
+	PLAN_SKIP,  /* devices, FIFOs, sockets: warned about, not copied */
+};
+
+/* parent of a top-level entry: its source is an operand, opened by path
+ * as cp resolves it, and its destination is a name in plan.dest_dir. */
+#define PLAN_TOP SIZE_MAX
+
+/* src, dst, rel and link_target share one allocation owned by the plan;
+ * src_name and dst_name point into it.  The engine opens nothing below
+ * the operands by path: each entry is reached from its parent
+ * directory's fd by name, without following symlinks. */
+struct plan_entry {
+	enum plan_entry_type type;
+	char *src;          /* path, for messages (and to open an operand) */
+	char *dst;          /* final destination path, for messages */
+	char *rel;          /* name to show: relative to the source argument's parent */
+	size_t parent;      /* the PLAN_DIR entry holding it, or PLAN_TOP */
+	size_t end;         /* PLAN_DIR: index past its last descendant; else own + 1 */
+	const char *src_name; /* name in the parent's source directory; NULL at the top */
+	const char *dst_name; /* name in the parent's destination directory (the
+			       * top: in plan.dest_dir; "." when it is dest_dir) */
+	dev_t dst_dev;      /* dst_exists: what lstat(dst) found, checked again */
+	ino_t dst_ino;      /*   when the engine opens a merged directory */
+	struct stat st;     /* of the source (stat with -L or without -r, else lstat) */
+	char *link_target;  /* PLAN_SYMLINK, else NULL */
+	bool dst_exists;    /* lstat(dst) found something: a directory is merged
+			     * into, anything else is replaced or (-n) kept */
+	uint64_t dst_old_size; /* st_size of the existing non-directory */
+	uint64_t dst_freed; /* bytes replacing it frees: its st_blocks * 512 if a
+			     * regular file with one link, else 0 */
+	bool skip_existing; /* -n and dst_exists (never set on directories) */
+};
+
+enum plan_problem_kind {
+	PLAN_OK = 0,
+	PLAN_SOURCE_MISSING,   /* path, err (ENOENT, ENOTDIR); -L: a dangling link */
+	PLAN_SOURCE_UNREADABLE,/* path, err: stat, opendir, readdir or readlink failed */
+	PLAN_OMIT_DIRECTORY,   /* path: a directory without -r */
+	PLAN_SAME_FILE,        /* path (src), path2 (dst) */
+	PLAN_INTO_ITSELF,      /* path (src dir), path2 (dst) */
+	PLAN_DEST_NOT_DIR,     /* path2 (DEST or -t DIR), err ENOTDIR: several
+				* sources, -t, or DEST/ with a trailing slash */
+	PLAN_DEST_MISSING,     /* path (DEST), path2 (the directory that is
+				* missing: DEST's parent, -t DIR, or DEST), err */
+	PLAN_DIR_ONTO_NONDIR,  /* path (src), path2 (dst), err ENOTDIR; also with -n,
+				* and a symlink to a directory is a non-directory */
+	PLAN_NONDIR_ONTO_DIR,  /* path (src), path2 (dst), err EISDIR (-n: kept instead) */
+	PLAN_NO_SPACE,         /* path2 (dest_root), need, have: bytes */
+	PLAN_FILE_TOO_BIG,     /* path (src), path2 (dst), need (size), have (limit) */
+	PLAN_LOOP,             /* path (dir reached again), path2 (its ancestor) */
+	PLAN_DEST_CLASH,       /* path (a later source), path2 (dst): two sources,
+				* one destination name */
+	PLAN_NAME_TOO_LONG,    /* path, err ENAMETOOLONG: longer than PATH_MAX */
+	PLAN_DEST_UNWRITABLE,  /* path2 (dest_root), err (EROFS, EACCES) */
+	PLAN_NO_INODES,        /* path2 (dest_root), need, have: inodes */
+	/* plan_names.h: the destination filesystem's name rules */
+	PLAN_NAME_INVALID,     /* path (src), path2 (dst), need (enum name_problem:
+				* encoding, character, too-long, trailing), have
+				* (character: the refused byte) */
+	PLAN_NAME_RESERVED,    /* path (src), path2 (dst): a DOS device name */
+	PLAN_NAME_CLASH,       /* path (src), path2 (the other destination path),
+				* have: 1 when that one exists already, 0 when
+				* another source goes there; differ only in case */
+};
+
+struct plan_problem {
+	enum plan_problem_kind kind;
+	char *path;
+	char *path2;
+	int err;
+	uint64_t need, have;
+};
+
+/* "source-missing", "no-space", ...: for JSON events and test messages. */
+const char *plan_problem_kind_name(enum plan_problem_kind kind);
+
+struct plan_options {
+	bool recursive;        /* -r */
+	bool follow_symlinks;  /* -L (without -r, command-line symlinks are always followed) */
+	bool target_directory; /* -t DIR: dest is a directory, must exist */
+	bool no_target_directory; /* -T: dest is never treated as a directory */
+	bool no_clobber;       /* -n */
+};
+
+struct plan {
+	struct plan_entry *entries;
+	size_t n_entries;
+	uint64_t total_bytes;   /* regular-file bytes to write (kept files excluded) */
+	size_t n_files;         /* regular files to write (kept ones excluded) */
+	size_t n_dirs;          /* directories, created or merged into */
+	size_t n_symlinks;      /* symlinks to create (kept ones excluded) */
+	size_t n_skipped;       /* PLAN_SKIP entries */
+	size_t n_existing_kept; /* -n: files and symlinks left alone */
+	char *dest_root;        /* the directory the top-level entries go into, or
+				 * the one merged into (-rT): its filesystem is synced */
+	char *dest_dir;         /* the directory holding the top-level dst_names
+				 * (DEST, or DEST's parent when DEST is the copy's
+				 * name), opened once by path as cp resolves it */
+	dev_t dest_dir_dev;     /* stat(dest_dir) at plan time: the engine */
+	ino_t dest_dir_ino;     /*   refuses a directory swapped since */
+	size_t dest_root_entry; /* PLAN_TOP: dest_root is dest_dir; else the
+				 * entry (0) whose directory it is */
+	struct plan_options opts;
+	struct stale_temps stale; /* dead copies' temporaries where this one
+				   * writes: dest_root and the existing
+				   * directories it merges into */
+};
+
+/* Build the plan for sources -> dest (with -t, dest is the DIR).
+ * Returns 0 with *ret filled, or -errno with *ret untouched.  A refusal
+ * fills *problem (kind != PLAN_OK, see the kinds for which fields) and
+ * returns -problem->err, or -EINVAL when the problem has no errno;
+ * kind == PLAN_OK on failure means the system failed (-ENOMEM).  Usage
+ * errors the command should catch first return -EINVAL with kind
+ * PLAN_OK: no sources, -t with -T, -T with several sources.  *problem is
+ * overwritten (may be NULL); release it with plan_problem_done(). */
+int plan_build(const char *const *sources, size_t n_sources, const char *dest,
+	       const struct plan_options *opts, struct plan **ret,
+	       struct plan_problem *problem);
+void plan_free(struct plan *p);
+void plan_problem_done(struct plan_problem *p);
+
+/* The destination filesystem's space and limits. */
+struct fs_space {
+	uint64_t avail_bytes;   /* statvfs f_bavail * f_frsize (not root's reserve) */
+	uint64_t avail_inodes;  /* f_favail; UINT64_MAX when the fs has no count (FAT) */
+	uint64_t cluster;       /* allocation unit: f_frsize (FAT, exfat: the cluster) */
+	uint64_t max_file_size; /* FAT: 2^32 - 1; others: see fs_space_read() */
+	enum fs_kind kind;
+	bool stores_modes;      /* FAT/exfat/fuseblk: no */
+	bool stores_symlinks;   /* FAT/exfat/fuseblk: no */
+};
+
+/* Fill *ret for the filesystem holding dir (fstype: blkid's type, or
+ * NULL; it tells a FUSE daemon's FAT).  avail_bytes is UINT64_MAX when
+ * the filesystem reports no size (fusefat).  The limit on file size comes
+ * from kind for FAT (vfat and msdos, and fuseblk vfat: 4 GiB - 1) and otherwise from
+ * fpathconf(_PC_FILESIZEBITS), which glibc answers with 32 for every
+ * filesystem it does not know (tmpfs, fuse, exfat), so 32 is taken to
+ * mean "unknown" and no limit is applied.  Returns 0 or -errno. */
+int fs_space_read(const char *dir, enum fs_kind kind, const char *fstype,
+		  struct fs_space *ret);
+
+/* The copy engine's largest batch of files renamed together
+ * (copy_batch.c: a commit at 4 windows of data or 1000 files, and before
+ * a file larger than a window; a window is at most 64 MiB).  Replaced
+ * files of one batch exist twice until the renames, so the space check
+ * must know; keep these in step with the engine. */
+#define PLAN_BATCH_BYTES (256ULL << 20)
+#define PLAN_BATCH_FILES 1000
+#define PLAN_BATCH_BIG (64ULL << 20)
+
+/* Bytes the plan will occupy at its peak: each file rounded up to the
+ * cluster, a cluster per new directory and per symlink, on FAT and exfat
+ * the directory entries (long names included); a replaced file frees its
+ * old blocks only after its batch is renamed into place, so the worst
+ * batch counts whole (see plan_check.c for the arithmetic). */
+uint64_t plan_space_needed(const struct plan *p, const struct fs_space *fs);
+
+/* Inodes the plan needs at its peak (0 when nothing new is created). */
+uint64_t plan_inodes_needed(const struct plan *p);
+
+/* PLAN_OK, PLAN_FILE_TOO_BIG (the first offender), PLAN_NO_SPACE or
+ * PLAN_NO_INODES, in that order, with *problem filled (may be NULL).
+ * The space and inodes of p->stale count as free (problem->have
+ * includes them): the engine removes those files before it writes.
+ * Pure: no system calls, so tests can feed any fs_space.  Returns the
+ * kind, or -ENOMEM when the problem's paths could not be copied. */
+int plan_check(const struct plan *p, const struct fs_space *fs,
+	       struct plan_problem *problem);
+
+#endif

@@ -1,0 +1,319 @@
+/* plan_walk.c: the source tree walk and the per-entry destination check.
+ *
+ * The walk is iterative (no recursion, so depth is bounded by memory, not
+ * the stack): a stack of frames, one per directory on the current path.
+ * Entering a directory reads all its names at once (getdents64 into one
+ * shared buffer) and sorts them (strcmp: reproducible, locale-free);
+ * each name is then fstatat'ed relative to the directory's fd, and a
+ * subdirectory is opened with openat and pushed at once, which yields
+ * pre-order: every directory before its contents.  Paths are resolved
+ * once per directory, not once per file.
+ *
+ * File descriptors: only the WALK_FDS deepest frames keep theirs open
+ * (a 2000-level tree must not hit RLIMIT_NOFILE).  When the walk returns
+ * to a frame whose fd was closed, it reopens the directory by path and
+ * checks it is still the same (st_dev, st_ino).
+ *
+ * Symlinks: without -L they are entries (fstatat AT_SYMLINK_NOFOLLOW,
+ * openat O_NOFOLLOW); with -L they are followed and a dangling one is a
+ * PLAN_SOURCE_MISSING.  Loops: a directory whose (st_dev, st_ino) is
+ * already on the stack is refused with PLAN_LOOP, rather than skipped,
+ * so a copy never silently leaves out part of a tree; this also catches
+ * bind-mount loops without -L. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "copy/plan_internal.h"
+
+#define WALK_FDS 32
+#define DENTS_SIZE (64 * 1024)
+
+struct frame {
+	int fd;             /* -1 once closed for depth */
+	size_t idx;         /* plan entry of this directory */
+	dev_t dev;
+	ino_t ino;
+	bool dst_exists;    /* children's destinations may exist: lstat them */
+	char *blob;         /* the names, NUL-separated */
+	char **names;       /* sorted, pointing into blob */
+	size_t n, next;
+};
+
+struct walk {
+	struct plan_builder *b;
+	struct frame *f;
+	size_t depth, cap;
+	char *dents;
+};
+
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Also through symlinks: a destination symlink leading to the source, or
+ * a source symlink (copied as a link) leading to the destination. */
+static bool same_file(const struct plan_entry *e, const struct stat *d)
+{
+	struct stat t;
+
+	if (same_inode(&e->st, d))
+		return true;
+	if (S_ISLNK(d->st_mode) && stat(e->dst, &t) == 0 && same_inode(&e->st, &t))
+		return true;
+	return e->type == PLAN_SYMLINK && stat(e->src, &t) == 0 && same_inode(&t, d);
+}
+
+int plan_classify_dst(struct plan_builder *b, struct plan_entry *e)
+{
+	struct stat d;
+
+	if (e->type == PLAN_SKIP)
+		return 0;
+	if (lstat(e->dst, &d) < 0)
+		return errno == ENOENT ? 0 :
+		       plan_refuse(b, PLAN_DEST_MISSING, e->dst, e->dst, errno);
+	e->dst_exists = true;
+	e->dst_dev = d.st_dev;
+	e->dst_ino = d.st_ino;
+	if (same_file(e, &d))
+		return plan_refuse(b, PLAN_SAME_FILE, e->src, e->dst, 0);
+	if (S_ISDIR(d.st_mode)) {
+		if (e->type == PLAN_DIR)
+			return 0; /* merged into */
+		if (b->opts->no_clobber) {
+			e->skip_existing = true; /* GNU cp -n: silently kept */
+			return 0;
+		}
+		return plan_refuse(b, PLAN_NONDIR_ONTO_DIR, e->src, e->dst, EISDIR);
+	}
+	if (e->type == PLAN_DIR) /* even with -n, as GNU cp */
+		return plan_refuse(b, PLAN_DIR_ONTO_NONDIR, e->src, e->dst, ENOTDIR);
+	e->dst_old_size = (uint64_t)d.st_size;
+	e->skip_existing = b->opts->no_clobber;
+	if (!e->skip_existing && S_ISREG(d.st_mode) && d.st_nlink == 1)
+		e->dst_freed = (uint64_t)d.st_blocks * 512;
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int names_add(struct frame *f, size_t *len, size_t *cap, size_t **offs,
+		     size_t *offs_cap, const char *name)
+{
+	size_t l = strlen(name) + 1;
+
+	if (*len + l > *cap) {
+		size_t c = MAX(*cap * 2, *len + l + 4096);
+		char *g = realloc(f->blob, c);
+
+		if (!g)
+			return -ENOMEM;
+		f->blob = g;
+		*cap = c;
+	}
+	if (f->n == *offs_cap) {
+		size_t c = *offs_cap ? *offs_cap * 2 : 64;
+		size_t *g = reallocarray(*offs, c, sizeof(**offs));
+
+		if (!g)
+			return -ENOMEM;
+		*offs = g;
+		*offs_cap = c;
+	}
+	memcpy(f->blob + *len, name, l);
+	(*offs)[f->n++] = *len;
+	*len += l;
+	return 0;
+}
+
+/* Every name in the directory but "." and "..", sorted. */
+static int read_names(struct walk *w, int fd, struct frame *f)
+{
+	_cleanup_free_ size_t *offs = NULL;
+	size_t len = 0, cap = 0, offs_cap = 0;
+	ssize_t got;
+	int r;
+
+	while ((got = getdents64(fd, w->dents, DENTS_SIZE)) > 0) {
+		for (ssize_t off = 0; off < got;) {
+			struct dirent64 *d = (struct dirent64 *)(w->dents + off);
+
+			off += d->d_reclen;
+			if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+				continue;
+			r = names_add(f, &len, &cap, &offs, &offs_cap, d->d_name);
+			if (r < 0)
+				return r;
+		}
+	}
+	if (got < 0)
+		return -errno;
+	f->names = calloc(f->n ? f->n : 1, sizeof(*f->names));
+	if (!f->names)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n; i++)
+		f->names[i] = f->blob + offs[i];
+	qsort(f->names, f->n, sizeof(*f->names), cmp_names);
+	return 0;
+}
+
+static void frame_done(struct frame *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->names);
+	free(f->blob);
+}
+
+static const char *entry_src(struct walk *w, size_t idx)
+{
+	return w->b->p->entries[idx].src;
+}
+
+/* Push the directory open on fd (taken over) as plan entry idx. */
+static int walk_push(struct walk *w, int fd, size_t idx)
+{
+	_cleanup_close_ int dfd = fd;
+	struct frame f = { .fd = -1, .idx = idx };
+	struct stat st;
+	int r;
+
+	if (fstat(dfd, &st) < 0)
+		return plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, entry_src(w, idx), NULL, errno);
+	for (size_t i = 0; i < w->depth; i++)
+		if (w->f[i].dev == st.st_dev && w->f[i].ino == st.st_ino)
+			return plan_refuse(w->b, PLAN_LOOP, entry_src(w, idx),
+					   entry_src(w, w->f[i].idx), ELOOP);
+	if (w->depth == w->cap) {
+		size_t c = w->cap ? w->cap * 2 : 16;
+		struct frame *g = reallocarray(w->f, c, sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		w->f = g;
+		w->cap = c;
+	}
+	f.dev = st.st_dev;
+	f.ino = st.st_ino;
+	f.dst_exists = w->b->p->entries[idx].dst_exists;
+	r = read_names(w, dfd, &f);
+	if (r < 0) {
+		frame_done(&f);
+		return r == -ENOMEM ? r :
+		       plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, entry_src(w, idx), NULL, -r);
+	}
+	f.fd = TAKE_FD(dfd);
+	w->f[w->depth++] = f;
+	if (w->depth > WALK_FDS) {
+		struct frame *old = &w->f[w->depth - 1 - WALK_FDS];
+
+		close(old->fd);
+		old->fd = -1;
+	}
+	return 0;
+}
+
+/* The frame's fd, reopened by path if it was closed for depth. */
+static int frame_fd(struct walk *w, struct frame *f)
+{
+	int nofollow = w->b->opts->follow_symlinks ? 0 : O_NOFOLLOW;
+	const char *path = entry_src(w, f->idx);
+	struct stat st;
+
+	if (f->fd >= 0)
+		return f->fd;
+	f->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow);
+	if (f->fd < 0)
+		return plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, path, NULL, errno);
+	if (fstat(f->fd, &st) < 0 || st.st_dev != f->dev || st.st_ino != f->ino)
+		return plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, path, NULL, ESTALE);
+	return f->fd;
+}
+
+static int stat_child(struct walk *w, int fd, const char *name, struct plan_entry *e,
+		      char link[PATH_MAX])
+{
+	bool follow = w->b->opts->follow_symlinks;
+	ssize_t n;
+
+	if (fstatat(fd, name, &e->st, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
+		return plan_refuse(w->b, errno == ENOENT ? PLAN_SOURCE_MISSING :
+				   PLAN_SOURCE_UNREADABLE, e->src, NULL, errno);
+	e->type = plan_type_of(e->st.st_mode);
+	if (e->type != PLAN_SYMLINK)
+		return 0;
+	n = readlinkat(fd, name, link, PATH_MAX - 1);
+	if (n < 0)
+		return plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, e->src, NULL, errno);
+	link[n] = '\0';
+	e->link_target = link;
+	return 0;
+}
+
+/* Add name (a child of frame f) to the plan; a directory is pushed. */
+static int walk_visit(struct walk *w, struct frame *f, int fd, const char *name)
+{
+	char src[PATH_MAX], dst[PATH_MAX], rel[PATH_MAX], link[PATH_MAX];
+	const struct plan_entry *parent = &w->b->p->entries[f->idx];
+	struct plan_entry e = { .src = src, .dst = dst, .rel = rel, .parent = f->idx };
+	bool dst_may_exist = f->dst_exists;
+	size_t idx;
+	int r, cfd, nofollow = w->b->opts->follow_symlinks ? 0 : O_NOFOLLOW;
+
+	if (plan_join(src, parent->src, name) < 0 || plan_join(dst, parent->dst, name) < 0 ||
+	    plan_join(rel, parent->rel, name) < 0)
+		return plan_refuse(w->b, PLAN_NAME_TOO_LONG, parent->src, NULL, ENAMETOOLONG);
+	e.src_name = strrchr(src, '/') + 1; /* plan_join put a '/' before name */
+	e.dst_name = strrchr(dst, '/') + 1;
+	r = stat_child(w, fd, name, &e, link);
+	if (r >= 0 && dst_may_exist) /* in a new directory nothing can exist yet */
+		r = plan_classify_dst(w->b, &e);
+	if (r >= 0)
+		r = plan_add_entry(w->b, &e, &idx);
+	if (r < 0 || e.type != PLAN_DIR)
+		return r;
+	cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow);
+	if (cfd < 0)
+		return plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, src, NULL, errno);
+	return walk_push(w, cfd, idx);
+}
+
+int plan_walk(struct plan_builder *b, size_t idx)
+{
+	struct walk w = { .b = b };
+	int fd, r;
+
+	w.dents = malloc(DENTS_SIZE);
+	if (!w.dents)
+		return -ENOMEM;
+	fd = open(b->p->entries[idx].src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 ? plan_refuse(b, PLAN_SOURCE_UNREADABLE, b->p->entries[idx].src, NULL, errno) :
+		     walk_push(&w, fd, idx);
+	while (r >= 0 && w.depth > 0) {
+		struct frame *f = &w.f[w.depth - 1];
+
+		if (f->next == f->n) {
+			b->p->entries[f->idx].end = b->p->n_entries;
+			frame_done(f);
+			w.depth--;
+			continue;
+		}
+		r = frame_fd(&w, f);
+		if (r >= 0)
+			r = walk_visit(&w, f, r, f->names[f->next++]);
+	}
+	while (w.depth > 0)
+		frame_done(&w.f[--w.depth]);
+	free(w.f);
+	free(w.dents);
+	return r < 0 ? r : 0;
+}

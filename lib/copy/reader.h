@@ -1,0 +1,62 @@
+/* reader.h: reads the plan's source files ahead of the writer.
+ *
+ * A thread reads every regular file of the plan, in plan order, into a
+ * ring of aligned buffers, so a slow source (a camera card) and a slow
+ * destination work at the same time and O_DIRECT can write straight from
+ * the buffers.  The consumer takes chunks in order and gives each back
+ * before taking the next.  Every file the plan copies yields at least
+ * one chunk, the last one flagged.
+ *
+ * The reader trusts nothing about the source tree but the plan: each
+ * file is opened from its directory's fd by name (dirstack.h), without
+ * following a symlink (but with -L), without blocking (O_NONBLOCK, so a
+ * FIFO swapped in cannot hang the copy) and without becoming a
+ * controlling tty; it must be the regular file the plan saw (st_dev,
+ * st_ino).  It reads no more than the plan's size, and a file whose
+ * size, mtime or ctime differ from the plan's after the read, or that
+ * has more or fewer bytes, is flagged changed: GNU tar's "file changed
+ * as we read it", which the engine does not publish. */
+#ifndef SAFECP_READER_H
+#define SAFECP_READER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "copy/plan.h"
+#include "io/sizing.h"
+
+struct reader;
+
+struct reader_chunk {
+	size_t entry;     /* plan entry index */
+	uint64_t offset;  /* in the source file */
+	void *buf;        /* aligned to the write plan's mem_align */
+	size_t len;       /* chunk bytes, less for the last; may be 0 */
+	bool last;        /* the file ends with this chunk (EOF or error) */
+	int err;          /* -errno: reading the source failed; skip the file */
+	bool changed;     /* last: the file is not the one the plan saw, or
+			   * changed while it was read; skip the file */
+	unsigned slot;
+};
+
+int reader_start(const struct plan *p, const struct write_plan *wp,
+		 atomic_bool *cancel, struct reader **ret);
+
+/* The next chunk in plan order: 0 with *ret filled, 1 when every file has
+ * been read, -ECANCELED after cancel. */
+int reader_next(struct reader *r, struct reader_chunk *ret);
+
+/* Do not read the files of entries [from, to): each one still yields
+ * its last chunk (err -ECANCELED), perhaps after chunks read before.
+ * The consumer calls it for entries it is at or before. */
+void reader_skip(struct reader *r, size_t from, size_t to);
+
+/* Give the chunk's buffer back to the ring. */
+void reader_release(struct reader *r, const struct reader_chunk *c);
+
+/* Stop the thread, join it, free the buffers. */
+void reader_free(struct reader *r);
+
+#endif

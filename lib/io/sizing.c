@@ -1,0 +1,241 @@
+/* sizing.c: strategy choice and window/chunk arithmetic for safecp.
+ *
+ * The table (doc/kernel.md 2.4):
+ *   FUSE, fuseblk   -> sync-window: the daemon dirties the underlying
+ *                      device's cache, so neither sync_file_range nor
+ *                      O_DIRECT on the file bounds anything; only
+ *                      fdatasync (FUSE_FSYNC) reaches the device.
+ *   statx says DIO works (ext4 ordered, xfs, f2fs) -> direct: no page
+ *                      cache copy, nothing dirty, each completed write is
+ *                      on the device.  Checked at run time by the writer.
+ *   everything else (btrfs with checksums, vfat, exfat, unknown)
+ *                   -> window: O_DIRECT there silently falls back to a
+ *                      synchronous buffered path, so write-behind windows
+ *                      are both bounded and pipelined.
+ *
+ * Sizes (doc/kernel.md 1.4): the unit is the largest request the block layer
+ * builds, max(max_sectors_kb, optimal_io_size).  A window is several
+ * requests deep: max(8 MiB, 8 units) rounded to whole chunks, at most
+ * 64 MiB.  Direct chunks are ~4 MiB of whole units so each O_DIRECT
+ * write keeps the queue busy; window-mode chunks are ~1 MiB, which only
+ * sizes the reader's buffers. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+
+#include "util/cleanup.h"
+#include "util/size.h"
+#include "io/sizing.h"
+
+#define MiB (1024ULL * 1024ULL)
+#define WINDOW_MIN (8 * MiB)
+#define WINDOW_MAX (64 * MiB)
+#define RING_BYTES (16 * MiB)
+#define DEFAULT_MAX_SECTORS_KB 1280 /* BLK_DEF_MAX_SECTORS_CAP when unknown */
+
+static const char *const strategy_names[] = {
+	[STRATEGY_AUTO] = "auto",
+	[STRATEGY_WINDOW] = "window",
+	[STRATEGY_DIRECT] = "direct",
+	[STRATEGY_SYNC_WINDOW] = "sync-window",
+};
+
+const char *strategy_name(enum write_strategy s)
+{
+	if ((unsigned)s >= ARRAY_SIZE(strategy_names))
+		return "unknown";
+	return strategy_names[s];
+}
+
+int strategy_from_name(const char *name, enum write_strategy *ret)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(strategy_names); i++)
+		if (name && strcmp(name, strategy_names[i]) == 0) {
+			*ret = (enum write_strategy)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static uint64_t lcm_u64(uint64_t a, uint64_t b)
+{
+	return a / gcd_u64(a, b) * b;
+}
+
+/* The request unit: whole requests of the largest size the queue builds,
+ * page aligned, and a multiple of the DIO offset alignment. */
+static uint64_t request_unit(const struct target *t, uint32_t offset_align)
+{
+	uint64_t m = (t && t->disk.max_sectors_kb ? t->disk.max_sectors_kb
+						  : DEFAULT_MAX_SECTORS_KB) * 1024ULL;
+	uint64_t o = t ? t->disk.optimal_io_size : 0;
+	uint64_t unit = round_up_u64(MAX(MAX(m, o), 4096), 4096);
+
+	return offset_align ? lcm_u64(unit, offset_align) : unit;
+}
+
+static bool is_fuse(const struct target *t)
+{
+	return t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK);
+}
+
+static bool dio_supported(const struct dio_caps *dio)
+{
+	return dio && dio->known && dio->offset_align && dio->mem_align;
+}
+
+static bool dio_refused(const struct dio_caps *dio)
+{
+	return dio && dio->known && (!dio->offset_align || !dio->mem_align);
+}
+
+static enum write_strategy choose(const struct target *t, const struct dio_caps *dio,
+				  const char **reason)
+{
+	if (is_fuse(t)) {
+		*reason = "FUSE passes data to its daemon, whose writes are dirty in the "
+			  "device's cache: only fdatasync per window bounds them";
+		return STRATEGY_SYNC_WINDOW;
+	}
+	if (dio_supported(dio)) {
+		*reason = "the filesystem supports O_DIRECT (statx DIOALIGN): nothing is "
+			  "left dirty and each completed write is on the device";
+		return STRATEGY_DIRECT;
+	}
+	*reason = dio_refused(dio)
+		? "the filesystem refuses O_DIRECT here: buffered writes with "
+		  "sync_file_range write-behind windows"
+		: "O_DIRECT would silently fall back to synchronous buffered writes on "
+		  "this filesystem: sync_file_range write-behind windows instead";
+	return STRATEGY_WINDOW;
+}
+
+static int check_requested(const struct target *t, const struct dio_caps *dio,
+			   enum write_strategy s, const char **reason)
+{
+	switch (s) {
+	case STRATEGY_DIRECT:
+		if (dio_refused(dio)) {
+			*reason = "this filesystem does not support O_DIRECT (statx reports "
+				  "no DIO alignment); use --strategy=window";
+			return -EINVAL;
+		}
+		*reason = dio_supported(dio)
+			? "requested; the filesystem supports O_DIRECT"
+			: "requested; the kernel may fall back to buffered writes, "
+			  "which the writer detects at run time";
+		return 0;
+	case STRATEGY_WINDOW:
+		*reason = is_fuse(t)
+			? "requested; on FUSE, sync_file_range does not reach the device, "
+			  "so the writer will switch to sync-window if dirty data grows"
+			: "requested";
+		return 0;
+	case STRATEGY_SYNC_WINDOW:
+		*reason = "requested";
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static void size_plan(const struct target *t, const struct dio_caps *dio,
+		      uint64_t window_override, struct write_plan *p)
+{
+	bool direct = p->strategy == STRATEGY_DIRECT;
+	uint32_t offset_align = direct && dio_supported(dio) ? dio->offset_align : 0;
+	uint64_t unit = request_unit(t, offset_align);
+	uint64_t chunk_target = direct ? 4 * MiB : 1 * MiB;
+	uint64_t w;
+
+	p->offset_align = direct ? (offset_align ? offset_align : 4096) : 0;
+	p->mem_align = MAX(4096, dio_supported(dio) ? dio->mem_align : 0);
+	p->chunk = unit >= chunk_target ? unit : round_up_u64(chunk_target, unit);
+
+	if (window_override) {
+		/* the batch and space arithmetic assume at most 64 MiB */
+		w = round_up_u64(MAX(window_override, p->chunk), p->chunk);
+		if (w > WINDOW_MAX)
+			w = MAX(round_down_u64(WINDOW_MAX, p->chunk), p->chunk);
+		p->window = p->window_min = p->window_max = w;
+	} else {
+		w = MAX(WINDOW_MIN, 8 * unit);
+		p->window_min = round_up_u64(WINDOW_MIN, p->chunk);
+		p->window_max = MAX(round_down_u64(WINDOW_MAX, p->chunk), p->window_min);
+		p->window = MIN(round_up_u64(w, p->chunk), p->window_max);
+	}
+	p->ring_slots = (unsigned)MAX(3, RING_BYTES / p->chunk);
+}
+
+int sizing_plan(const struct target *t, const struct dio_caps *dio,
+		enum write_strategy requested, uint64_t window_override,
+		struct write_plan *ret)
+{
+	struct write_plan p = { 0 };
+	int r = 0;
+
+	if (requested == STRATEGY_AUTO)
+		p.strategy = choose(t, dio, &p.reason);
+	else {
+		r = check_requested(t, dio, requested, &p.reason);
+		p.strategy = requested;
+	}
+	size_plan(t, dio, window_override, &p);
+	*ret = p;
+	return r;
+}
+
+uint64_t sizing_adapt_window(const struct write_plan *p, uint64_t current,
+			     uint64_t bytes, double seconds)
+{
+	uint64_t want;
+
+	/* a wait that returned at once saw no device (sync_file_range on
+	 * FUSE, or pages written before we asked): no evidence of a rate */
+	if (seconds < 0.002 || bytes == 0)
+		return current;
+	/* inside the band: leave it, so the window does not oscillate */
+	if (seconds >= 0.25 && seconds <= 1.0)
+		return current;
+	/* aim at half a second of the measured rate */
+	want = (uint64_t)((double)bytes / seconds * 0.5);
+	want = round_up_u64(MAX(want, p->chunk), p->chunk);
+	return MIN(MAX(want, p->window_min), p->window_max);
+}
+
+int dio_caps_read(int fd, struct dio_caps *ret)
+{
+	struct statx stx;
+
+	memset(ret, 0, sizeof(*ret));
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) < 0)
+		return -errno;
+	if (stx.stx_mask & STATX_DIOALIGN) {
+		ret->known = true;
+		ret->mem_align = stx.stx_dio_mem_align;
+		ret->offset_align = stx.stx_dio_offset_align;
+	}
+	return 0;
+}
+
+int dio_caps_probe_dir(const char *dir, struct dio_caps *ret)
+{
+	_cleanup_close_ int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+
+	memset(ret, 0, sizeof(*ret));
+	if (fd < 0)
+		return errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL ? 0 : -errno;
+	return dio_caps_read(fd, ret);
+}

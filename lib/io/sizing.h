@@ -1,0 +1,66 @@
+/* sizing.h: how safecp writes to a given target, decided from its facts.
+ *
+ * Pure functions (no I/O) so the choice table and the arithmetic are unit
+ * tested: strategy per filesystem (doc/kernel.md 2.4), window and chunk sizes
+ * from the disk's queue limits (doc/kernel.md 1.4), and the adaptation of the
+ * window to the measured device rate. */
+#ifndef SAFECP_SIZING_H
+#define SAFECP_SIZING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "device/target.h"
+
+enum write_strategy {
+	STRATEGY_AUTO = 0,
+	STRATEGY_WINDOW,      /* buffered + sync_file_range write-behind */
+	STRATEGY_DIRECT,      /* O_DIRECT, aligned chunks */
+	STRATEGY_SYNC_WINDOW, /* buffered + fdatasync per window (FUSE) */
+};
+
+const char *strategy_name(enum write_strategy s); /* "auto", "window", ... */
+int strategy_from_name(const char *name, enum write_strategy *ret);
+
+/* What statx(STATX_DIOALIGN) said about the destination directory's fs. */
+struct dio_caps {
+	bool known;           /* STATX_DIOALIGN came back set */
+	uint32_t mem_align;   /* 0 with known: O_DIRECT unsupported */
+	uint32_t offset_align;
+};
+
+struct write_plan {
+	enum write_strategy strategy;
+	const char *reason;    /* one line: why this strategy, for -v/--dry-run */
+	uint64_t window;       /* bytes per write-behind window */
+	uint64_t window_min, window_max; /* adaptation bounds */
+	uint64_t chunk;        /* bytes per read/write call; DIO multiple */
+	uint32_t mem_align;    /* buffer alignment */
+	uint32_t offset_align; /* DIO offset/length alignment (0: not direct) */
+	unsigned ring_slots;   /* reader buffers of chunk bytes */
+};
+
+/* Decide strategy and sizes.  requested is the user's --strategy (AUTO
+ * to choose); window_override is --window (0: derive).  Returns 0, or
+ * -EINVAL when the requested strategy cannot work here (direct without
+ * O_DIRECT support), with plan->reason saying why. */
+int sizing_plan(const struct target *t, const struct dio_caps *dio,
+		enum write_strategy requested, uint64_t window_override,
+		struct write_plan *ret);
+
+/* Window adaptation after a window of `bytes` took `seconds` to drain:
+ * aim at 0.25-1 s per window, within [min, max]. Returns the new size. */
+uint64_t sizing_adapt_window(const struct write_plan *p, uint64_t current,
+			     uint64_t bytes, double seconds);
+
+/* What O_DIRECT alignment a new file in dir would have: statx of an
+ * O_TMPFILE there (directories report no DIO alignment, and an unnamed
+ * file leaves nothing behind).  Unknown (not an error) where O_TMPFILE
+ * is unsupported (vfat, FUSE). */
+int dio_caps_probe_dir(const char *dir, struct dio_caps *ret);
+
+/* Read statx(STATX_DIOALIGN) of an open fd (syscall; glibc 2.36's struct
+ * lacks the fields). */
+int dio_caps_read(int fd, struct dio_caps *ret);
+
+#endif

@@ -1,0 +1,405 @@
+/* writer.c: one destination file, written with bounded dirty data.
+ *
+ * window (doc/kernel.md 1.1, Linus' recipe): buffered writes; when a window
+ * is full, SYNC_FILE_RANGE_WRITE starts its writeback without waiting,
+ * then WAIT_BEFORE|WRITE|WAIT_AFTER waits for the previous window, whose
+ * pages are then dropped with POSIX_FADV_DONTNEED.  At most two windows
+ * are dirty or under writeback, and the device always has the next one
+ * queued while we wait.  A window whose wait returned is confirmed.
+ *
+ * direct: O_DIRECT writes of whole aligned chunks; a completed write is
+ * on the device.  The unaligned tail is written after clearing O_DIRECT
+ * and handled like a window.  Some filesystems accept O_DIRECT and still
+ * go through the page cache (ext4 data=journal leaves dirty pages; xfs
+ * CoW): cachestat after the first chunks catches it and the file
+ * switches to windows, which then also write out what the fallback left.
+ *
+ * sync-window (FUSE): fdatasync after each window, the only call that
+ * reaches a FUSE daemon and makes it write the device (FUSE_FSYNC).
+ *
+ * sync_file_range wait errors are consumed by the kernel (errseq, see
+ * file_check_and_advance_wb_err): a later fsync would not report them,
+ * so every error here is final for the file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dirty/cachestat.h"
+#include "util/cleanup.h"
+#include "util/debug.h"
+#include "util/size.h"
+#include "io/writer.h"
+
+struct writer {
+	int fd;
+	int bdev_fd;
+	struct write_plan plan;
+	struct writer_hooks hooks;
+	enum write_strategy strategy;
+	bool direct_on;        /* O_DIRECT currently set on fd */
+
+	uint64_t written;      /* bytes appended */
+	uint64_t confirmed;    /* bytes the device completed */
+	uint64_t window;       /* current window size */
+	uint64_t win_start;    /* first byte not yet handed to writeback */
+	bool have_prev;        /* a window started but not waited for */
+	uint64_t prev_start, prev_end;
+	double prev_started;   /* monotonic time of its SYNC_FILE_RANGE_WRITE */
+
+	uint64_t checked_to;   /* direct: range already checked for fallback */
+	uint64_t peak_dirty;
+};
+
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void confirm_to(struct writer *w, uint64_t offset)
+{
+	if (offset <= w->confirmed)
+		return;
+	if (w->hooks.confirmed)
+		w->hooks.confirmed(w->hooks.ctx, offset - w->confirmed);
+	w->confirmed = offset;
+}
+
+static void switch_strategy(struct writer *w, enum write_strategy to, const char *why)
+{
+	DEBUG(DEBUG_WRITER, "fd %d: %s -> %s: %s", w->fd, strategy_name(w->strategy),
+	      strategy_name(to), why);
+	w->strategy = to;
+	if (w->hooks.switched)
+		w->hooks.switched(w->hooks.ctx, to, why);
+}
+
+static int set_direct(struct writer *w, bool on)
+{
+	int fl = fcntl(w->fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	fl = on ? (fl | O_DIRECT) : (fl & ~O_DIRECT);
+	if (fcntl(w->fd, F_SETFL, fl) < 0)
+		return -errno;
+	w->direct_on = on;
+	return 0;
+}
+
+int writer_open(int dirfd, const char *name, const struct write_plan *plan,
+		uint64_t size_hint, int bdev_fd, const struct writer_hooks *hooks,
+		struct writer **ret)
+{
+	_cleanup_free_ struct writer *w = calloc(1, sizeof(*w));
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	w->plan = *plan;
+	w->strategy = plan->strategy;
+	w->window = plan->window;
+	w->bdev_fd = bdev_fd;
+	if (hooks)
+		w->hooks = *hooks;
+	/* unnamed (O_TMPFILE): it has no name until linked, and a crash or a
+	 * kill -9 frees it instead of leaving a temporary behind */
+	w->fd = name ? openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)
+		     : openat(dirfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
+	if (w->fd < 0)
+		return -errno;
+	if (w->strategy == STRATEGY_DIRECT && size_hint >= plan->chunk) {
+		r = set_direct(w, true);
+		if (r < 0) {
+			/* EINVAL: no ->direct_IO; windows are the next best */
+			switch_strategy(w, STRATEGY_WINDOW,
+					"the filesystem refused O_DIRECT on this file");
+		}
+	}
+	*ret = TAKE_PTR(w);
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int sfr(int fd, uint64_t off, uint64_t len, unsigned flags)
+{
+	if (len == 0)
+		return 0;
+	if (sync_file_range(fd, (off64_t)off, (off64_t)len, flags) < 0)
+		return -errno;
+	return 0;
+}
+
+static uint64_t cache_pending(int fd, uint64_t off, uint64_t len)
+{
+	struct file_cache fc;
+
+	if (fd < 0 || cachestat_fd(fd, off, len, &fc) < 0)
+		return 0;
+	return fc.dirty + fc.writeback;
+}
+
+static void note_pending(struct writer *w, uint64_t pending)
+{
+	if (pending > w->peak_dirty)
+		w->peak_dirty = pending;
+}
+
+/* Wait for the window started last time; it is then on the device. */
+static int wait_prev(struct writer *w)
+{
+	double before = now_mono(), took;
+	int r;
+
+	if (!w->have_prev)
+		return 0;
+	r = sfr(w->fd, w->prev_start, w->prev_end - w->prev_start,
+		SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+			SYNC_FILE_RANGE_WAIT_AFTER);
+	if (r < 0)
+		return r;
+	/* Only a wait that blocked measured the device: one that returned
+	 * at once means the device kept up with us (a larger window gains
+	 * nothing) or that no device was involved (FUSE). */
+	took = now_mono() - before < 0.002 ? 0 : now_mono() - w->prev_started;
+	w->have_prev = false;
+	confirm_to(w, w->prev_end);
+	/* only waited-for pages may be dropped: they are clean now */
+	posix_fadvise(w->fd, (off_t)w->prev_start, (off_t)(w->prev_end - w->prev_start),
+		      POSIX_FADV_DONTNEED);
+	w->window = sizing_adapt_window(&w->plan, w->window, w->prev_end - w->prev_start, took);
+	return 0;
+}
+
+/* The kernel must keep at most about two windows pending for this file;
+ * on FUSE the pending data sits in the block device's cache instead. */
+static void check_window_bound(struct writer *w)
+{
+	uint64_t from = w->prev_start > w->window ? w->prev_start - w->window : 0;
+	uint64_t file = cache_pending(w->fd, from, 0);
+	uint64_t dev = cache_pending(w->bdev_fd, 0, 0);
+	/* the window just started, the one before (being waited for) and
+	 * slack for the filesystem's own metadata */
+	uint64_t limit = 2 * w->window + (2ULL << 20);
+
+	note_pending(w, MAX(file, dev));
+	if (w->strategy == STRATEGY_WINDOW && dev > limit)
+		switch_strategy(w, STRATEGY_SYNC_WINDOW,
+				"dirty data grew in the underlying device's cache: "
+				"sync_file_range does not reach this filesystem's device");
+}
+
+static int end_sync_window(struct writer *w)
+{
+	if (fdatasync(w->fd) < 0)
+		return -errno;
+	note_pending(w, cache_pending(w->bdev_fd, 0, 0));
+	w->win_start = w->written;
+	confirm_to(w, w->written);
+	return 0;
+}
+
+/* Hand [win_start, written) to writeback, then wait for the one before.
+ * A full window is checked against the bound; the partial last one of a
+ * small file is not worth the cachestat calls. */
+static int end_window(struct writer *w, bool full)
+{
+	uint64_t start = w->win_start, end = w->written;
+	int r;
+
+	if (end == start)
+		return wait_prev(w);
+	r = sfr(w->fd, start, end - start, SYNC_FILE_RANGE_WRITE);
+	if (r < 0)
+		return r;
+	/* checked before the wait can adapt the window to what it saw; after
+	 * a switch, drain at once rather than a window later */
+	if (full)
+		check_window_bound(w);
+	if (w->strategy == STRATEGY_SYNC_WINDOW) {
+		w->have_prev = false;
+		return end_sync_window(w);
+	}
+	r = wait_prev(w);
+	if (r < 0)
+		return r;
+	w->have_prev = true;
+	w->prev_start = start;
+	w->prev_end = end;
+	w->prev_started = now_mono();
+	w->win_start = end;
+	return 0;
+}
+
+
+/* After O_DIRECT writes: dirty pages in the range mean the kernel fell
+ * back to buffered writes without waiting; windows take over from the
+ * first unconfirmed byte. */
+static int check_direct(struct writer *w)
+{
+	uint64_t pending = cache_pending(w->fd, w->checked_to, w->written - w->checked_to);
+
+	note_pending(w, pending);
+	if (pending == 0) {
+		confirm_to(w, w->written);
+		w->checked_to = w->written;
+		w->win_start = w->written;
+		return 0;
+	}
+	switch_strategy(w, STRATEGY_WINDOW,
+			"O_DIRECT writes left dirty pages (a silent buffered fallback)");
+	return set_direct(w, false);
+}
+
+static int write_buffered_tail(struct writer *w, const void *buf, size_t len)
+{
+	int r;
+
+	/* the tail: buffered, confirmed by the final window wait */
+	if (w->direct_on && (r = set_direct(w, false)) < 0)
+		return r;
+	r = write_all(w->fd, buf, len);
+	if (r == 0)
+		w->written += len;
+	return r;
+}
+
+/* The aligned head of a chunk goes direct, whatever is left is the tail. */
+static int write_direct(struct writer *w, const void *buf, size_t len)
+{
+	size_t head = w->plan.offset_align ? round_down_u64(len, w->plan.offset_align) : 0;
+	int r;
+
+	if (!w->direct_on || head == 0 || w->written % w->plan.offset_align)
+		return write_buffered_tail(w, buf, len);
+	r = write_all(w->fd, buf, head);
+	if (r < 0)
+		return r;
+	w->written += head;
+	/* cachestat of the range just written costs microseconds: check
+	 * every chunk, so nothing is confirmed that sits in the cache */
+	r = check_direct(w);
+	if (r < 0 || head == len)
+		return r;
+	return write_buffered_tail(w, (const char *)buf + head, len - head);
+}
+
+int writer_write(struct writer *w, const void *buf, size_t len)
+{
+	int r;
+
+	if (len == 0)
+		return 0;
+	if (w->strategy == STRATEGY_DIRECT)
+		return write_direct(w, buf, len);
+	r = write_all(w->fd, buf, len);
+	if (r < 0)
+		return r;
+	w->written += len;
+	if (w->written - w->win_start < w->window)
+		return 0;
+	return w->strategy == STRATEGY_SYNC_WINDOW ? end_sync_window(w) : end_window(w, true);
+}
+
+int writer_start_data(struct writer *w)
+{
+	if (w->strategy == STRATEGY_SYNC_WINDOW)
+		return 0; /* nothing async exists for FUSE */
+	if (w->written == w->win_start)
+		return 0;
+	return end_window(w, false);
+}
+
+int writer_finish_data(struct writer *w)
+{
+	int r;
+
+	if (w->strategy == STRATEGY_SYNC_WINDOW)
+		return w->written > w->confirmed ? end_sync_window(w) : 0;
+	r = writer_start_data(w);
+	if (r < 0)
+		return r;
+	r = wait_prev(w);
+	if (r < 0)
+		return r;
+	confirm_to(w, w->written);
+	return 0;
+}
+
+void writer_confirm_flushed(struct writer *w)
+{
+	if (w->strategy != STRATEGY_SYNC_WINDOW)
+		return;
+	w->win_start = w->written;
+	confirm_to(w, w->written);
+}
+
+uint64_t writer_written(const struct writer *w)
+{
+	return w->written;
+}
+
+uint64_t writer_confirmed(const struct writer *w)
+{
+	return w->confirmed;
+}
+
+enum write_strategy writer_strategy(const struct writer *w)
+{
+	return w->strategy;
+}
+
+uint64_t writer_peak_dirty(const struct writer *w)
+{
+	return w->peak_dirty;
+}
+
+int writer_fd(const struct writer *w)
+{
+	return w->fd;
+}
+
+int writer_close(struct writer *w)
+{
+	int fd;
+
+	if (!w || w->fd < 0)
+		return 0;
+	fd = TAKE_FD(w->fd);
+	if (close(fd) < 0 && errno != EINTR)
+		return -errno;
+	return 0;
+}
+
+void writer_free(struct writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w);
+}

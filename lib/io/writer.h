@@ -1,0 +1,70 @@
+/* writer.h: writes one destination file with a bound on its dirty data,
+ * and counts the bytes the device has confirmed.
+ *
+ * The caller appends buffers aligned to plan->mem_align whose lengths are
+ * multiples of plan->chunk but for the last; the writer applies the plan's
+ * strategy (window, direct or sync-window), checks itself at run time
+ * (cachestat after the first chunks; a silent O_DIRECT fallback that left
+ * dirty pages switches the file to windows) and reports confirmed bytes
+ * through a callback.  It never prints. */
+#ifndef SAFECP_WRITER_H
+#define SAFECP_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "io/sizing.h"
+
+struct writer;
+
+struct writer_hooks {
+	void *ctx;
+	/* delta bytes newly confirmed by the device (called from the
+	 * writing thread) */
+	void (*confirmed)(void *ctx, uint64_t delta);
+	/* the strategy changed at run time, with the reason */
+	void (*switched)(void *ctx, enum write_strategy to, const char *why);
+};
+
+/* Create dirfd/name (O_CREAT|O_EXCL, mode 0600 until finished); with
+ * name NULL an unnamed file in dirfd (O_TMPFILE), which the caller links
+ * into place.  -EOPNOTSUPP (or -EISDIR, -EINVAL on older kernels) where
+ * the filesystem cannot create unnamed files: FAT, exfat, FUSE.
+ * size_hint is the expected length: a file smaller than one chunk is
+ * all tail, so it is written buffered from the start even under the
+ * direct strategy.  bdev_fd, if >= 0, is the block device under a
+ * fuseblk filesystem whose page cache holds the daemon's dirty data
+ * (checked, not written). */
+int writer_open(int dirfd, const char *name, const struct write_plan *plan,
+		uint64_t size_hint, int bdev_fd, const struct writer_hooks *hooks,
+		struct writer **ret);
+
+/* Append len bytes. -errno on a write error (the file is then useless). */
+int writer_write(struct writer *w, const void *buf, size_t len);
+
+/* Start writeback of what is buffered without waiting for it, so a batch
+ * of small files can be waited for together. */
+int writer_start_data(struct writer *w);
+
+/* Wait until every byte written is on the device (data only: metadata
+ * is the caller's commit).  After this, confirmed == written. */
+int writer_finish_data(struct writer *w);
+
+/* An fsync that covers this file's data returned elsewhere (a FUSE
+ * server that flushes its whole volume): count it all as confirmed.
+ * Only for the sync-window strategy, which keeps no writeback state. */
+void writer_confirm_flushed(struct writer *w);
+
+uint64_t writer_written(const struct writer *w);
+uint64_t writer_confirmed(const struct writer *w);
+enum write_strategy writer_strategy(const struct writer *w);
+/* Peak dirty+writeback seen on this file's range (cachestat checks). */
+uint64_t writer_peak_dirty(const struct writer *w);
+int writer_fd(const struct writer *w);
+
+/* Close (checking close()); does not unlink: the caller owns the name. */
+int writer_close(struct writer *w);
+void writer_free(struct writer *w);
+
+#endif

@@ -1,0 +1,473 @@
+/* holders.c: find the processes that keep a mount or a block device busy.
+ *
+ * Algorithm (the one `fuser -m` uses, made namespace-aware): walk
+ * /proc/[0-9]*; for each process look at cwd, root and every fd/N link,
+ * and at the file mappings in maps.  A link is resolved by the kernel, so
+ * on the real root statx() of the link itself tells the mount id of what
+ * it points to, which is exact even for btrfs subvolumes and paths that
+ * moved; the link's text (as readlink shows it to us) is the fallback and
+ * the whole story under a fixture sysroot.  maps lines carry the backing
+ * file's device number, compared with the mount's.  For devices, one
+ * process per foreign mount namespace is enough to name the namespace: its
+ * mountinfo is read once.  Processes we may not inspect are counted, not
+ * guessed at. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "util/debug.h"
+#include "unmount/holders.h"
+#include "util/sysroot.h"
+
+static const char *const how_names[] = {
+	[HOLDER_CWD] = "cwd", [HOLDER_ROOT] = "root", [HOLDER_FILE] = "file",
+	[HOLDER_MAP] = "map", [HOLDER_DEVICE] = "device",
+	[HOLDER_NAMESPACE] = "namespace",
+};
+
+static const char *const how_texts[] = {
+	[HOLDER_CWD] = "working directory", [HOLDER_ROOT] = "root directory",
+	[HOLDER_FILE] = "open file", [HOLDER_MAP] = "memory map",
+	[HOLDER_DEVICE] = "device open", [HOLDER_NAMESPACE] = "mount namespace",
+};
+
+const char *holder_how_name(enum holder_how how)
+{
+	return (unsigned)how < ARRAY_SIZE(how_names) ? how_names[how] : "unknown";
+}
+
+const char *holder_how_text(enum holder_how how)
+{
+	return (unsigned)how < ARRAY_SIZE(how_texts) ? how_texts[how] : "unknown";
+}
+
+/* What one scan looks for. */
+struct matcher {
+	const struct holders_mount *mount; /* NULL: a device */
+	unsigned major, minor;             /* the device */
+	const char *devnode;
+};
+
+bool holders_path_within(const char *path, const char *dir)
+{
+	size_t plen = strlen(path), dlen = strlen(dir);
+	static const char deleted[] = " (deleted)";
+
+	if (plen >= sizeof(deleted) - 1 &&
+	    strcmp(path + plen - (sizeof(deleted) - 1), deleted) == 0)
+		plen -= sizeof(deleted) - 1;
+	while (dlen > 1 && dir[dlen - 1] == '/')
+		dlen--;
+	if (dlen == 1 && dir[0] == '/')
+		return path[0] == '/';
+	if (plen < dlen || strncmp(path, dir, dlen) != 0)
+		return false;
+	return plen == dlen || path[dlen] == '/';
+}
+
+static int list_add(struct holder_list *l, pid_t pid, const char *command,
+		    enum holder_how how, const char *path)
+{
+	struct holder *grown, *h;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].pid == pid && l->items[i].how == how &&
+		    strcmp(l->items[i].path, path) == 0)
+			return 0;
+	grown = realloc(l->items, (l->n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	l->items = grown;
+	h = &l->items[l->n];
+	h->path = strdup(path);
+	if (!h->path)
+		return -ENOMEM;
+	h->pid = pid;
+	h->how = how;
+	snprintf(h->command, sizeof(h->command), "%s", command);
+	l->n++;
+	return 0;
+}
+
+static bool dev_is(unsigned major, unsigned minor, unsigned want_major, unsigned want_minor)
+{
+	return (want_major || want_minor) && major == want_major && minor == want_minor;
+}
+
+/* The kernel's view of what the link points to, real root only.
+ * 1 match, 0 no match, -errno when it could not tell. */
+static int link_matches_stat(const char *full, const struct matcher *mt)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, full, AT_NO_AUTOMOUNT, STATX_BASIC_STATS | STATX_MNT_ID, &stx) < 0)
+		return -errno;
+	if (!mt->mount)
+		return S_ISBLK(stx.stx_mode) &&
+		       dev_is(stx.stx_rdev_major, stx.stx_rdev_minor, mt->major, mt->minor);
+	if ((stx.stx_mask & STATX_MNT_ID) && mt->mount->mnt_id > 0)
+		return stx.stx_mnt_id == (uint64_t)mt->mount->mnt_id;
+	return dev_is(stx.stx_dev_major, stx.stx_dev_minor, mt->mount->sb_major,
+		      mt->mount->sb_minor) ||
+	       dev_is(stx.stx_dev_major, stx.stx_dev_minor, mt->mount->st_major,
+		      mt->mount->st_minor);
+}
+
+/* rel is "/proc/PID/cwd" and the like.  1 match, 0 none, -errno when the
+ * link cannot be read; leaves the link's text in text (for the report). */
+static int link_matches(const char *rel, const struct matcher *mt, char *text, size_t size)
+{
+	char full[PATH_MAX];
+	ssize_t n;
+
+	if (sysroot_path(full, sizeof(full), "%s", rel) < 0)
+		return -ENAMETOOLONG;
+	n = readlink(full, text, size - 1);
+	if (n < 0)
+		return -errno;
+	text[n] = '\0';
+	if (sysroot_is_real()) {
+		int r = link_matches_stat(full, mt);
+
+		if (r >= 0)
+			return r;
+	}
+	if (mt->mount)
+		return text[0] == '/' && holders_path_within(text, mt->mount->mountpoint);
+	return mt->devnode && strcmp(text, mt->devnode) == 0;
+}
+
+static int scan_fds(pid_t pid, const char *command, const struct matcher *mt,
+		    struct holder_list *l)
+{
+	char dir[PATH_MAX], rel[320], text[PATH_MAX];
+	DIR *d;
+	struct dirent *de;
+	int r = 0;
+
+	if (sysroot_path(dir, sizeof(dir), "/proc/%d/fd", (int)pid) < 0)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while (r >= 0 && (de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(rel, sizeof(rel), "/proc/%d/fd/%s", (int)pid, de->d_name);
+		if (link_matches(rel, mt, text, sizeof(text)) == 1)
+			r = list_add(l, pid, command, mt->mount ? HOLDER_FILE : HOLDER_DEVICE, text);
+	}
+	closedir(d);
+	return r;
+}
+
+/* One maps line: "start-end perms offset MAJ:MIN inode   path". */
+static bool map_line_matches(const char *line, const struct holders_mount *m, const char **ret_path)
+{
+	unsigned maj, min;
+	unsigned long long ino;
+	int off = 0;
+
+	if (sscanf(line, "%*s %*s %*s %x:%x %llu %n", &maj, &min, &ino, &off) < 3 || off == 0)
+		return false;
+	*ret_path = line + off;
+	if (ino == 0 || (*ret_path)[0] != '/')
+		return false;
+	return dev_is(maj, min, m->sb_major, m->sb_minor) ||
+	       dev_is(maj, min, m->st_major, m->st_minor) ||
+	       holders_path_within(*ret_path, m->mountpoint);
+}
+
+static int scan_maps(pid_t pid, const char *command, const struct holders_mount *m,
+		     struct holder_list *l)
+{
+	_cleanup_free_ char *text = NULL;
+	char rel[64];
+	char *line, *save = NULL;
+	int r;
+
+	snprintf(rel, sizeof(rel), "/proc/%d/maps", (int)pid);
+	r = sysroot_read_file(rel, &text);
+	if (r < 0)
+		return r;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *path;
+
+		if (map_line_matches(line, m, &path)) {
+			r = list_add(l, pid, command, HOLDER_MAP, path);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static void read_command(pid_t pid, char *buf, size_t size)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "/proc/%d/comm", (int)pid);
+	if (sysroot_read_line(rel, buf, size) < 0)
+		snprintf(buf, size, "?");
+}
+
+static bool is_denied(int r)
+{
+	return r == -EACCES || r == -EPERM;
+}
+
+/* cwd, root, fds and maps of one process against a mount. */
+static int scan_pid_mount(pid_t pid, const struct matcher *mt, struct holder_list *l)
+{
+	static const struct { const char *name; enum holder_how how; } links[] = {
+		{ "cwd", HOLDER_CWD }, { "root", HOLDER_ROOT },
+	};
+	char command[32], rel[64], text[PATH_MAX];
+	bool denied = false;
+	int r;
+
+	read_command(pid, command, sizeof(command));
+	for (size_t i = 0; i < ARRAY_SIZE(links); i++) {
+		snprintf(rel, sizeof(rel), "/proc/%d/%s", (int)pid, links[i].name);
+		r = link_matches(rel, mt, text, sizeof(text));
+		if (r == 1) {
+			r = list_add(l, pid, command, links[i].how, text);
+			if (r < 0)
+				return r;
+		}
+		denied |= is_denied(r);
+	}
+	r = scan_fds(pid, command, mt, l);
+	if (r == -ENOMEM)
+		return r;
+	denied |= is_denied(r);
+	r = scan_maps(pid, command, mt->mount, l);
+	if (r == -ENOMEM)
+		return r;
+	denied |= is_denied(r);
+	if (denied)
+		l->unreadable++;
+	return 0;
+}
+
+/* Octal escapes of mountinfo paths ("\040" for a space), in place. */
+static void unescape_octal(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+/* In a mountinfo text, the mount point of the device (by MAJ:MIN, or by
+ * source for btrfs, whose MAJ:MIN is anonymous).  NULL when absent. */
+static char *mountinfo_find_device(char *text, const struct matcher *mt)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char mnt[PATH_MAX], source[PATH_MAX] = "";
+		unsigned maj, min;
+		const char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(line, "%*d %*d %u:%u %*s %4095s", &maj, &min, mnt) != 3)
+			continue;
+		if (sscanf(sep + 3, "%*s %4095s", source) < 1)
+			source[0] = '\0';
+		unescape_octal(source);
+		if (dev_is(maj, min, mt->major, mt->minor) ||
+		    (mt->devnode && strcmp(source, mt->devnode) == 0)) {
+			unescape_octal(mnt);
+			return strdup(mnt);
+		}
+	}
+	return NULL;
+}
+
+/* Namespaces already looked at; the first entry is our own. */
+struct ns_seen {
+	char (*ids)[64];
+	size_t n;
+};
+
+static bool ns_seen_add(struct ns_seen *s, const char *id)
+{
+	char (*grown)[64];
+
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->ids[i], id) == 0)
+			return false;
+	grown = realloc(s->ids, (s->n + 1) * sizeof(*grown));
+	if (!grown)
+		return false;
+	s->ids = grown;
+	snprintf(s->ids[s->n++], sizeof(*grown), "%s", id);
+	return true;
+}
+
+static int read_ns(const char *pid, char *buf, size_t size)
+{
+	char full[PATH_MAX];
+	ssize_t n;
+
+	if (sysroot_path(full, sizeof(full), "/proc/%s/ns/mnt", pid) < 0)
+		return -ENAMETOOLONG;
+	n = readlink(full, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int scan_pid_namespace(pid_t pid, const struct matcher *mt, struct ns_seen *seen,
+			      struct holder_list *l)
+{
+	_cleanup_free_ char *text = NULL, *where = NULL;
+	char pidstr[16], ns[64], rel[64], command[32];
+	int r;
+
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	r = read_ns(pidstr, ns, sizeof(ns));
+	if (r < 0)
+		return is_denied(r) ? 1 : 0;
+	if (!ns_seen_add(seen, ns))
+		return 0;
+	snprintf(rel, sizeof(rel), "/proc/%d/mountinfo", (int)pid);
+	r = sysroot_read_file(rel, &text);
+	if (r < 0)
+		return is_denied(r) ? 1 : 0;
+	where = mountinfo_find_device(text, mt);
+	if (!where)
+		return 0;
+	read_command(pid, command, sizeof(command));
+	r = list_add(l, pid, command, HOLDER_NAMESPACE, where);
+	return r < 0 ? r : 0;
+}
+
+static int holder_cmp(const void *a, const void *b)
+{
+	const struct holder *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->how != y->how)
+		return x->how < y->how ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static int scan_pid(pid_t pid, const struct matcher *mt, struct ns_seen *seen,
+		    struct holder_list *l)
+{
+	char command[32];
+	bool denied;
+	int r;
+
+	if (mt->mount)
+		return scan_pid_mount(pid, mt, l);
+	read_command(pid, command, sizeof(command));
+	r = scan_fds(pid, command, mt, l);
+	if (r == -ENOMEM)
+		return r;
+	denied = is_denied(r);
+	r = scan_pid_namespace(pid, mt, seen, l);
+	if (r < 0)
+		return r;
+	if (denied || r == 1)
+		l->unreadable++;
+	return 0;
+}
+
+static int scan_all(const struct matcher *mt, struct holder_list *ret)
+{
+	struct holder_list l = { 0 };
+	struct ns_seen seen = { 0 };
+	char dir[PATH_MAX], self_ns[64];
+	pid_t self = sysroot_is_real() ? getpid() : 0;
+	DIR *d;
+	struct dirent *de;
+	int r = 0;
+
+	if (sysroot_path(dir, sizeof(dir), "/proc") < 0)
+		return -ENAMETOOLONG;
+	/* Our own namespace is where the caller looks already. */
+	if (read_ns("self", self_ns, sizeof(self_ns)) == 0)
+		ns_seen_add(&seen, self_ns);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while (r >= 0 && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		r = scan_pid((pid_t)pid, mt, &seen, &l);
+	}
+	closedir(d);
+	free(seen.ids);
+	if (r < 0) {
+		holder_list_done(&l);
+		return r;
+	}
+	if (l.n)
+		qsort(l.items, l.n, sizeof(*l.items), holder_cmp);
+	*ret = l;
+	DEBUG(DEBUG_UNMOUNT, "holders: %zu found, %zu processes unreadable", l.n, l.unreadable);
+	return 0;
+}
+
+int holders_of_mount(const struct holders_mount *m, struct holder_list *ret)
+{
+	const struct matcher mt = { .mount = m };
+
+	if (!m || !m->mountpoint)
+		return -EINVAL;
+	return scan_all(&mt, ret);
+}
+
+int holders_of_device(unsigned major, unsigned minor, const char *devnode,
+		      struct holder_list *ret)
+{
+	const struct matcher mt = { .major = major, .minor = minor, .devnode = devnode };
+
+	return scan_all(&mt, ret);
+}
+
+bool holder_list_equal(const struct holder_list *a, const struct holder_list *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (holder_cmp(&a->items[i], &b->items[i]) != 0)
+			return false;
+	return true;
+}
+
+void holder_list_done(struct holder_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		free(l->items[i].path);
+	free(l->items);
+	l->items = NULL;
+	l->n = 0;
+	l->unreadable = 0;
+}
