@@ -28,15 +28,8 @@
 #include "copy/copy_internal.h"
 #include "util/debug.h"
 #include "util/size.h"
+#include "util/clock.h"
 #include "util/test_hook.h"
-
-double copy_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
 		 const char *path, bool fatal)
@@ -170,15 +163,15 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 	for (;;) {
 		if (cancelled(g))
 			return -ECANCELED;
-		r = reader_next(g->reader, &c);
+		r = reader_next(g->cursor, &c);
 		if (r != 0)
 			return r < 0 ? r : -EIO; /* the reader ended early: a bug */
 		if (c.entry != it->entry) {
-			reader_release(g->reader, &c);
+			reader_release(g->cursor, &c);
 			return -EIO;
 		}
 		r = c.err || c.changed ? 0 : writer_write(it->w, c.buf, c.len);
-		reader_release(g->reader, &c);
+		reader_release(g->cursor, &c);
 		if (c.err) {
 			*src_err = c.err;
 			return 1;
@@ -201,10 +194,10 @@ static int drain_file(struct engine *g, size_t idx)
 	int r;
 
 	do {
-		r = reader_next(g->reader, &c);
+		r = reader_next(g->cursor, &c);
 		if (r != 0)
 			return r < 0 ? r : -EIO;
-		reader_release(g->reader, &c);
+		reader_release(g->cursor, &c);
 		if (c.entry != idx)
 			return -EIO; /* out of step with the reader: a bug */
 	} while (!c.last);
@@ -251,7 +244,7 @@ static int copy_file(struct engine *g, size_t idx)
 			return r;
 		}
 		/* its chunks must not reach the next file */
-		reader_skip(g->reader, idx, idx + 1);
+		reader_skip(g->cursor, idx, idx + 1);
 		fail_item(g, &it, COPY_STEP_CREATE, r, e->dst);
 		return drain_file(g, idx);
 	}
@@ -360,7 +353,7 @@ static int skip_subtree(struct engine *g, size_t idx, int err)
 	int r = 0;
 
 	copy_report(g, idx, COPY_STEP_CREATE, err, e->dst, false);
-	reader_skip(g->reader, idx + 1, e->end);
+	reader_skip(g->cursor, idx + 1, e->end);
 	for (size_t i = idx + 1; i < e->end && r == 0; i++) {
 		const struct plan_entry *c = &g->plan->entries[i];
 
@@ -619,27 +612,27 @@ static void engine_done(struct engine *g)
 	free(g->made);
 }
 
-int copy_run(const struct plan *p, const struct copy_options *o,
-	     const struct copy_callbacks *cb, struct copy_stats *stats,
-	     atomic_bool *cancel)
+int copy_engine_run(const struct plan *p, const struct copy_options *o,
+		    const struct copy_callbacks *cb, struct copy_stats *stats,
+		    atomic_bool *cancel, struct reader_cursor *cursor)
 {
 	struct engine g;
 	int r;
 
 	r = engine_init(&g, p, o, cb, stats, cancel);
+	g.cursor = cursor;
 	if (r == 0)
 		r = open_dest(&g);
 	if (r < 0 && p->n_entries)
 		copy_report(&g, 0, COPY_STEP_CREATE, r, p->dest_dir, true);
 	if (r == 0) {
 		remove_stale(&g);
-		r = reader_start(p, o->wplan, cancel, &g.reader);
-	}
-	if (r == 0)
 		r = run_entries(&g);
+	}
 	if (r < 0)
 		batch_abort(&g);
-	reader_free(g.reader);
+	/* the other destinations need not wait for this one any more */
+	reader_leave(cursor);
 	/* also when stopped: what was made keeps its modes and times, not 0700 */
 	finish_dirs(&g, true);
 	if (r == 0)

@@ -34,6 +34,7 @@
 
 #include "util/cleanup.h"
 #include "copy/copy_internal.h"
+#include "util/clock.h"
 #include "util/debug.h"
 #include "io/fs_sync.h"
 #include "util/test_hook.h"
@@ -162,7 +163,7 @@ int batch_add(struct engine *g, struct batch_item *item)
 		b->cap = cap;
 	}
 	if (b->n == 0)
-		b->opened = copy_now();
+		b->opened = clock_monotonic();
 	b->items[b->n++] = *item;
 	b->pending += unconfirmed(item);
 	if (item->w)
@@ -176,7 +177,7 @@ bool batch_due(const struct engine *g)
 
 	return b->n > 0 && (b->bytes >= BATCH_WINDOWS * g->o->wplan->window ||
 			    b->n >= g->batch_files || b->n_dirs >= g->batch_dirs ||
-			    copy_now() - b->opened >= BATCH_SECONDS);
+			    clock_monotonic() - b->opened >= BATCH_SECONDS);
 }
 
 /* Timestamps and mode where the filesystem keeps them; a failure is a

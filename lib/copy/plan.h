@@ -157,6 +157,11 @@ int plan_build(const char *const *sources, size_t n_sources, const char *dest,
 	       const struct plan_options *opts, struct plan **ret,
 	       struct plan_problem *problem);
 void plan_free(struct plan *p);
+
+/* Did a and b (the plans of two destinations) walk the same source tree,
+ * entry for entry, file for file (identity, size and times)?  Then one
+ * reader serves both: entry i is the same source in each. */
+bool plan_same_source(const struct plan *a, const struct plan *b);
 void plan_problem_done(struct plan_problem *p);
 
 /* The destination filesystem's space and limits. */
