@@ -281,7 +281,7 @@ static int probe_destination(const struct safecp_options *o, struct safecp_job *
 		cli_error("cannot examine the destination %s: %s", quote(root), strerror(-r));
 		return EXIT_USAGE;
 	}
-	r = fs_space_read(root, job->target->kind, job->target->blkid_fstype, &job->space);
+	r = fs_space_read(root, fs_traits_of(job->target), &job->space);
 	if (r < 0) {
 		cli_error("cannot read the free space of %s: %s", quote(root), strerror(-r));
 		return EXIT_USAGE;
@@ -295,7 +295,7 @@ static int probe_destination(const struct safecp_options *o, struct safecp_job *
 static int check_names(const struct safecp_options *o, struct safecp_job *job)
 {
 	const struct target *t = job->target;
-	enum name_fs fs = name_fs_of(t->kind, t->fstype, t->blkid_fstype);
+	enum name_fs fs = fs_traits_of(t)->names;
 	int r = plan_names_check(job->plan, fs, o->rename_invalid, &job->names);
 
 	if (r < 0) {

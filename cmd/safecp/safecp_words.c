@@ -16,6 +16,7 @@
 
 #include "util/cleanup.h"
 #include "common/quote.h"
+#include "device/fs_traits.h"
 #include "safecp/safecp.h"
 #include "util/size.h"
 
@@ -37,7 +38,7 @@ static char *words_device(const struct target *t)
 {
 	const char *fs = t->fstype ? quote_bare(t->fstype) : "unknown filesystem";
 
-	if (t->kind == FS_FUSEBLK && t->blkid_fstype)
+	if (fs_traits_of(t)->format_from_blkid && t->blkid_fstype)
 		return t->has_block ? words_format("%s (%s) on %s", t->blkid_fstype, fs,
 					     quote_bare(t->devnode))
 				    : words_format("%s (%s)", t->blkid_fstype, fs);
@@ -85,7 +86,7 @@ static char *too_big(const struct plan_problem *p, const struct target *t)
 {
 	char size[SIZE_FORMAT_MAX];
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
-	bool fat = t && t->kind == FS_VFAT;
+	bool fat = t && fs_traits_of(t)->max_file_size == FS_FAT_MAX_FILE_SIZE;
 
 	size_format(size, sizeof(size), p->need);
 	return words_format("%s is %s, more than one file can hold on %s (at most %" PRIu64

@@ -26,6 +26,7 @@
 
 #include "util/cleanup.h"
 #include "copy/copy_internal.h"
+#include "device/fs_traits.h"
 #include "util/debug.h"
 #include "util/size.h"
 #include "util/clock.h"
@@ -471,6 +472,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 		       atomic_bool *cancel)
 {
 	const struct target *t = o->target;
+	const struct fs_traits *fs = fs_traits_of(t);
 
 	memset(g, 0, sizeof(*g));
 	g->plan = p;
@@ -484,17 +486,14 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	dirstack_init(&g->dirs, false);
 	g->umask = umask(0);
 	umask(g->umask);
-	g->fuse = t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK);
-	g->tmpfile = !g->fuse;
-	g->journaled = t && (t->kind == FS_EXT4 || t->kind == FS_XFS || t->kind == FS_BTRFS);
+	g->fuse = fs->fuse;
+	g->tmpfile = fs->tmpfile;
+	g->journaled = fs->journaled;
 	/* blkid needs root to name it; unknown FUSE filesystems get fsync per file */
-	g->volume_fsync = t && t->kind == FS_FUSEBLK && t->blkid_fstype &&
-			  strcmp(t->blkid_fstype, "exfat") == 0 &&
-			  o->wplan->strategy == STRATEGY_SYNC_WINDOW;
-	g->fs_has_modes = !t || !(t->kind == FS_VFAT || t->kind == FS_EXFAT ||
-				  t->kind == FS_FUSEBLK);
+	g->volume_fsync = fs->volume_fsync && o->wplan->strategy == STRATEGY_SYNC_WINDOW;
+	g->fs_has_modes = fs->stores_modes;
 	/* the daemon's data is in the device's cache: watch it (root only) */
-	if (t && t->kind == FS_FUSEBLK && t->has_block && t->devnode[0])
+	if (t && fs->device_cache && t->has_block && t->devnode[0])
 		g->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	atomic_store(&stats->bytes_total, bytes_to_copy(p));
 	atomic_store(&stats->phase, COPY_PHASE_COPYING);

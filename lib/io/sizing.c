@@ -1,6 +1,7 @@
 /* sizing.c: strategy choice and window/chunk arithmetic for safecp.
  *
- * The table (doc/kernel.md 2.4):
+ * The table (doc/kernel.md 2.4; which filesystem is which is
+ * device/fs_traits.c's write column):
  *   FUSE, fuseblk   -> sync-window: the daemon dirties the underlying
  *                      device's cache, so neither sync_file_range nor
  *                      O_DIRECT on the file bounds anything; only
@@ -24,6 +25,7 @@
 #include <sys/stat.h>
 #include <fcntl.h>
 
+#include "device/fs_traits.h"
 #include "util/cleanup.h"
 #include "util/size.h"
 #include "io/sizing.h"
@@ -86,11 +88,6 @@ static uint64_t request_unit(const struct target *t, uint32_t offset_align)
 	return offset_align ? lcm_u64(unit, offset_align) : unit;
 }
 
-static bool is_fuse(const struct target *t)
-{
-	return t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK);
-}
-
 static bool dio_supported(const struct dio_caps *dio)
 {
 	return dio && dio->known && dio->offset_align && dio->mem_align;
@@ -104,7 +101,7 @@ static bool dio_refused(const struct dio_caps *dio)
 static enum write_strategy choose(const struct target *t, const struct dio_caps *dio,
 				  const char **reason)
 {
-	if (is_fuse(t)) {
+	if (fs_traits_of(t)->write == FS_WRITE_SYNC_WINDOW) {
 		*reason = "FUSE passes data to its daemon, whose writes are dirty in the "
 			  "device's cache: only fdatasync per window bounds them";
 		return STRATEGY_SYNC_WINDOW;
@@ -138,7 +135,7 @@ static int check_requested(const struct target *t, const struct dio_caps *dio,
 			  "which the writer detects at run time";
 		return 0;
 	case STRATEGY_WINDOW:
-		*reason = is_fuse(t)
+		*reason = fs_traits_of(t)->fuse
 			? "requested; on FUSE, sync_file_range does not reach the device, "
 			  "so the writer will switch to sync-window if dirty data grows"
 			: "requested";
