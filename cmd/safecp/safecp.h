@@ -86,6 +86,12 @@ char *words_where(const struct target *t);
 char *words_name_problem(const struct plan_problem *p, const struct target *t);
 char *words_rename(const struct plan *p, const struct plan_rename *r, const struct target *t);
 const char *words_rename_reason(const struct plan_rename *r);
+/* Why an entry is not copied; a note (malloc'd, NULL when out of memory). */
+const char *words_skip_reason(enum copy_skip_reason why);
+/* sizing_plan()'s and the writer's reasons */
+const char *words_sizing_reason(enum sizing_reason r);
+const char *words_switch_reason(enum writer_switch_reason r);
+char *words_note(enum copy_note_kind kind, int err, uint64_t bytes);
 /* "read", "create", "write", "sync", "rename", "attrs", "final-sync" */
 const char *words_step_name(enum copy_step step);
 

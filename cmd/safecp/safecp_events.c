@@ -250,8 +250,10 @@ static void on_file_done(void *ctx, const struct plan_entry *e)
 
 /* Kept files (-n) are what the user asked for: named with -v only.
  * Devices, FIFOs and sockets are a warning. */
-static void on_skipped(void *ctx, const struct plan_entry *e, const char *why)
+static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_reason reason)
 {
+	const char *why = words_skip_reason(reason);
+
 	struct events *ev = ctx;
 
 	pthread_mutex_lock(&ev->sh->lock);
@@ -260,7 +262,7 @@ static void on_skipped(void *ctx, const struct plan_entry *e, const char *why)
 			say(ev, "%s kept: %s exists", quote(e->src), quote(e->dst));
 	} else if (ev->o->verbosity >= VERBOSITY_NORMAL) {
 		progress_note(ev->sh->meter, "%s: skipping %s: %s", program_name, quote(e->src),
-			      why ? why : "not a regular file, directory or symbolic link");
+			      why);
 	}
 	if (ev->json_mode) {
 		jsonev_file(&ev->json, e, e->skip_existing ? "kept" : "skipped", why);
@@ -293,9 +295,12 @@ static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step,
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
-static void on_note(void *ctx, const char *what, const char *path)
+static void on_note(void *ctx, enum copy_note_kind kind, const char *path, int err,
+		    uint64_t bytes)
 {
 	struct events *ev = ctx;
+	_cleanup_free_ char *msg = words_note(kind, err, bytes);
+	const char *what = msg ? msg : "out of memory";
 
 	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
@@ -314,9 +319,10 @@ static void on_note(void *ctx, const char *what, const char *path)
 /* With e: the engine changed strategy in the middle of that file (auto
  * found the kernel falling back to buffered writes). */
 static void on_strategy(void *ctx, const struct plan_entry *e, enum write_strategy s,
-			const char *why)
+			enum writer_switch_reason reason)
 {
 	struct events *ev = ctx;
+	const char *why = words_switch_reason(reason);
 
 	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
@@ -372,7 +378,7 @@ void events_start(struct events *ev)
 
 		size_format(win, sizeof(win), w->window);
 		say(ev, "strategy: %s, %s windows, to %s: %s", strategy_name(w->strategy), win,
-		    where ? where : quote(ev->job->plan->dest_root), w->reason ? w->reason : "");
+		    where ? where : quote(ev->job->plan->dest_root), words_sizing_reason(w->reason));
 	}
 	pthread_mutex_unlock(&ev->sh->lock);
 }

@@ -141,7 +141,7 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	json_kv_name(j, "device", t->has_block ? t->devnode : NULL);
 	json_kv_string(j, "disk", t->has_block ? t->diskname : NULL);
 	json_kv_string(j, "strategy", strategy_name(job->wplan.strategy));
-	json_kv_string(j, "reason", job->wplan.reason);
+	json_kv_string(j, "reason", words_sizing_reason(job->wplan.reason));
 	json_kv_u64(j, "window", job->wplan.window);
 	json_kv_u64(j, "chunk", job->wplan.chunk);
 	json_kv_u64(j, "space_needed", job->space_needed);

@@ -205,7 +205,7 @@ static int drain_file(struct engine *g, size_t idx)
 	return 0;
 }
 
-static void on_switch(void *ctx, enum write_strategy to, const char *why)
+static void on_switch(void *ctx, enum write_strategy to, enum writer_switch_reason why)
 {
 	struct engine *g = ctx;
 	size_t idx = atomic_load(&g->stats->current);
@@ -383,17 +383,17 @@ static int copy_dir(struct engine *g, size_t idx)
 	return skip_subtree(g, idx, r);
 }
 
-static const char *skip_reason(const struct plan_entry *e)
+static enum copy_skip_reason skip_reason(const struct plan_entry *e)
 {
 	if (e->skip_existing)
-		return "exists, not replaced (--no-clobber)";
+		return COPY_SKIP_KEPT;
 	if (S_ISFIFO(e->st.st_mode))
-		return "a FIFO is not copied";
+		return COPY_SKIP_FIFO;
 	if (S_ISSOCK(e->st.st_mode))
-		return "a socket is not copied";
+		return COPY_SKIP_SOCKET;
 	if (S_ISCHR(e->st.st_mode) || S_ISBLK(e->st.st_mode))
-		return "a device node is not copied";
-	return "not a regular file, directory or symbolic link";
+		return COPY_SKIP_DEVICE;
+	return COPY_SKIP_OTHER;
 }
 
 /* Leave the destination directories that do not hold entry idx; the
@@ -521,10 +521,11 @@ static int open_existing(struct engine *g, size_t idx)
 	return pfd < 0 ? pfd : dirstack_open_checked(pfd, e->dst_name, false, e->dst_dev, e->dst_ino);
 }
 
-static void note(struct engine *g, const char *what, const char *path)
+static void note(struct engine *g, enum copy_note_kind kind, const char *path, int err,
+		 uint64_t bytes)
 {
 	if (g->cb && g->cb->note)
-		g->cb->note(g->cb->ctx, what, path);
+		g->cb->note(g->cb->ctx, kind, path, err, bytes);
 }
 
 /* Before anything is written: the plan's space check counted these files
@@ -532,24 +533,16 @@ static void note(struct engine *g, const char *what, const char *path)
 static void remove_stale(struct engine *g)
 {
 	const struct stale_temps *st = &g->plan->stale;
-	char what[256], size[SIZE_FORMAT_MAX];
 
 	for (size_t i = 0; i < st->n; i++) {
 		const struct stale_temp *t = &st->v[i];
 		_cleanup_close_ int fd = t->dir == PLAN_TOP ? dup_dest_dir(g) : open_existing(g, t->dir);
 		int r = fd < 0 ? fd : stale_temp_remove(fd, t);
 
-		size_format(size, sizeof(size), t->bytes);
 		if (r == 0)
-			snprintf(what, sizeof(what),
-				 "removed a temporary file left by an interrupted copy (%s)", size);
+			note(g, COPY_NOTE_STALE_REMOVED, t->path, 0, t->bytes);
 		else if (r != -ENOENT)
-			snprintf(what, sizeof(what),
-				 "cannot remove this temporary file of an interrupted copy: %s; "
-				 "remove it by hand to free its %s", strerror(-r), size);
-		else
-			continue;
-		note(g, what, t->path);
+			note(g, COPY_NOTE_STALE_KEPT, t->path, -r, t->bytes);
 	}
 }
 

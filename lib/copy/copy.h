@@ -58,19 +58,37 @@ enum copy_step {
 			     * while it was read: not published, the copy goes on */
 };
 
+/* Why an entry is not copied (cmd/ words it). */
+enum copy_skip_reason {
+	COPY_SKIP_KEPT,      /* -n: it exists at the destination */
+	COPY_SKIP_APPEARED,  /* -n: it appeared at the destination during the copy */
+	COPY_SKIP_FIFO,
+	COPY_SKIP_SOCKET,
+	COPY_SKIP_DEVICE,
+	COPY_SKIP_OTHER,     /* not a regular file, directory or symbolic link */
+};
+
+/* Something the user should know that is not a failure. */
+enum copy_note_kind {
+	COPY_NOTE_STALE_REMOVED, /* path: a dead copy's temporary, bytes freed */
+	COPY_NOTE_STALE_KEPT,    /* path: could not be removed (err), bytes it holds */
+	COPY_NOTE_NO_MODES,      /* path: the filesystem stores no file modes */
+};
+
 /* Called from the engine thread; the caller serialises its own output. */
 struct copy_callbacks {
 	void *ctx;
 	void (*file_start)(void *ctx, const struct plan_entry *e);
 	void (*file_done)(void *ctx, const struct plan_entry *e);
-	void (*skipped)(void *ctx, const struct plan_entry *e, const char *why);
+	void (*skipped)(void *ctx, const struct plan_entry *e, enum copy_skip_reason why);
 	/* fatal: the copy stops; else that entry (a directory: its
 	 * subtree) is not copied and the rest goes on */
 	void (*error)(void *ctx, const struct plan_entry *e, enum copy_step step,
 		      int err, const char *path, bool fatal);
-	void (*note)(void *ctx, const char *what, const char *path);
+	void (*note)(void *ctx, enum copy_note_kind kind, const char *path, int err,
+		     uint64_t bytes);
 	void (*strategy)(void *ctx, const struct plan_entry *e,
-			 enum write_strategy s, const char *why);
+			 enum write_strategy s, enum writer_switch_reason why);
 };
 
 struct copy_options {

@@ -203,8 +203,7 @@ static void set_attrs(struct engine *g, struct batch_item *it)
 	if (!g->fs_has_modes ||
 	    fchmod(fd, g->o->keep_mode ? e->st.st_mode & 0777 : 0666 & ~g->umask) < 0) {
 		if (!g->mode_noted && g->cb && g->cb->note)
-			g->cb->note(g->cb->ctx, "this filesystem does not store file modes; "
-				    "files get its default", e->dst);
+			g->cb->note(g->cb->ctx, COPY_NOTE_NO_MODES, e->dst, 0, 0);
 		g->mode_noted = true;
 	}
 }
@@ -351,8 +350,7 @@ static void kept(struct engine *g, struct batch_item *it)
 	copy_remove_temp(it);
 	copy_forget_bytes(g, it);
 	if (g->cb && g->cb->skipped)
-		g->cb->skipped(g->cb->ctx, &g->plan->entries[it->entry],
-			       "appeared at the destination during the copy; kept (--no-clobber)");
+		g->cb->skipped(g->cb->ctx, &g->plan->entries[it->entry], COPY_SKIP_APPEARED);
 }
 
 int batch_commit(struct engine *g)

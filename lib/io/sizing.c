@@ -99,49 +99,36 @@ static bool dio_refused(const struct dio_caps *dio)
 }
 
 static enum write_strategy choose(const struct target *t, const struct dio_caps *dio,
-				  const char **reason)
+				  enum sizing_reason *reason)
 {
 	if (fs_traits_of(t)->write == FS_WRITE_SYNC_WINDOW) {
-		*reason = "FUSE passes data to its daemon, whose writes are dirty in the "
-			  "device's cache: only fdatasync per window bounds them";
+		*reason = SIZING_FUSE_DAEMON;
 		return STRATEGY_SYNC_WINDOW;
 	}
 	if (dio_supported(dio)) {
-		*reason = "the filesystem supports O_DIRECT (statx DIOALIGN): nothing is "
-			  "left dirty and each completed write is on the device";
+		*reason = SIZING_DIO_SUPPORTED;
 		return STRATEGY_DIRECT;
 	}
-	*reason = dio_refused(dio)
-		? "the filesystem refuses O_DIRECT here: buffered writes with "
-		  "sync_file_range write-behind windows"
-		: "O_DIRECT would silently fall back to synchronous buffered writes on "
-		  "this filesystem: sync_file_range write-behind windows instead";
+	*reason = dio_refused(dio) ? SIZING_DIO_REFUSED : SIZING_DIO_WOULD_FALL_BACK;
 	return STRATEGY_WINDOW;
 }
 
 static int check_requested(const struct target *t, const struct dio_caps *dio,
-			   enum write_strategy s, const char **reason)
+			   enum write_strategy s, enum sizing_reason *reason)
 {
 	switch (s) {
 	case STRATEGY_DIRECT:
 		if (dio_refused(dio)) {
-			*reason = "this filesystem does not support O_DIRECT (statx reports "
-				  "no DIO alignment); use --strategy=window";
+			*reason = SIZING_ASKED_DIO_REFUSED;
 			return -EINVAL;
 		}
-		*reason = dio_supported(dio)
-			? "requested; the filesystem supports O_DIRECT"
-			: "requested; the kernel may fall back to buffered writes, "
-			  "which the writer detects at run time";
+		*reason = dio_supported(dio) ? SIZING_ASKED_DIO_OK : SIZING_ASKED_DIO_UNKNOWN;
 		return 0;
 	case STRATEGY_WINDOW:
-		*reason = fs_traits_of(t)->fuse
-			? "requested; on FUSE, sync_file_range does not reach the device, "
-			  "so the writer will switch to sync-window if dirty data grows"
-			: "requested";
+		*reason = fs_traits_of(t)->fuse ? SIZING_ASKED_WINDOW_FUSE : SIZING_ASKED;
 		return 0;
 	case STRATEGY_SYNC_WINDOW:
-		*reason = "requested";
+		*reason = SIZING_ASKED;
 		return 0;
 	default:
 		return -EINVAL;

@@ -70,10 +70,11 @@ static void confirm_to(struct writer *w, uint64_t offset)
 	w->confirmed = offset;
 }
 
-static void switch_strategy(struct writer *w, enum write_strategy to, const char *why)
+static void switch_strategy(struct writer *w, enum write_strategy to,
+			    enum writer_switch_reason why)
 {
-	DEBUG(DEBUG_WRITER, "fd %d: %s -> %s: %s", w->fd, strategy_name(w->strategy),
-	      strategy_name(to), why);
+	DEBUG(DEBUG_WRITER, "fd %d: %s -> %s: reason %d", w->fd, strategy_name(w->strategy),
+	      strategy_name(to), (int)why);
 	w->strategy = to;
 	if (w->hooks.switched)
 		w->hooks.switched(w->hooks.ctx, to, why);
@@ -117,8 +118,7 @@ int writer_open(int dirfd, const char *name, const struct write_plan *plan,
 		r = set_direct(w, true);
 		if (r < 0) {
 			/* EINVAL: no ->direct_IO; windows are the next best */
-			switch_strategy(w, STRATEGY_WINDOW,
-					"the filesystem refused O_DIRECT on this file");
+			switch_strategy(w, STRATEGY_WINDOW, WRITER_SWITCH_DIO_REFUSED);
 		}
 	}
 	*ret = TAKE_PTR(w);
@@ -208,9 +208,7 @@ static void check_window_bound(struct writer *w)
 
 	note_pending(w, MAX(file, dev));
 	if (w->strategy == STRATEGY_WINDOW && dev > limit)
-		switch_strategy(w, STRATEGY_SYNC_WINDOW,
-				"dirty data grew in the underlying device's cache: "
-				"sync_file_range does not reach this filesystem's device");
+		switch_strategy(w, STRATEGY_SYNC_WINDOW, WRITER_SWITCH_DEVICE_DIRTY);
 }
 
 static int end_sync_window(struct writer *w)
@@ -270,8 +268,7 @@ static int check_direct(struct writer *w)
 		w->win_start = w->written;
 		return 0;
 	}
-	switch_strategy(w, STRATEGY_WINDOW,
-			"O_DIRECT writes left dirty pages (a silent buffered fallback)");
+	switch_strategy(w, STRATEGY_WINDOW, WRITER_SWITCH_FELL_BACK);
 	return set_direct(w, false);
 }
 
