@@ -158,6 +158,8 @@ void events_callbacks(struct events *ev, struct copy_callbacks *ret);
 void events_start(struct events *ev);
 /* A poll tick of the main thread: the bar, a progress event. */
 void events_tick(struct events *ev);
+/* The source's figures for the next tick (several destinations). */
+void events_source(struct events *ev, const struct copy_source_stats *src);
 /* copy_run() returned this many failed files (>= 0): all else is durable. */
 void events_done(struct events *ev, int failed);
 /* copy_run() returned -ECANCELED after signal signo. */

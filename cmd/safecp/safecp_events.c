@@ -42,6 +42,7 @@ struct events_shared {
 	struct events *all[COPY_DESTS_MAX];
 	size_t n;
 	size_t refs;
+	struct copy_source_stats src; /* the last reading, for the source row */
 };
 
 /* One destination's events. */
@@ -386,6 +387,17 @@ void events_start(struct events *ev)
 /* With several destinations the bar shows the one furthest behind (its
  * share confirmed), so it is never ahead of any device; each has its own
  * JSON progress, and its own line when it ends. */
+/* Every destination has all it will take from the source. */
+static bool copy_done_reading(const struct events_shared *sh)
+{
+	for (size_t i = 0; i < sh->n; i++)
+		if (!sh->all[i]->finished &&
+		    (!sh->all[i]->stats ||
+		     atomic_load(&sh->all[i]->stats->phase) < COPY_PHASE_FINAL_SYNC))
+			return false;
+	return true;
+}
+
 static struct events *furthest_behind(struct events_shared *sh)
 {
 	struct events *worst = NULL;
@@ -405,9 +417,36 @@ static struct events *furthest_behind(struct events_shared *sh)
 	return worst ? worst : sh->all[0];
 }
 
+/* Several destinations: a row each (the destination as given, what its
+ * device confirmed), then the source's row (bytes read once). */
+static void rows_from(struct events_shared *sh, struct progress_state *rows)
+{
+	const struct plan *p = sh->all[0]->job->plan;
+	uint64_t first_read = sh->src.bytes_read - sh->src.bytes_reread;
+
+	for (size_t i = 0; i < sh->n; i++) {
+		struct events *e = sh->all[i];
+
+		state_from(&e->snap, &rows[i]);
+		rows[i].item = e->job->dest_arg;
+		rows[i].complete = e->finished && e->outcome && strcmp(e->outcome, "ok") == 0;
+		if (e->finished)
+			rows[i].rate = rows[i].eta = -1;
+	}
+	rows[sh->n] = (struct progress_state){
+		.total = p->total_bytes,
+		.done = MIN(first_read, p->total_bytes),
+		.rate = -1,
+		.eta = -1,
+		.item = "source",
+		.label = "read",
+		.complete = copy_done_reading(sh),
+	};
+}
+
 static void tick_locked(struct events_shared *sh)
 {
-	struct progress_state st;
+	struct progress_state st, rows[COPY_DESTS_MAX + 1];
 	struct events *w;
 
 	for (size_t i = 0; i < sh->n; i++)
@@ -415,9 +454,19 @@ static void tick_locked(struct events_shared *sh)
 			snapshot_take(sh->all[i], &sh->all[i]->snap);
 	w = furthest_behind(sh);
 	state_from(&w->snap, &st);
-	if (sh->n > 1)
-		st.item = w->job->dest_arg;
-	progress_update(sh->meter, &st);
+	if (sh->n == 1 || sh->all[0]->o->progress == PROGRESS_JSON) {
+		progress_update(sh->meter, &st);
+		return;
+	}
+	rows_from(sh, rows);
+	progress_update_rows(sh->meter, rows, sh->n + 1);
+}
+
+void events_source(struct events *ev, const struct copy_source_stats *src)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	ev->sh->src = *src;
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 void events_tick(struct events *ev)

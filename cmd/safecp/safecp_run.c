@@ -88,6 +88,12 @@ static int wait_for_copy(struct runner *r, const sigset_t *set)
 				    sigabbrev_np(sig));
 		}
 		show_finished(r);
+		if (r->n > 1) {
+			struct copy_source_stats src;
+
+			copy_job_source(r->job, &src);
+			events_source(r->ev[0], &src);
+		}
 		events_tick(r->ev[0]);
 	}
 	show_finished(r);
