@@ -20,6 +20,7 @@
 
 #include "util/cleanup.h"
 #include "device/mount.h"
+#include "device/mount_umount.h"
 #include "unmount/poweroff.h"
 #include "common/quote.h"
 #include "safeunmount/safeunmount.h"
@@ -206,7 +207,7 @@ static enum su_status unmount_one(const struct su_options *o, struct su_fs *fs)
 
 	for (;;) {
 		_cleanup_free_ char *msg = NULL;
-		int r = unmount_fs(mp, o->lazy ? UNMOUNT_LAZY : 0, &msg);
+		int r = mount_umount(mp, o->lazy ? MOUNT_UMOUNT_LAZY : 0, &msg);
 		bool waiting = o->wait && monotonic() < deadline;
 
 		if (r == 0) {

@@ -19,7 +19,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "device/blockdev.h"
 #include "device/blockid.h"
+#include "device/mount_umount.h"
 #include "util/cleanup.h"
 #include "device/mount.h"
 #include "unmount/poweroff.h"
@@ -99,7 +101,7 @@ static enum su_status resolve_device(const struct su_options *o, const char *nod
 	snprintf(job->devnode, sizeof(job->devnode), "%s", node);
 	job->dev_major = major(rdev);
 	job->dev_minor = minor(rdev);
-	r = unmount_disk_of(job->dev_major, job->dev_minor, &dmaj, &dmin);
+	r = blockdev_disk_of(job->dev_major, job->dev_minor, &dmaj, &dmin);
 	if (r < 0) {
 		report_error(NULL, "cannot find the disk of %s: %s", quote(node), strerror(-r));
 		return SU_USAGE;
@@ -203,7 +205,7 @@ static enum su_status check_permission(const struct su_job *job)
 	for (size_t i = 0; i < job->n_fs; i++) {
 		const char *mp = job->fs[i].m.mountpoint;
 		_cleanup_free_ char *msg = NULL;
-		int r = unmount_fs(mp, UNMOUNT_CHECK, &msg);
+		int r = mount_umount(mp, MOUNT_UMOUNT_CHECK, &msg);
 
 		if (r == -EPERM) {
 			report_error("unmount", "cannot unmount %s: only root, or the user who mounted it, may do that",
