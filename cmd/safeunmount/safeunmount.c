@@ -176,7 +176,7 @@ int main(int argc, const char **argv)
 	install_signals();
 	report_init(&o);
 	for (size_t i = 0; i < o.n_targets && worst != SU_INTERRUPTED; i++) {
-		struct su_job job;
+		struct unmount_target job;
 		enum su_status s = job_resolve(&o, o.targets[i], &job);
 
 		if (s == SU_OK)
@@ -184,7 +184,7 @@ int main(int argc, const char **argv)
 		written += job.bytes_written;
 		for (size_t k = 0; k < job.n_fs; k++)
 			unmounted += job.fs[k].unmounted;
-		job_done(&job);
+		unmount_target_done(&job);
 		if (severity(s) > severity(worst))
 			worst = s;
 	}

@@ -30,14 +30,14 @@
 
 #define RETRY_SECONDS 0.5
 
-static const char *fs_device(const struct su_fs *fs)
+static const char *fs_device(const struct unmount_fs *fs)
 {
 	return fs->devnode[0] ? fs->devnode : fs->m.source;
 }
 
 /* One filesystem's guard; o->system lifts all but the root's. */
 static enum su_status guard_fs(const struct su_options *o, const struct sysdisk *sd,
-			       const struct su_fs *fs)
+			       const struct unmount_fs *fs)
 {
 	const char *mp = fs->m.mountpoint, *dev = fs_device(fs);
 	enum sysdisk_kind k = sysdisk_classify(sd, mp, fs->m.dev_major, fs->m.dev_minor);
@@ -72,7 +72,7 @@ static enum su_status guard_fs(const struct su_options *o, const struct sysdisk 
 
 /* The disk that holds "/": never as a whole, never powered off. */
 static enum su_status guard_root_disk(const struct su_options *o, const struct sysdisk *sd,
-				      const struct su_job *job)
+				      const struct unmount_target *job)
 {
 	if (!job->have_disk || !sysdisk_holds_root(sd, job->disk_major, job->disk_minor))
 		return SU_OK;
@@ -99,7 +99,7 @@ static int load(struct sysdisk *sd)
 	return r;
 }
 
-enum su_status job_guard(const struct su_options *o, const struct su_job *job)
+enum su_status job_guard(const struct su_options *o, const struct unmount_target *job)
 {
 	struct sysdisk sd;
 	enum su_status s = SU_OK;
@@ -119,7 +119,7 @@ enum su_status job_guard(const struct su_options *o, const struct su_job *job)
 
 /* Every disk that goes with the power-off (the other slots of a USB card
  * reader too): none may hold "/", none may have active swap. */
-enum su_status job_guard_power_off(const struct su_job *job, const struct poweroff_plan *p)
+enum su_status job_guard_power_off(const struct unmount_target *job, const struct poweroff_plan *p)
 {
 	const struct sysdisk_swap *sw = NULL;
 	struct sysdisk sd;
@@ -144,98 +144,4 @@ enum su_status job_guard_power_off(const struct su_job *job, const struct powero
 	report_error("power-off", "cannot power off the disk of %s: %s on it is active swap; "
 		     "run swapoff %s first", quote(job->arg), quote(sw->name), quote(sw->name));
 	return SU_BUSY;
-}
-
-/* ---- all or nothing ------------------------------------------------------ */
-
-static bool job_has_mount_id(const struct su_job *job, int id)
-{
-	for (size_t i = 0; i < job->n_fs; i++)
-		if (job->fs[i].m.mnt_id == id)
-			return true;
-	return false;
-}
-
-size_t su_submounts(const struct su_job *job, const char *mountpoint, char ***ret)
-{
-	struct mount_entry *list = NULL;
-	size_t n = 0, k = 0;
-	char **out;
-
-	*ret = NULL;
-	if (mount_list(&list, &n) < 0)
-		return 0;
-	out = calloc(n ? n : 1, sizeof(char *));
-	for (size_t i = 0; out && i < n; i++)
-		if (strcmp(list[i].target, mountpoint) != 0 &&
-		    holders_path_within(list[i].target, mountpoint) &&
-		    !(job && job_has_mount_id(job, list[i].id)))
-			out[k++] = strdup(list[i].target);
-	mount_list_free(list, n);
-	*ret = out;
-	return k;
-}
-
-/* Whether fs is free; when not and report, says who holds it. */
-static bool fs_free(const struct su_job *job, const struct su_fs *fs, bool waiting, bool report)
-{
-	const struct holders_mount hm = {
-		.mountpoint = fs->m.mountpoint, .mnt_id = fs->m.mnt_id,
-		.sb_major = fs->m.sb_major, .sb_minor = fs->m.sb_minor,
-		.st_major = fs->st_major, .st_minor = fs->st_minor,
-	};
-	struct holder_list h = { 0 };
-	char **sub = NULL;
-	size_t n_sub = su_submounts(job, fs->m.mountpoint, &sub);
-	bool free_ = true;
-
-	if (holders_of_mount(&hm, &h) < 0)
-		h = (struct holder_list){ 0 };
-	if (h.n || n_sub) {
-		if (report)
-			report_busy(fs->m.mountpoint, fs->m.mountpoint, &h, sub, n_sub, waiting);
-		free_ = false;
-	}
-	holder_list_done(&h);
-	for (size_t i = 0; i < n_sub; i++)
-		free(sub[i]);
-	free(sub);
-	return free_;
-}
-
-static double monotonic(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-enum su_status job_check_free(const struct su_options *o, const struct su_job *job)
-{
-	double deadline = o->wait_seconds < 0 ? INFINITY : monotonic() + o->wait_seconds;
-	bool said = false;
-
-	if (job->n_fs < 2 || o->lazy)
-		return SU_OK;
-	for (;;) {
-		bool waiting = o->wait && monotonic() < deadline, all = true;
-
-		for (size_t i = 0; i < job->n_fs; i++)
-			if (!fs_free(job, &job->fs[i], waiting, !said || !waiting))
-				all = false;
-		if (all)
-			return SU_OK;
-		if (!waiting) {
-			report_error("unmount", "nothing was unmounted: every filesystem of %s must be "
-				     "free before any is unmounted", quote(job->arg));
-			return SU_BUSY;
-		}
-		said = true;
-		if (nanosleep(&(struct timespec){ 0, (long)(RETRY_SECONDS * 1e9) }, NULL) < 0 ||
-		    su_interrupted) {
-			report_error("unmount", "interrupted while waiting; nothing was unmounted");
-			return SU_INTERRUPTED;
-		}
-	}
 }

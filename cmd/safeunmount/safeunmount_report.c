@@ -149,7 +149,7 @@ void report_error(const char *step, const char *fmt, ...)
 	event_end();
 }
 
-void report_start(const struct su_job *job)
+void report_start(const struct unmount_target *job)
 {
 	for (size_t i = 0; i < job->n_fs; i++)
 		report_verbose("%s is mounted from %s (%s)", quote(job->fs[i].m.mountpoint),
@@ -195,7 +195,7 @@ void report_progress_json(FILE *out, const struct progress_state *st, bool final
 	event_end();
 }
 
-void report_unmounted(const struct su_fs *fs)
+void report_unmounted(const struct unmount_fs *fs)
 {
 	report_verbose("unmounted %s", quote(fs->m.mountpoint));
 	if (!rep.json_mode)

@@ -40,17 +40,8 @@ static bool is_tag(const char *s)
 	return false;
 }
 
-void job_done(struct su_job *job)
-{
-	for (size_t i = 0; i < job->n_fs; i++)
-		unmount_mount_done(&job->fs[i].m);
-	free(job->fs);
-	job->fs = NULL;
-	job->n_fs = 0;
-}
-
 /* The facts run needs: bdi and disk (target_probe), device node, st_dev. */
-static void fs_probe(struct su_fs *fs)
+static void fs_probe(struct unmount_fs *fs)
 {
 	struct target *t = NULL;
 	struct stat st;
@@ -72,7 +63,7 @@ static void fs_probe(struct su_fs *fs)
 	target_free(t);
 }
 
-static enum su_status take_mounts(struct su_job *job, struct unmount_mount *m, size_t n)
+static enum su_status take_mounts(struct unmount_target *job, struct unmount_mount *m, size_t n)
 {
 	job->fs = calloc(n ? n : 1, sizeof(*job->fs));
 	if (!job->fs) {
@@ -90,7 +81,7 @@ static enum su_status take_mounts(struct su_job *job, struct unmount_mount *m, s
 }
 
 static enum su_status resolve_device(const struct su_options *o, const char *node,
-				     dev_t rdev, struct su_job *job)
+				     dev_t rdev, struct unmount_target *job)
 {
 	struct unmount_mount *m = NULL;
 	size_t n = 0;
@@ -123,7 +114,7 @@ static enum su_status resolve_device(const struct su_options *o, const char *nod
 	return take_mounts(job, m, n);
 }
 
-static enum su_status resolve_tag(const struct su_options *o, const char *tag, struct su_job *job)
+static enum su_status resolve_tag(const struct su_options *o, const char *tag, struct unmount_target *job)
 {
 	_cleanup_free_ char *node = NULL;
 	struct stat st;
@@ -144,7 +135,7 @@ static enum su_status resolve_tag(const struct su_options *o, const char *tag, s
 /* Under SAFECP_SYSROOT (a captured tree, for tests) nothing is stat()ed:
  * a /dev name is looked up in the tree's sysfs, the rest is a path. */
 static enum su_status resolve_in_sysroot(const struct su_options *o, const char *arg,
-					 struct su_job *job)
+					 struct unmount_target *job)
 {
 	struct target *t = NULL;
 	dev_t devt;
@@ -165,7 +156,7 @@ static enum su_status resolve_in_sysroot(const struct su_options *o, const char 
 	return resolve_device(o, arg, devt, job);
 }
 
-static enum su_status resolve_path(const char *arg, struct su_job *job)
+static enum su_status resolve_path(const char *arg, struct unmount_target *job)
 {
 	_cleanup_free_ char *abs = NULL;
 	struct mount_entry e = { 0 };
@@ -200,7 +191,7 @@ static enum su_status resolve_path(const char *arg, struct su_job *job)
 
 /* libmount's verdict without the syscall: a non-root user learns now, not
  * after the sync, that the unmount will be refused. */
-static enum su_status check_permission(const struct su_job *job)
+static enum su_status check_permission(const struct unmount_target *job)
 {
 	for (size_t i = 0; i < job->n_fs; i++) {
 		const char *mp = job->fs[i].m.mountpoint;
@@ -220,7 +211,7 @@ static enum su_status check_permission(const struct su_job *job)
 	return SU_OK;
 }
 
-static bool job_has_mount(const struct su_job *job, int mnt_id)
+static bool job_has_mount(const struct unmount_target *job, int mnt_id)
 {
 	for (size_t i = 0; i < job->n_fs; i++)
 		if (job->fs[i].m.mnt_id == mnt_id)
@@ -229,7 +220,7 @@ static bool job_has_mount(const struct su_job *job, int mnt_id)
 }
 
 /* A filesystem of the disk (or a sibling) that the job leaves mounted. */
-static enum su_status check_other_mounts(const struct su_job *job, const struct poweroff_plan *p)
+static enum su_status check_other_mounts(const struct unmount_target *job, const struct poweroff_plan *p)
 {
 	enum su_status s = SU_OK;
 
@@ -291,7 +282,7 @@ static enum su_status refusal_status(const struct poweroff_plan *p)
 	return SU_USAGE;
 }
 
-static enum su_status check_power_off(const struct su_options *o, const struct su_job *job)
+static enum su_status check_power_off(const struct su_options *o, const struct unmount_target *job)
 {
 	struct poweroff_plan p;
 	enum su_status s;
@@ -321,7 +312,7 @@ static enum su_status check_power_off(const struct su_options *o, const struct s
 	return s;
 }
 
-static void job_disk_from_fs(struct su_job *job)
+static void job_disk_from_fs(struct unmount_target *job)
 {
 	for (size_t i = 0; i < job->n_fs && !job->have_disk; i++) {
 		if (job->fs[i].disk[0]) {
@@ -332,7 +323,7 @@ static void job_disk_from_fs(struct su_job *job)
 	}
 }
 
-enum su_status job_resolve(const struct su_options *o, const char *arg, struct su_job *job)
+enum su_status job_resolve(const struct su_options *o, const char *arg, struct unmount_target *job)
 {
 	enum su_status s;
 	struct stat st;

@@ -471,3 +471,24 @@ void holder_list_done(struct holder_list *l)
 	l->n = 0;
 	l->unreadable = 0;
 }
+
+int holder_list_copy(const struct holder_list *from, struct holder_list *ret)
+{
+	struct holder_list l = { .unreadable = from->unreadable };
+
+	if (from->n) {
+		l.items = calloc(from->n, sizeof(*l.items));
+		if (!l.items)
+			return -ENOMEM;
+	}
+	for (; l.n < from->n; l.n++) {
+		l.items[l.n] = from->items[l.n];
+		l.items[l.n].path = strdup(from->items[l.n].path);
+		if (!l.items[l.n].path) {
+			holder_list_done(&l);
+			return -ENOMEM;
+		}
+	}
+	*ret = l;
+	return 0;
+}

@@ -67,6 +67,9 @@ int holders_of_device(unsigned major, unsigned minor, const char *devnode,
  * waiting user only when something changed). */
 bool holder_list_equal(const struct holder_list *a, const struct holder_list *b);
 
+/* A deep copy (the paths too). */
+int holder_list_copy(const struct holder_list *from, struct holder_list *ret);
+
 void holder_list_done(struct holder_list *l);
 
 /* Exposed for tests: whether path lies at or below dir ("/a/b" in "/a",
