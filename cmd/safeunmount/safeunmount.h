@@ -1,11 +1,11 @@
 /* safeunmount.h: what the safeunmount command's files share.
  *
  * safeunmount.c parses the options and maps outcomes to the exit status;
- * safeunmount_target.c turns a TARGET into a job (the filesystems to
- * unmount, the disk to power off); safeunmount_guard.c protects the
- * running system and checks a job is all free; safeunmount_run.c carries a job out:
- * sync with progress, unmount, release check, power-off;
- * safeunmount_report.c says what happened, in words or JSON events. */
+ * safeunmount_target.c has lib turn a TARGET into an unmount_target (the
+ * filesystems to unmount, the disk to power off) and words its refusals;
+ * safeunmount_run.c polls lib's unmount job (sync with progress, unmount,
+ * release check, power-off) and words its steps; safeunmount_report.c
+ * says what happened, in words or JSON events. */
 #ifndef SAFECP_SAFEUNMOUNT_H
 #define SAFECP_SAFEUNMOUNT_H
 
@@ -48,14 +48,8 @@ enum su_status {
 /* Set by the SIGINT/SIGTERM handler. */
 extern volatile sig_atomic_t su_interrupted;
 
-/* safeunmount_target.c */
+/* safeunmount_target.c: lib resolves and refuses, this says why */
 enum su_status job_resolve(const struct su_options *o, const char *arg, struct unmount_target *job);
-
-/* safeunmount_guard.c: "/", the root disk and the system mounts */
-enum su_status job_guard(const struct su_options *o, const struct unmount_target *job);
-struct poweroff_plan;
-/* the plan's disks: none holds "/" or has active swap */
-enum su_status job_guard_power_off(const struct unmount_target *job, const struct poweroff_plan *p);
 
 /* safeunmount_run.c */
 enum su_status job_run(const struct su_options *o, struct unmount_target *job);

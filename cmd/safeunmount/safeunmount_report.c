@@ -206,6 +206,19 @@ void report_unmounted(const struct unmount_fs *fs)
 	event_end();
 }
 
+static const char *how_words(enum holder_how how)
+{
+	switch (how) {
+	case HOLDER_CWD: return "working directory";
+	case HOLDER_ROOT: return "root directory";
+	case HOLDER_FILE: return "open file";
+	case HOLDER_MAP: return "memory map";
+	case HOLDER_DEVICE: return "device open";
+	case HOLDER_NAMESPACE: return "mount namespace";
+	}
+	return "unknown";
+}
+
 static void busy_words(const char *what, const struct holder_list *h,
 		       char *const *submounts, size_t n_sub, bool waiting)
 {
@@ -216,7 +229,7 @@ static void busy_words(const char *what, const struct holder_list *h,
 		fprintf(stderr, "%s: %s is busy:\n", program_name, quote(what));
 	for (size_t i = 0; i < h->n; i++)
 		fprintf(stderr, "  pid %d (%s): %s %s\n", (int)h->items[i].pid,
-			quote_bare(h->items[i].command), holder_how_text(h->items[i].how),
+			quote_bare(h->items[i].command), how_words(h->items[i].how),
 			quote_bare(h->items[i].path));
 	for (size_t i = 0; i < n_sub; i++)
 		fprintf(stderr, "  %s is mounted inside it\n", quote(submounts[i]));

@@ -34,21 +34,11 @@ static const char *const how_names[] = {
 	[HOLDER_NAMESPACE] = "namespace",
 };
 
-static const char *const how_texts[] = {
-	[HOLDER_CWD] = "working directory", [HOLDER_ROOT] = "root directory",
-	[HOLDER_FILE] = "open file", [HOLDER_MAP] = "memory map",
-	[HOLDER_DEVICE] = "device open", [HOLDER_NAMESPACE] = "mount namespace",
-};
-
 const char *holder_how_name(enum holder_how how)
 {
 	return (unsigned)how < ARRAY_SIZE(how_names) ? how_names[how] : "unknown";
 }
 
-const char *holder_how_text(enum holder_how how)
-{
-	return (unsigned)how < ARRAY_SIZE(how_texts) ? how_texts[how] : "unknown";
-}
 
 /* What one scan looks for. */
 struct matcher {

@@ -24,8 +24,6 @@ enum holder_how {
 
 /* "cwd", "root", "file", "map", "device", "namespace": the JSON words */
 const char *holder_how_name(enum holder_how how);
-/* "working directory", "open file", ...: for messages */
-const char *holder_how_text(enum holder_how how);
 
 struct holder {
 	pid_t pid;
