@@ -2,10 +2,10 @@
  * status.
  *
  * main() parses one popt table, then handles each TARGET in turn:
- * job_resolve() (safeunmount_target.c) finds its filesystems and refuses
- * what cannot work before anything is written; job_run()
- * (safeunmount_run.c) syncs with progress, unmounts, checks the device is
- * released and powers it off.  With several targets the status is the
+ * job_resolve() (safeunmount_target.c) has lib find its filesystems and
+ * refuse what cannot work before anything is written; job_run()
+ * (safeunmount_run.c) polls lib's unmount job, which syncs with progress,
+ * unmounts, checks the device is released and powers it off.  With several targets the status is the
  * most severe one: failed (1), then busy (3), then usage (2); an
  * interruption (130) stops at once. */
 #include <errno.h>
