@@ -29,6 +29,7 @@
 
 #include "dirty/cachestat.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/debug.h"
 #include "util/size.h"
 #include "io/writer.h"
@@ -52,14 +53,6 @@ struct writer {
 	uint64_t checked_to;   /* direct: range already checked for fallback */
 	uint64_t peak_dirty;
 };
-
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void confirm_to(struct writer *w, uint64_t offset)
 {
@@ -172,7 +165,7 @@ static void note_pending(struct writer *w, uint64_t pending)
 /* Wait for the window started last time; it is then on the device. */
 static int wait_prev(struct writer *w)
 {
-	double before = now_mono(), took;
+	double before = clock_monotonic(), took;
 	int r;
 
 	if (!w->have_prev)
@@ -185,7 +178,7 @@ static int wait_prev(struct writer *w)
 	/* Only a wait that blocked measured the device: one that returned
 	 * at once means the device kept up with us (a larger window gains
 	 * nothing) or that no device was involved (FUSE). */
-	took = now_mono() - before < 0.002 ? 0 : now_mono() - w->prev_started;
+	took = clock_monotonic() - before < 0.002 ? 0 : clock_monotonic() - w->prev_started;
 	w->have_prev = false;
 	confirm_to(w, w->prev_end);
 	/* only waited-for pages may be dropped: they are clean now */
@@ -248,7 +241,7 @@ static int end_window(struct writer *w, bool full)
 	w->have_prev = true;
 	w->prev_start = start;
 	w->prev_end = end;
-	w->prev_started = now_mono();
+	w->prev_started = clock_monotonic();
 	w->win_start = end;
 	return 0;
 }
