@@ -36,7 +36,7 @@ bench_multi_rates() {
 
 bench_multi_header() {
 	printf 'workload\tmethod\treason\n' >"$B_OUT/multi-skipped.tsv"
-	printf 'workload\tmethod\tdest\trate\tbytes\trc\tcmd_s\tdest_done_s\tumount_end_s\tfinish_s\tlast_write_s\tpeak_mib\tdirty_ret_mib\twrite_ios\twrite_bios\tcpu_user_s\tcpu_sys_s\trss_kib\tkthread_cpu_s\tsrc_read\tsrc_reread\tcard_read\toutcome\tverify\tndest\n'
+	printf 'workload\tmethod\tdest\trate\tbytes\trc\tcmd_s\tdest_done_s\tumount_end_s\tfinish_s\tlast_write_s\tpeak_mib\tdirty_ret_mib\twrite_ios\twrite_bios\tcpu_user_s\tcpu_sys_s\trss_kib\tkthread_cpu_s\tsrc_read\tsrc_reread\tcard_read\toutcome\tverify\tndest\tdevice_idle_s\n'
 }
 
 # B_MULTI_NO: why safecp's multi-destination runs are left out ('' when they are not).
@@ -161,7 +161,7 @@ bench_run_multi() {
 
 # One destination's row; reads the locals of bench_run_multi.
 _bench_multi_row() {
-	local i=$1 samples="$B_OUT/samples/$w-$m.d$(($1 + 1)).tsv" tu done_s outcome lastw lastret peak fin verify=-
+	local i=$1 samples="$B_OUT/samples/$w-$m.d$(($1 + 1)).tsv" tu done_s outcome lastw lastret peak fin idle verify=-
 	# the last word after the sampler stopped
 	# shellcheck disable=SC2086
 	printf '%s\t%d\t%d\n' "$(bench_us_s $(($(bench_now) - t0)))" "$(bench_pending_kib ${stats[i]})" \
@@ -174,6 +174,10 @@ _bench_multi_row() {
 	read -r lastw lastret peak < <(awk -v c=$(((tc - t0) / 1000)) -v r=$(((tr - t0) / 1000)) '
 		$3 > w { w = $3; t = $1 } $1 * 1000 <= r && $3 > wr { wr = $3; tr = $1 } $2 > p { p = $2 }
 		END { printf "%.3f %.3f %.1f\n", (w > 0 ? t - c / 1000 : 0), (wr > 0 ? tr - c / 1000 : 0), p / 1024 }' "$samples")
+	# the device's last write of the copy: all of it for cp (umount writes the data),
+	# before the command returned for safecp
+	idle=$lastret
+	[[ $m == cp ]] && idle=$lastw
 	if [[ $m == cp || $done_s == - ]]; then
 		fin=$(awk -v u="$(bench_us_s $((tu - tc)))" -v l="$lastw" 'BEGIN { printf "%.3f", (l > u + 0.1 ? l : u) }')
 	else
@@ -183,12 +187,12 @@ _bench_multi_row() {
 		stick_load "${ids[i]}" && verify=$(_bench_verify "$w")
 	fi
 	[[ $verify == DIFF ]] && bench_warn "$w/$m: the copy on destination $((i + 1)) differs from the source: $(head -n 3 "$B_TMP/verify.out")"
-	printf '%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\n' \
+	printf '%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\n' \
 		"$w" "$m" $((i + 1)) "${rates[i]}" "$(bench_wl_bytes "$w")" "$rc" "$(bench_us_s $((tr - tc)))" \
 		"$done_s" "$(bench_us_s $((tu - tc)))" "$fin" "$lastw" "$peak" \
 		"$(awk -v k="$(<"$B_TMP/dret.$i")" 'BEGIN { printf "%.1f", k / 1024 }')" \
 		$(($(bench_write_ios "${majs[i]}") - ios0[i])) $(($(bench_write_bios "${majs[i]}") - bios0[i])) "${user:-0}" "${sys:-0}" "${rss:-0}" "$kt" \
-		"$srcr" "$srcrr" $((card1 - card0)) "$outcome" "$verify" "$n" >>"$B_OUT/multi.tsv"
+		"$srcr" "$srcrr" $((card1 - card0)) "$outcome" "$verify" "$n" "$idle" >>"$B_OUT/multi.tsv"
 }
 
 _bench_multi_down() {
@@ -211,7 +215,7 @@ bench_multi_report() {
 		n++; W[n] = $1; M[n] = $2; D[n] = $3; R[n] = $4; B[n] = $5; RC[n] = $6; CMD[n] = $7
 		DD[n] = $8; UE[n] = $9; FIN[n] = $10; PEAK[n] = $12; DRET[n] = $13; IOS[n] = $14; BIOS[n] = $15
 		CPU[n] = $16 + $17; RSS[n] = $18; KT[n] = $19; SR[n] = $20; SRR[n] = $21; CARD[n] = $22
-		OUT[n] = $23; VER[n] = $24; ND[n] = $25
+		OUT[n] = $23; VER[n] = $24; ND[n] = $25; IDLE[n] = $26
 		if ($2 == "cp") CPF[$1, $3] = $10
 	}
 	# the raw time of destination i: bytes / its rate; card-split fast stick: the card read
@@ -225,11 +229,11 @@ bench_multi_report() {
 	function ratio(a, b) { return b > 0 ? sprintf("%.3f", a / b) : "-" }
 	function mib(x) { return x == "-" || x == "" ? "-" : sprintf("%.1f", x / 1048576) }
 	END {
-		print "| workload | method | dest | MiB/s | returns s | dest-done s | umount end s | finish s | raw s | × raw | × cp | peak dirty MiB | dirty at return MiB | write requests | write bios | outcome | check |"
-		print "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|"
+		print "| workload | method | dest | MiB/s | returns s | dest-done s | device idle s | umount end s | finish s | raw s | × raw | × cp | peak dirty MiB | dirty at return MiB | write requests | write bios | outcome | check |"
+		print "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|"
 		for (i = 1; i <= n; i++)
-			printf "| %s | %s | %d | %.1f | %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %d | %d | %s | %s |\n",
-			    W[i], M[i], D[i], R[i] / 1048576, CMD[i], DD[i], UE[i], FIN[i], raw(i),
+			printf "| %s | %s | %d | %.1f | %s | %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %d | %d | %s | %s |\n",
+			    W[i], M[i], D[i], R[i] / 1048576, CMD[i], DD[i], IDLE[i], UE[i], FIN[i], raw(i),
 			    ratio(FIN[i], raw(i)), ratio(FIN[i], CPF[W[i], D[i]]), PEAK[i], DRET[i], IOS[i], BIOS[i],
 			    OUT[i], (RC[i] != 0 ? "exit " RC[i] : VER[i])
 		print ""
