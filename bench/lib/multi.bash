@@ -69,6 +69,7 @@ _bench_multi_cmd() {
 	shift 2
 	[[ -d $src ]] && r=(-r)
 	for d; do t+=(-t "$d"); done
+	# shellcheck disable=SC2034 # run by _bench_exec
 	case $m in
 	cp) B_CMD=(sh -c 'r=$1 src=$2; shift 2; for d; do cp $r "$src" "$d/" || exit; done' sh "${r[0]-}" "$src" "$@") ;;
 	safecp) B_CMD=("$B_SAFECP" --progress=json "${r[@]}" "${B_SAFECP_OPTS[@]}" "$src" "${t[@]}") ;;
@@ -85,7 +86,7 @@ _bench_multi_json() {
 		[(select(.event == "dest-done" and me) | .t - $t0 / 1e6 | . * 1000 | round / 1000 | tostring),
 		 (select(.event == "done") | .destinations[]? | select(me) | .outcome + (if .error then ":" + .error else "" end))]
 		| .[]' "$1" 2>/dev/null |
-		awk 'NR == 1 && $0 ~ /^[0-9.-]+$/ { t = $0; next } { o = $0 } END { print (t == "" ? "-" : t), (o == "" ? "-" : o) }'
+		awk 'NR == 1 && $0 ~ /^[0-9.-]+$/ { t = sprintf("%.3f", $0); next } { o = $0 } END { print (t == "" ? "-" : t), (o == "" ? "-" : o) }'
 }
 
 _bench_multi_source() {
