@@ -247,7 +247,7 @@ bench_results_header() {
 # in samples/ (WORKLOAD-METHOD.tsv for the first repetition, .rN.tsv for the others).
 bench_run_one() {
 	local w=$1 m=$2 rep=${3:-1} fs=$B_FS stats t0 tc tr tu tcl base rc hj0 hj1 dret peak verify=- umount_us=0 daemon=''
-	local user sys rss lastw ios0 bios0 samples="$B_OUT/samples/$w-$m.tsv"
+	local user sys rss lastw ios0 bios0 ios1 bios1 samples="$B_OUT/samples/$w-$m.tsv"
 	((rep > 1)) && samples="$B_OUT/samples/$w-$m.r$rep.tsv"
 	[[ $m == dd ]] && fs=none
 	stick_up --fs "$fs" --size "$B_STICK_MIB" --rate "$B_RATE" --iops "$(bench_wl_iops "$w")" || return 1
@@ -279,6 +279,7 @@ bench_run_one() {
 		$((($(bench_sectors "$STICK_MAJMIN") - base) / 2)) >>"$samples"
 	hj1=$(bench_host_jiffies)
 	bench_kthread_snap "$daemon" >"$B_TMP/kt2"
+	ios1=$(bench_write_ios "$STICK_MAJMIN") bios1=$(bench_write_bios "$STICK_MAJMIN")
 	peak=$(awk -v r="$dret" 'BEGIN { p = r } $2 > p { p = $2 } END { print p }' "$samples")
 	# when the device completed its last write, since the command started: the first
 	# sample that shows the final count (50 ms resolution)
@@ -295,8 +296,7 @@ bench_run_one() {
 		"$(bench_us_s $((tr - tc + umount_us)))" "$(bench_us_s $((tcl - tc)))" \
 		"$(awk -v k="$peak" 'BEGIN { printf "%.1f", k / 1024 }')" "${user:-0}" "${sys:-0}" "${rss:-0}" \
 		"$(awk -v j=$((hj1 - hj0)) 'BEGIN { printf "%.2f", j / 100 }')" "$verify" \
-		"$(bench_kthread_cpu "$B_TMP"/kt[012])" "$lastw" $(($(bench_write_ios "$STICK_MAJMIN") - ios0)) \
-		$(($(bench_write_bios "$STICK_MAJMIN") - bios0)) "$rep" >>"$B_OUT/runs.tsv"
+		"$(bench_kthread_cpu "$B_TMP"/kt[012])" "$lastw" $((ios1 - ios0)) $((bios1 - bios0)) "$rep" >>"$B_OUT/runs.tsv"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$m" "$(bench_us_s $((tc - t0)))" "$(bench_us_s $((tr - t0)))" \
 		"$(bench_us_s $((tr - t0 + umount_us)))" "$(bench_us_s $((tcl - t0)))" "$rep" >>"$B_OUT/events.tsv"
 	stick_down "$STICK_ID"

@@ -163,6 +163,9 @@ bench_run_multi() {
 # One destination's row; reads the locals of bench_run_multi.
 _bench_multi_row() {
 	local i=$1 samples="$B_OUT/samples/$w-$m.d$(($1 + 1)).tsv" tu done_s outcome lastw lastret peak fin idle verify=-
+	local ios bios
+	# before the check remounts it
+	ios=$(($(bench_write_ios "${majs[i]}") - ios0[i])) bios=$(($(bench_write_bios "${majs[i]}") - bios0[i]))
 	# the last word after the sampler stopped
 	# shellcheck disable=SC2086
 	printf '%s\t%d\t%d\n' "$(bench_us_s $(($(bench_now) - t0)))" "$(bench_pending_kib ${stats[i]})" \
@@ -184,7 +187,8 @@ _bench_multi_row() {
 	else
 		fin=$(awk -v d="$done_s" -v l="$lastret" 'BEGIN { printf "%.3f", (l > d + 0.1 ? l : d) }')
 	fi
-	if ((rc == 0)); then
+	# a destination that failed leaves the others to be checked
+	if ((rc == 0)) || [[ $outcome == ok ]]; then
 		stick_load "${ids[i]}" && verify=$(_bench_verify "$w")
 	fi
 	[[ $verify == DIFF ]] && bench_warn "$w/$m: the copy on destination $((i + 1)) differs from the source: $(head -n 3 "$B_TMP/verify.out")"
@@ -192,7 +196,7 @@ _bench_multi_row() {
 		"$w" "$m" $((i + 1)) "${rates[i]}" "$(bench_wl_bytes "$w")" "$rc" "$(bench_us_s $((tr - tc)))" \
 		"$done_s" "$(bench_us_s $((tu - tc)))" "$fin" "$lastw" "$peak" \
 		"$(awk -v k="$(<"$B_TMP/dret.$i")" 'BEGIN { printf "%.1f", k / 1024 }')" \
-		$(($(bench_write_ios "${majs[i]}") - ios0[i])) $(($(bench_write_bios "${majs[i]}") - bios0[i])) "${user:-0}" "${sys:-0}" "${rss:-0}" "$kt" \
+		"$ios" "$bios" "${user:-0}" "${sys:-0}" "${rss:-0}" "$kt" \
 		"$srcr" "$srcrr" $((card1 - card0)) "$outcome" "$verify" "$n" "$idle" >>"$B_OUT/multi.tsv"
 }
 

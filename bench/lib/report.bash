@@ -52,10 +52,13 @@ function finish() {
 bench_collapse() {
 	bench_results_header >"$B_OUT/results.tsv"
 	awk 'BEGIN { FS = OFS = "\t" }
-	function median(list,   a, k, i, j, x) {
+	# an even count: the mean of the middle two, with as many decimals as they have
+	function median(list,   a, k, i, j, x, d) {
 		k = split(list, a, " ")
 		for (i = 2; i <= k; i++) { x = a[i]; j = i - 1; while (j > 0 && a[j] + 0 > x + 0) { a[j + 1] = a[j]; j-- } a[j + 1] = x }
-		return k % 2 ? a[(k + 1) / 2] : sprintf("%.3f", (a[k / 2] + a[k / 2 + 1]) / 2)
+		if (k % 2) return a[(k + 1) / 2]
+		d = index(a[k / 2], ".") ? length(a[k / 2]) - index(a[k / 2], ".") : 0
+		return sprintf("%." d "f", (a[k / 2] + a[k / 2 + 1]) / 2)
 	}
 	NR == 1 { next }
 	{
