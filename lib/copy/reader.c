@@ -40,6 +40,8 @@
 /* how long the fastest destination may starve behind a full ring before
  * the slowest one is detached: longer than a batch commit's flush */
 #define DETACH_HOLD_S 1.0
+/* chunks in the ring at most, whatever their size */
+#define READER_RECORDS 1024u
 
 /* A chunk the first read hashed, for a detached cursor to compare. */
 struct expect {
@@ -313,7 +315,7 @@ static void detach(struct reader *r, unsigned lag)
 }
 
 /* A free slot for the chunk at (idx, offset); NULL when told to stop. */
-static void *claim(struct reader *r, size_t idx, uint64_t offset)
+static void *claim(struct reader *r, size_t idx, uint64_t offset, size_t bytes)
 {
 	void *buf;
 	unsigned lag;
@@ -321,7 +323,7 @@ static void *claim(struct reader *r, size_t idx, uint64_t offset)
 
 	r->at_entry = idx;
 	r->at_offset = offset;
-	while ((rc = ring_claim(r->ring, r->hashing && !r->first ? DETACH_HOLD_S : 0, &buf,
+	while ((rc = ring_claim_size(r->ring, bytes, r->hashing && !r->first ? DETACH_HOLD_S : 0, &buf,
 				&lag)) == 1)
 		detach(r, lag);
 	return rc == 0 && !should_stop(r) ? buf : NULL;
@@ -347,7 +349,7 @@ static void publish(struct reader *r, struct reader_chunk *c)
 /* Publish a chunk that ends the file; false when told to stop. */
 static bool publish_end(struct reader *r, struct reader_chunk *c, int err, bool changed)
 {
-	c->buf = claim(r, c->entry, c->offset);
+	c->buf = claim(r, c->entry, c->offset, 0);
 	if (!c->buf)
 		return false;
 	c->len = 0;
@@ -396,7 +398,7 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 
 		if (skipped(r, idx))
 			return publish_end(r, &c, -ECANCELED, false);
-		c.buf = claim(r, idx, c.offset);
+		c.buf = claim(r, idx, c.offset, want);
 		if (!c.buf)
 			return false;
 		n = read_full(fd, c.buf, want);
@@ -502,7 +504,10 @@ static int reader_new(const struct plan *const *plans, unsigned n, const struct 
 		for (size_t j = 0; j < r->plan->n_entries; j++)
 			r->want[j] = r->want[j] || wants(plans[i], j);
 	}
-	e = ring_new(slots, r->chunk, r->align, sizeof(struct reader_chunk), n,
+	/* one arena: a small file takes a page, not a chunk, so the reader
+	 * runs as many files ahead as a large file's bytes */
+	e = ring_new_arena(MAX(slots, READER_RECORDS), (size_t)slots * r->chunk, r->align,
+			   sizeof(struct reader_chunk), n,
 		     &r->ring);
 	if (e < 0) {
 		reader_free(r);
@@ -584,7 +589,7 @@ int reader_next(struct reader_cursor *k, struct reader_chunk *ret)
 		rc = ring_take(k->r->ring, k->idx, ret, &buf, &next);
 		if (rc == RING_DETACHED) {
 			struct write_plan wp = { .chunk = k->r->chunk, .mem_align = (uint32_t)k->r->align,
-						 .ring_slots = ring_slots(k->r->ring) /
+						 .ring_slots = (unsigned)(ring_arena_bytes(k->r->ring) / k->r->chunk) /
 							       k->r->n };
 
 			rc = start_own(k, &wp);

@@ -1,8 +1,11 @@
 /* ring.c: the slots are numbered by a 64-bit sequence that only grows;
- * slot seq lives in buffer seq % n.  A cursor is its next seq to take
+ * slot seq's record lives at seq % n.  A cursor is its next seq to take
  * and whether it holds the one before; the producer may publish seq
  * `produced` while produced - (the oldest seq still held or not yet
- * taken by a cursor in the ring) < n. */
+ * taken by a cursor in the ring) < n, and the bytes it asks for fit in
+ * the arena between the newest slot's end and the oldest pinned slot's
+ * start.  Slots are released in order, so the arena is a FIFO: a chunk
+ * that does not fit before the end starts again at 0. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -24,7 +27,10 @@ struct cursor {
 struct ring {
 	unsigned n;
 	size_t meta_size;
-	void **bufs;
+	size_t arena_bytes, align, slot_bytes;
+	unsigned char *arena;
+	size_t *start, *end;     /* per slot record: its bytes in the arena */
+	size_t claim_at, claim_len; /* the claimed slot's place */
 	unsigned char *meta;
 	unsigned n_cursors;
 	struct cursor cursors[RING_CURSORS_MAX];
@@ -34,49 +40,64 @@ struct ring {
 	bool finished, stop;
 };
 
-int ring_new(unsigned n_slots, size_t slot_bytes, size_t align, size_t meta_size,
-	     unsigned n_cursors, struct ring **ret)
+int ring_new_arena(unsigned n_slots, size_t arena_bytes, size_t align, size_t meta_size,
+		   unsigned n_cursors, struct ring **ret)
 {
 	struct ring *r;
+	int e;
 
 	if (n_slots == 0 || n_cursors == 0 || n_cursors > RING_CURSORS_MAX)
 		return -EINVAL;
+	if (align < sizeof(void *))
+		align = sizeof(void *);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	r->n = n_slots;
 	r->meta_size = meta_size;
 	r->n_cursors = n_cursors;
+	r->align = align;
+	r->arena_bytes = (arena_bytes + align - 1) / align * align;
+	r->slot_bytes = r->arena_bytes;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->room, NULL);
 	pthread_cond_init(&r->more, NULL);
-	r->bufs = calloc(n_slots, sizeof(*r->bufs));
 	r->meta = calloc(n_slots, meta_size ? meta_size : 1);
-	if (!r->bufs || !r->meta) {
+	r->start = calloc(n_slots, sizeof(*r->start));
+	r->end = calloc(n_slots, sizeof(*r->end));
+	e = posix_memalign((void **)&r->arena, align, r->arena_bytes ? r->arena_bytes : 1);
+	if (e)
+		r->arena = NULL;
+	if (!r->meta || !r->start || !r->end || !r->arena) {
 		ring_free(r);
-		return -ENOMEM;
-	}
-	for (unsigned i = 0; i < n_slots; i++) {
-		int e = posix_memalign(&r->bufs[i], align < sizeof(void *) ? sizeof(void *) : align,
-				       slot_bytes ? slot_bytes : 1);
-
-		if (e) {
-			r->bufs[i] = NULL;
-			ring_free(r);
-			return -e;
-		}
+		return e ? -e : -ENOMEM;
 	}
 	*ret = r;
 	return 0;
+}
+
+int ring_new(unsigned n_slots, size_t slot_bytes, size_t align, size_t meta_size,
+	     unsigned n_cursors, struct ring **ret)
+{
+	size_t a = align < sizeof(void *) ? sizeof(void *) : align;
+	size_t each = (slot_bytes + a - 1) / a * a;
+	int e;
+
+	if (slot_bytes == 0)
+		each = a;
+	e = ring_new_arena(n_slots, each * n_slots, a, meta_size, n_cursors, ret);
+	if (e == 0)
+		(*ret)->slot_bytes = each;
+	return e;
 }
 
 void ring_free(struct ring *r)
 {
 	if (!r)
 		return;
-	for (unsigned i = 0; r->bufs && i < r->n; i++)
-		free(r->bufs[i]);
-	free(r->bufs);
+	free(r->arena);
+	free(r->start);
+	free(r->end);
 	free(r->meta);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->room);
@@ -87,6 +108,11 @@ void ring_free(struct ring *r)
 unsigned ring_slots(const struct ring *r)
 {
 	return r->n;
+}
+
+size_t ring_arena_bytes(const struct ring *r)
+{
+	return r->arena_bytes;
 }
 
 unsigned ring_cursors(const struct ring *r)
@@ -146,11 +172,50 @@ static void wait_until(pthread_cond_t *c, pthread_mutex_t *m, double seconds)
 	pthread_cond_timedwait(c, m, &ts);
 }
 
-int ring_claim(struct ring *r, double hold_s, void **buf, unsigned *laggard)
+/* Where `len` bytes fit, given the oldest pinned seq; false if not yet.
+ * Starts only grow from the oldest slot in the ring to the newest, but
+ * for one return to 0: the newest starting before the oldest means the
+ * bytes in use wrap around the end. */
+static bool fits(const struct ring *r, uint64_t pin, size_t len, size_t *at)
 {
+	size_t tail, head;
+
+	if (pin == UINT64_MAX || pin >= r->produced) {
+		*at = 0; /* nothing in the ring */
+		return true;
+	}
+	if (r->produced - pin >= r->n)
+		return false;
+	tail = r->start[pin % r->n];
+	head = r->end[(r->produced - 1) % r->n];
+	if (r->start[(r->produced - 1) % r->n] >= tail) {
+		/* in use: [tail, head) */
+		if (r->arena_bytes - head >= len) {
+			*at = head;
+			return true;
+		}
+		if (tail >= len) {
+			*at = 0;
+			return true;
+		}
+		return false;
+	}
+	/* in use: [tail, end) and [0, head) */
+	if (tail - head >= len) {
+		*at = head;
+		return true;
+	}
+	return false;
+}
+
+int ring_claim_size(struct ring *r, size_t bytes, double hold_s, void **buf, unsigned *laggard)
+{
+	size_t len = (bytes + r->align - 1) / r->align * r->align, at = 0;
 	double held_since = -1;
 	int rc = 0;
 
+	if (len > r->arena_bytes)
+		return -EINVAL;
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
 		uint64_t pin;
@@ -160,8 +225,10 @@ int ring_claim(struct ring *r, double hold_s, void **buf, unsigned *laggard)
 			rc = -ECANCELED;
 			break;
 		}
-		if (pin == UINT64_MAX || r->produced - pin < r->n) {
-			*buf = r->bufs[r->produced % r->n];
+		if (fits(r, pin, len, &at)) {
+			r->claim_at = at;
+			r->claim_len = len;
+			*buf = r->arena + at;
 			break;
 		}
 		if (hold_s > 0 && who >= 0 && someone_starves(r, (unsigned)who)) {
@@ -184,10 +251,17 @@ int ring_claim(struct ring *r, double hold_s, void **buf, unsigned *laggard)
 	return rc;
 }
 
+int ring_claim(struct ring *r, double hold_s, void **buf, unsigned *laggard)
+{
+	return ring_claim_size(r, r->slot_bytes, hold_s, buf, laggard);
+}
+
 void ring_publish(struct ring *r, const void *meta)
 {
 	pthread_mutex_lock(&r->lock);
 	memcpy(r->meta + (size_t)(r->produced % r->n) * r->meta_size, meta, r->meta_size);
+	r->start[r->produced % r->n] = r->claim_at;
+	r->end[r->produced % r->n] = r->claim_at + r->claim_len;
 	r->produced++;
 	pthread_cond_broadcast(&r->more);
 	pthread_mutex_unlock(&r->lock);
@@ -258,7 +332,7 @@ int ring_take(struct ring *r, unsigned c, void *meta, void **buf, uint64_t *next
 		}
 		if (k->taken < r->produced) {
 			memcpy(meta, r->meta + (size_t)(k->taken % r->n) * r->meta_size, r->meta_size);
-			*buf = r->bufs[k->taken % r->n];
+			*buf = r->arena + r->start[k->taken % r->n];
 			k->taken++;
 			k->held = true;
 			rc = 0;

@@ -33,9 +33,17 @@ struct ring;
 
 int ring_new(unsigned n_slots, size_t slot_bytes, size_t align, size_t meta_size,
 	     unsigned n_cursors, struct ring **ret);
+/* A ring whose slots share one buffer of arena_bytes: each claim takes
+ * the bytes it asks for (ring_claim_size), rounded up to align, so many
+ * small chunks fit where one large one would.  At most n_slots are in
+ * the ring at a time.  ring_new() is the arena of n_slots * slot_bytes
+ * whose claims all take slot_bytes. */
+int ring_new_arena(unsigned n_slots, size_t arena_bytes, size_t align, size_t meta_size,
+		   unsigned n_cursors, struct ring **ret);
 void ring_free(struct ring *r);
 
 unsigned ring_slots(const struct ring *r);
+size_t ring_arena_bytes(const struct ring *r);
 unsigned ring_cursors(const struct ring *r);
 
 /* Producer: wait for a free slot and return its buffer in *buf.  0; -ECANCELED
@@ -44,6 +52,8 @@ unsigned ring_cursors(const struct ring *r);
  * (hold_s <= 0: never).  The caller may then ring_detach() it and claim
  * again. */
 int ring_claim(struct ring *r, double hold_s, void **buf, unsigned *laggard);
+/* The same for a chunk of bytes (at most the arena's size). */
+int ring_claim_size(struct ring *r, size_t bytes, double hold_s, void **buf, unsigned *laggard);
 /* Publish the claimed slot with its record. */
 void ring_publish(struct ring *r, const void *meta);
 /* No more slots: takes past the last published one return 1. */
