@@ -19,6 +19,7 @@
 #include "common/cli.h"
 #include "config.h"
 #include "common/exitcodes.h"
+#include "common/msg.h"
 #include "common/quote.h"
 
 const char *program_name = "safecp";
@@ -84,19 +85,12 @@ void cli_popt_fail(poptContext ctx, int rc)
 	exit(EXIT_USAGE);
 }
 
-static __attribute__((format(printf, 1, 0))) void verror(const char *fmt, va_list ap)
-{
-	fprintf(stderr, "%s: ", program_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	verror(fmt, ap);
+	msg_vprint(MSG_ERROR, fmt, ap);
 	va_end(ap);
 }
 
@@ -105,7 +99,7 @@ void cli_usage_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	verror(fmt, ap);
+	msg_vprint(MSG_ERROR, fmt, ap);
 	va_end(ap);
 	exit(EXIT_USAGE);
 }
@@ -154,10 +148,9 @@ void close_stdout(int status, void *unused)
 		if (!errno)
 			errno = stdout_errno;
 		if (errno)
-			fprintf(stderr, "%s: cannot write to standard output: %s\n",
-				program_name, strerror(errno));
+			msg_error("cannot write to standard output: %s", strerror(errno));
 		else
-			fprintf(stderr, "%s: cannot write to standard output\n", program_name);
+			msg_error("cannot write to standard output");
 		_exit(failed);
 	}
 	if (close_stream(stderr) != 0)

@@ -45,7 +45,7 @@ bool cli_give_back_operand(poptContext ctx, int argc, const char **argv, const c
  * (at or above 0 with allow_zero) and at most max.  0 or -EINVAL. */
 int cli_parse_seconds(const char *s, bool allow_zero, double max, double *ret);
 
-/* "prog: " + message + newline on stderr. */
+/* An error line, "prog: " + message (common/msg.h's msg_error). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* cli_error() then exit(EXIT_USAGE), for bad input found after parsing. */
