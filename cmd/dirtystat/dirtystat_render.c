@@ -19,6 +19,7 @@
 
 #include "util/cleanup.h"
 #include "dirtystat/dirtystat.h"
+#include "common/format.h"
 #include "common/json.h"
 #include "common/quote.h"
 #include "util/size.h"
@@ -37,37 +38,30 @@ static const char *fmt_size(char *buf, size_t size, uint64_t v, bool bytes)
 	return size_format(buf, size, v);
 }
 
+/* "-" without a previous sample; --bytes: the exact number of bytes/s */
 static const char *fmt_rate(char *buf, size_t size, double rate, bool bytes)
 {
-	char s[SIZE_FORMAT_MAX];
-
 	if (!isfinite(rate) || rate < 0)
 		snprintf(buf, size, "-");
 	else if (bytes)
 		snprintf(buf, size, "%.0f", rate);
 	else
-		snprintf(buf, size, "%s/s", size_format(s, sizeof(s), (uint64_t)(rate + 0.5)));
+		format_rate(buf, size, rate);
 	return buf;
 }
 
 /* "-" nothing pending, "waiting" pending but nothing being written,
- * "?" no rate yet, else 9s / 3m05s / 2h07m. */
+ * "?" no rate yet, else format.h's M:SS or H:MM:SS. */
 static const char *fmt_eta(char *buf, size_t size, double eta)
 {
-	unsigned long s;
-
 	if (isnan(eta))
 		snprintf(buf, size, "?");
 	else if (eta == 0)
 		snprintf(buf, size, "-");
 	else if (eta < 0)
 		snprintf(buf, size, "waiting");
-	else if ((s = (unsigned long)ceil(eta)) < 60)
-		snprintf(buf, size, "%lus", s);
-	else if (s < 3600)
-		snprintf(buf, size, "%lum%02lus", s / 60, s % 60);
 	else
-		snprintf(buf, size, "%luh%02lum", s / 3600, s / 60 % 60);
+		format_duration(buf, size, eta);
 	return buf;
 }
 
