@@ -9,8 +9,10 @@
  * unsafe (cmd/quote.h), so a strange mount point can neither move the
  * cursor of the screen we redraw nor pass for another.  emit() still
  * turns any unsafe character left in a line into '?'.  JSON carries raw byte
- * counts and null for anything unknown; the man page documents every
- * field, so a field added here is a field added there. */
+ * counts and null for anything unknown, in common/event.h's framing (a
+ * "reading" event per frame, the tools' shared "error" event); the man
+ * page documents every field, so a field added here is a field added
+ * there. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 
 #include "util/cleanup.h"
 #include "dirtystat/dirtystat.h"
+#include "common/event.h"
 #include "common/format.h"
 #include "common/json.h"
 #include "common/quote.h"
@@ -461,8 +464,7 @@ void render_json(FILE *f, const struct frame *fr)
 	struct json j;
 
 	json_init(&j, f);
-	json_object_begin(&j);
-	json_kv_double(&j, "t", fr->t_real, 3);
+	event_begin(&j, "reading", fr->t_real);
 	json_kv_double(&j, "interval_s", fr->interval, 3);
 	json_system(&j, &fr->sys);
 	json_key(&j, "devices");
@@ -476,6 +478,15 @@ void render_json(FILE *f, const struct frame *fr)
 	for (size_t i = 0; i < fr->n_files; i++)
 		json_file(&j, &fr->files[i]);
 	json_array_end(&j);
-	json_object_end(&j);
-	json_line_end(&j);
+	event_end(&j);
+}
+
+void render_json_error(FILE *f, enum event_subject kind, const char *name, int err,
+		       const char *message)
+{
+	struct json j;
+
+	json_init(&j, f);
+	event_error_begin(&j, clock_now(CLOCK_REALTIME), kind, name, err, message);
+	event_end(&j);
 }

@@ -4,10 +4,12 @@
  * flushes it), so a script reading the pipe sees every event as it
  * happens.  The fields are a documented interface (safecp(1), JSON
  * OUTPUT); add fields, never rename or drop them.  Every event starts
- * with "event" and "t", CLOCK_REALTIME seconds with microseconds. */
+ * with "event" and "t" (common/event.h's framing, as in every tool), and
+ * the error event has the tools' shared fields. */
 #include <string.h>
 #include <time.h>
 
+#include "common/event.h"
 #include "safecp/safecp.h"
 
 double clock_seconds(clockid_t id)
@@ -16,19 +18,6 @@ double clock_seconds(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void begin(struct json *j, const char *event, double t)
-{
-	json_object_begin(j);
-	json_kv_string(j, "event", event);
-	json_kv_double(j, "t", t, 6);
-}
-
-static void end(struct json *j)
-{
-	json_object_end(j);
-	json_line_end(j);
 }
 
 /* Negative means unknown: null. */
@@ -76,7 +65,7 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	const struct plan *p = job->plan;
 	const struct target *t = job->target;
 
-	begin(j, "start", clock_seconds(CLOCK_REALTIME));
+	event_begin(j, "start", clock_seconds(CLOCK_REALTIME));
 	json_kv_u64(j, "bytes_total", p->total_bytes);
 	json_kv_u64(j, "files", p->n_files);
 	json_kv_u64(j, "directories", p->n_dirs);
@@ -97,12 +86,12 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	json_kv_u64(j, "space_needed", job->space_needed);
 	json_kv_u64(j, "space_free", job->space.avail_bytes);
 	start_renamed(j, job);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_progress(struct json *j, const struct snapshot *s)
 {
-	begin(j, "progress", s->t_real);
+	event_begin(j, "progress", s->t_real);
 	json_kv_u64(j, "bytes_total", s->total);
 	json_kv_u64(j, "bytes_on_device", s->confirmed);
 	json_kv_u64(j, "bytes_written", s->written);
@@ -110,23 +99,23 @@ void jsonev_progress(struct json *j, const struct snapshot *s)
 	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing" : "copying");
 	kv_maybe(j, "rate", s->rate, 1);
 	kv_maybe(j, "eta", s->eta, 1);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_done(struct json *j, const struct snapshot *s)
 {
-	begin(j, "done", s->t_real);
+	event_begin(j, "done", s->t_real);
 	json_kv_u64(j, "bytes_total", s->total);
 	json_kv_u64(j, "bytes_on_device", s->confirmed);
 	json_kv_u64(j, "files", s->files_done);
 	json_kv_u64(j, "errors", s->files_failed);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 		 const char *reason)
 {
-	begin(j, "file", clock_seconds(CLOCK_REALTIME));
+	event_begin(j, "file", clock_seconds(CLOCK_REALTIME));
 	json_kv_string(j, "state", state);
 	json_kv_name(j, "file", e->rel);
 	json_kv_name(j, "source", e->src);
@@ -135,73 +124,69 @@ void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 	json_kv_u64(j, "bytes", e->type == PLAN_FILE ? (uint64_t)e->st.st_size : 0);
 	if (reason)
 		json_kv_string(j, "reason", reason);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step step, int err,
 		  const char *path, const char *msg, bool fatal)
 {
-	begin(j, "error", clock_seconds(CLOCK_REALTIME));
+	event_error_begin(j, clock_seconds(CLOCK_REALTIME), EVENT_PATH,
+			  path ? path : e ? e->dst : NULL, err, msg);
 	json_kv_name(j, "file", e ? e->rel : NULL);
-	json_kv_name(j, "path", path ? path : e ? e->dst : NULL);
 	json_kv_string(j, "step", words_step_name(step));
-	json_key(j, "errno");
-	json_i64(j, err);
-	json_kv_string(j, "error", strerror(err));
-	json_kv_string(j, "message", msg);
 	json_kv_bool(j, "fatal", fatal);
-	end(j);
+	event_end(j);
 }
 
 /* The source was not what the plan saw, or changed while it was read:
  * not copied (it keeps no final name); a rerun copies it. */
 void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
 {
-	begin(j, "changed", clock_seconds(CLOCK_REALTIME));
+	event_begin(j, "changed", clock_seconds(CLOCK_REALTIME));
 	json_kv_name(j, "file", e->rel);
 	json_kv_name(j, "source", e->src);
 	json_kv_name(j, "dest", e->dst);
 	json_kv_string(j, "message", msg);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_note(struct json *j, const char *path, const char *msg)
 {
-	begin(j, "note", clock_seconds(CLOCK_REALTIME));
+	event_begin(j, "note", clock_seconds(CLOCK_REALTIME));
 	json_kv_name(j, "path", path);
 	json_kv_string(j, "message", msg);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_strategy s,
 		     const char *why)
 {
-	begin(j, "strategy", clock_seconds(CLOCK_REALTIME));
+	event_begin(j, "strategy", clock_seconds(CLOCK_REALTIME));
 	json_kv_name(j, "file", e ? e->rel : NULL);
 	json_kv_string(j, "strategy", strategy_name(s));
 	json_kv_string(j, "reason", why);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_interrupted(struct json *j, const struct snapshot *s, int signo)
 {
-	begin(j, "interrupted", s->t_real);
+	event_begin(j, "interrupted", s->t_real);
 	json_kv_string(j, "signal", sigabbrev_np(signo));
 	json_kv_u64(j, "files", s->files_done);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_stopped(struct json *j, const struct snapshot *s)
 {
-	begin(j, "stopped", s->t_real);
+	event_begin(j, "stopped", s->t_real);
 	json_kv_u64(j, "files", s->files_done);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_refused(struct json *j, const char *kind, const char *message)
 {
-	begin(j, "refused", clock_seconds(CLOCK_REALTIME));
+	event_begin(j, "refused", clock_seconds(CLOCK_REALTIME));
 	json_kv_string(j, "kind", kind);
 	json_kv_string(j, "message", message);
-	end(j);
+	event_end(j);
 }

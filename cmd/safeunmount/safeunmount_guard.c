@@ -47,7 +47,9 @@ static enum su_status guard_fs(const struct su_options *o, const struct sysdisk 
 	case SYSDISK_NONE:
 		return SU_OK;
 	case SYSDISK_ROOT:
-		report_error(NULL, "refusing to unmount '/' on %s: it is the root filesystem", dev);
+		report_error(NULL, EVENT_PATH, mp, 0,
+			     "refusing to unmount '/' on %s: it is the root filesystem",
+			     quote_bare(dev));
 		return SU_USAGE;
 	default:
 		break;
@@ -55,15 +57,18 @@ static enum su_status guard_fs(const struct su_options *o, const struct sysdisk 
 	if (o->system)
 		return SU_OK;
 	if (k == SYSDISK_SYSTEM) {
-		report_error(NULL, "refusing to unmount %s on %s: it is a system mount; "
+		report_error(NULL, EVENT_PATH, mp, 0,
+			     "refusing to unmount %s on %s: it is a system mount; "
 			     "use --system if you really mean it", quote(mp), quote_bare(dev));
 	} else if (k == SYSDISK_ROOT_DISK) {
-		report_error(NULL, "refusing to unmount %s on %s: it is on the disk that holds the "
+		report_error(NULL, EVENT_PATH, mp, 0,
+			     "refusing to unmount %s on %s: it is on the disk that holds the "
 			     "root filesystem; use --system if you really mean it", quote(mp),
 			     quote_bare(dev));
 	} else {
 		sw = sysdisk_swap_of_dev(sd, fs->m.dev_major, fs->m.dev_minor);
-		report_error(NULL, "refusing to unmount %s on %s: its disk has active swap (%s); "
+		report_error(NULL, EVENT_PATH, mp, 0,
+			     "refusing to unmount %s on %s: its disk has active swap (%s); "
 			     "use --system if you really mean it", quote(mp), quote_bare(dev),
 			     quote(sw ? sw->name : "?"));
 	}
@@ -77,13 +82,15 @@ static enum su_status guard_root_disk(const struct su_options *o, const struct s
 	if (!job->have_disk || !sysdisk_holds_root(sd, job->disk_major, job->disk_minor))
 		return SU_OK;
 	if (job->whole_disk) {
-		report_error(NULL, "refusing to unmount %s: it is the disk that holds the root "
+		report_error(NULL, EVENT_DEVICE, job->arg, 0,
+			     "refusing to unmount %s: it is the disk that holds the root "
 			     "filesystem ('/' on %s); name one of its other filesystems instead",
 			     quote(job->arg), quote_bare(sd->root_source));
 		return SU_USAGE;
 	}
 	if (o->power_off) {
-		report_error("power-off", "refusing to power off the disk of %s: it holds the "
+		report_error("power-off", job_kind(job), job->arg, 0,
+			     "refusing to power off the disk of %s: it holds the "
 			     "root filesystem ('/' on %s)", quote(job->arg), quote_bare(sd->root_source));
 		return SU_USAGE;
 	}
@@ -95,7 +102,9 @@ static int load(struct sysdisk *sd)
 	int r = sysdisk_load(sd);
 
 	if (r < 0)
-		report_error(NULL, "cannot read the mount table: %s", strerror(-r));
+		report_error(NULL, EVENT_PATH,
+			     "/proc/self/mountinfo", r, "cannot read the mount table: %s",
+			     strerror(-r));
 	return r;
 }
 
@@ -131,7 +140,8 @@ enum su_status job_guard_power_off(const struct su_job *job, const struct powero
 		if (!p->devs[i].is_disk)
 			continue;
 		if (sysdisk_holds_root(&sd, p->devs[i].major, p->devs[i].minor)) {
-			report_error("power-off", "refusing to power off %s: %s, which goes with it, "
+			report_error("power-off", EVENT_DEVICE, p->devnode, 0,
+				     "refusing to power off %s: %s, which goes with it, "
 				     "holds the root filesystem ('/' on %s)", quote(p->devnode),
 				     quote_bare(p->devs[i].devnode), quote_bare(sd.root_source));
 			return SU_USAGE;
@@ -141,7 +151,8 @@ enum su_status job_guard_power_off(const struct su_job *job, const struct powero
 	}
 	if (!sw)
 		return SU_OK;
-	report_error("power-off", "cannot power off the disk of %s: %s on it is active swap; "
+	report_error("power-off", job_kind(job), job->arg, 0,
+		     "cannot power off the disk of %s: %s on it is active swap; "
 		     "run swapoff %s first", quote(job->arg), quote(sw->name), quote(sw->name));
 	return SU_BUSY;
 }
@@ -227,14 +238,16 @@ enum su_status job_check_free(const struct su_options *o, const struct su_job *j
 		if (all)
 			return SU_OK;
 		if (!waiting) {
-			report_error("unmount", "nothing was unmounted: every filesystem of %s must be "
+			report_error("unmount", job_kind(job), job->arg, 0,
+				     "nothing was unmounted: every filesystem of %s must be "
 				     "free before any is unmounted", quote(job->arg));
 			return SU_BUSY;
 		}
 		said = true;
 		if (nanosleep(&(struct timespec){ 0, (long)(RETRY_SECONDS * 1e9) }, NULL) < 0 ||
 		    su_interrupted) {
-			report_error("unmount", "interrupted while waiting; nothing was unmounted");
+			report_error("unmount", job_kind(job), job->arg, EINTR,
+				     "interrupted while waiting; nothing was unmounted");
 			return SU_INTERRUPTED;
 		}
 	}

@@ -95,14 +95,17 @@ static enum su_status sync_loop(struct su_job *job, struct syncer *s, struct syn
 			return SU_INTERRUPTED;
 		if (r < 0) {
 			progress_free(TAKE_PTR(v->meter));
-			report_error("sync", "cannot read the state of %s: %s", quote(job->arg), strerror(-r));
+			report_error("sync", job_kind(job), job->arg, r,
+				     "cannot read the state of %s: %s",
+				     quote(job->arg), strerror(-r));
 			return SU_FAILED;
 		}
 		show(v, &f);
 		job->bytes_written = f.bytes_written;
 		if (f.error) {
 			progress_free(TAKE_PTR(v->meter));
-			report_error("sync", "cannot sync %s: %s; some data may not be on the device",
+			report_error("sync", EVENT_PATH, job->fs[f.error_index].m.mountpoint, f.error,
+				     "cannot sync %s: %s; some data may not be on the device",
 				     quote(job->fs[f.error_index].m.mountpoint), strerror(-f.error));
 			return SU_FAILED;
 		}
@@ -133,7 +136,9 @@ static enum su_status sync_phase(const struct su_options *o, struct su_job *job)
 	}
 	r = syncer_start(mps, job->n_fs, src, job->n_fs, &s);
 	if (r < 0) {
-		report_error("sync", "cannot sync %s: %s", quote(job->arg), strerror(-r));
+		report_error("sync", job_kind(job), job->arg, r,
+			     "cannot sync %s: %s", quote(job->arg),
+			     strerror(-r));
 		return SU_FAILED;
 	}
 	progress_rate_init(&v.rate, 0);
@@ -149,7 +154,8 @@ static enum su_status sync_phase(const struct su_options *o, struct su_job *job)
 	if (st == SU_INTERRUPTED) {
 		progress_free(v.meter);
 		/* syncer stays: its thread is inside syncfs, which we cannot stop */
-		report_error("sync", "interrupted; the kernel goes on writing the data, and %s is still mounted",
+		report_error("sync", job_kind(job), job->arg, EINTR,
+			     "interrupted; the kernel goes on writing the data, and %s is still mounted",
 			     quote(job->arg));
 		return st;
 	}
@@ -216,7 +222,9 @@ static enum su_status unmount_one(const struct su_options *o, struct su_fs *fs)
 			break;
 		}
 		if (r != -EBUSY) {
-			report_error("unmount", "cannot unmount %s: %s", quote(mp), msg ? msg : strerror(-r));
+			report_error("unmount", EVENT_PATH, mp, r,
+				     "cannot unmount %s: %s", quote(mp),
+				     msg ? msg : strerror(-r));
 			st = r == -EINVAL ? SU_USAGE : SU_FAILED;
 			break;
 		}
@@ -226,7 +234,8 @@ static enum su_status unmount_one(const struct su_options *o, struct su_fs *fs)
 			break;
 		}
 		if (!pause_for(RETRY_SECONDS)) {
-			report_error("unmount", "interrupted while waiting; %s is still mounted", quote(mp));
+			report_error("unmount", EVENT_PATH, mp, EINTR,
+				     "interrupted while waiting; %s is still mounted", quote(mp));
 			st = SU_INTERRUPTED;
 			break;
 		}
@@ -246,7 +255,8 @@ static void device_busy_report(const char *devnode, unsigned maj, unsigned min, 
 		h = (struct holder_list){ 0 };
 	if (!*reported || !holder_list_equal(&h, last)) {
 		if (!waiting)
-			report_error("unmount", "%s is unmounted here but still in use: another "
+			report_error("unmount", EVENT_DEVICE, devnode, EBUSY,
+				     "%s is unmounted here but still in use: another "
 				     "mount namespace or program holds it, and its data may not "
 				     "all be written", quote(devnode));
 		report_busy(devnode, NULL, &h, NULL, 0, waiting);
@@ -280,7 +290,9 @@ static enum su_status release_one(const struct su_options *o, const char *devnod
 			}
 			st = su_interrupted ? SU_INTERRUPTED : SU_BUSY;
 		} else if (r < 0) {
-			report_error("unmount", "cannot flush %s: %s", quote(devnode), strerror(-r));
+			report_error("unmount", EVENT_DEVICE, devnode, r,
+				     "cannot flush %s: %s", quote(devnode),
+				     strerror(-r));
 			st = SU_FAILED;
 		} else {
 			report_verbose("%s is free and flushed", quote(devnode));
@@ -302,7 +314,8 @@ static bool still_mounted_here(const struct su_fs *fs)
 		free(m);
 		return false;
 	}
-	report_error("unmount", "%s is still mounted on %s; it is not safe to remove",
+	report_error("unmount", EVENT_DEVICE, fs->devnode, 0,
+		     "%s is still mounted on %s; it is not safe to remove",
 		     quote(fs->devnode), quote(m[0].mountpoint));
 	unmount_mounts_free(m, n);
 	return true;
@@ -367,7 +380,8 @@ static enum su_status power_off_failed(const struct poweroff_plan *p,
 		holder_list_done(&last);
 		return SU_BUSY;
 	}
-	report_error("power-off", "cannot power off %s: %s %s failed: %s", quote(p->devnode),
+	report_error("power-off", EVENT_DEVICE, p->devnode, r,
+		     "cannot power off %s: %s %s failed: %s", quote(p->devnode),
 		     step_name(res->failed_step), quote(res->failed_dev), strerror(-r));
 	return SU_FAILED;
 }
@@ -381,17 +395,21 @@ static enum su_status power_off_phase(const struct su_options *o, struct su_job 
 
 	r = poweroff_plan_make(job->disk_major, job->disk_minor, o->force ? POWEROFF_FORCE : 0, &p);
 	if (r < 0) {
-		report_error("power-off", "cannot power off %s: %s", quote(job->arg), strerror(-r));
+		report_error("power-off", job_kind(job), job->arg, r, "cannot power off %s: %s",
+			     quote(job->arg), strerror(-r));
 		return SU_FAILED;
 	}
 	snprintf(job->disk_node, sizeof(job->disk_node), "%s", p.devnode);
 	if (p.refusal == POWEROFF_MOUNTED || p.refusal == POWEROFF_HELD) {
-		report_error("power-off", "cannot power off %s: %s is %s %s", quote(p.devnode),
+		report_error("power-off", EVENT_DEVICE, p.devnode, 0,
+			     "cannot power off %s: %s is %s %s", quote(p.devnode),
 			     quote(p.blocker), p.refusal == POWEROFF_MOUNTED ? "mounted on" : "in use by",
 			     quote(p.blocker_where));
 		st = SU_BUSY;
 	} else if (p.refusal != POWEROFF_OK) {
-		report_error("power-off", "cannot power off %s", quote(p.devnode)); /* checked before */
+		report_error("power-off", EVENT_DEVICE, p.devnode, 0,
+			     "cannot power off %s", /* checked before */
+			     quote(p.devnode));
 		st = SU_USAGE;
 	} else {
 		report_verbose("powering off %s by %s", quote(p.devnode), poweroff_method_name(p.method));

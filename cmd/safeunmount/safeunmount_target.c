@@ -75,7 +75,8 @@ static enum su_status take_mounts(struct su_job *job, struct unmount_mount *m, s
 	job->fs = calloc(n ? n : 1, sizeof(*job->fs));
 	if (!job->fs) {
 		unmount_mounts_free(m, n);
-		report_error(NULL, "out of memory");
+		report_error(NULL, job_kind(job), job->arg, ENOMEM,
+			     "cannot unmount %s: out of memory", quote(job->arg));
 		return SU_FAILED;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -101,7 +102,9 @@ static enum su_status resolve_device(const struct su_options *o, const char *nod
 	job->dev_minor = minor(rdev);
 	r = unmount_disk_of(job->dev_major, job->dev_minor, &dmaj, &dmin);
 	if (r < 0) {
-		report_error(NULL, "cannot find the disk of %s: %s", quote(node), strerror(-r));
+		report_error(NULL, EVENT_DEVICE, node, r,
+			     "cannot find the disk of %s: %s", quote(node),
+			     strerror(-r));
 		return SU_USAGE;
 	}
 	job->whole_disk = dmaj == job->dev_major && dmin == job->dev_minor;
@@ -110,12 +113,14 @@ static enum su_status resolve_device(const struct su_options *o, const char *nod
 	job->disk_minor = dmin;
 	r = unmount_mounts_of_device(job->dev_major, job->dev_minor, job->whole_disk, &m, &n);
 	if (r < 0) {
-		report_error(NULL, "cannot read the mount table: %s", strerror(-r));
+		report_error(NULL, EVENT_PATH,
+			     "/proc/self/mountinfo", r, "cannot read the mount table: %s",
+			     strerror(-r));
 		return SU_FAILED;
 	}
 	if (n == 0 && !o->power_off) {
 		free(m);
-		report_error(NULL, "%s is not mounted", quote(node));
+		report_error(NULL, EVENT_DEVICE, node, 0, "%s is not mounted", quote(node));
 		return SU_USAGE;
 	}
 	return take_mounts(job, m, n);
@@ -128,12 +133,15 @@ static enum su_status resolve_tag(const struct su_options *o, const char *tag, s
 	int r = blockid_resolve(tag, &node);
 
 	if (r == -ENOENT || r == -EACCES) {
-		report_error(NULL, "no filesystem with %s was found%s", quote_bare(tag),
+		report_error(NULL, EVENT_DEVICE, tag, r,
+			     "no filesystem with %s was found%s", quote_bare(tag),
 			     geteuid() != 0 ? " (finding it may need root)" : "");
 		return SU_USAGE;
 	}
 	if (r < 0 || stat(node, &st) < 0) {
-		report_error(NULL, "cannot resolve %s: %s", quote(tag), strerror(r < 0 ? -r : errno));
+		report_error(NULL, EVENT_DEVICE, tag, r < 0 ? r : errno,
+			     "cannot resolve %s: %s", quote(tag),
+			     strerror(r < 0 ? -r : errno));
 		return SU_USAGE;
 	}
 	return resolve_device(o, node, st.st_rdev, job);
@@ -149,13 +157,15 @@ static enum su_status resolve_in_sysroot(const struct su_options *o, const char 
 	int r;
 
 	if (is_tag(arg)) {
-		report_error(NULL, "cannot resolve %s in the captured tree %s", quote(arg),
+		report_error(NULL, EVENT_DEVICE, arg, 0,
+			     "cannot resolve %s in the captured tree %s", quote(arg),
 			     quote(sysroot_get()));
 		return SU_USAGE;
 	}
 	r = target_probe_devname(arg, &t);
 	if (r < 0) {
-		report_error(NULL, "cannot access %s: %s", quote(arg), strerror(-r));
+		report_error(NULL, EVENT_DEVICE, arg, r,
+			     "cannot access %s: %s", quote(arg), strerror(-r));
 		return SU_USAGE;
 	}
 	devt = makedev(t->dev_major, t->dev_minor);
@@ -174,14 +184,19 @@ static enum su_status resolve_path(const char *arg, struct su_job *job)
 	if (r == 0)
 		r = mount_find_for_path(abs, &e);
 	if (r < 0) {
-		report_error(NULL, "cannot find the mount of %s: %s", quote(arg), strerror(-r));
+		report_error(NULL, EVENT_PATH, arg, r,
+			     "cannot find the mount of %s: %s", quote(arg),
+			     strerror(-r));
 		return SU_USAGE;
 	}
 	if (strcmp(e.target, "/") == 0) {
 		if (strcmp(abs, "/") == 0)
-			report_error(NULL, "refusing to unmount the root filesystem");
+			report_error(NULL, EVENT_PATH, arg, 0,
+				     "refusing to unmount the root filesystem");
 		else
-			report_error(NULL, "%s is not mounted (it is on the root filesystem)", quote(arg));
+			report_error(NULL, EVENT_PATH, arg, 0,
+				     "%s is not mounted (it is on the root filesystem)",
+				     quote(arg));
 		mount_entry_done(&e);
 		return SU_USAGE;
 	}
@@ -190,7 +205,7 @@ static enum su_status resolve_path(const char *arg, struct su_job *job)
 	mount_entry_done(&e);
 	if (r < 0) {
 		free(m);
-		report_error(NULL, "%s is not mounted", quote(arg));
+		report_error(NULL, EVENT_PATH, arg, 0, "%s is not mounted", quote(arg));
 		return SU_USAGE;
 	}
 	return take_mounts(job, m, 1);
@@ -206,12 +221,13 @@ static enum su_status check_permission(const struct su_job *job)
 		int r = unmount_fs(mp, UNMOUNT_CHECK, &msg);
 
 		if (r == -EPERM) {
-			report_error("unmount", "cannot unmount %s: only root, or the user who mounted it, may do that",
+			report_error("unmount", EVENT_PATH, mp, EPERM,
+				     "cannot unmount %s: only root, or the user who mounted it, may do that",
 				     quote(mp));
 			return SU_USAGE;
 		}
 		if (r == -EINVAL) {
-			report_error("unmount", "%s is not mounted", quote(mp));
+			report_error("unmount", EVENT_PATH, mp, 0, "%s is not mounted", quote(mp));
 			return SU_USAGE;
 		}
 	}
@@ -241,7 +257,8 @@ static enum su_status check_other_mounts(const struct su_job *job, const struct 
 		for (size_t k = 0; k < n && s == SU_OK; k++) {
 			if (job_has_mount(job, m[k].mnt_id))
 				continue;
-			report_error("power-off", "cannot power off %s: %s is mounted on %s; "
+			report_error("power-off", EVENT_DEVICE, p->devnode, 0,
+				     "cannot power off %s: %s is mounted on %s; "
 				     "unmount it too, or give the whole disk %s",
 				     quote(p->devnode), quote(m[k].source), quote(m[k].mountpoint), quote(p->devnode));
 			s = SU_BUSY;
@@ -271,17 +288,20 @@ static enum su_status refusal_status(const struct poweroff_plan *p)
 	case POWEROFF_MOUNTED: /* the job unmounts; check_other_mounts says the rest */
 		return SU_OK;
 	case POWEROFF_HELD:
-		report_error("power-off", "cannot power off %s: %s is in use by %s",
+		report_error("power-off", EVENT_DEVICE, p->devnode, 0,
+			     "cannot power off %s: %s is in use by %s",
 			     quote(p->devnode), quote(p->blocker), quote(p->blocker_where));
 		return SU_BUSY;
 	case POWEROFF_INTERNAL_READER:
-		report_error("power-off", "refusing to power off %s: an SD card in a built-in reader "
+		report_error("power-off", EVENT_DEVICE, p->devnode, 0,
+			     "refusing to power off %s: an SD card in a built-in reader "
 			     "may not come back until it is re-inserted; use --force to do it anyway",
 			     quote(p->devnode));
 		return SU_USAGE;
 	case POWEROFF_NO_METHOD:
 	case POWEROFF_FIXED_DISK:
-		report_error("power-off", "refusing to power off %s: it is %s disk; only USB and loop "
+		report_error("power-off", EVENT_DEVICE, p->devnode, 0,
+			     "refusing to power off %s: it is %s disk; only USB and loop "
 			     "devices are powered off (and, with --force, an SD card in a built-in reader)",
 			     quote(p->devnode), bus_words(p->transport));
 		return SU_USAGE;
@@ -296,18 +316,22 @@ static enum su_status check_power_off(const struct su_options *o, const struct s
 	int r;
 
 	if (!job->have_disk) {
-		report_error("power-off", "cannot power off %s: it is not on a block device",
+		report_error("power-off", job_kind(job), job->arg, 0,
+			     "cannot power off %s: it is not on a block device",
 			     quote(job->arg));
 		return SU_USAGE;
 	}
 	if (geteuid() != 0) {
-		report_error("power-off", "cannot power off %s: only root may do that", quote(job->arg));
+		report_error("power-off", job_kind(job), job->arg, EPERM,
+			     "cannot power off %s: only root may do that",
+			     quote(job->arg));
 		return SU_USAGE;
 	}
 	r = poweroff_plan_make(job->disk_major, job->disk_minor,
 			       POWEROFF_IGNORE_MOUNTS | (o->force ? POWEROFF_FORCE : 0), &p);
 	if (r < 0) {
-		report_error("power-off", "cannot power off %s: %s", quote(job->arg), strerror(-r));
+		report_error("power-off", job_kind(job), job->arg, r, "cannot power off %s: %s",
+			     quote(job->arg), strerror(-r));
 		return SU_FAILED;
 	}
 	s = refusal_status(&p);
@@ -345,7 +369,8 @@ enum su_status job_resolve(const struct su_options *o, const char *arg, struct s
 	} else if (is_tag(arg)) {
 		s = resolve_tag(o, arg, job);
 	} else if (stat(arg, &st) < 0) {
-		report_error(NULL, "cannot access %s: %s", quote(arg), strerror(errno));
+		report_error(NULL, EVENT_PATH, arg, errno,
+			     "cannot access %s: %s", quote(arg), strerror(errno));
 		return SU_USAGE;
 	} else if (S_ISBLK(st.st_mode)) {
 		s = resolve_device(o, arg, st.st_rdev, job);
