@@ -5,7 +5,8 @@
  * POPT_AUTOHELP so that help is -h (not -?), goes to stdout, and exits
  * through exit() where close_stdout() still checks the write.  It runs
  * from on_exit(3), which hands it the exit status: lost output turns a
- * success into 1 but never hides a more serious status (2, 3, 130). */
+ * success into 1 but never hides a more serious status (2, 3, 130).
+ * -v and -q are a level that the last of them sets (cli.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -65,6 +66,19 @@ void cli_init(const char *prog, const char *summary)
 void cli_set_man_section(int section)
 {
 	man_section = section;
+}
+
+bool cli_verbosity_option(int rc, enum verbosity *v)
+{
+	switch (rc) {
+	case CLI_OPT_VERBOSE:
+		*v = VERBOSITY_VERBOSE;
+		return true;
+	case CLI_OPT_QUIET:
+		*v = VERBOSITY_QUIET;
+		return true;
+	}
+	return false;
 }
 
 bool cli_give_back_operand(poptContext ctx, int argc, const char **argv, const char *arg)

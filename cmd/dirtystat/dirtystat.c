@@ -40,6 +40,7 @@ struct opts {
 	unsigned long count; /* 0: until interrupted */
 	bool json;
 	bool bytes;
+	enum verbosity verbosity;
 };
 
 struct ctx {
@@ -128,6 +129,8 @@ static poptContext parse_options(int argc, const char **argv, struct opts *o)
 		  "exact byte counts instead of human sizes", NULL },
 		{ "sysroot", '\0', POPT_ARG_STRING, NULL, OPT_SYSROOT,
 		  "read /proc and /sys below DIR (captured trees, for tests)", "DIR" },
+		CLI_VERBOSITY_OPTIONS("also list the devices with nothing pending",
+				      "no notes on standard error"),
 		CLI_COMMON_TABLE,
 		POPT_TABLEEND
 	};
@@ -138,6 +141,8 @@ static poptContext parse_options(int argc, const char **argv, struct opts *o)
 	while ((rc = poptGetNextOpt(ctx)) > 0) {
 		_cleanup_free_ char *a = NULL;
 
+		if (cli_verbosity_option(rc, &o->verbosity))
+			continue;
 		switch (rc) {
 		case OPT_WATCH:
 			watch_arg(ctx, argc, argv, o);
@@ -326,6 +331,8 @@ static void note(struct ctx *c, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	if (c->o.verbosity == VERBOSITY_QUIET)
+		return;
 	va_start(ap, fmt);
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
@@ -514,6 +521,7 @@ int main(int argc, const char **argv)
 	cli_init("dirtystat", summary);
 	pc = parse_options(argc, argv, &c.o);
 	json_errors = c.o.json;
+	c.src.all = c.o.verbosity == VERBOSITY_VERBOSE;
 	r = resolve_args(&c, poptGetArgs(pc), &bad_input);
 	if (r < 0 && !bad_input)
 		fail(EVENT_PATH, NULL, r, "cannot list the block devices: %s", strerror(-r));

@@ -34,6 +34,7 @@ struct sources {
 	size_t n_args;
 	struct device_entry *dirs; /* directory arguments' rows, fixed at start */
 	size_t n_dirs;
+	bool all;                  /* -v: every device's row, pending or not */
 };
 
 struct dev_row {

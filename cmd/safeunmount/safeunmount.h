@@ -15,16 +15,11 @@
 #include <sys/types.h>
 
 #include "unmount/holders.h"
+#include "common/cli.h" /* enum verbosity */
 #include "common/event.h"
 #include "common/json.h"
 #include "common/progress.h"
 #include "unmount/unmount.h"
-
-enum verbosity {
-	VERBOSITY_NORMAL,
-	VERBOSITY_QUIET,
-	VERBOSITY_VERBOSE,
-};
 
 struct su_options {
 	enum progress_mode progress;
