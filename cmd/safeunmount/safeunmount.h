@@ -104,6 +104,8 @@ void report_error(const char *step, enum event_subject kind, const char *name, i
 /* How an error event names job->arg: "device" for a device target. */
 enum event_subject job_kind(const struct su_job *job);
 void report_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* -v: the job's filesystems; report_start() says them too */
+void report_found(const struct su_job *job);
 void report_start(const struct su_job *job);
 void report_unmounted(const struct su_fs *fs);
 /* what keeps mountpoint (or device) busy; submounts are mounts below it */

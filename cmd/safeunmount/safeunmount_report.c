@@ -134,11 +134,16 @@ void report_error(const char *step, enum event_subject kind, const char *name, i
 	event_finish();
 }
 
-void report_start(const struct su_job *job)
+void report_found(const struct su_job *job)
 {
 	for (size_t i = 0; i < job->n_fs; i++)
 		report_verbose("%s is mounted from %s (%s)", quote(job->fs[i].m.mountpoint),
 			       quote(job->fs[i].m.source), quote_bare(job->fs[i].m.fstype));
+}
+
+void report_start(const struct su_job *job)
+{
+	report_found(job);
 	if (!rep.json_mode)
 		return;
 	event_begin(&rep.json, "start", report_now());

@@ -493,8 +493,10 @@ enum su_status job_run(const struct su_options *o, struct su_job *job)
  * every check runs, nothing is synced, unmounted or powered off. */
 enum su_status job_check_only(const struct su_options *o, struct su_job *job)
 {
-	enum su_status st = job_check_free(o, job);
+	enum su_status st;
 
+	report_found(job);
+	st = job_check_free(o, job);
 	for (size_t i = 0; i < job->n_fs && st == SU_OK; i++)
 		report_info("would unmount %s (SAFECP_SYSROOT is set: nothing is done)",
 			    quote(job->fs[i].m.mountpoint));
