@@ -5,7 +5,8 @@
  * POPT_AUTOHELP so that help is -h (not -?), goes to stdout, and exits
  * through exit() where close_stdout() still checks the write.  It runs
  * from on_exit(3), which hands it the exit status: lost output turns a
- * success into 1 but never hides a more serious status (2, 3, 130). */
+ * success into 1 but never hides a more serious status (2, 3, 130).
+ * -v and -q are a level that the last of them sets (cli.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include "common/cli.h"
 #include "config.h"
 #include "common/exitcodes.h"
+#include "common/msg.h"
 #include "common/quote.h"
 
 const char *program_name = "safecp";
@@ -66,6 +68,19 @@ void cli_set_man_section(int section)
 	man_section = section;
 }
 
+bool cli_verbosity_option(int rc, enum verbosity *v)
+{
+	switch (rc) {
+	case CLI_OPT_VERBOSE:
+		*v = VERBOSITY_VERBOSE;
+		return true;
+	case CLI_OPT_QUIET:
+		*v = VERBOSITY_QUIET;
+		return true;
+	}
+	return false;
+}
+
 bool cli_give_back_operand(poptContext ctx, int argc, const char **argv, const char *arg)
 {
 	for (int i = 1; i < argc; i++)
@@ -84,19 +99,12 @@ void cli_popt_fail(poptContext ctx, int rc)
 	exit(EXIT_USAGE);
 }
 
-static __attribute__((format(printf, 1, 0))) void verror(const char *fmt, va_list ap)
-{
-	fprintf(stderr, "%s: ", program_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	verror(fmt, ap);
+	msg_vprint(MSG_ERROR, fmt, ap);
 	va_end(ap);
 }
 
@@ -105,7 +113,7 @@ void cli_usage_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	verror(fmt, ap);
+	msg_vprint(MSG_ERROR, fmt, ap);
 	va_end(ap);
 	exit(EXIT_USAGE);
 }
@@ -154,10 +162,9 @@ void close_stdout(int status, void *unused)
 		if (!errno)
 			errno = stdout_errno;
 		if (errno)
-			fprintf(stderr, "%s: cannot write to standard output: %s\n",
-				program_name, strerror(errno));
+			msg_error("cannot write to standard output: %s", strerror(errno));
 		else
-			fprintf(stderr, "%s: cannot write to standard output\n", program_name);
+			msg_error("cannot write to standard output");
 		_exit(failed);
 	}
 	if (close_stream(stderr) != 0)

@@ -21,6 +21,31 @@ void cli_init(const char *prog, const char *summary);
 /* The section --help points at: 1 unless set (safeunmount(8)). */
 void cli_set_man_section(int section);
 
+/* -v and -q: every tool has both, and the last one given counts
+ * (`tool -v -q` is quiet, `tool -q -v` verbose), as with cp's -n and -f,
+ * so an alias or a script's default is overridden by adding the other.
+ * Each tool words what they do for it; the rule's words are added here:
+ *
+ *	CLI_VERBOSITY_OPTIONS("name each file", "print errors only"),
+ *	...
+ *	if (cli_verbosity_option(rc, &o->verbosity)) continue; */
+enum verbosity {
+	VERBOSITY_QUIET = -1, /* -q: errors only */
+	VERBOSITY_NORMAL = 0,
+	VERBOSITY_VERBOSE = 1, /* -v */
+};
+
+enum { CLI_OPT_VERBOSE = 'v', CLI_OPT_QUIET = 'q' };
+
+#define CLI_LAST_WINS " (the last of -v and -q counts)"
+#define CLI_VERBOSITY_OPTIONS(verbose_help, quiet_help) \
+	{ "verbose", 'v', POPT_ARG_NONE, NULL, CLI_OPT_VERBOSE, verbose_help CLI_LAST_WINS, NULL }, \
+	{ "quiet", 'q', POPT_ARG_NONE, NULL, CLI_OPT_QUIET, quiet_help CLI_LAST_WINS, NULL }
+
+/* rc from poptGetNextOpt(): when it is -v or -q, *v becomes its level and
+ * the result is true. */
+bool cli_verbosity_option(int rc, enum verbosity *v);
+
 /* Non-const: popt nests it through a void pointer, and gcc warns about
  * dropping const there. */
 extern struct poptOption cli_common_options[];
@@ -45,7 +70,7 @@ bool cli_give_back_operand(poptContext ctx, int argc, const char **argv, const c
  * (at or above 0 with allow_zero) and at most max.  0 or -EINVAL. */
 int cli_parse_seconds(const char *s, bool allow_zero, double max, double *ret);
 
-/* "prog: " + message + newline on stderr. */
+/* An error line, "prog: " + message (common/msg.h's msg_error). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* cli_error() then exit(EXIT_USAGE), for bad input found after parsing. */

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
+#include "common/format.h"
 #include "common/progress.h"
 #include "common/quote.h"
 #include "util/size.h"
@@ -247,17 +248,16 @@ static void sizes_part(const struct progress_state *st, enum progress_show show,
 static void make_parts(const struct progress *p, bool final, struct parts *pt)
 {
 	const struct progress_state *st = &p->st;
-	char s[SIZE_FORMAT_MAX], e[PROGRESS_ETA_MAX];
+	char s[SIZE_FORMAT_MAX], e[FORMAT_DURATION_MAX], r[FORMAT_RATE_MAX];
 
 	snprintf(pt->pct, sizeof(pt->pct), "%3u%%", percent_of(st, final));
 	sizes_part(st, p->show, pt->sizes, sizeof(pt->sizes));
 	pt->rate[0] = pt->eta[0] = pt->flight[0] = '\0';
 	if (st->rate >= 0)
-		snprintf(pt->rate, sizeof(pt->rate), "%s/s",
-			 size_format(s, sizeof(s), (uint64_t)st->rate));
+		snprintf(pt->rate, sizeof(pt->rate), "%s", format_rate(r, sizeof(r), st->rate));
 	if (st->eta >= 0 && !final)
 		snprintf(pt->eta, sizeof(pt->eta), "ETA %s%s", st->estimate ? "~" : "",
-			 progress_eta_format(e, sizeof(e), st->eta));
+			 format_duration(e, sizeof(e), st->eta));
 	if (st->in_flight > 0)
 		snprintf(pt->flight, sizeof(pt->flight), "+%s",
 			 size_format(s, sizeof(s), st->in_flight));

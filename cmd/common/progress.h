@@ -30,6 +30,9 @@
  *
  *	[##########..........]  53%  543 MiB / 1.00 GiB on device  19.8 MiB/s  ETA 0:24  +12 MiB  DCIM/IMG_0042.JPG
  *
+ * Durations and rates are in format.h's one form (format_duration(),
+ * format_rate()), as in every other output of the tools.
+ *
  * JSON lines are written by the tool (cmd/json.h) from a callback the
  * meter calls with the same state and the same throttle, so every
  * renderer shows the same numbers.
@@ -143,12 +146,6 @@ enum progress_mode progress_default_mode(FILE *f);
 
 /* "bar", "plain", "json", "none" -> 0; anything else -EINVAL. */
 int progress_mode_parse(const char *s, enum progress_mode *ret);
-
-/* "0:24", "12:05", "1:02:03": m:ss under an hour, else h:mm:ss, rounded
- * up so a running job never shows 0:00; ">99:59:59" past that; "" for a
- * negative (unknown) eta.  buf must hold PROGRESS_ETA_MAX bytes. */
-#define PROGRESS_ETA_MAX 16
-const char *progress_eta_format(char *buf, size_t size, double eta);
 
 /* Seconds to write `left` bytes at `rate` bytes/s: -1 (unknown) when the
  * rate is not positive, 0 when nothing is left. */

@@ -1,36 +1,13 @@
 /* progress_rate.c: the numbers the progress meter shows that the tools
- * derive rather than read: a byte rate over a sliding window of a counter,
- * the ETA it gives, and the ETA's format.  Declared in progress.h.
+ * derive rather than read: a byte rate over a sliding window of a counter
+ * and the ETA it gives.  Declared in progress.h; their format is
+ * format.h's.
  *
  * Rate: bytes between the oldest sample still inside the window and now,
  * over the time between them.  A window (3 s by default) rather than the
  * last interval, because the device's counters move in bursts: a window of
  * writeback completes at once, then nothing for a while. */
-#include <stdio.h>
-
 #include "common/progress.h"
-
-const char *progress_eta_format(char *buf, size_t size, double eta)
-{
-	unsigned long long s;
-
-	if (!(eta >= 0)) { /* also NaN */
-		snprintf(buf, size, "%s", "");
-		return buf;
-	}
-	if (eta > 99 * 3600 + 59 * 60 + 59) {
-		snprintf(buf, size, ">99:59:59");
-		return buf;
-	}
-	s = (unsigned long long)eta;
-	if ((double)s < eta)
-		s++; /* rounded up: 0.3 s left is not "0:00" */
-	if (s >= 3600)
-		snprintf(buf, size, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
-	else
-		snprintf(buf, size, "%llu:%02llu", s / 60, s % 60);
-	return buf;
-}
 
 double progress_eta(uint64_t left, double rate)
 {

@@ -24,6 +24,7 @@
 #include "common/cli.h"
 #include "dirtystat/dirtystat.h"
 #include "common/exitcodes.h"
+#include "common/msg.h"
 #include "common/quote.h"
 #include "util/sysroot.h"
 #include "device/target.h"
@@ -39,6 +40,7 @@ struct opts {
 	unsigned long count; /* 0: until interrupted */
 	bool json;
 	bool bytes;
+	enum verbosity verbosity;
 };
 
 struct ctx {
@@ -52,6 +54,29 @@ struct ctx {
 };
 
 static volatile sig_atomic_t got_stop, got_winch;
+static bool json_errors; /* --json: errors are events on stdout too */
+
+/* An error: its line on stderr and, with --json, the shared error event. */
+static void fail(enum event_subject kind, const char *name, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void fail(enum event_subject kind, const char *name, int err, const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		msg = NULL;
+	msg_error("%s", msg ? msg : "(an error message was lost: out of memory)");
+	if (!json_errors)
+		return;
+	render_json_error(stdout, kind, name, err, msg);
+	cli_flush_stdout();
+}
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -104,6 +129,8 @@ static poptContext parse_options(int argc, const char **argv, struct opts *o)
 		  "exact byte counts instead of human sizes", NULL },
 		{ "sysroot", '\0', POPT_ARG_STRING, NULL, OPT_SYSROOT,
 		  "read /proc and /sys below DIR (captured trees, for tests)", "DIR" },
+		CLI_VERBOSITY_OPTIONS("also list the devices with nothing pending",
+				      "no notes on standard error"),
 		CLI_COMMON_TABLE,
 		POPT_TABLEEND
 	};
@@ -114,6 +141,8 @@ static poptContext parse_options(int argc, const char **argv, struct opts *o)
 	while ((rc = poptGetNextOpt(ctx)) > 0) {
 		_cleanup_free_ char *a = NULL;
 
+		if (cli_verbosity_option(rc, &o->verbosity))
+			continue;
 		switch (rc) {
 		case OPT_WATCH:
 			watch_arg(ctx, argc, argv, o);
@@ -175,7 +204,7 @@ static int open_arg(const char *path, struct path_arg *a)
 	a->fd = open(path, O_PATH | O_CLOEXEC);
 	if (a->fd < 0 || fstat(a->fd, &st) < 0) {
 		r = -errno;
-		cli_error("cannot access %s: %s", quote(path), strerror(-r));
+		fail(EVENT_PATH, path, r, "cannot access %s: %s", quote(path), strerror(-r));
 		return r;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -183,8 +212,8 @@ static int open_arg(const char *path, struct path_arg *a)
 		return 0;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		cli_error("cannot show %s: it is %s; give a regular file, a block device or a "
-			  "directory", quote(path), type_words(st.st_mode));
+		fail(EVENT_PATH, path, 0, "cannot show %s: it is %s; give a regular file, a block "
+		     "device or a directory", quote(path), type_words(st.st_mode));
 		return -EINVAL;
 	}
 	a->kind = ARG_FILE;
@@ -206,14 +235,14 @@ static int resolve_arg(const char *path, struct path_arg *a)
 	}
 	r = target_probe(path, &a->t);
 	if (r < 0) {
-		cli_error("cannot access %s: %s", quote(path), strerror(-r));
+		fail(EVENT_PATH, path, r, "cannot access %s: %s", quote(path), strerror(-r));
 		return r;
 	}
 	/* a captured tree has mount points, not files: anything else is
 	 * a typo that would silently show the root filesystem */
 	if (!sysroot_is_real() && !is_mountpoint_of(path, a->t)) {
-		cli_error("cannot access %s: not a mount point in %s", quote(path),
-			  quote(sysroot_get()));
+		fail(EVENT_PATH, path, 0, "cannot access %s: not a mount point in %s", quote(path),
+		     quote(sysroot_get()));
 		return -ENOENT;
 	}
 	return 0;
@@ -302,13 +331,15 @@ static void note(struct ctx *c, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	if (c->o.verbosity == VERBOSITY_QUIET)
+		return;
 	va_start(ap, fmt);
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
 	if (!c->screen) {
-		cli_error("note: %s", msg);
+		msg_note("%s", msg);
 		return;
 	}
 	if (asprintf(&all, "%snote: %s\n", c->screen_notes ? c->screen_notes : "", msg) < 0)
@@ -433,7 +464,7 @@ static int take(struct ctx *c, const struct frame *prev, struct frame *ret)
 	int r = frame_take(&c->src, prev, ret, &what);
 
 	if (r < 0)
-		cli_error("cannot read %s: %s", what, strerror(-r));
+		fail(EVENT_PATH, NULL, r, "cannot read %s: %s", what, strerror(-r));
 	return r;
 }
 
@@ -489,9 +520,11 @@ int main(int argc, const char **argv)
 
 	cli_init("dirtystat", summary);
 	pc = parse_options(argc, argv, &c.o);
+	json_errors = c.o.json;
+	c.src.all = c.o.verbosity == VERBOSITY_VERBOSE;
 	r = resolve_args(&c, poptGetArgs(pc), &bad_input);
 	if (r < 0 && !bad_input)
-		cli_error("cannot list the block devices: %s", strerror(-r));
+		fail(EVENT_PATH, NULL, r, "cannot list the block devices: %s", strerror(-r));
 	if (r >= 0)
 		r = run(&c);
 	ctx_done(&c);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "common/event.h"
 #include "dirty/cachestat.h"
 #include "dirty/devices.h"
 #include "dirty/dirty.h"
@@ -33,6 +34,7 @@ struct sources {
 	size_t n_args;
 	struct device_entry *dirs; /* directory arguments' rows, fixed at start */
 	size_t n_dirs;
+	bool all;                  /* -v: every device's row, pending or not */
 };
 
 struct dev_row {
@@ -95,8 +97,12 @@ void render_table(FILE *f, const struct frame *fr, const struct render_opts *o);
 /* One line per frame for --watch into a pipe or file. */
 void render_line(FILE *f, const struct frame *fr, const struct render_opts *o);
 
-/* One JSON object per frame, on one line. */
+/* One "reading" event per frame, on one line. */
 void render_json(FILE *f, const struct frame *fr);
+
+/* The error event of common/event.h (--json: errors on stdout too). */
+void render_json_error(FILE *f, enum event_subject kind, const char *name, int err,
+		       const char *message);
 
 /* Pending bytes at or below this are within the bdi counters' percpu
  * error (both counters summed): shown as clean. */

@@ -117,14 +117,14 @@ static void row_rate(struct dev_row *row, const struct frame *prev)
 }
 
 /* Without arguments, show what has data on its way to a device, or can
- * be pulled out; a row once shown stays for the rest of a --watch so it
+ * be pulled out (with -v: everything); a row once shown stays for the rest of a --watch so it
  * does not flicker away as it drains. */
 static bool row_shown(const struct sources *src, const struct dev_row *row,
 		      const struct frame *prev)
 {
 	const struct dev_row *old = row_find(prev, row);
 
-	if (src->n_args > 0 || row->dev.removable || (old && old->shown))
+	if (src->n_args > 0 || src->all || row->dev.removable || (old && old->shown))
 		return true;
 	if (!row->have)
 		return false;

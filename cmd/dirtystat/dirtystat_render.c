@@ -9,8 +9,10 @@
  * unsafe (cmd/quote.h), so a strange mount point can neither move the
  * cursor of the screen we redraw nor pass for another.  emit() still
  * turns any unsafe character left in a line into '?'.  JSON carries raw byte
- * counts and null for anything unknown; the man page documents every
- * field, so a field added here is a field added there. */
+ * counts and null for anything unknown, in common/event.h's framing (a
+ * "reading" event per frame, the tools' shared "error" event); the man
+ * page documents every field, so a field added here is a field added
+ * there. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -19,6 +21,8 @@
 
 #include "util/cleanup.h"
 #include "dirtystat/dirtystat.h"
+#include "common/event.h"
+#include "common/format.h"
 #include "common/json.h"
 #include "common/quote.h"
 #include "util/size.h"
@@ -37,37 +41,30 @@ static const char *fmt_size(char *buf, size_t size, uint64_t v, bool bytes)
 	return size_format(buf, size, v);
 }
 
+/* "-" without a previous sample; --bytes: the exact number of bytes/s */
 static const char *fmt_rate(char *buf, size_t size, double rate, bool bytes)
 {
-	char s[SIZE_FORMAT_MAX];
-
 	if (!isfinite(rate) || rate < 0)
 		snprintf(buf, size, "-");
 	else if (bytes)
 		snprintf(buf, size, "%.0f", rate);
 	else
-		snprintf(buf, size, "%s/s", size_format(s, sizeof(s), (uint64_t)(rate + 0.5)));
+		format_rate(buf, size, rate);
 	return buf;
 }
 
 /* "-" nothing pending, "waiting" pending but nothing being written,
- * "?" no rate yet, else 9s / 3m05s / 2h07m. */
+ * "?" no rate yet, else format.h's M:SS or H:MM:SS. */
 static const char *fmt_eta(char *buf, size_t size, double eta)
 {
-	unsigned long s;
-
 	if (isnan(eta))
 		snprintf(buf, size, "?");
 	else if (eta == 0)
 		snprintf(buf, size, "-");
 	else if (eta < 0)
 		snprintf(buf, size, "waiting");
-	else if ((s = (unsigned long)ceil(eta)) < 60)
-		snprintf(buf, size, "%lus", s);
-	else if (s < 3600)
-		snprintf(buf, size, "%lum%02lus", s / 60, s % 60);
 	else
-		snprintf(buf, size, "%luh%02lum", s / 3600, s / 60 % 60);
+		format_duration(buf, size, eta);
 	return buf;
 }
 
@@ -467,8 +464,7 @@ void render_json(FILE *f, const struct frame *fr)
 	struct json j;
 
 	json_init(&j, f);
-	json_object_begin(&j);
-	json_kv_double(&j, "t", fr->t_real, 3);
+	event_begin(&j, "reading", fr->t_real);
 	json_kv_double(&j, "interval_s", fr->interval, 3);
 	json_system(&j, &fr->sys);
 	json_key(&j, "devices");
@@ -482,6 +478,15 @@ void render_json(FILE *f, const struct frame *fr)
 	for (size_t i = 0; i < fr->n_files; i++)
 		json_file(&j, &fr->files[i]);
 	json_array_end(&j);
-	json_object_end(&j);
-	json_line_end(&j);
+	event_end(&j);
+}
+
+void render_json_error(FILE *f, enum event_subject kind, const char *name, int err,
+		       const char *message)
+{
+	struct json j;
+
+	json_init(&j, f);
+	event_error_begin(&j, clock_now(CLOCK_REALTIME), kind, name, err, message);
+	event_end(&j);
 }

@@ -34,8 +34,6 @@
 enum {
 	OPT_NO_CLOBBER = 1,
 	OPT_FORCE,
-	OPT_VERBOSE,
-	OPT_QUIET,
 	OPT_TARGET,
 };
 
@@ -61,10 +59,7 @@ static struct poptOption options[] = {
 	  "keep existing files (the last of -n and -f counts)", NULL },
 	{ "force", 'f', POPT_ARG_NONE, NULL, OPT_FORCE,
 	  "replace existing files, read-only ones too (the default)", NULL },
-	{ "verbose", 'v', POPT_ARG_NONE, NULL, OPT_VERBOSE,
-	  "name each file, the write strategy and why", NULL },
-	{ "quiet", 'q', POPT_ARG_NONE, NULL, OPT_QUIET,
-	  "print errors only", NULL },
+	CLI_VERBOSITY_OPTIONS("name each file, the write strategy and why", "print errors only"),
 	{ "strategy", '\0', POPT_ARG_STRING, &raw.strategy, 0,
 	  "how to bound dirty data: auto, window, direct, sync-window", "NAME" },
 	{ "window", '\0', POPT_ARG_STRING, &raw.window, 0,
@@ -189,11 +184,11 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 	poptSetOtherOptionHelp(ctx, "[OPTION]... SOURCE... DEST");
 	*o = (struct safecp_options){ .keep_times = true, .keep_mode = true };
 	while ((rc = poptGetNextOpt(ctx)) > 0) {
+		if (cli_verbosity_option(rc, &o->verbosity))
+			continue;
 		switch (rc) {
 		case OPT_NO_CLOBBER: o->plan.no_clobber = true; o->force = false; break;
 		case OPT_FORCE: o->force = true; o->plan.no_clobber = false; break;
-		case OPT_VERBOSE: o->verbosity = VERBOSITY_VERBOSE; break;
-		case OPT_QUIET: o->verbosity = VERBOSITY_QUIET; break;
 		case OPT_TARGET: add_target_dir(ctx); break;
 		}
 	}

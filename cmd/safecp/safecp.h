@@ -18,6 +18,7 @@
 
 #include <time.h>
 
+#include "common/cli.h" /* enum verbosity */
 #include "copy/copy.h"
 #include "common/json.h"
 #include "copy/plan.h"
@@ -25,12 +26,6 @@
 #include "common/progress.h"
 #include "io/sizing.h"
 #include "device/target.h"
-
-enum verbosity {
-	VERBOSITY_QUIET = -1, /* -q: errors only */
-	VERBOSITY_NORMAL = 0,
-	VERBOSITY_VERBOSE = 1, /* -v: each file, strategy and switches */
-};
 
 struct safecp_options {
 	struct plan_options plan;

@@ -4,10 +4,12 @@
  * flushes it), so a script reading the pipe sees every event as it
  * happens.  The fields are a documented interface (safecp(1), JSON
  * OUTPUT); add fields, never rename or drop them.  Every event starts
- * with "event" and "t", CLOCK_REALTIME seconds with microseconds. */
+ * with "event" and "t" (common/event.h's framing, as in every tool), and
+ * the error event has the tools' shared fields. */
 #include <string.h>
 #include <time.h>
 
+#include "common/event.h"
 #include "safecp/safecp.h"
 
 double clock_seconds(clockid_t id)
@@ -61,9 +63,7 @@ static void begin(struct json *j, const char *event, double t)
 {
 	const char *dest = dest_of(j);
 
-	json_object_begin(j);
-	json_kv_string(j, "event", event);
-	json_kv_double(j, "t", t, 6);
+	event_begin(j, event, t);
 	if (dest)
 		json_kv_name(j, "dest", dest);
 }
@@ -77,8 +77,7 @@ static const char *file_key(const struct json *j)
 
 static void end(struct json *j)
 {
-	json_object_end(j);
-	json_line_end(j);
+	event_end(j);
 }
 
 /* Negative means unknown: null. */
@@ -147,7 +146,7 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	json_kv_u64(j, "space_needed", job->space_needed);
 	json_kv_u64(j, "space_free", job->space.avail_bytes);
 	start_renamed(j, job);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_progress(struct json *j, const struct snapshot *s)
@@ -160,7 +159,7 @@ void jsonev_progress(struct json *j, const struct snapshot *s)
 	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing" : "copying");
 	kv_maybe(j, "rate", s->rate, 1);
 	kv_maybe(j, "eta", s->eta, 1);
-	end(j);
+	event_end(j);
 }
 
 static void kv_outcome(struct json *j, const struct dest_outcome *d)
@@ -184,9 +183,7 @@ void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_out
 		json_kv_u64(j, "errors", s->files_failed);
 	} else {
 		/* the job's end, not one destination's: no "dest" */
-		json_object_begin(j);
-		json_kv_string(j, "event", "done");
-		json_kv_double(j, "t", clock_seconds(CLOCK_REALTIME), 6);
+		event_begin(j, "done", clock_seconds(CLOCK_REALTIME));
 		json_key(j, "destinations");
 		json_array_begin(j);
 		for (size_t i = 0; i < n; i++) {
@@ -204,9 +201,7 @@ void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_out
 void jsonev_dest_done(struct json *j, const struct snapshot *s, const struct dest_outcome *d,
 		      const char *line)
 {
-	json_object_begin(j);
-	json_kv_string(j, "event", "dest-done");
-	json_kv_double(j, "t", s->t_real, 6);
+	event_begin(j, "dest-done", s->t_real);
 	kv_outcome(j, d);
 	json_kv_string(j, "message", line);
 	end(j);
@@ -224,22 +219,20 @@ void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 	json_kv_u64(j, "bytes", e->type == PLAN_FILE ? (uint64_t)e->st.st_size : 0);
 	if (reason)
 		json_kv_string(j, "reason", reason);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step step, int err,
 		  const char *path, const char *msg, bool fatal)
 {
-	begin(j, "error", clock_seconds(CLOCK_REALTIME));
+	event_error_begin(j, clock_seconds(CLOCK_REALTIME), EVENT_PATH,
+			  path ? path : e ? e->dst : NULL, err, msg);
+	if (dest_of(j))
+		json_kv_name(j, "dest", dest_of(j));
 	json_kv_name(j, "file", e ? e->rel : NULL);
-	json_kv_name(j, "path", path ? path : e ? e->dst : NULL);
 	json_kv_string(j, "step", words_step_name(step));
-	json_key(j, "errno");
-	json_i64(j, err);
-	json_kv_string(j, "error", strerror(err));
-	json_kv_string(j, "message", msg);
 	json_kv_bool(j, "fatal", fatal);
-	end(j);
+	event_end(j);
 }
 
 /* The source was not what the plan saw, or changed while it was read:
@@ -251,7 +244,7 @@ void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
 	json_kv_name(j, "source", e->src);
 	json_kv_name(j, file_key(j), e->dst);
 	json_kv_string(j, "message", msg);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_note(struct json *j, const char *path, const char *msg)
@@ -259,7 +252,7 @@ void jsonev_note(struct json *j, const char *path, const char *msg)
 	begin(j, "note", clock_seconds(CLOCK_REALTIME));
 	json_kv_name(j, "path", path);
 	json_kv_string(j, "message", msg);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_strategy s,
@@ -269,7 +262,7 @@ void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_stra
 	json_kv_name(j, "file", e ? e->rel : NULL);
 	json_kv_string(j, "strategy", strategy_name(s));
 	json_kv_string(j, "reason", why);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_interrupted(struct json *j, const struct snapshot *s, int signo)
@@ -277,14 +270,14 @@ void jsonev_interrupted(struct json *j, const struct snapshot *s, int signo)
 	begin(j, "interrupted", s->t_real);
 	json_kv_string(j, "signal", sigabbrev_np(signo));
 	json_kv_u64(j, "files", s->files_done);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_stopped(struct json *j, const struct snapshot *s)
 {
 	begin(j, "stopped", s->t_real);
 	json_kv_u64(j, "files", s->files_done);
-	end(j);
+	event_end(j);
 }
 
 void jsonev_refused(struct json *j, const char *kind, const char *message)
@@ -292,5 +285,5 @@ void jsonev_refused(struct json *j, const char *kind, const char *message)
 	begin(j, "refused", clock_seconds(CLOCK_REALTIME));
 	json_kv_string(j, "kind", kind);
 	json_kv_string(j, "message", message);
-	end(j);
+	event_end(j);
 }

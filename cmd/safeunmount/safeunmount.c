@@ -26,8 +26,6 @@ volatile sig_atomic_t su_interrupted;
 
 enum {
 	OPT_WAIT = 1,
-	OPT_VERBOSE,
-	OPT_QUIET,
 };
 
 static struct {
@@ -48,10 +46,7 @@ static struct poptOption options[] = {
 	  "also unmount system mounts (/boot, /home, ..., a disk with swap); never '/'", NULL },
 	{ "lazy", 'l', POPT_ARG_NONE, &raw.lazy, 0,
 	  "detach even when busy (data may be written after safeunmount ends)", NULL },
-	{ "verbose", 'v', POPT_ARG_NONE, NULL, OPT_VERBOSE,
-	  "say what is done at each step", NULL },
-	{ "quiet", 'q', POPT_ARG_NONE, NULL, OPT_QUIET,
-	  "print errors only", NULL },
+	CLI_VERBOSITY_OPTIONS("say what is done at each step", "print errors only"),
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
@@ -118,23 +113,18 @@ static void validate(poptContext ctx, struct su_options *o)
 static poptContext parse_options(int argc, const char **argv, struct su_options *o)
 {
 	poptContext ctx = poptGetContext(program_name, argc, argv, options, 0);
-	bool verbose = false, quiet = false;
 	int rc;
 
 	poptSetOtherOptionHelp(ctx, "[OPTION]... TARGET...");
 	*o = (struct su_options){ .wait_seconds = -1 };
 	while ((rc = poptGetNextOpt(ctx)) > 0) {
-		switch (rc) {
-		case OPT_WAIT: wait_arg(ctx, argc, argv, o); break;
-		case OPT_VERBOSE: verbose = true; break;
-		case OPT_QUIET: quiet = true; break;
-		}
+		if (cli_verbosity_option(rc, &o->verbosity))
+			continue;
+		if (rc == OPT_WAIT)
+			wait_arg(ctx, argc, argv, o);
 	}
 	if (rc != -1)
 		cli_popt_fail(ctx, rc);
-	if (verbose && quiet)
-		cli_usage_error("cannot combine --verbose and --quiet");
-	o->verbosity = verbose ? VERBOSITY_VERBOSE : quiet ? VERBOSITY_QUIET : VERBOSITY_NORMAL;
 	validate(ctx, o);
 	return ctx;
 }

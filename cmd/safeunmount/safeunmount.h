@@ -15,15 +15,10 @@
 #include <sys/types.h>
 
 #include "unmount/holders.h"
+#include "common/cli.h" /* enum verbosity */
 #include "common/json.h"
 #include "common/progress.h"
 #include "unmount/target.h"
-
-enum verbosity {
-	VERBOSITY_NORMAL,
-	VERBOSITY_QUIET,
-	VERBOSITY_VERBOSE,
-};
 
 struct su_options {
 	enum progress_mode progress;

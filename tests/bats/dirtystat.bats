@@ -220,6 +220,29 @@ check_cp_fsync_sync() {
 	[ "$(jq -r '.devices[0].mountpoints[0]' <<<"$output")" = /media/user/STICK ]
 }
 
+# The one human form of rates and durations (cmd/common/format.h) in dirtystat's output,
+# on a stick that is writing: RATE a size per second, ETA M:SS (H:MM:SS from an hour).
+@test "a device writing: RATE as '19.8 MiB/s', ETA as M:SS, in the --watch lines and the table" {
+	require_root
+	stick_up --size 400 --rate 20971520
+	local log=$BATS_TEST_TMPDIR/lines spid
+	head -c $((60 * MIB)) "$DS_SRC" >"$STICK_MNT/g"
+	sync "$STICK_MNT/g" &
+	spid=$!
+	dirtystat --watch=0.2 --count=8 "$STICK_MNT" >"$log"
+	run -0 dirtystat "$STICK_MNT"
+	wait "$spid"
+	cat "$log"
+	echo "$output"
+	# every rate and ETA of the lines is in the one form; at least one is a running ETA
+	refute grep -vE " rate ([0-9.]+ (B|KiB|MiB|GiB)/s|-) eta (-|waiting|\?|[0-9]+:[0-5][0-9](:[0-5][0-9])?)\$" "$log"
+	grep -qE " rate [0-9.]+ (KiB|MiB)/s eta [0-9]+:[0-5][0-9]\$" "$log"
+	# the table's RATE and ETA cells, in the same form
+	[[ ${lines[-1]} =~ \ ([0-9.]+\ (B|KiB|MiB|GiB)/s|-)\ +(-|waiting|\?|[0-9]+:[0-5][0-9](:[0-5][0-9])?)$ ]]
+	# not the old forms (9s, 3m05s, 2h07m)
+	refute grep -qE " eta [0-9]+[smh]" "$log"
+}
+
 @test "--count=N prints N readings, one per line, into a pipe" {
 	run -0 dirtystat --sysroot "$FIX" --count=3 --watch=0.05
 	[ "${#lines[@]}" -eq 3 ]
@@ -329,8 +352,11 @@ run_as_nobody() {
 	# O_PATH: no open(2) of the FIFO, so nothing can block (timeout is only a safety net)
 	run -2 timeout 10 "$SAFECP_BUILD/cmd/dirtystat" "$fifo"
 	[ "$output" = "dirtystat: cannot show '$fifo': it is a FIFO; give a regular file, a block device or a directory" ]
-	run -2 timeout 10 "$SAFECP_BUILD/cmd/dirtystat" --json /dev/null
-	[ "$output" = "dirtystat: cannot show '/dev/null': it is a character device; give a regular file, a block device or a directory" ]
+	run -2 --separate-stderr timeout 10 "$SAFECP_BUILD/cmd/dirtystat" --json /dev/null
+	[ "$stderr" = "dirtystat: cannot show '/dev/null': it is a character device; give a regular file, a block device or a directory" ]
+	# with --json the error is an event too; no system call failed, so no errno
+	jq -e '.event == "error" and .path == "/dev/null" and .errno == null
+		and (.message | startswith("cannot show"))' <<<"$output"
 	# regular files and directories as before
 	echo data >"$BATS_TEST_TMPDIR/file"
 	run -0 --separate-stderr timeout 10 "$SAFECP_BUILD/cmd/dirtystat" --json "$BATS_TEST_TMPDIR/file" "$BATS_TEST_TMPDIR"
