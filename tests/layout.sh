@@ -16,13 +16,17 @@
 #   arrow    a folder includes one it may not (the arrows below)
 #   cycle    the folder include arrows form a cycle; names the include that closes it
 #   path     a quoted include that is not "part/name.h" naming a file in lib/ or cmd/
+#   cite     a "doc/kernel.md N.M" citation (in lib, cmd, tests, bench) names no section
+#            of doc/kernel.md
 set -u
 shopt -s nullglob globstar
 
 SRC=${1:-$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)}
 ALLOW="$SRC/tests/layout.allow"
-cd "$SRC" 2>/dev/null && [[ -d lib && -d cmd ]] ||
-	{ echo "layout.sh: '$SRC' is not the safecp source tree (no lib/ and cmd/)" >&2; exit 2; }
+if ! cd "$SRC" 2>/dev/null || [[ ! -d lib || ! -d cmd ]]; then
+	echo "layout.sh: '$SRC' is not the safecp source tree (no lib/ and cmd/)" >&2
+	exit 2
+fi
 
 # The arrows between lib/ parts (doc/architecture.md): a part may include itself and the
 # parts listed. cmd/common may include any lib/ part; a tool's folder may include any
@@ -261,6 +265,38 @@ for key in $(printf '%s\n' "${SCC[@]}" | sort -u | tr ' ' ','); do
 		done
 	done
 done
+
+# cite: the numbers after "doc/kernel.md" ("4.1", "4.1-4.3", "4.2, 5"), also when the
+# citation wraps onto the next line of a comment, must be section numbers of the file.
+SECTIONS=" $( [[ -f doc/kernel.md ]] && grep -oE '^#{2,3} [0-9]+(\.[0-9]+)?\.? ' doc/kernel.md |
+	awk '{ sub(/\.$/, "", $2); print $2 }' | tr '\n' ' ') "
+mapfile -t CITING < <(grep -rlI --exclude-dir=fixtures 'doc/kernel\.md' lib cmd tests bench 2>/dev/null)
+if ((${#CITING[@]})); then
+	while IFS=$'\t' read -r file line sec; do
+		[[ $SECTIONS == *" $sec "* ]] ||
+			violation "$file" "$line" cite "doc/kernel.md $sec: no such section in doc/kernel.md"
+	done < <(awk '
+	# (mawk mis-matches nested optional groups: take a run of digits, dots, commas,
+	# dashes and blanks, then check each piece)
+	function take(text, ln,   n, i, parts, t) {
+		if (!match(text, /^[ \t]*[0-9][0-9., \t-]*/))
+			return
+		n = split(substr(text, RSTART, RLENGTH), parts, /[, \t-]+/)
+		for (i = 1; i <= n; i++) {
+			t = parts[i]; sub(/\.+$/, "", t)
+			if (t ~ /^[0-9]+(\.[0-9]+)?$/) printf "%s\t%d\t%s\n", FILENAME, ln, t
+		}
+	}
+	FNR == 1 { pend = 0 }
+	{
+		if (pend) { t = $0; sub(/^[ \t]*(\*|#|\/\/)?[ \t]*/, "", t); take(t, pend); pend = 0 }
+		rest = $0
+		while ((p = index(rest, "doc/kernel.md")) > 0) {
+			rest = substr(rest, p + 13)
+			if (rest ~ /^[ \t]*$/) pend = FNR; else take(rest, FNR)
+		}
+	}' "${CITING[@]}")
+fi
 
 # ----------------------------------------------------------------------------- verdict
 
