@@ -13,6 +13,7 @@
 # (read -t on a FIFO nobody writes is the sleep), so it costs no forks.
 
 B_CLEAN_KIB=512 # per-cpu counter error on 2 CPUs is 128 KiB per counter (doc/kernel.md 4.1)
+B_SAMPLERS=()
 
 bench_now() { echo "${EPOCHREALTIME/./}"; }
 
@@ -51,6 +52,32 @@ bench_sectors() {
 	local s
 	read -r -a s <"/sys/dev/block/$1/stat"
 	echo "${s[6]}"
+}
+
+# Completed write requests of MAJ:MIN (stat field 5, "write I/Os").
+bench_write_ios() {
+	local s
+	read -r -a s <"/sys/dev/block/$1/stat"
+	echo "${s[4]}"
+}
+
+# Write bios of MAJ:MIN that passed the blkio throttle (blkio.throttle.io_serviced):
+# what write_iops_device limits. blk-throttle counts bios before the scheduler merges them,
+# so this is larger than the device's requests (stat field 5) wherever small bios merge
+# (ext4's journal and metadata blocks are one bio each).
+bench_write_bios() {
+	local dev op n
+	while read -r dev op n; do
+		[[ $dev == "$1" && $op == Write ]] && { echo "$n"; return 0; }
+	done </sys/fs/cgroup/blkio/blkio.throttle.io_serviced
+	echo 0
+}
+
+# Bytes read from MAJ:MIN (stat field 3, sectors read, x 512).
+bench_read_bytes() {
+	local s
+	read -r -a s <"/sys/dev/block/$1/stat"
+	echo $((s[2] * 512))
 }
 
 # Busy jiffies of the whole machine: user nice system irq softirq steal.
@@ -111,17 +138,20 @@ _bench_sampler() {
 	done >"$out"
 }
 
+# One sampler per device; a multi-destination run starts several.
 bench_sampler_start() {
 	[[ -p $B_TMP/tick ]] || mkfifo "$B_TMP/tick"
 	_bench_sampler "$@" &
-	B_SAMPLER=$!
+	B_SAMPLERS+=($!)
 }
 
 bench_sampler_stop() {
-	[[ -n ${B_SAMPLER-} ]] || return 0
-	kill "$B_SAMPLER" 2>/dev/null
-	wait "$B_SAMPLER" 2>/dev/null
-	B_SAMPLER=''
+	local p
+	for p in "${B_SAMPLERS[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	B_SAMPLERS=()
 }
 
 # The copy command of METHOD for WORKLOAD into DEST, as words in B_CMD.
@@ -206,21 +236,26 @@ _bench_verify() {
 	echo "$res"
 }
 
-# The row of one run, appended to results.tsv (header in bench_results_header).
+# The columns of one run (runs.tsv: the last column is the repetition; results.tsv, made
+# by bench_collapse: the number of runs and the range of total_s instead).
 bench_results_header() {
-	printf 'workload\tmethod\tbytes\tfiles\trc\tcmd_s\tdirty_ret_mib\tumount_s\ttotal_s\tclean_s\tpeak_mib\tcpu_user_s\tcpu_sys_s\trss_kib\thost_cpu_s\tverify\tkthread_cpu_s\tlast_write_s\n'
+	printf 'workload\tmethod\tbytes\tfiles\trc\tcmd_s\tdirty_ret_mib\tumount_s\ttotal_s\tclean_s\tpeak_mib\tcpu_user_s\tcpu_sys_s\trss_kib\thost_cpu_s\tverify\tkthread_cpu_s\tlast_write_s\twrite_ios\twrite_bios'
+	if [[ ${1-} == runs ]]; then printf '\trep\n'; else printf '\truns\ttotal_min_s\ttotal_max_s\n'; fi
 }
 
-# bench_run_one WORKLOAD METHOD: measures and appends one row; samples in samples/.
+# bench_run_one WORKLOAD METHOD [REP]: measures and appends one row to runs.tsv; samples
+# in samples/ (WORKLOAD-METHOD.tsv for the first repetition, .rN.tsv for the others).
 bench_run_one() {
-	local w=$1 m=$2 fs=$B_FS stats t0 tc tr tu tcl base rc hj0 hj1 dret peak verify=- umount_us=0 daemon=''
-	local user sys rss lastw samples="$B_OUT/samples/$w-$m.tsv"
+	local w=$1 m=$2 rep=${3:-1} fs=$B_FS stats t0 tc tr tu tcl base rc hj0 hj1 dret peak verify=- umount_us=0 daemon=''
+	local user sys rss lastw ios0 bios0 ios1 bios1 samples="$B_OUT/samples/$w-$m.tsv"
+	((rep > 1)) && samples="$B_OUT/samples/$w-$m.r$rep.tsv"
 	[[ $m == dd ]] && fs=none
-	stick_up --fs "$fs" --size "$B_STICK_MIB" --rate "$B_RATE" || return 1
+	stick_up --fs "$fs" --size "$B_STICK_MIB" --rate "$B_RATE" --iops "$(bench_wl_iops "$w")" || return 1
 	mapfile -t stats < <(bench_bdi_stats)
 	bench_method_cmd "$w" "$m" "$STICK_MNT" || return 1
-	[[ $w == card ]] && bench_card_cold
+	bench_wl_is_card "$w" && { bench_card_rate "$(bench_wl_card_rate "$w")"; bench_card_cold; }
 	base=$(bench_sectors "$STICK_MAJMIN")
+	ios0=$(bench_write_ios "$STICK_MAJMIN") bios0=$(bench_write_bios "$STICK_MAJMIN")
 	hj0=$(bench_host_jiffies)
 	[[ $fs == exfat ]] && daemon=$(_bench_fuse_pid "$STICK_MNT")
 	bench_kthread_snap "$daemon" >"$B_TMP/kt0"
@@ -244,6 +279,7 @@ bench_run_one() {
 		$((($(bench_sectors "$STICK_MAJMIN") - base) / 2)) >>"$samples"
 	hj1=$(bench_host_jiffies)
 	bench_kthread_snap "$daemon" >"$B_TMP/kt2"
+	ios1=$(bench_write_ios "$STICK_MAJMIN") bios1=$(bench_write_bios "$STICK_MAJMIN")
 	peak=$(awk -v r="$dret" 'BEGIN { p = r } $2 > p { p = $2 } END { print p }' "$samples")
 	# when the device completed its last write, since the command started: the first
 	# sample that shows the final count (50 ms resolution)
@@ -254,14 +290,14 @@ bench_run_one() {
 	[[ $m == dd ]] && verify=raw
 	((rc == 0)) || bench_warn "$w/$m exited $rc: $(head -c 300 "$B_TMP/cmd.err")"
 	[[ $verify == DIFF ]] && bench_warn "$w/$m: the copy differs from the source: $(head -n 3 "$B_TMP/verify.out")"
-	printf '%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$m" \
+	printf '%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n' "$w" "$m" \
 		"$(bench_wl_bytes "$w")" "$(bench_wl_files "$w")" "$rc" "$(bench_us_s $((tr - tc)))" \
 		"$(awk -v k="$dret" 'BEGIN { printf "%.1f", k / 1024 }')" "$(bench_us_s "$umount_us")" \
 		"$(bench_us_s $((tr - tc + umount_us)))" "$(bench_us_s $((tcl - tc)))" \
 		"$(awk -v k="$peak" 'BEGIN { printf "%.1f", k / 1024 }')" "${user:-0}" "${sys:-0}" "${rss:-0}" \
 		"$(awk -v j=$((hj1 - hj0)) 'BEGIN { printf "%.2f", j / 100 }')" "$verify" \
-		"$(bench_kthread_cpu "$B_TMP"/kt[012])" "$lastw" >>"$B_OUT/results.tsv"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$m" "$(bench_us_s $((tc - t0)))" "$(bench_us_s $((tr - t0)))" \
-		"$(bench_us_s $((tr - t0 + umount_us)))" "$(bench_us_s $((tcl - t0)))" >>"$B_OUT/events.tsv"
+		"$(bench_kthread_cpu "$B_TMP"/kt[012])" "$lastw" $((ios1 - ios0)) $((bios1 - bios0)) "$rep" >>"$B_OUT/runs.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$m" "$(bench_us_s $((tc - t0)))" "$(bench_us_s $((tr - t0)))" \
+		"$(bench_us_s $((tr - t0 + umount_us)))" "$(bench_us_s $((tcl - t0)))" "$rep" >>"$B_OUT/events.tsv"
 	stick_down "$STICK_ID"
 }

@@ -10,11 +10,17 @@
 #   tree     2000 files of 1-64 KiB in 200 directories:          $B_SRC/tree/
 #            20 top directories with 9 subdirectories each, 10 files in each directory;
 #            sizes uniform in [1024, 65536] bytes from bash's RANDOM seeded with 3
+#   mixed    2100 files in 150 directories: $B_SRC/mixed/
+#            15 top directories with 9 subdirectories each, file n in directory n % 150;
+#            every file n with n % 7 < 2 is 256 KiB (600 of them), the other 1500 are
+#            uniform in [1024, 65536] bytes from bash's RANDOM seeded with 9
 #   card     1 GiB as 32 files of 32 MiB in DCIM/100SAFE/ on a second stick (ext4, no
 #            write throttle while it is filled), then read-throttled to $B_CARD_RATE
+#   two-sticks   the 1gib file, to two sticks at once (lib/multi.bash)
+#   card3, card-split   the card, to three or two sticks at once (lib/multi.bash)
 #
-# --size-scale 1/N divides byte counts of 1gib and card and the file counts of 1000x1m and
-# tree by N (file sizes stay what a camera or a photo library has).
+# --size-scale 1/N divides byte counts of 1gib and card and the file counts of 1000x1m,
+# tree and mixed by N (file sizes stay what a camera or a photo library has).
 #
 # The card's read throttle is set here and lifted by bench_card_unthrottle (from the EXIT
 # trap): stick.bash only manages write rules (request in /work/notes/requests.md).
@@ -30,28 +36,62 @@ bench_stream() {
 
 bench_wl_bytes() {
 	case $1 in
-	1gib | card) echo $((1024 * MIB / B_DIV)) ;;
+	1gib | card | two-sticks | card3 | card-split) echo $((1024 * MIB / B_DIV)) ;;
 	1000x1m) echo $(((1000 / B_DIV) * MIB)) ;; # whole files: the count is divided
-	tree) awk -F'\t' '{ s += $1 } END { print s }' "$B_SRC/tree.sizes" ;;
+	tree | mixed) awk -F'\t' '{ s += $1 } END { print s }' "$B_SRC/$1.sizes" ;;
 	esac
 }
 
 bench_wl_files() {
 	case $1 in
-	1gib) echo 1 ;;
+	1gib | two-sticks) echo 1 ;;
 	1000x1m) echo $((1000 / B_DIV)) ;;
 	tree) echo $((2000 / B_DIV)) ;;
-	card) echo 32 ;;
+	mixed) echo $((2100 / B_DIV)) ;;
+	card | card3 | card-split) echo 32 ;;
 	esac
 }
 
 # The path given to cp/safecp; a directory is copied whole (-r).
 bench_wl_src() {
 	case $1 in
-	1gib) echo "$B_SRC/big.bin" ;;
+	1gib | two-sticks) echo "$B_SRC/big.bin" ;;
 	1000x1m) echo "$B_SRC/m1000" ;;
 	tree) echo "$B_SRC/tree" ;;
-	card) echo "$B_CARD_MNT/DCIM" ;;
+	mixed) echo "$B_SRC/mixed" ;;
+	card | card3 | card-split) echo "$B_CARD_MNT/DCIM" ;;
+	esac
+}
+
+# The source a workload copies is made by _bench_gen_KIND: the multi-destination
+# workloads share the 1gib file and the card.
+bench_wl_kind() {
+	case $1 in
+	two-sticks) echo 1gib ;;
+	card3 | card-split) echo card ;;
+	*) echo "$1" ;;
+	esac
+}
+
+bench_wl_is_card() { [[ $(bench_wl_kind "$1") == card ]]; }
+
+# The write request limit (blkio write_iops_device) of the workload's sticks: --iops for
+# every workload when given, else 300 for mixed (a slow stick's controller) and none.
+bench_wl_iops() {
+	if [[ -n $B_IOPS ]]; then
+		echo "$B_IOPS"
+	elif [[ $1 == mixed ]]; then
+		echo 300
+	else
+		echo 0
+	fi
+}
+
+# The card's read rate during WORKLOAD: card3 reads as fast as its three sticks write.
+bench_wl_card_rate() {
+	case $1 in
+	card3) echo $((3 * B_RATE)) ;;
+	*) echo "$B_CARD_RATE" ;;
 	esac
 }
 
@@ -80,17 +120,43 @@ _bench_tree_sizes() {
 	done
 }
 
-_bench_gen_tree() {
-	local size rel total fd
-	_bench_tree_sizes >"$B_SRC/tree.sizes"
-	total=$(bench_wl_bytes tree)
-	mkdir -p "$B_SRC/tree" || return 1
-	exec {fd}< <(bench_stream 3 "$total")
+# The same for mixed: 600 camera-sized and 1500 small files, interleaved.
+_bench_mixed_sizes() {
+	local n nfiles d size sub
+	nfiles=$(bench_wl_files mixed)
+	RANDOM=9
+	for ((n = 0; n < nfiles; n++)); do
+		d=$((n % 150))
+		if ((n % 7 < 2)); then
+			size=262144
+		else
+			size=$((1024 + (RANDOM * 32768 + RANDOM) % 64513))
+		fi
+		sub=''
+		((d % 10)) && sub=/s$((d % 10 - 1))
+		printf '%d\tm%02d%s/f%04d.jpg\n' "$size" $((d / 10)) "$sub" "$n"
+	done
+}
+
+# _bench_gen_files NAME SEED: the files listed in NAME.sizes, carved from one stream.
+_bench_gen_files() {
+	local name=$1 size rel total fd
+	total=$(bench_wl_bytes "$name")
+	mkdir -p "$B_SRC/$name" || return 1
+	exec {fd}< <(bench_stream "$2" "$total")
 	while IFS=$'\t' read -r size rel; do
-		mkdir -p "$B_SRC/tree/${rel%/*}"
-		head -c "$size" <&"$fd" >"$B_SRC/tree/$rel" || { exec {fd}<&-; return 1; }
-	done <"$B_SRC/tree.sizes"
+		mkdir -p "$B_SRC/$name/${rel%/*}"
+		head -c "$size" <&"$fd" >"$B_SRC/$name/$rel" || { exec {fd}<&-; return 1; }
+	done <"$B_SRC/$name.sizes"
 	exec {fd}<&-
+}
+
+_bench_gen_tree() {
+	_bench_tree_sizes >"$B_SRC/tree.sizes" && _bench_gen_files tree 3
+}
+
+_bench_gen_mixed() {
+	_bench_mixed_sizes >"$B_SRC/mixed.sizes" && _bench_gen_files mixed 5
 }
 
 # The card: a stick with room to spare, filled unthrottled, then read-throttled.
@@ -108,6 +174,12 @@ _bench_gen_card() {
 	# Set before it is written, so the trap lifts even a half-written rule.
 	B_CARD_THROTTLED=$B_CARD_MAJMIN
 	echo "$B_CARD_MAJMIN $B_CARD_RATE" >"$_BLKIO_READ"
+}
+
+# bench_card_rate BYTES_PER_S: the card's read throttle for the next run.
+bench_card_rate() {
+	[[ -n ${B_CARD_THROTTLED-} ]] || return 1
+	echo "$B_CARD_MAJMIN $1" >"$_BLKIO_READ"
 }
 
 # Lifts the rule only while that MAJ:MIN is still the card's loop device.
@@ -144,9 +216,12 @@ bench_card_raw_read() {
 }
 
 bench_gen_sources() {
-	local w t0
+	local w t0 done=' '
 	mkdir -p "$B_SRC" || return 1
 	for w in "${B_WORKLOADS[@]}"; do
+		w=$(bench_wl_kind "$w")
+		[[ $done == *" $w "* ]] && continue
+		done+="$w "
 		t0=${EPOCHREALTIME/./}
 		"_bench_gen_$w" || { bench_warn "cannot generate the '$w' workload"; return 1; }
 		bench_log "source $w: $(bench_wl_files "$w") files, $(($(bench_wl_bytes "$w") / 1024)) KiB, made in $(bench_us_s $((${EPOCHREALTIME/./} - t0))) s"

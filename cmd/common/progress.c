@@ -68,6 +68,13 @@ struct progress {
 
 	char line[LINE_BYTES];
 	size_t len, line_cols;
+
+	/* progress_update_rows(): the rows after the first, with their own
+	 * copies of item and label, and how many rows are on screen */
+	struct progress_state *rows;
+	char **row_items;
+	size_t n_rows, rows_cap;
+	size_t open_rows;
 };
 
 static volatile sig_atomic_t winch_pending;
@@ -352,6 +359,8 @@ static bool own_terminal(const struct progress *p)
 	return fg < 0 || fg == getpgrp(); /* backgrounded by the shell: stay quiet */
 }
 
+static void draw_rows(struct progress *p, bool final);
+
 /* "\r", the line, then spaces over what a longer line left behind. */
 static void draw_bar(struct progress *p, bool final)
 {
@@ -361,6 +370,10 @@ static void draw_bar(struct progress *p, bool final)
 		read_width(p);
 	if (!own_terminal(p))
 		return;
+	if (p->n_rows > 0 || p->open_rows > 1) {
+		draw_rows(p, final);
+		return;
+	}
 	build_bar_line(p, final);
 	w = (size_t)MAX(1, MIN(p->cols, MAX_COLS) - 1);
 	if (p->line_open && p->last_cols > p->line_cols)
@@ -373,10 +386,43 @@ static void draw_bar(struct progress *p, bool final)
 	p->last_cols = p->line_cols;
 }
 
+/* The block of rows: back to its first line, each line redrawn and
+ * erased to its end, and anything a longer block left below erased. */
+static void draw_rows(struct progress *p, bool final)
+{
+	struct progress_state first = p->st;
+	size_t n = p->n_rows + 1;
+
+	if (p->line_open && p->open_rows > 1)
+		fprintf(p->out, "\033[%zuA", p->open_rows - 1);
+	for (size_t i = 0; i < n; i++) {
+		p->st = i == 0 ? first : p->rows[i - 1];
+		build_bar_line(p, final || p->st.complete);
+		fputc('\r', p->out);
+		fwrite(p->line, 1, p->len, p->out);
+		fputs("\033[K", p->out);
+		if (i + 1 < n)
+			fputc('\n', p->out);
+	}
+	if (p->open_rows > n)
+		fputs("\033[J", p->out);
+	p->st = first;
+	p->line_open = true;
+	p->open_rows = n;
+	p->last_cols = p->line_cols;
+}
+
 static void clear_bar(struct progress *p)
 {
 	if (!p->line_open)
 		return;
+	if (p->open_rows > 1) {
+		fprintf(p->out, "\033[%zuA\r\033[J", p->open_rows - 1);
+		p->line_open = false;
+		p->open_rows = 0;
+		p->last_cols = 0;
+		return;
+	}
 	fputc('\r', p->out);
 	for (size_t i = 0; i < p->last_cols; i++)
 		fputc(' ', p->out);
@@ -387,7 +433,22 @@ static void clear_bar(struct progress *p)
 
 /* ---- plain mode -------------------------------------------------------- */
 
+static void draw_plain_row(struct progress *p, bool final);
+
+/* One line per row. */
 static void draw_plain(struct progress *p, bool final)
+{
+	struct progress_state first = p->st;
+
+	draw_plain_row(p, final);
+	for (size_t i = 0; i < p->n_rows; i++) {
+		p->st = p->rows[i];
+		draw_plain_row(p, final || p->st.complete);
+	}
+	p->st = first;
+}
+
+static void draw_plain_row(struct progress *p, bool final)
 {
 	struct parts pt;
 
@@ -526,6 +587,34 @@ void progress_update(struct progress *p, const struct progress_state *st)
 		emit(p, false);
 }
 
+void progress_update_rows(struct progress *p, const struct progress_state *rows, size_t n)
+{
+	if (!p || p->finished || n == 0)
+		return;
+	if (n - 1 > p->rows_cap) {
+		struct progress_state *r = realloc(p->rows, (n - 1) * sizeof(*r));
+		char **it = r ? realloc(p->row_items, (n - 1) * sizeof(*it)) : NULL;
+
+		if (r)
+			p->rows = r;
+		if (!it)
+			return; /* keep the last rows drawn */
+		p->row_items = it;
+		for (size_t i = p->rows_cap; i < n - 1; i++)
+			p->row_items[i] = NULL;
+		p->rows_cap = n - 1;
+	}
+	for (size_t i = 1; i < n; i++) {
+		free(p->row_items[i - 1]);
+		p->row_items[i - 1] = rows[i].item ? strdup(rows[i].item) : NULL;
+		p->rows[i - 1] = rows[i];
+		p->rows[i - 1].item = p->row_items[i - 1];
+		p->rows[i - 1].label = rows[i].label ? rows[i].label : "";
+	}
+	p->n_rows = n - 1;
+	progress_update(p, &rows[0]);
+}
+
 void progress_done(struct progress *p, const char *final_line)
 {
 	if (!p || p->finished)
@@ -573,6 +662,10 @@ void progress_free(struct progress *p)
 		sigaction(SIGWINCH, &p->old_winch, NULL);
 		winch_taken = false;
 	}
+	for (size_t i = 0; i < p->rows_cap; i++)
+		free(p->row_items[i]);
+	free(p->row_items);
+	free(p->rows);
 	free(p->item);
 	free(p);
 }

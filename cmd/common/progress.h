@@ -68,6 +68,7 @@ struct progress_state {
 	const char *item;   /* current file, or NULL; copied by the meter */
 	const char *label;  /* after the sizes: "on device", "left"; copied */
 	bool estimate;      /* sizes and ETA are estimates: shown with '~' */
+	bool complete;      /* a row of several whose job is done: it may show 100% */
 };
 
 /* Called instead of drawing in PROGRESS_JSON mode, with the throttle of
@@ -106,6 +107,15 @@ int progress_new(const struct progress_options *o, struct progress **ret);
 /* Stores the state and draws it if the interval is up.  Ignored after
  * progress_done(). */
 void progress_update(struct progress *p, const struct progress_state *st);
+
+/* Several rows, each drawn as progress_update() draws one: in bar mode a
+ * block of lines redrawn in place (ANSI cursor-up and erase, the same
+ * terminals the bar already assumes), in plain mode one line per row per
+ * interval; rows[0] is also the state the json callback and
+ * progress_done() see.  A row never shows 100% before progress_done(),
+ * unless its complete flag says its own job is done.  n >= 1.  The rows'
+ * items are copied; their labels must live as long as the meter. */
+void progress_update_rows(struct progress *p, const struct progress_state *rows, size_t n);
 
 /* Whether an update now would draw: lets a caller skip gathering a costly
  * state (sysfs reads) that would not be shown.  False for NULL. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dirtystat/dirtystat.h"
+#include "device/fs_traits.h"
 #include "device/target.h"
 
 double clock_now(clockid_t id)
@@ -159,7 +160,7 @@ static int frame_files(const struct sources *src, struct frame *fr)
 		f->path = a->path;
 		f->fstype = a->t->fstype ? strdup(a->t->fstype) : NULL;
 		arg_read(&f->file, a);
-		if (a->t->kind == FS_FUSEBLK && a->t->has_block) {
+		if (fs_traits_of(a->t)->device_cache && a->t->has_block) {
 			f->blockdev = strdup(a->t->devnode);
 			if (f->blockdev)
 				file_read(&f->bdev, f->blockdev);

@@ -36,12 +36,15 @@ enum {
 	OPT_FORCE,
 	OPT_VERBOSE,
 	OPT_QUIET,
+	OPT_TARGET,
 };
 
 /* popt's view of the command line, before validation */
 static struct {
 	int recursive, dereference, no_target_dir, dry_run, rename_invalid;
-	char *target_dir, *strategy, *window, *progress, *no_preserve;
+	char *strategy, *window, *progress, *no_preserve;
+	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
+	size_t n_target_dirs;
 } raw;
 
 static struct poptOption options[] = {
@@ -49,8 +52,9 @@ static struct poptOption options[] = {
 	  "copy directories and everything in them", NULL },
 	{ "dereference", 'L', POPT_ARG_NONE, &raw.dereference, 0,
 	  "follow symbolic links in SOURCE (default: copy them as links)", NULL },
-	{ "target-directory", 't', POPT_ARG_STRING, &raw.target_dir, 0,
-	  "copy every SOURCE into DIR", "DIR" },
+	{ "target-directory", 't', POPT_ARG_STRING, NULL, OPT_TARGET,
+	  "copy every SOURCE into DIR; repeat for several destinations, each at its "
+	  "own pace", "DIR" },
 	{ "no-target-directory", 'T', POPT_ARG_NONE, &raw.no_target_dir, 0,
 	  "treat DEST as a file name, even if it is a directory", NULL },
 	{ "no-clobber", 'n', POPT_ARG_NONE, NULL, OPT_NO_CLOBBER,
@@ -135,14 +139,17 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 
 	while (args && args[n])
 		n++;
-	if (raw.target_dir && raw.no_target_dir)
+	if (raw.n_target_dirs && raw.no_target_dir)
 		cli_usage_error("cannot combine --target-directory (-t) and --no-target-directory (-T)");
 	if (n == 0)
 		cli_usage_error("missing file operand; try '%s --help'", program_name);
-	if (raw.target_dir) {
+	if (raw.n_target_dirs) {
 		o->sources = args;
 		o->n_sources = n;
-		o->dest = raw.target_dir;
+		for (size_t i = 0; i < raw.n_target_dirs; i++)
+			o->dests[i] = raw.target_dirs[i];
+		o->n_dests = raw.n_target_dirs;
+		o->dest = o->dests[0];
 		return;
 	}
 	if (n == 1)
@@ -152,7 +159,23 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 		cli_usage_error("extra operand %s with --no-target-directory (-T)", quote(args[2]));
 	o->sources = args;
 	o->n_sources = n - 1;
-	o->dest = args[n - 1];
+	o->dest = o->dests[0] = args[n - 1];
+	o->n_dests = 1;
+}
+
+/* -t DIR, once per destination; the same directory twice is a typo. */
+static void add_target_dir(poptContext ctx)
+{
+	char *dir = poptGetOptArg(ctx);
+
+	if (!dir)
+		cli_usage_error("out of memory");
+	if (raw.n_target_dirs == COPY_DESTS_MAX)
+		cli_usage_error("too many destinations: at most %d -t options", COPY_DESTS_MAX);
+	for (size_t i = 0; i < raw.n_target_dirs; i++)
+		if (strcmp(raw.target_dirs[i], dir) == 0)
+			cli_usage_error("destination %s given twice", quote(dir));
+	raw.target_dirs[raw.n_target_dirs++] = dir;
 }
 
 /* Parses argv into *o; exits EXIT_USAGE on any mistake.  The operand
@@ -171,6 +194,7 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 		case OPT_FORCE: o->force = true; o->plan.no_clobber = false; break;
 		case OPT_VERBOSE: o->verbosity = VERBOSITY_VERBOSE; break;
 		case OPT_QUIET: o->verbosity = VERBOSITY_QUIET; break;
+		case OPT_TARGET: add_target_dir(ctx); break;
 		}
 	}
 	if (rc != -1)
@@ -178,7 +202,7 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 	progress_given = raw.progress != NULL;
 	o->plan.recursive = raw.recursive;
 	o->plan.follow_symlinks = raw.dereference;
-	o->plan.target_directory = raw.target_dir != NULL;
+	o->plan.target_directory = raw.n_target_dirs > 0;
 	o->plan.no_target_directory = raw.no_target_dir;
 	o->dry_run = raw.dry_run;
 	o->rename_invalid = raw.rename_invalid;
@@ -257,7 +281,7 @@ static int probe_destination(const struct safecp_options *o, struct safecp_job *
 		cli_error("cannot examine the destination %s: %s", quote(root), strerror(-r));
 		return EXIT_USAGE;
 	}
-	r = fs_space_read(root, job->target->kind, job->target->blkid_fstype, &job->space);
+	r = fs_space_read(root, fs_traits_of(job->target), &job->space);
 	if (r < 0) {
 		cli_error("cannot read the free space of %s: %s", quote(root), strerror(-r));
 		return EXIT_USAGE;
@@ -271,7 +295,7 @@ static int probe_destination(const struct safecp_options *o, struct safecp_job *
 static int check_names(const struct safecp_options *o, struct safecp_job *job)
 {
 	const struct target *t = job->target;
-	enum name_fs fs = name_fs_of(t->kind, t->fstype, t->blkid_fstype);
+	enum name_fs fs = fs_traits_of(t)->names;
 	int r = plan_names_check(job->plan, fs, o->rename_invalid, &job->names);
 
 	if (r < 0) {
@@ -285,17 +309,18 @@ static int check_names(const struct safecp_options *o, struct safecp_job *job)
 /* Everything before the first byte.  0, or EXIT_USAGE after saying why.
  * A plan_check refusal is kept in job->refusal, not reported, so that
  * --dry-run can show the plan it refuses. */
-static int job_prepare(const struct safecp_options *o, struct safecp_job *job)
+static int job_prepare(const struct safecp_options *o, const char *dest, struct safecp_job *job)
 {
 	struct plan_problem pb = { 0 };
 	int r;
 
-	r = plan_build(o->sources, o->n_sources, o->dest, &o->plan, &job->plan, &pb);
+	job->dest_arg = dest;
+	r = plan_build(o->sources, o->n_sources, dest, &o->plan, &job->plan, &pb);
 	if (r < 0 || pb.kind != PLAN_OK || !job->plan) {
 		if (pb.kind != PLAN_OK)
 			report_problem(o, &pb, NULL);
 		else
-			cli_error("cannot plan the copy to %s: %s", quote(o->dest),
+			cli_error("cannot plan the copy to %s: %s", quote(dest),
 				  strerror(r < 0 ? -r : EINVAL));
 		plan_problem_done(&pb);
 		return EXIT_USAGE;
@@ -343,35 +368,72 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* Several destinations: each walked the source; they must have seen the
+ * same tree, or one reader cannot serve them all. */
+static int check_same_source(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (!plan_same_source(jobs[0].plan, jobs[i].plan)) {
+			report_refusal(o, "source-changed",
+				       "the source changed while the copy was planned (a file came, "
+				       "went or changed between the destinations' plans); run the "
+				       "copy again");
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* Every destination's refusals, all of them, so one round of fixes does;
+ * true if any. */
+static bool report_refusals(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
+{
+	bool refused = false;
+
+	for (size_t d = 0; d < n; d++) {
+		struct safecp_job *job = &jobs[d];
+
+		for (size_t i = 0; i < job->names.n_problems; i++)
+			report_problem(o, &job->names.problems[i], job->target);
+		if (job->refusal.kind != PLAN_OK)
+			report_problem(o, &job->refusal, job->target);
+		refused = refused || job->refusal.kind != PLAN_OK || job->names.n_problems;
+	}
+	return refused;
+}
+
 int main(int argc, const char **argv)
 {
 	struct safecp_options o;
-	struct safecp_job job = { 0 };
+	struct safecp_job jobs[COPY_DESTS_MAX] = { 0 };
 	poptContext ctx;
-	int status;
+	int status = 0;
+	size_t n = 0;
 
 	cli_init("safecp", "Copy files to removable media: bounded dirty memory, progress the "
 		 "device confirms,\nand nothing left to write when it ends.");
 	ctx = parse_options(argc, argv, &o);
 	raise_fd_limit();
-	status = job_prepare(&o, &job);
+	/* every destination is checked before the first byte goes to any */
+	for (; n < o.n_dests && status == 0; n++)
+		status = job_prepare(&o, o.dests[n], &jobs[n]);
+	if (status == 0)
+		status = check_same_source(&o, jobs, n);
 	if (status == 0) {
-		bool refused = job.refusal.kind != PLAN_OK || job.names.n_problems;
+		bool refused;
 
-		if (o.dry_run)
-			dryrun_print(&o, &job);
-		/* every name problem, so that one round of fixes does */
-		for (size_t i = 0; i < job.names.n_problems; i++)
-			report_problem(&o, &job.names.problems[i], job.target);
-		if (job.refusal.kind != PLAN_OK)
-			report_problem(&o, &job.refusal, job.target);
-		if (refused) {
+		for (size_t i = 0; o.dry_run && i < n; i++)
+			dryrun_print(&o, &jobs[i]);
+		refused = report_refusals(&o, jobs, n);
+		if (refused)
 			status = EXIT_USAGE;
-		} else if (!o.dry_run) {
-			status = run_copy(&o, &job);
-		}
+		else if (!o.dry_run)
+			status = run_copy(&o, jobs, n);
 	}
-	job_done(&job);
+	for (size_t i = 0; i < n; i++)
+		job_done(&jobs[i]);
+	for (size_t i = 0; i < raw.n_target_dirs; i++)
+		free(raw.target_dirs[i]);
 	poptFreeContext(ctx);
 	return status;
 }

@@ -36,7 +36,9 @@ struct safecp_options {
 	struct plan_options plan;
 	const char *const *sources;
 	size_t n_sources;
-	const char *dest;
+	const char *dest;          /* dests[0] */
+	const char *dests[COPY_DESTS_MAX]; /* -t DIR, each one; or DEST */
+	size_t n_dests;
 	enum write_strategy strategy;
 	uint64_t window;          /* --window; 0: derived from the target */
 	enum progress_mode progress;
@@ -50,6 +52,7 @@ struct safecp_options {
 
 /* Everything decided before the first byte. */
 struct safecp_job {
+	const char *dest_arg;        /* the destination as given */
 	struct plan *plan;
 	struct target *target;
 	struct fs_space space;
@@ -61,7 +64,7 @@ struct safecp_job {
 };
 
 /* safecp_run.c: run the job; returns the exit status. */
-int run_copy(const struct safecp_options *o, const struct safecp_job *job);
+int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n);
 
 /* safecp_dryrun.c: print the plan and the target on stdout. */
 void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);
@@ -83,6 +86,12 @@ char *words_where(const struct target *t);
 char *words_name_problem(const struct plan_problem *p, const struct target *t);
 char *words_rename(const struct plan *p, const struct plan_rename *r, const struct target *t);
 const char *words_rename_reason(const struct plan_rename *r);
+/* Why an entry is not copied; a note (malloc'd, NULL when out of memory). */
+const char *words_skip_reason(enum copy_skip_reason why);
+/* sizing_plan()'s and the writer's reasons */
+const char *words_sizing_reason(enum sizing_reason r);
+const char *words_switch_reason(enum writer_switch_reason r);
+char *words_note(enum copy_note_kind kind, int err, uint64_t bytes);
 /* "read", "create", "write", "sync", "rename", "attrs", "final-sync" */
 const char *words_step_name(enum copy_step step);
 
@@ -99,7 +108,23 @@ struct snapshot {
 double clock_seconds(clockid_t id);
 void jsonev_start(struct json *j, const struct safecp_job *job);
 void jsonev_progress(struct json *j, const struct snapshot *s);
-void jsonev_done(struct json *j, const struct snapshot *s);
+/* One destination's end, for the done event of several. */
+struct dest_outcome {
+	const char *dest;     /* as given */
+	const char *outcome;  /* "ok", "failed", "interrupted" */
+	const char *error;    /* what stopped it, or NULL */
+	uint64_t files, errors, bytes_on_device;
+};
+/* d: NULL with one destination (today's fields), else n outcomes */
+void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_outcome *d,
+		 size_t n);
+/* One of several destinations ended (line: its last words, or NULL). */
+void jsonev_dest_done(struct json *j, const struct snapshot *s, const struct dest_outcome *d,
+		      const char *line);
+/* Events written to j carry "dest": dest (NULL: no longer). */
+void jsonev_bind_dest(struct json *j, const char *dest);
+/* The source figures the done event reports. */
+void jsonev_set_source(const struct copy_source_stats *src);
 void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 		 const char *reason);
 void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg);
@@ -116,14 +141,25 @@ void jsonev_refused(struct json *j, const char *kind, const char *message);
  * the engine thread and the main thread at once; one lock orders them. */
 struct events;
 
+/* One per destination; the first (first NULL) owns the meter and the
+ * lock the others share. */
 int events_new(const struct safecp_options *o, const struct safecp_job *job,
-	       const struct copy_stats *stats, struct events **ret);
+	       const struct copy_stats *stats, struct events *first, struct events **ret);
+void events_tag_dest(struct events *ev);
+/* The counters to show, once the copy job holds them. */
+void events_set_stats(struct events *ev, const struct copy_stats *stats);
+/* Several destinations: one ended with this result (copy_job_finished). */
+void events_dest_finished(struct events *ev, int result);
+/* Several destinations: all ended (signo: the interrupting signal, or 0). */
+void events_job_done(struct events *ev, const struct copy_source_stats *src, int signo);
 void events_free(struct events *ev);
 void events_callbacks(struct events *ev, struct copy_callbacks *ret);
 /* The start event, and with -v the strategy line. */
 void events_start(struct events *ev);
 /* A poll tick of the main thread: the bar, a progress event. */
 void events_tick(struct events *ev);
+/* The source's figures for the next tick (several destinations). */
+void events_source(struct events *ev, const struct copy_source_stats *src);
 /* copy_run() returned this many failed files (>= 0): all else is durable. */
 void events_done(struct events *ev, int failed);
 /* copy_run() returned -ECANCELED after signal signo. */

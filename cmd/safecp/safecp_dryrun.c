@@ -147,7 +147,7 @@ static void print_strategy(const struct write_plan *w)
 	size_format(hi, sizeof(hi), w->window_max);
 	size_format(chunk, sizeof(chunk), w->chunk);
 	printf("strategy: %s (%s)\n", strategy_name(w->strategy), strategy_means(w->strategy));
-	printf("why: %s\n", w->reason ? w->reason : "");
+	printf("why: %s\n", words_sizing_reason(w->reason));
 	printf("window: %s (adapts to the device rate between %s and %s)\n", win, lo, hi);
 	printf("chunk: %s, %u read buffers%s\n", chunk, w->ring_slots,
 	       w->offset_align ? ", O_DIRECT aligned" : "");

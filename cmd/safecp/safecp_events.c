@@ -32,18 +32,32 @@
 #include "safecp/safecp.h"
 #include "util/size.h"
 
-struct events {
+/* What every destination's events share: one lock orders all output,
+ * one meter, one stdout. */
+struct events_shared {
 	pthread_mutex_t lock;
+	struct progress *meter;
+	bool stdout_gone;    /* its reader went away: EPIPE */
+	FILE *devnull;       /* where JSON goes once stdout is gone */
+	struct events *all[COPY_DESTS_MAX];
+	size_t n;
+	size_t refs;
+	struct copy_source_stats src; /* the last reading, for the source row */
+};
+
+/* One destination's events. */
+struct events {
+	struct events_shared *sh;
 	const struct safecp_options *o;
 	const struct safecp_job *job;
 	const struct copy_stats *stats;
-	struct progress *meter;
 	struct json json;
 	bool json_mode;
 	bool verbose_stdout; /* -v lines on stdout rather than through the meter */
 	bool fatal_reported; /* the engine reported the error that stops it */
-	bool stdout_gone;    /* its reader went away: EPIPE */
-	FILE *devnull;       /* where JSON goes once stdout is gone */
+	bool finished;       /* its end was shown */
+	const char *outcome; /* "ok", "failed", "interrupted", or NULL */
+	int err;             /* failed: the error that stopped it, or 0 */
 	struct progress_rate rate;
 	struct snapshot snap;
 };
@@ -62,6 +76,12 @@ static void snapshot_take(struct events *ev, struct snapshot *s)
 	const struct copy_stats *st = ev->stats;
 	const struct plan *p = ev->job->plan;
 	size_t cur;
+
+	if (!st) { /* not started */
+		*s = (struct snapshot){ .total = p->total_bytes, .rate = -1, .eta = -1,
+					.t_real = clock_seconds(CLOCK_REALTIME) };
+		return;
+	}
 
 	s->confirmed = atomic_load(&st->bytes_confirmed);
 	/* written >= confirmed at every instant; reading it second keeps that */
@@ -102,27 +122,60 @@ static void state_from(const struct snapshot *s, struct progress_state *ret)
  * error, rather than an unexplained earlier failure. */
 static void stdout_check(struct events *ev)
 {
-	if (ev->stdout_gone || !ferror(stdout) || errno != EPIPE)
+	if (ev->sh->stdout_gone || !ferror(stdout) || errno != EPIPE)
 		return;
 	clearerr(stdout);
-	ev->stdout_gone = true;
-	if (!ev->devnull)
-		ev->devnull = fopen("/dev/null", "we");
-	if (ev->devnull)
-		ev->json.f = ev->devnull;
+	ev->sh->stdout_gone = true;
+	if (!ev->sh->devnull)
+		ev->sh->devnull = fopen("/dev/null", "we");
+	for (size_t i = 0; ev->sh->devnull && i < ev->sh->n; i++)
+		ev->sh->all[i]->json.f = ev->sh->devnull;
+}
+
+static void outcomes(struct events_shared *sh, struct dest_outcome *ret)
+{
+	for (size_t i = 0; i < sh->n; i++) {
+		struct events *e = sh->all[i];
+
+		ret[i] = (struct dest_outcome){
+			.dest = e->job->dest_arg,
+			.outcome = e->outcome ? e->outcome : "interrupted",
+			.error = e->err ? strerror(e->err) : NULL,
+			.files = e->snap.files_done,
+			.errors = e->snap.files_failed,
+			.bytes_on_device = e->snap.confirmed,
+		};
+	}
 }
 
 /* The meter's callback in --progress=json, with ev->lock held: it shows
  * ev->snap, from which st was made. */
 static void json_progress(FILE *out, const struct progress_state *st, bool final, void *userdata)
 {
-	struct events *ev = userdata;
+	struct events_shared *sh = userdata;
 
-	if (final)
-		jsonev_done(&ev->json, &ev->snap);
-	else
-		jsonev_progress(&ev->json, &ev->snap);
-	stdout_check(ev);
+	if (sh->n == 1) {
+		if (final)
+			jsonev_done(&sh->all[0]->json, &sh->all[0]->snap, NULL, 0);
+		else
+			jsonev_progress(&sh->all[0]->json, &sh->all[0]->snap);
+		stdout_check(sh->all[0]);
+		return;
+	}
+	/* several destinations: each its own progress (finished ones said
+	 * dest-done), and one done event for the job */
+	for (size_t i = 0; !final && i < sh->n; i++)
+		if (!sh->all[i]->finished)
+			jsonev_progress(&sh->all[i]->json, &sh->all[i]->snap);
+	if (final) {
+		struct dest_outcome d[COPY_DESTS_MAX];
+
+		outcomes(sh, d);
+		/* the job's done event: written unbound, without one "dest" */
+		jsonev_bind_dest(&sh->all[0]->json, NULL);
+		jsonev_done(&sh->all[0]->json, &sh->all[0]->snap, d, sh->n);
+	}
+	stdout_check(sh->all[0]);
 }
 
 /* ---- text */
@@ -133,18 +186,18 @@ static void vwarn(struct events *ev, const char *fmt, va_list ap)
 
 	if (vasprintf(&msg, fmt, ap) < 0)
 		return;
-	progress_note(ev->meter, "%s: %s", program_name, msg);
+	progress_note(ev->sh->meter, "%s: %s", program_name, msg);
 }
 
 void events_warn(struct events *ev, const char *fmt, ...)
 {
 	va_list ap;
 
-	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
 	va_start(ap, fmt);
 	vwarn(ev, fmt, ap);
 	va_end(ap);
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 /* A -v line, with ev->lock held. */
@@ -161,11 +214,11 @@ static void say(struct events *ev, const char *fmt, ...)
 	if (r < 0)
 		return;
 	if (ev->verbose_stdout) {
-		if (!ev->stdout_gone)
+		if (!ev->sh->stdout_gone)
 			printf("%s\n", msg);
 		stdout_check(ev);
 	} else
-		progress_note(ev->meter, "%s", msg);
+		progress_note(ev->sh->meter, "%s", msg);
 }
 
 /* ---- engine callbacks (engine thread) */
@@ -174,47 +227,49 @@ static void on_file_start(void *ctx, const struct plan_entry *e)
 {
 	struct events *ev = ctx;
 
-	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 		say(ev, "%s -> %s", quote(e->src), quote(e->dst));
 	if (ev->json_mode) {
 		jsonev_file(&ev->json, e, "started", NULL);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 static void on_file_done(void *ctx, const struct plan_entry *e)
 {
 	struct events *ev = ctx;
 
-	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->json_mode) {
 		jsonev_file(&ev->json, e, "finished", NULL);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 /* Kept files (-n) are what the user asked for: named with -v only.
  * Devices, FIFOs and sockets are a warning. */
-static void on_skipped(void *ctx, const struct plan_entry *e, const char *why)
+static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_reason reason)
 {
+	const char *why = words_skip_reason(reason);
+
 	struct events *ev = ctx;
 
-	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
 	if (e->skip_existing) {
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 			say(ev, "%s kept: %s exists", quote(e->src), quote(e->dst));
 	} else if (ev->o->verbosity >= VERBOSITY_NORMAL) {
-		progress_note(ev->meter, "%s: skipping %s: %s", program_name, quote(e->src),
-			      why ? why : "not a regular file, directory or symbolic link");
+		progress_note(ev->sh->meter, "%s: skipping %s: %s", program_name, quote(e->src),
+			      why);
 	}
 	if (ev->json_mode) {
 		jsonev_file(&ev->json, e, e->skip_existing ? "kept" : "skipped", why);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step, int neg_err,
@@ -226,11 +281,11 @@ static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step,
 						    fatal);
 	bool note = step == COPY_STEP_ATTRS;
 
-	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
 	if (fatal)
 		ev->fatal_reported = true;
 	if (!note || ev->o->verbosity >= VERBOSITY_NORMAL)
-		progress_note(ev->meter, "%s: %s", program_name, msg ? msg : strerror(err));
+		progress_note(ev->sh->meter, "%s: %s", program_name, msg ? msg : strerror(err));
 	if (ev->json_mode) {
 		if (step == COPY_STEP_CHANGED)
 			jsonev_changed(&ev->json, e, msg);
@@ -238,35 +293,39 @@ static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step,
 			jsonev_error(&ev->json, e, step, err, path, msg, fatal);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
-static void on_note(void *ctx, const char *what, const char *path)
+static void on_note(void *ctx, enum copy_note_kind kind, const char *path, int err,
+		    uint64_t bytes)
 {
 	struct events *ev = ctx;
+	_cleanup_free_ char *msg = words_note(kind, err, bytes);
+	const char *what = msg ? msg : "out of memory";
 
-	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
 		if (path)
-			progress_note(ev->meter, "%s: %s: %s", program_name, quote(path), what);
+			progress_note(ev->sh->meter, "%s: %s: %s", program_name, quote(path), what);
 		else
-			progress_note(ev->meter, "%s: %s", program_name, what);
+			progress_note(ev->sh->meter, "%s: %s", program_name, what);
 	}
 	if (ev->json_mode) {
 		jsonev_note(&ev->json, path, what);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 /* With e: the engine changed strategy in the middle of that file (auto
  * found the kernel falling back to buffered writes). */
 static void on_strategy(void *ctx, const struct plan_entry *e, enum write_strategy s,
-			const char *why)
+			enum writer_switch_reason reason)
 {
 	struct events *ev = ctx;
+	const char *why = words_switch_reason(reason);
 
-	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
 		if (e)
 			say(ev, "%s: switching to the %s strategy: %s", quote(e->dst), strategy_name(s),
@@ -278,7 +337,7 @@ static void on_strategy(void *ctx, const struct plan_entry *e, enum write_strate
 		jsonev_strategy(&ev->json, e, s, why);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 void events_callbacks(struct events *ev, struct copy_callbacks *ret)
@@ -301,7 +360,7 @@ void events_start(struct events *ev)
 	const struct write_plan *w = &ev->job->wplan;
 	char win[SIZE_FORMAT_MAX];
 
-	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->json_mode) {
 		jsonev_start(&ev->json, ev->job);
 		stdout_check(ev);
@@ -313,27 +372,108 @@ void events_start(struct events *ev)
 							ev->job->target);
 
 		if (msg)
-			progress_note(ev->meter, "%s: %s", program_name, msg);
+			progress_note(ev->sh->meter, "%s: %s", program_name, msg);
 	}
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
 		_cleanup_free_ char *where = words_where(ev->job->target);
 
 		size_format(win, sizeof(win), w->window);
 		say(ev, "strategy: %s, %s windows, to %s: %s", strategy_name(w->strategy), win,
-		    where ? where : quote(ev->job->plan->dest_root), w->reason ? w->reason : "");
+		    where ? where : quote(ev->job->plan->dest_root), words_sizing_reason(w->reason));
 	}
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+/* With several destinations the bar shows the one furthest behind (its
+ * share confirmed), so it is never ahead of any device; each has its own
+ * JSON progress, and its own line when it ends. */
+/* Every destination has all it will take from the source. */
+static bool copy_done_reading(const struct events_shared *sh)
+{
+	for (size_t i = 0; i < sh->n; i++)
+		if (!sh->all[i]->finished &&
+		    (!sh->all[i]->stats ||
+		     atomic_load(&sh->all[i]->stats->phase) < COPY_PHASE_FINAL_SYNC))
+			return false;
+	return true;
+}
+
+static struct events *furthest_behind(struct events_shared *sh)
+{
+	struct events *worst = NULL;
+	double worst_frac = 2;
+
+	for (size_t i = 0; i < sh->n; i++) {
+		struct events *e = sh->all[i];
+		double frac = e->snap.total ? (double)e->snap.confirmed / (double)e->snap.total : 1;
+
+		if (e->finished && sh->n > 1)
+			continue;
+		if (frac < worst_frac) {
+			worst_frac = frac;
+			worst = e;
+		}
+	}
+	return worst ? worst : sh->all[0];
+}
+
+/* Several destinations: a row each (the destination as given, what its
+ * device confirmed), then the source's row (bytes read once). */
+static void rows_from(struct events_shared *sh, struct progress_state *rows)
+{
+	const struct plan *p = sh->all[0]->job->plan;
+	uint64_t first_read = sh->src.bytes_read - sh->src.bytes_reread;
+
+	for (size_t i = 0; i < sh->n; i++) {
+		struct events *e = sh->all[i];
+
+		state_from(&e->snap, &rows[i]);
+		rows[i].item = e->job->dest_arg;
+		rows[i].complete = e->finished && e->outcome && strcmp(e->outcome, "ok") == 0;
+		if (e->finished)
+			rows[i].rate = rows[i].eta = -1;
+	}
+	rows[sh->n] = (struct progress_state){
+		.total = p->total_bytes,
+		.done = MIN(first_read, p->total_bytes),
+		.rate = -1,
+		.eta = -1,
+		.item = "source",
+		.label = "read",
+		.complete = copy_done_reading(sh),
+	};
+}
+
+static void tick_locked(struct events_shared *sh)
+{
+	struct progress_state st, rows[COPY_DESTS_MAX + 1];
+	struct events *w;
+
+	for (size_t i = 0; i < sh->n; i++)
+		if (!sh->all[i]->finished || sh->n == 1)
+			snapshot_take(sh->all[i], &sh->all[i]->snap);
+	w = furthest_behind(sh);
+	state_from(&w->snap, &st);
+	if (sh->n == 1 || sh->all[0]->o->progress == PROGRESS_JSON) {
+		progress_update(sh->meter, &st);
+		return;
+	}
+	rows_from(sh, rows);
+	progress_update_rows(sh->meter, rows, sh->n + 1);
+}
+
+void events_source(struct events *ev, const struct copy_source_stats *src)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	ev->sh->src = *src;
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 void events_tick(struct events *ev)
 {
-	struct progress_state st;
-
-	pthread_mutex_lock(&ev->lock);
-	snapshot_take(ev, &ev->snap);
-	state_from(&ev->snap, &st);
-	progress_update(ev->meter, &st);
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
+	tick_locked(ev->sh);
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 /* Only a removable or USB/MMC disk gets "it can be removed". */
@@ -349,7 +489,7 @@ static char *final_line(const struct events *ev, int failed)
 	const struct snapshot *s = &ev->snap;
 	char size[SIZE_FORMAT_MAX];
 	const char *files = s->files_done == 1 ? "file" : "files";
-	bool idle = atomic_load(&ev->stats->device_idle);
+	bool idle = ev->stats && atomic_load(&ev->stats->device_idle);
 	const char *after = failed ? "; some files failed (see above)"
 			    : idle && disk_removable(t) ? "; it can be removed" : "";
 	char *line = NULL;
@@ -376,31 +516,109 @@ void events_done(struct events *ev, int failed)
 	struct progress_state st;
 	char *line;
 
-	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
 	snapshot_take(ev, &ev->snap);
 	state_from(&ev->snap, &st);
-	progress_update(ev->meter, &st);
+	progress_update(ev->sh->meter, &st);
 	line = final_line(ev, failed);
 	if (ev->json_mode)
-		progress_done(ev->meter, NULL);  /* the done event */
-	else if (ev->meter)
-		progress_done(ev->meter, line);
+		progress_done(ev->sh->meter, NULL);  /* the done event */
+	else if (ev->sh->meter)
+		progress_done(ev->sh->meter, line);
 	else if (ev->o->verbosity >= VERBOSITY_VERBOSE && line)
 		say(ev, "%s", line);
 	free(line);
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_dest_finished(struct events *ev, int result)
+{
+	struct events_shared *sh = ev->sh;
+	_cleanup_free_ char *line = NULL;
+
+	pthread_mutex_lock(&sh->lock);
+	snapshot_take(ev, &ev->snap);
+	ev->finished = true;
+	ev->outcome = result == -ECANCELED ? "interrupted" : result == 0 ? "ok" : "failed";
+	ev->err = result < 0 && result != -ECANCELED ? -result : 0;
+	if (result >= 0) {
+		line = final_line(ev, result);
+		if (!ev->json_mode && ev->o->verbosity >= VERBOSITY_NORMAL && line)
+			progress_note(sh->meter, "%s: %s: %s", program_name, quote(ev->job->dest_arg),
+				      line);
+	} else if (result != -ECANCELED) {
+		if (!ev->fatal_reported) {
+			progress_note(sh->meter, "%s: cannot copy to %s: %s", program_name,
+				      quote(ev->job->plan->dest_root), strerror(ev->err));
+			if (ev->json_mode)
+				jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, ev->err,
+					     ev->job->plan->dest_root, strerror(ev->err), true);
+		}
+		progress_note(sh->meter, "%s: %s: stopped: %ju %s copied before the error; "
+			      "temporary files removed, nothing partial was left under a final "
+			      "name; the other destinations go on", program_name,
+			      quote(ev->job->dest_arg), (uintmax_t)ev->snap.files_done,
+			      ev->snap.files_done == 1 ? "file" : "files");
+	}
+	if (ev->json_mode) {
+		struct dest_outcome d;
+
+		outcomes(&(struct events_shared){ .all = { ev }, .n = 1 }, &d);
+		jsonev_dest_done(&ev->json, &ev->snap, &d, line);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&sh->lock);
+}
+
+void events_job_done(struct events *ev, const struct copy_source_stats *src, int signo)
+{
+	struct events_shared *sh = ev->sh;
+	struct dest_outcome d[COPY_DESTS_MAX];
+	size_t ok = 0;
+	char size[SIZE_FORMAT_MAX];
+	_cleanup_free_ char *line = NULL;
+
+	pthread_mutex_lock(&sh->lock);
+	outcomes(sh, d);
+	for (size_t i = 0; i < sh->n; i++)
+		ok += strcmp(d[i].outcome, "ok") == 0;
+	jsonev_set_source(src);
+	if (signo) {
+		progress_free(sh->meter);
+		sh->meter = NULL;
+		if (ev->json_mode) {
+			jsonev_interrupted(&ev->json, &ev->snap, signo);
+			stdout_check(ev);
+		}
+		fprintf(stderr, "%s: interrupted by SIG%s; temporary files removed on every "
+			"destination, nothing partial was left under a final name\n",
+			program_name, sigabbrev_np(signo));
+	} else {
+		size_format(size, sizeof(size), src->bytes_read);
+		if (asprintf(&line, "%zu of %zu destinations complete; %s read from the source",
+			     ok, sh->n, size) < 0)
+			line = NULL;
+		tick_locked(sh);
+		if (ev->json_mode)
+			progress_done(sh->meter, NULL);
+		else if (sh->meter)
+			progress_done(sh->meter, line);
+		else if (ev->o->verbosity >= VERBOSITY_VERBOSE && line)
+			say(ev, "%s", line);
+	}
+	pthread_mutex_unlock(&sh->lock);
 }
 
 /* Ends the bar (kept on screen) before the last words. */
 static void meter_close(struct events *ev)
 {
-	progress_free(ev->meter);
-	ev->meter = NULL;
+	progress_free(ev->sh->meter);
+	ev->sh->meter = NULL;
 }
 
 void events_interrupted(struct events *ev, int signo)
 {
-	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
 	snapshot_take(ev, &ev->snap);
 	meter_close(ev);
 	if (ev->json_mode) {
@@ -411,12 +629,12 @@ void events_interrupted(struct events *ev, int signo)
 		"nothing partial was left under a final name\n", program_name,
 		sigabbrev_np(signo), (uintmax_t)ev->snap.files_done,
 		ev->snap.files_done == 1 ? "file" : "files");
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 void events_stopped(struct events *ev, int err)
 {
-	pthread_mutex_lock(&ev->lock);
+	pthread_mutex_lock(&ev->sh->lock);
 	snapshot_take(ev, &ev->snap);
 	meter_close(ev);
 	if (!ev->fatal_reported) {
@@ -433,18 +651,18 @@ void events_stopped(struct events *ev, int err)
 	fprintf(stderr, "%s: stopped: %ju %s copied before the error; temporary files "
 		"removed, nothing partial was left under a final name\n", program_name,
 		(uintmax_t)ev->snap.files_done, ev->snap.files_done == 1 ? "file" : "files");
-	pthread_mutex_unlock(&ev->lock);
+	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 int events_new(const struct safecp_options *o, const struct safecp_job *job,
-	       const struct copy_stats *stats, struct events **ret)
+	       const struct copy_stats *stats, struct events *first, struct events **ret)
 {
 	_cleanup_free_ struct events *ev = calloc(1, sizeof(*ev));
+	struct events_shared *sh;
 	int r;
 
 	if (!ev)
 		return -ENOMEM;
-	pthread_mutex_init(&ev->lock, NULL);
 	ev->o = o;
 	ev->job = job;
 	ev->stats = stats;
@@ -453,27 +671,60 @@ int events_new(const struct safecp_options *o, const struct safecp_job *job,
 	ev->verbose_stdout = !ev->json_mode &&
 			     !(o->progress == PROGRESS_BAR && isatty(STDOUT_FILENO));
 	progress_rate_init(&ev->rate, 0);
-	r = progress_new(&(struct progress_options){
-				 .mode = o->progress,
-				 .show = PROGRESS_SHOW_DONE,
-				 .json = json_progress,
-				 .userdata = ev,
-			 }, &ev->meter);
-	if (r < 0) {
-		pthread_mutex_destroy(&ev->lock);
-		return r;
+	if (first) {
+		sh = ev->sh = first->sh;
+		if (sh->n == COPY_DESTS_MAX)
+			return -E2BIG;
+	} else {
+		sh = ev->sh = calloc(1, sizeof(*sh));
+		if (!sh)
+			return -ENOMEM;
+		pthread_mutex_init(&sh->lock, NULL);
+		r = progress_new(&(struct progress_options){
+					 .mode = o->progress,
+					 .show = PROGRESS_SHOW_DONE,
+					 .json = json_progress,
+					 .userdata = sh,
+				 }, &sh->meter);
+		if (r < 0) {
+			pthread_mutex_destroy(&sh->lock);
+			free(sh);
+			return r;
+		}
 	}
+	sh->all[sh->n++] = ev;
+	sh->refs++;
 	*ret = TAKE_PTR(ev);
 	return 0;
 }
 
+void events_set_stats(struct events *ev, const struct copy_stats *stats)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	ev->stats = stats;
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+/* With several destinations, JSON events carry the destination as given. */
+void events_tag_dest(struct events *ev)
+{
+	jsonev_bind_dest(&ev->json, ev->job->dest_arg);
+}
+
 void events_free(struct events *ev)
 {
+	struct events_shared *sh;
+
 	if (!ev)
 		return;
-	progress_free(ev->meter);
-	if (ev->devnull)
-		fclose(ev->devnull);
-	pthread_mutex_destroy(&ev->lock);
+	sh = ev->sh;
+	jsonev_bind_dest(&ev->json, NULL);
 	free(ev);
+	if (--sh->refs > 0)
+		return;
+	progress_free(sh->meter);
+	if (sh->devnull)
+		fclose(sh->devnull);
+	pthread_mutex_destroy(&sh->lock);
+	free(sh);
 }

@@ -18,11 +18,61 @@ double clock_seconds(clockid_t id)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* With several destinations each destination's events are written
+ * through its own struct json, bound here to the directory as given. */
+static struct {
+	const struct json *j;
+	const char *dest;
+} bound[COPY_DESTS_MAX];
+static struct copy_source_stats source;
+
+void jsonev_bind_dest(struct json *j, const char *dest)
+{
+	size_t free_slot = COPY_DESTS_MAX;
+
+	for (size_t i = 0; i < COPY_DESTS_MAX; i++) {
+		if (bound[i].j == j) {
+			bound[i].dest = dest;
+			if (!dest)
+				bound[i].j = NULL;
+			return;
+		}
+		if (!bound[i].j && free_slot == COPY_DESTS_MAX)
+			free_slot = i;
+	}
+	if (dest && free_slot < COPY_DESTS_MAX)
+		bound[free_slot] = (typeof(bound[0])){ j, dest };
+}
+
+static const char *dest_of(const struct json *j)
+{
+	for (size_t i = 0; i < COPY_DESTS_MAX; i++)
+		if (bound[i].j == j)
+			return bound[i].dest;
+	return NULL;
+}
+
+void jsonev_set_source(const struct copy_source_stats *src)
+{
+	source = *src;
+}
+
 static void begin(struct json *j, const char *event, double t)
 {
+	const char *dest = dest_of(j);
+
 	json_object_begin(j);
 	json_kv_string(j, "event", event);
 	json_kv_double(j, "t", t, 6);
+	if (dest)
+		json_kv_name(j, "dest", dest);
+}
+
+/* A file's destination path: "dest", or "dest_file" where "dest" is the
+ * destination directory (several destinations). */
+static const char *file_key(const struct json *j)
+{
+	return dest_of(j) ? "dest_file" : "dest";
 }
 
 static void end(struct json *j)
@@ -63,7 +113,7 @@ static void start_renamed(struct json *j, const struct safecp_job *job)
 
 		json_object_begin(j);
 		json_kv_string(j, "file", e->src);
-		json_kv_string(j, "dest", e->dst);
+		json_kv_string(j, file_key(j), e->dst);
 		json_kv_string(j, "was", n->renames[i].old_dst);
 		json_kv_string(j, "reason", words_rename_reason(&n->renames[i]));
 		json_object_end(j);
@@ -85,13 +135,13 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	json_kv_u64(j, "kept", p->n_existing_kept);
 	json_kv_u64(j, "stale_temps", p->stale.n);
 	json_kv_u64(j, "stale_bytes", p->stale.bytes);
-	json_kv_name(j, "dest", p->dest_root);
+	json_kv_name(j, dest_of(j) ? "dest_root" : "dest", p->dest_root);
 	json_kv_name(j, "mountpoint", t->mountpoint);
 	json_kv_string(j, "fstype", t->fstype);
 	json_kv_name(j, "device", t->has_block ? t->devnode : NULL);
 	json_kv_string(j, "disk", t->has_block ? t->diskname : NULL);
 	json_kv_string(j, "strategy", strategy_name(job->wplan.strategy));
-	json_kv_string(j, "reason", job->wplan.reason);
+	json_kv_string(j, "reason", words_sizing_reason(job->wplan.reason));
 	json_kv_u64(j, "window", job->wplan.window);
 	json_kv_u64(j, "chunk", job->wplan.chunk);
 	json_kv_u64(j, "space_needed", job->space_needed);
@@ -113,13 +163,52 @@ void jsonev_progress(struct json *j, const struct snapshot *s)
 	end(j);
 }
 
-void jsonev_done(struct json *j, const struct snapshot *s)
+static void kv_outcome(struct json *j, const struct dest_outcome *d)
 {
-	begin(j, "done", s->t_real);
-	json_kv_u64(j, "bytes_total", s->total);
-	json_kv_u64(j, "bytes_on_device", s->confirmed);
-	json_kv_u64(j, "files", s->files_done);
-	json_kv_u64(j, "errors", s->files_failed);
+	json_kv_name(j, "dest", d->dest);
+	json_kv_string(j, "outcome", d->outcome);
+	json_kv_string(j, "error", d->error);
+	json_kv_u64(j, "files", d->files);
+	json_kv_u64(j, "errors", d->errors);
+	json_kv_u64(j, "bytes_on_device", d->bytes_on_device);
+}
+
+void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_outcome *d,
+		 size_t n)
+{
+	if (!d) {
+		begin(j, "done", s->t_real);
+		json_kv_u64(j, "bytes_total", s->total);
+		json_kv_u64(j, "bytes_on_device", s->confirmed);
+		json_kv_u64(j, "files", s->files_done);
+		json_kv_u64(j, "errors", s->files_failed);
+	} else {
+		/* the job's end, not one destination's: no "dest" */
+		json_object_begin(j);
+		json_kv_string(j, "event", "done");
+		json_kv_double(j, "t", clock_seconds(CLOCK_REALTIME), 6);
+		json_key(j, "destinations");
+		json_array_begin(j);
+		for (size_t i = 0; i < n; i++) {
+			json_object_begin(j);
+			kv_outcome(j, &d[i]);
+			json_object_end(j);
+		}
+		json_array_end(j);
+	}
+	json_kv_u64(j, "source_bytes_read", source.bytes_read);
+	json_kv_u64(j, "source_bytes_reread", source.bytes_reread);
+	end(j);
+}
+
+void jsonev_dest_done(struct json *j, const struct snapshot *s, const struct dest_outcome *d,
+		      const char *line)
+{
+	json_object_begin(j);
+	json_kv_string(j, "event", "dest-done");
+	json_kv_double(j, "t", s->t_real, 6);
+	kv_outcome(j, d);
+	json_kv_string(j, "message", line);
 	end(j);
 }
 
@@ -130,7 +219,7 @@ void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 	json_kv_string(j, "state", state);
 	json_kv_name(j, "file", e->rel);
 	json_kv_name(j, "source", e->src);
-	json_kv_name(j, "dest", e->dst);
+	json_kv_name(j, file_key(j), e->dst);
 	json_kv_string(j, "type", entry_type_name(e->type));
 	json_kv_u64(j, "bytes", e->type == PLAN_FILE ? (uint64_t)e->st.st_size : 0);
 	if (reason)
@@ -160,7 +249,7 @@ void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
 	begin(j, "changed", clock_seconds(CLOCK_REALTIME));
 	json_kv_name(j, "file", e->rel);
 	json_kv_name(j, "source", e->src);
-	json_kv_name(j, "dest", e->dst);
+	json_kv_name(j, file_key(j), e->dst);
 	json_kv_string(j, "message", msg);
 	end(j);
 }

@@ -25,7 +25,7 @@ static const char *family(enum name_fs fs)
 
 static enum name_fs family_of(const struct target *t)
 {
-	return t ? name_fs_of(t->kind, t->fstype, t->blkid_fstype) : NAME_FS_POSIX;
+	return fs_traits_of(t)->names; /* NULL: the "other" row, POSIX */
 }
 
 /* "':'", "a control character (0x01)" */

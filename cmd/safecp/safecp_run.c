@@ -29,24 +29,22 @@
 #define SIGNAL_WAKE SIGUSR1
 
 struct runner {
-	const struct plan *plan;
-	struct copy_options copts;
-	struct copy_callbacks cb;
-	struct copy_stats stats;
-	atomic_bool cancel;
-	atomic_bool finished;
+	struct copy_dest dests[COPY_DESTS_MAX];
+	struct copy_callbacks cb[COPY_DESTS_MAX];
+	struct events *ev[COPY_DESTS_MAX];
+	bool shown[COPY_DESTS_MAX]; /* its end was shown */
+	size_t n;
+	struct copy_job *job;
 	pthread_t main_thread;
-	int result;
 };
 
-static void *copy_thread(void *arg)
+/* A destination's thread ended: show it now, not on the next tick. */
+static void on_finished(void *ctx, size_t dest)
 {
-	struct runner *r = arg;
+	struct runner *r = ctx;
 
-	r->result = copy_run(r->plan, &r->copts, &r->cb, &r->stats, &r->cancel);
-	atomic_store(&r->finished, true);
+	(void)dest;
 	pthread_kill(r->main_thread, SIGNAL_WAKE);
-	return NULL;
 }
 
 static void signals_block(sigset_t *set)
@@ -60,29 +58,51 @@ static void signals_block(sigset_t *set)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* Until the copy thread ends: redraw each tick, cancel on the first
+/* Several destinations: each one's end as soon as it comes. */
+static void show_finished(struct runner *r)
+{
+	for (size_t i = 0; r->n > 1 && i < r->n; i++) {
+		int result;
+
+		if (!r->shown[i] && copy_job_finished(r->job, i, &result)) {
+			r->shown[i] = true;
+			events_dest_finished(r->ev[i], result);
+		}
+	}
+}
+
+/* Until every destination ends: redraw each tick, cancel on the first
  * interrupting signal.  Returns that signal, or 0. */
-static int wait_for_copy(struct runner *r, struct events *ev, const sigset_t *set)
+static int wait_for_copy(struct runner *r, const sigset_t *set)
 {
 	const struct timespec tick = { .tv_sec = 0, .tv_nsec = TICK_NS };
 	int signo = 0;
 
-	while (!atomic_load(&r->finished)) {
+	while (!copy_job_done(r->job)) {
 		int sig = sigtimedwait(set, NULL, &tick);
 
 		if (sig > 0 && sig != SIGNAL_WAKE && signo == 0) {
 			signo = sig;
-			atomic_store(&r->cancel, true);
-			events_warn(ev, "interrupted by SIG%s; removing temporary files",
+			copy_job_cancel(r->job);
+			events_warn(r->ev[0], "interrupted by SIG%s; removing temporary files",
 				    sigabbrev_np(sig));
 		}
-		events_tick(ev);
+		show_finished(r);
+		if (r->n > 1) {
+			struct copy_source_stats src;
+
+			copy_job_source(r->job, &src);
+			events_source(r->ev[0], &src);
+		}
+		events_tick(r->ev[0]);
 	}
+	show_finished(r);
 	return signo;
 }
 
-/* copy_run()'s result as the documented exit status, with its last words. */
-static int finish(struct events *ev, int result, int signo)
+/* One destination: its result as the documented exit status, with its
+ * last words. */
+static int finish_one(struct events *ev, int result, int signo)
 {
 	if (result == -ECANCELED) {
 		events_interrupted(ev, signo ? signo : SIGINT);
@@ -97,42 +117,82 @@ static int finish(struct events *ev, int result, int signo)
 	return result > 0 ? EXIT_PARTIAL : EXIT_OK;
 }
 
-int run_copy(const struct safecp_options *o, const struct safecp_job *job)
+/* Several: interrupted wins, then any destination that failed. */
+static int finish_all(struct runner *r, int signo)
 {
-	struct runner r = {
-		.plan = job->plan,
-		.copts = {
-			.wplan = &job->wplan,
-			.target = job->target,
-			.keep_times = o->keep_times,
-			.keep_mode = o->keep_mode,
-			.force = o->force,
-		},
-		.main_thread = pthread_self(),
-	};
-	struct events *ev = NULL;
-	sigset_t set;
-	pthread_t thread;
-	int err, status, signo;
+	struct copy_source_stats src;
+	bool cancelled = false, failed = false;
 
-	err = events_new(o, job, &r.stats, &ev);
+	for (size_t i = 0; i < r->n; i++) {
+		int result = 0;
+
+		copy_job_finished(r->job, i, &result);
+		cancelled = cancelled || result == -ECANCELED;
+		failed = failed || (result != 0 && result != -ECANCELED);
+	}
+	copy_job_source(r->job, &src);
+	events_job_done(r->ev[0], &src, cancelled ? (signo ? signo : SIGINT) : 0);
+	return cancelled ? EXIT_INTERRUPTED : failed ? EXIT_PARTIAL : EXIT_OK;
+}
+
+static void runner_free(struct runner *r)
+{
+	copy_job_free(r->job);
+	for (size_t i = r->n; i-- > 0;)
+		events_free(r->ev[i]);
+}
+
+int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
+{
+	struct runner r = { .n = n, .main_thread = pthread_self() };
+	struct copy_job_hooks hooks = { &r, on_finished };
+	sigset_t set;
+	int err = 0, status, signo, result = 0;
+
+	/* the stats live in the job; the events read them once it exists */
+	for (size_t i = 0; i < n; i++) {
+		r.dests[i] = (struct copy_dest){
+			.plan = jobs[i].plan,
+			.opts = {
+				.wplan = &jobs[i].wplan,
+				.target = jobs[i].target,
+				.keep_times = o->keep_times,
+				.keep_mode = o->keep_mode,
+				.force = o->force,
+			},
+			.cb = &r.cb[i],
+		};
+	}
+	signals_block(&set);
+	for (size_t i = 0; i < n && err == 0; i++)
+		err = events_new(o, &jobs[i], NULL, i ? r.ev[0] : NULL, &r.ev[i]);
+	for (size_t i = 0; i < n && err == 0; i++) {
+		events_callbacks(r.ev[i], &r.cb[i]);
+		if (n > 1)
+			events_tag_dest(r.ev[i]);
+		events_start(r.ev[i]);
+	}
+	test_hook("plan-done", jobs[0].plan->dest_root);
+	if (err == 0)
+		err = copy_job_start(r.dests, n, &hooks, &r.job);
 	if (err < 0) {
 		cli_error("cannot start the copy: %s", strerror(-err));
+		runner_free(&r);
 		return EXIT_PARTIAL;
 	}
-	events_callbacks(ev, &r.cb);
-	signals_block(&set);
-	events_start(ev);
-	test_hook("plan-done", job->plan->dest_root);
-	err = pthread_create(&thread, NULL, copy_thread, &r);
-	if (err) {
-		cli_error("cannot start the copy: %s", strerror(err));
-		events_free(ev);
-		return EXIT_PARTIAL;
+	for (size_t i = 0; i < n; i++)
+		events_set_stats(r.ev[i], copy_job_stats(r.job, i));
+	signo = wait_for_copy(&r, &set);
+	if (n == 1) {
+		struct copy_source_stats src;
+
+		copy_job_source(r.job, &src);
+		jsonev_set_source(&src);
+		copy_job_finished(r.job, 0, &result);
+		status = finish_one(r.ev[0], result, signo);
+	} else {
+		status = finish_all(&r, signo);
 	}
-	signo = wait_for_copy(&r, ev, &set);
-	pthread_join(thread, NULL);
-	status = finish(ev, r.result, signo);
-	events_free(ev);
+	runner_free(&r);
 	return status;
 }

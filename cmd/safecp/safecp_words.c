@@ -16,6 +16,7 @@
 
 #include "util/cleanup.h"
 #include "common/quote.h"
+#include "device/fs_traits.h"
 #include "safecp/safecp.h"
 #include "util/size.h"
 
@@ -37,7 +38,7 @@ static char *words_device(const struct target *t)
 {
 	const char *fs = t->fstype ? quote_bare(t->fstype) : "unknown filesystem";
 
-	if (t->kind == FS_FUSEBLK && t->blkid_fstype)
+	if (fs_traits_of(t)->format_from_blkid && t->blkid_fstype)
 		return t->has_block ? words_format("%s (%s) on %s", t->blkid_fstype, fs,
 					     quote_bare(t->devnode))
 				    : words_format("%s (%s)", t->blkid_fstype, fs);
@@ -85,7 +86,7 @@ static char *too_big(const struct plan_problem *p, const struct target *t)
 {
 	char size[SIZE_FORMAT_MAX];
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
-	bool fat = t && t->kind == FS_VFAT;
+	bool fat = t && fs_traits_of(t)->max_file_size == FS_FAT_MAX_FILE_SIZE;
 
 	size_format(size, sizeof(size), p->need);
 	return words_format("%s is %s, more than one file can hold on %s (at most %" PRIu64
@@ -279,5 +280,85 @@ char *words_sizing_refused(const struct safecp_options *o, const struct target *
 	/* sizing's reason says which strategy to use instead */
 	return words_format("cannot use --strategy=%s on %s: %s", strategy_name(o->strategy),
 		      where ? where : "the destination",
-		      w->reason ? w->reason : "not supported there; use --strategy=auto");
+		      w->reason ? words_sizing_reason(w->reason)
+				: "not supported there; use --strategy=auto");
+}
+
+const char *words_sizing_reason(enum sizing_reason r)
+{
+	switch (r) {
+	case SIZING_NONE: break;
+	case SIZING_FUSE_DAEMON:
+		return "FUSE passes data to its daemon, whose writes are dirty in the "
+		       "device's cache: only fdatasync per window bounds them";
+	case SIZING_DIO_SUPPORTED:
+		return "the filesystem supports O_DIRECT (statx DIOALIGN): nothing is "
+		       "left dirty and each completed write is on the device";
+	case SIZING_DIO_REFUSED:
+		return "the filesystem refuses O_DIRECT here: buffered writes with "
+		       "sync_file_range write-behind windows";
+	case SIZING_DIO_WOULD_FALL_BACK:
+		return "O_DIRECT would silently fall back to synchronous buffered writes on "
+		       "this filesystem: sync_file_range write-behind windows instead";
+	case SIZING_ASKED_DIO_REFUSED:
+		return "this filesystem does not support O_DIRECT (statx reports "
+		       "no DIO alignment); use --strategy=window";
+	case SIZING_ASKED_DIO_OK:
+		return "requested; the filesystem supports O_DIRECT";
+	case SIZING_ASKED_DIO_UNKNOWN:
+		return "requested; the kernel may fall back to buffered writes, "
+		       "which the writer detects at run time";
+	case SIZING_ASKED_WINDOW_FUSE:
+		return "requested; on FUSE, sync_file_range does not reach the device, "
+		       "so the writer will switch to sync-window if dirty data grows";
+	case SIZING_ASKED:
+		return "requested";
+	}
+	return "";
+}
+
+const char *words_switch_reason(enum writer_switch_reason r)
+{
+	switch (r) {
+	case WRITER_SWITCH_DIO_REFUSED:
+		return "the filesystem refused O_DIRECT on this file";
+	case WRITER_SWITCH_DEVICE_DIRTY:
+		return "dirty data grew in the underlying device's cache: "
+		       "sync_file_range does not reach this filesystem's device";
+	case WRITER_SWITCH_FELL_BACK:
+		return "O_DIRECT writes left dirty pages (a silent buffered fallback)";
+	}
+	return "";
+}
+
+const char *words_skip_reason(enum copy_skip_reason why)
+{
+	switch (why) {
+	case COPY_SKIP_KEPT: return "exists, not replaced (--no-clobber)";
+	case COPY_SKIP_APPEARED:
+		return "appeared at the destination during the copy; kept (--no-clobber)";
+	case COPY_SKIP_FIFO: return "a FIFO is not copied";
+	case COPY_SKIP_SOCKET: return "a socket is not copied";
+	case COPY_SKIP_DEVICE: return "a device node is not copied";
+	case COPY_SKIP_OTHER: break;
+	}
+	return "not a regular file, directory or symbolic link";
+}
+
+char *words_note(enum copy_note_kind kind, int err, uint64_t bytes)
+{
+	char size[SIZE_FORMAT_MAX];
+
+	size_format(size, sizeof(size), bytes);
+	switch (kind) {
+	case COPY_NOTE_STALE_REMOVED:
+		return words_format("removed a temporary file left by an interrupted copy (%s)", size);
+	case COPY_NOTE_STALE_KEPT:
+		return words_format("cannot remove this temporary file of an interrupted copy: %s; "
+				    "remove it by hand to free its %s", strerror(err), size);
+	case COPY_NOTE_NO_MODES:
+		return words_format("this filesystem does not store file modes; files get its "
+				    "default");
+	}
+	return words_format("note");
 }

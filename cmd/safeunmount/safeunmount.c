@@ -2,10 +2,10 @@
  * status.
  *
  * main() parses one popt table, then handles each TARGET in turn:
- * job_resolve() (safeunmount_target.c) finds its filesystems and refuses
- * what cannot work before anything is written; job_run()
- * (safeunmount_run.c) syncs with progress, unmounts, checks the device is
- * released and powers it off.  With several targets the status is the
+ * job_resolve() (safeunmount_target.c) has lib find its filesystems and
+ * refuse what cannot work before anything is written; job_run()
+ * (safeunmount_run.c) polls lib's unmount job, which syncs with progress,
+ * unmounts, checks the device is released and powers it off.  With several targets the status is the
  * most severe one: failed (1), then busy (3), then usage (2); an
  * interruption (130) stops at once. */
 #include <errno.h>
@@ -176,7 +176,7 @@ int main(int argc, const char **argv)
 	install_signals();
 	report_init(&o);
 	for (size_t i = 0; i < o.n_targets && worst != SU_INTERRUPTED; i++) {
-		struct su_job job;
+		struct unmount_target job;
 		enum su_status s = job_resolve(&o, o.targets[i], &job);
 
 		if (s == SU_OK)
@@ -184,7 +184,7 @@ int main(int argc, const char **argv)
 		written += job.bytes_written;
 		for (size_t k = 0; k < job.n_fs; k++)
 			unmounted += job.fs[k].unmounted;
-		job_done(&job);
+		unmount_target_done(&job);
 		if (severity(s) > severity(worst))
 			worst = s;
 	}

@@ -1,11 +1,11 @@
 /* safeunmount.h: what the safeunmount command's files share.
  *
  * safeunmount.c parses the options and maps outcomes to the exit status;
- * safeunmount_target.c turns a TARGET into a job (the filesystems to
- * unmount, the disk to power off); safeunmount_guard.c protects the
- * running system and checks a job is all free; safeunmount_run.c carries a job out:
- * sync with progress, unmount, release check, power-off;
- * safeunmount_report.c says what happened, in words or JSON events. */
+ * safeunmount_target.c has lib turn a TARGET into an unmount_target (the
+ * filesystems to unmount, the disk to power off) and words its refusals;
+ * safeunmount_run.c polls lib's unmount job (sync with progress, unmount,
+ * release check, power-off) and words its steps; safeunmount_report.c
+ * says what happened, in words or JSON events. */
 #ifndef SAFECP_SAFEUNMOUNT_H
 #define SAFECP_SAFEUNMOUNT_H
 
@@ -17,7 +17,7 @@
 #include "unmount/holders.h"
 #include "common/json.h"
 #include "common/progress.h"
-#include "unmount/unmount.h"
+#include "unmount/target.h"
 
 enum verbosity {
 	VERBOSITY_NORMAL,
@@ -36,32 +36,6 @@ struct su_options {
 	size_t n_targets;
 };
 
-/* One filesystem of a job. */
-struct su_fs {
-	struct unmount_mount m;  /* mount point, source, ids, block device */
-	char devnode[128];       /* "/dev/loop3p1"; "" without a block device */
-	char bdi[64];            /* accounts its dirty pages ("7:3", "btrfs-2") */
-	char disk[64];           /* whole disk in /sys/block ("loop3") */
-	unsigned disk_major, disk_minor;
-	unsigned st_major, st_minor; /* st_dev of the mount point */
-	bool unmounted;
-};
-
-/* One TARGET. */
-struct su_job {
-	const char *arg;         /* as given */
-	bool device_target;      /* a device node, LABEL= or UUID= */
-	bool whole_disk;         /* ... that is a whole disk */
-	char devnode[128];       /* the device target's node */
-	unsigned dev_major, dev_minor;
-	struct su_fs *fs;        /* innermost first */
-	size_t n_fs;
-	bool have_disk;          /* the disk to power off */
-	unsigned disk_major, disk_minor;
-	char disk_node[128];
-	uint64_t bytes_written;  /* by the sync, for the done event */
-};
-
 /* Outcomes, mapped to the exit status by safeunmount.c. */
 enum su_status {
 	SU_OK = 0,
@@ -74,25 +48,13 @@ enum su_status {
 /* Set by the SIGINT/SIGTERM handler. */
 extern volatile sig_atomic_t su_interrupted;
 
-/* safeunmount_target.c */
-enum su_status job_resolve(const struct su_options *o, const char *arg, struct su_job *job);
-void job_done(struct su_job *job);
-
-/* safeunmount_guard.c: "/", the root disk and the system mounts, then
- * (from job_run, before the sync) that every filesystem of a job is free */
-enum su_status job_guard(const struct su_options *o, const struct su_job *job);
-struct poweroff_plan;
-/* the plan's disks: none holds "/" or has active swap */
-enum su_status job_guard_power_off(const struct su_job *job, const struct poweroff_plan *p);
-enum su_status job_check_free(const struct su_options *o, const struct su_job *job);
-/* Mounts below mountpoint (they keep it busy), but for those job itself
- * unmounts (job may be NULL); *ret is an array of strdup'ed targets. */
-size_t su_submounts(const struct su_job *job, const char *mountpoint, char ***ret);
+/* safeunmount_target.c: lib resolves and refuses, this says why */
+enum su_status job_resolve(const struct su_options *o, const char *arg, struct unmount_target *job);
 
 /* safeunmount_run.c */
-enum su_status job_run(const struct su_options *o, struct su_job *job);
+enum su_status job_run(const struct su_options *o, struct unmount_target *job);
 /* under SAFECP_SYSROOT (tests on captured trees): the checks only */
-enum su_status job_check_only(const struct su_options *o, struct su_job *job);
+enum su_status job_check_only(const struct su_options *o, struct unmount_target *job);
 
 /* safeunmount_report.c: words on stderr, events on stdout (--progress=json) */
 void report_init(const struct su_options *o);
@@ -103,8 +65,8 @@ void report_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * ("sync", "unmount", "power-off", or NULL before any). */
 void report_error(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void report_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void report_start(const struct su_job *job);
-void report_unmounted(const struct su_fs *fs);
+void report_start(const struct unmount_target *job);
+void report_unmounted(const struct unmount_fs *fs);
 /* what keeps mountpoint (or device) busy; submounts are mounts below it */
 void report_busy(const char *what, const char *mountpoint, const struct holder_list *h,
 		 char *const *submounts, size_t n_submounts, bool waiting);

@@ -149,7 +149,7 @@ void report_error(const char *step, const char *fmt, ...)
 	event_end();
 }
 
-void report_start(const struct su_job *job)
+void report_start(const struct unmount_target *job)
 {
 	for (size_t i = 0; i < job->n_fs; i++)
 		report_verbose("%s is mounted from %s (%s)", quote(job->fs[i].m.mountpoint),
@@ -195,7 +195,7 @@ void report_progress_json(FILE *out, const struct progress_state *st, bool final
 	event_end();
 }
 
-void report_unmounted(const struct su_fs *fs)
+void report_unmounted(const struct unmount_fs *fs)
 {
 	report_verbose("unmounted %s", quote(fs->m.mountpoint));
 	if (!rep.json_mode)
@@ -204,6 +204,19 @@ void report_unmounted(const struct su_fs *fs)
 	json_kv_name(&rep.json, "mountpoint", fs->m.mountpoint);
 	json_kv_name(&rep.json, "device", fs->devnode[0] ? fs->devnode : NULL);
 	event_end();
+}
+
+static const char *how_words(enum holder_how how)
+{
+	switch (how) {
+	case HOLDER_CWD: return "working directory";
+	case HOLDER_ROOT: return "root directory";
+	case HOLDER_FILE: return "open file";
+	case HOLDER_MAP: return "memory map";
+	case HOLDER_DEVICE: return "device open";
+	case HOLDER_NAMESPACE: return "mount namespace";
+	}
+	return "unknown";
 }
 
 static void busy_words(const char *what, const struct holder_list *h,
@@ -216,7 +229,7 @@ static void busy_words(const char *what, const struct holder_list *h,
 		fprintf(stderr, "%s: %s is busy:\n", program_name, quote(what));
 	for (size_t i = 0; i < h->n; i++)
 		fprintf(stderr, "  pid %d (%s): %s %s\n", (int)h->items[i].pid,
-			quote_bare(h->items[i].command), holder_how_text(h->items[i].how),
+			quote_bare(h->items[i].command), how_words(h->items[i].how),
 			quote_bare(h->items[i].path));
 	for (size_t i = 0; i < n_sub; i++)
 		fprintf(stderr, "  %s is mounted inside it\n", quote(submounts[i]));

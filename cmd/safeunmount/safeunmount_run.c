@@ -1,67 +1,40 @@
-/* safeunmount_run.c: carry out one job: sync with progress, unmount,
- * check the device is released, power off.
+/* safeunmount_run.c: carry out one target: lib's unmount job
+ * (unmount/job.h: sync, unmount, release check, power-off, in its own
+ * thread) is polled here, and what it tells is put in words, a bar and
+ * JSON events; a step's result becomes the exit status.
  *
- * Why this order (doc/kernel.md 7): the final unmount syncs too, but blocks
- * without a word; syncfs first, in lib/syncer's worker thread, lets us show
- * the device draining, and leaves umount with almost nothing to do.  The
- * bar reaches 100% only when syncer says clean (every syncfs returned,
- * the bdi shows nothing pending, nothing in flight).  If someone keeps
- * dirtying the filesystem we sync again, twice at most, and then let the
- * unmount write the rest.  After the unmount an O_EXCL open proves no
- * other mount namespace or program still holds the device.  --wait turns
- * "busy" into a retry every half second until the time is up. */
+ * The job's events come in the order things happened, so the messages
+ * do too.  A signal interrupts our poll (the job's threads block signals)
+ * and cancels the job: a wait stops at once, anything else at the end of
+ * its step. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "util/cleanup.h"
-#include "device/mount.h"
+#include "unmount/job.h"
 #include "unmount/poweroff.h"
 #include "common/quote.h"
 #include "safeunmount/safeunmount.h"
 #include "util/size.h"
-#include "unmount/syncer.h"
 
-#define POLL_MS 100          /* display pace; the end of a round wakes us at once */
-#define SYNC_ROUNDS 3
-#define RETRY_SECONDS 0.5
-#define RELEASE_WAIT_MS 3000 /* a FUSE daemon lets go of its device after umount */
+#define POLL_MS 100 /* display pace; an event wakes us at once */
 
-static double monotonic(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* false when a signal cut it short */
-static bool pause_for(double seconds)
-{
-	struct timespec ts = { (time_t)seconds, (long)((seconds - floor(seconds)) * 1e9) };
-
-	return nanosleep(&ts, NULL) == 0 && !su_interrupted;
-}
-
-static double deadline_of(const struct su_options *o)
-{
-	return o->wait_seconds < 0 ? INFINITY : monotonic() + o->wait_seconds;
-}
-
-/* ---- sync ---------------------------------------------------------------- */
-
-struct sync_view {
+struct run_view {
+	const struct su_options *o;
+	struct unmount_target *t;
+	struct unmount_job *job;
 	struct progress *meter;
+	bool meter_made;
 	struct progress_rate rate;
 	struct su_progress_json pj;
 	const char *item;
 };
 
-static void show(struct sync_view *v, const struct syncer_figures *f)
+/* ---- sync ---------------------------------------------------------------- */
+
+static void show(struct run_view *v, const struct syncer_figures *f)
 {
 	double rate = progress_rate_sample(&v->rate, f->t_mono, f->bytes_written);
 	struct progress_state st = {
@@ -80,263 +53,113 @@ static void show(struct sync_view *v, const struct syncer_figures *f)
 	progress_update(v->meter, &st);
 }
 
-/* Polls until clean, an error or an interruption.  *clean tells whether
- * the bar may say 100%. */
-static enum su_status sync_loop(struct su_job *job, struct syncer *s, struct sync_view *v,
-				bool *clean)
+/* The meter starts with the sync's first figures. */
+static void on_progress(struct run_view *v, const struct syncer_figures *f)
 {
-	struct syncer_figures f;
-	int timeout = 0, r;
-
-	for (;;) {
-		r = syncer_poll(s, timeout, &f);
-		timeout = POLL_MS;
-		if (r == -EINTR || su_interrupted)
-			return SU_INTERRUPTED;
-		if (r < 0) {
-			progress_free(TAKE_PTR(v->meter));
-			report_error("sync", "cannot read the state of %s: %s", quote(job->arg), strerror(-r));
-			return SU_FAILED;
-		}
-		show(v, &f);
-		job->bytes_written = f.bytes_written;
-		if (f.error) {
-			progress_free(TAKE_PTR(v->meter));
-			report_error("sync", "cannot sync %s: %s; some data may not be on the device",
-				     quote(job->fs[f.error_index].m.mountpoint), strerror(-f.error));
-			return SU_FAILED;
-		}
-		*clean = f.clean;
-		if (f.clean || (f.synced && f.round >= SYNC_ROUNDS))
-			return SU_OK;
-		if (f.synced)
-			syncer_again(s);
+	if (!v->meter_made) {
+		v->meter_made = true;
+		progress_rate_init(&v->rate, 0);
+		if (progress_new(&(struct progress_options){
+					 .mode = v->o->progress, .show = PROGRESS_SHOW_LEFT,
+					 .json = report_progress_json, .userdata = &v->pj },
+				 &v->meter) < 0)
+			v->meter = NULL;
 	}
+	show(v, f);
 }
 
-static enum su_status sync_phase(const struct su_options *o, struct su_job *job)
+static enum su_status sync_end(struct run_view *v, const struct unmount_step *s)
 {
-	_cleanup_free_ char **mps = calloc(job->n_fs, sizeof(char *));
-	_cleanup_free_ struct syncer_source *src = calloc(job->n_fs, sizeof(*src));
-	struct sync_view v = { .item = job->device_target ? job->devnode : job->fs[0].m.mountpoint };
-	struct syncer *s = NULL;
-	struct syncer_figures first;
-	enum su_status st;
-	bool clean = false;
-	int r;
+	const char *arg = v->t->arg;
 
-	if (!mps || !src)
-		return SU_FAILED;
-	for (size_t i = 0; i < job->n_fs; i++) {
-		mps[i] = job->fs[i].m.mountpoint;
-		src[i] = (struct syncer_source){ job->fs[i].bdi, job->fs[i].disk };
+	if (s->state == UNMOUNT_STEP_DONE) {
+		if (s->why == UNMOUNT_WHY_NONE)
+			progress_done(v->meter, NULL);
+		else
+			report_verbose("more data was written to %s during the sync; the unmount "
+				       "writes the rest", quote(arg));
+		progress_free(TAKE_PTR(v->meter));
+		return SU_OK;
 	}
-	r = syncer_start(mps, job->n_fs, src, job->n_fs, &s);
-	if (r < 0) {
-		report_error("sync", "cannot sync %s: %s", quote(job->arg), strerror(-r));
+	progress_free(TAKE_PTR(v->meter));
+	switch (s->why) {
+	case UNMOUNT_WHY_CANCELLED:
+		report_error("sync", "interrupted; the kernel goes on writing the data, and %s is "
+			     "still mounted", quote(arg));
+		return SU_INTERRUPTED;
+	case UNMOUNT_WHY_SYNC_READ:
+		report_error("sync", "cannot read the state of %s: %s", quote(arg), strerror(-s->result));
+		return SU_FAILED;
+	case UNMOUNT_WHY_SYNC_WRITE:
+		report_error("sync", "cannot sync %s: %s; some data may not be on the device",
+			     quote(v->t->fs[s->index].m.mountpoint), strerror(-s->result));
+		return SU_FAILED;
+	default:
+		report_error("sync", "cannot sync %s: %s", quote(arg), strerror(-s->result));
 		return SU_FAILED;
 	}
-	progress_rate_init(&v.rate, 0);
-	r = progress_new(&(struct progress_options){ .mode = o->progress, .show = PROGRESS_SHOW_LEFT,
-						     .json = report_progress_json, .userdata = &v.pj },
-			 &v.meter);
-	if (r < 0)
-		v.meter = NULL;
-	/* the state when the sync began, however late the first poll */
-	syncer_first(s, &first);
-	show(&v, &first);
-	st = sync_loop(job, s, &v, &clean);
-	if (st == SU_INTERRUPTED) {
-		progress_free(v.meter);
-		/* syncer stays: its thread is inside syncfs, which we cannot stop */
-		report_error("sync", "interrupted; the kernel goes on writing the data, and %s is still mounted",
-			     quote(job->arg));
-		return st;
-	}
-	if (st == SU_OK && clean)
-		progress_done(v.meter, NULL);
-	else if (st == SU_OK)
-		report_verbose("more data was written to %s during the sync; the unmount writes the rest",
-			       quote(job->arg));
-	progress_free(v.meter);
-	syncer_free(s); /* closes the mount points before the unmount */
-	return st;
 }
 
-/* ---- unmount --------------------------------------------------------------- */
+/* ---- the other steps ------------------------------------------------------- */
 
-static void free_strv(char **v, size_t n)
+static void on_busy(const struct unmount_busy *b)
 {
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
+	if (!b->mount && !b->waiting)
+		report_error("unmount", "%s is unmounted here but still in use: another "
+			     "mount namespace or program holds it, and its data may not "
+			     "all be written", quote(b->what));
+	report_busy(b->what, b->mount ? b->what : NULL, &b->holders, b->submounts,
+		    b->n_submounts, b->waiting);
 }
 
-/* Look up and report who keeps fs busy; the list is kept to report only
- * changes while waiting. */
-static void busy_report(const struct su_fs *fs, bool waiting, struct holder_list *last, bool *reported)
+static enum su_status unmount_end(struct run_view *v, const struct unmount_step *s)
 {
-	const struct holders_mount hm = {
-		.mountpoint = fs->m.mountpoint, .mnt_id = fs->m.mnt_id,
-		.sb_major = fs->m.sb_major, .sb_minor = fs->m.sb_minor,
-		.st_major = fs->st_major, .st_minor = fs->st_minor,
-	};
-	struct holder_list h = { 0 };
-	char **sub = NULL;
-	size_t n_sub;
-
-	if (holders_of_mount(&hm, &h) < 0)
-		h = (struct holder_list){ 0 };
-	n_sub = su_submounts(NULL, fs->m.mountpoint, &sub);
-	if (!*reported || !holder_list_equal(&h, last))
-		report_busy(fs->m.mountpoint, fs->m.mountpoint, &h, sub, n_sub, waiting);
-	*reported = true;
-	holder_list_done(last);
-	*last = h;
-	free_strv(sub, n_sub);
-}
-
-static enum su_status unmount_one(const struct su_options *o, struct su_fs *fs)
-{
+	struct unmount_fs *fs = &v->t->fs[s->fs];
 	const char *mp = fs->m.mountpoint;
-	struct holder_list last = { 0 };
-	double deadline = deadline_of(o);
-	bool reported = false;
-	enum su_status st;
 
-	for (;;) {
-		_cleanup_free_ char *msg = NULL;
-		int r = unmount_fs(mp, o->lazy ? UNMOUNT_LAZY : 0, &msg);
-		bool waiting = o->wait && monotonic() < deadline;
-
-		if (r == 0) {
-			fs->unmounted = true;
-			report_unmounted(fs);
-			st = SU_OK;
-			break;
-		}
-		if (r != -EBUSY) {
-			report_error("unmount", "cannot unmount %s: %s", quote(mp), msg ? msg : strerror(-r));
-			st = r == -EINVAL ? SU_USAGE : SU_FAILED;
-			break;
-		}
-		busy_report(fs, waiting, &last, &reported);
-		if (!waiting) {
-			st = SU_BUSY;
-			break;
-		}
-		if (!pause_for(RETRY_SECONDS)) {
-			report_error("unmount", "interrupted while waiting; %s is still mounted", quote(mp));
-			st = SU_INTERRUPTED;
-			break;
-		}
+	if (s->state == UNMOUNT_STEP_DONE) {
+		report_unmounted(fs);
+		return SU_OK;
 	}
-	holder_list_done(&last);
-	return st;
+	switch (s->why) {
+	case UNMOUNT_WHY_BUSY:
+		return SU_BUSY;
+	case UNMOUNT_WHY_CANCELLED:
+		report_error("unmount", "interrupted while waiting; %s is still mounted", quote(mp));
+		return SU_INTERRUPTED;
+	default:
+		report_error("unmount", "cannot unmount %s: %s", quote(mp),
+			     s->message ? s->message : strerror(-s->result));
+		return s->result == -EINVAL ? SU_USAGE : SU_FAILED;
+	}
 }
 
-/* ---- release --------------------------------------------------------------- */
-
-static void device_busy_report(const char *devnode, unsigned maj, unsigned min, bool waiting,
-			       struct holder_list *last, bool *reported)
+static enum su_status release_end(const struct unmount_step *s)
 {
-	struct holder_list h = { 0 };
-
-	if (holders_of_device(maj, min, devnode, &h) < 0)
-		h = (struct holder_list){ 0 };
-	if (!*reported || !holder_list_equal(&h, last)) {
-		if (!waiting)
-			report_error("unmount", "%s is unmounted here but still in use: another "
-				     "mount namespace or program holds it, and its data may not "
-				     "all be written", quote(devnode));
-		report_busy(devnode, NULL, &h, NULL, 0, waiting);
-	}
-	*reported = true;
-	holder_list_done(last);
-	*last = h;
-}
-
-static enum su_status release_one(const struct su_options *o, const char *devnode,
-				  unsigned maj, unsigned min)
-{
-	struct holder_list last = { 0 };
-	double deadline = deadline_of(o);
-	bool reported = false;
-	int wait_ms = RELEASE_WAIT_MS;
-	enum su_status st = SU_OK;
-
-	for (;;) {
-		int r = unmount_device_release(devnode, wait_ms, geteuid() == 0);
-		bool waiting = o->wait && monotonic() < deadline;
-
-		if (r == -EACCES || r == -EPERM) {
+	if (s->state == UNMOUNT_STEP_DONE) {
+		if (s->why == UNMOUNT_WHY_UNCHECKED)
 			report_verbose("cannot check that %s is free: %s (run as root to check)",
-				       quote(devnode), strerror(-r));
-		} else if (r == -EBUSY) {
-			device_busy_report(devnode, maj, min, waiting, &last, &reported);
-			if (waiting && pause_for(RETRY_SECONDS)) {
-				wait_ms = 0;
-				continue;
-			}
-			st = su_interrupted ? SU_INTERRUPTED : SU_BUSY;
-		} else if (r < 0) {
-			report_error("unmount", "cannot flush %s: %s", quote(devnode), strerror(-r));
-			st = SU_FAILED;
-		} else {
-			report_verbose("%s is free and flushed", quote(devnode));
-		}
-		break;
+				       quote(s->devnode), strerror(-s->result));
+		else
+			report_verbose("%s is free and flushed", quote(s->devnode));
+		return SU_OK;
 	}
-	holder_list_done(&last);
-	return st;
-}
-
-/* Still mounted elsewhere in our own namespace (a bind mount, a second
- * mount point): not safe to remove, and not another namespace's doing. */
-static bool still_mounted_here(const struct su_fs *fs)
-{
-	struct unmount_mount *m = NULL;
-	size_t n = 0;
-
-	if (unmount_mounts_of_device(fs->m.dev_major, fs->m.dev_minor, false, &m, &n) < 0 || n == 0) {
-		free(m);
-		return false;
+	switch (s->why) {
+	case UNMOUNT_WHY_MOUNTED_HERE:
+		report_error("unmount", "%s is still mounted on %s; it is not safe to remove",
+			     quote(s->devnode), quote(s->where));
+		return SU_BUSY;
+	case UNMOUNT_WHY_BUSY:
+		return SU_BUSY;
+	case UNMOUNT_WHY_CANCELLED:
+		return SU_INTERRUPTED; /* the busy list said what holds it */
+	default:
+		report_error("unmount", "cannot flush %s: %s", quote(s->devnode), strerror(-s->result));
+		return SU_FAILED;
 	}
-	report_error("unmount", "%s is still mounted on %s; it is not safe to remove",
-		     quote(fs->devnode), quote(m[0].mountpoint));
-	unmount_mounts_free(m, n);
-	return true;
 }
 
-static bool seen_before(const struct su_job *job, size_t i)
-{
-	for (size_t k = 0; k < i; k++)
-		if (strcmp(job->fs[k].devnode, job->fs[i].devnode) == 0)
-			return true;
-	return false;
-}
-
-static enum su_status release_phase(const struct su_options *o, const struct su_job *job)
-{
-	enum su_status st = SU_OK;
-
-	for (size_t i = 0; i < job->n_fs && st == SU_OK; i++) {
-		const struct su_fs *fs = &job->fs[i];
-
-		if (!fs->devnode[0] || seen_before(job, i))
-			continue;
-		if (still_mounted_here(fs))
-			return SU_BUSY;
-		st = release_one(o, fs->devnode, fs->m.dev_major, fs->m.dev_minor);
-	}
-	if (st == SU_OK && job->whole_disk)
-		st = release_one(o, job->devnode, job->dev_major, job->dev_minor);
-	return st;
-}
-
-/* ---- power off ------------------------------------------------------------- */
-
-static const char *step_name(enum poweroff_step s)
+static const char *poweroff_step_words(enum poweroff_step s)
 {
 	switch (s) {
 	case POWEROFF_STEP_FLUSH: return "flushing";
@@ -347,79 +170,178 @@ static const char *step_name(enum poweroff_step s)
 	return "power-off";
 }
 
-static const char *scsi_word(int r)
+static const char *scsi_words(int r)
 {
 	return r == 0 ? "done" : r == -ENOTTY || r == -EINVAL ? "not a SCSI device" : strerror(-r);
 }
 
-static enum su_status power_off_failed(const struct poweroff_plan *p,
-				       const struct poweroff_result *res, int r)
+static void power_off_planned(const struct run_view *v)
 {
-	if (r == -EBUSY) {
-		struct holder_list last = { 0 };
-		bool reported = false;
-		const char *dev = res->failed_dev[0] ? res->failed_dev : p->devnode;
+	const struct poweroff_plan *p = unmount_job_plan(v->job);
 
-		for (size_t i = 0; i < p->n_devs; i++)
-			if (strcmp(p->devs[i].devnode, dev) == 0)
-				device_busy_report(dev, p->devs[i].major, p->devs[i].minor, false,
-						   &last, &reported);
-		holder_list_done(&last);
-		return SU_BUSY;
-	}
-	report_error("power-off", "cannot power off %s: %s %s failed: %s", quote(p->devnode),
-		     step_name(res->failed_step), quote(res->failed_dev), strerror(-r));
-	return SU_FAILED;
+	report_verbose("powering off %s by %s", quote(p->devnode), poweroff_method_name(p->method));
 }
 
-static enum su_status power_off_phase(const struct su_options *o, struct su_job *job)
+static void power_off_ran(const struct run_view *v, int r)
 {
-	struct poweroff_plan p;
-	struct poweroff_result res;
-	enum su_status st = SU_OK;
-	int r;
+	const struct poweroff_result *res = unmount_job_power_off(v->job);
 
-	r = poweroff_plan_make(job->disk_major, job->disk_minor, o->force ? POWEROFF_FORCE : 0, &p);
-	if (r < 0) {
-		report_error("power-off", "cannot power off %s: %s", quote(job->arg), strerror(-r));
+	if (r == 0 || res->failed_step != POWEROFF_STEP_FLUSH)
+		report_verbose("SYNCHRONIZE CACHE: %s; START STOP UNIT: %s; in flight: %s",
+			       scsi_words(res->sync_cache), scsi_words(res->stop_unit),
+			       res->inflight_drained ? "nothing" : "still busy after 5 s");
+}
+
+static enum su_status power_off_end(const struct run_view *v, const struct unmount_step *s)
+{
+	const struct poweroff_plan *p = unmount_job_plan(v->job);
+	const struct poweroff_result *res = unmount_job_power_off(v->job);
+
+	if (s->state == UNMOUNT_STEP_DONE) {
+		report_powered_off(p->devnode, poweroff_method_name(p->method));
+		return SU_OK;
+	}
+	switch (s->why) {
+	case UNMOUNT_WHY_PLAN:
+		report_error("power-off", "cannot power off %s: %s", quote(v->t->arg),
+			     strerror(-s->result));
+		return SU_FAILED;
+	case UNMOUNT_WHY_REFUSED:
+		if (p->refusal == POWEROFF_MOUNTED || p->refusal == POWEROFF_HELD) {
+			report_error("power-off", "cannot power off %s: %s is %s %s", quote(p->devnode),
+				     quote(p->blocker),
+				     p->refusal == POWEROFF_MOUNTED ? "mounted on" : "in use by",
+				     quote(p->blocker_where));
+			return SU_BUSY;
+		}
+		report_error("power-off", "cannot power off %s", quote(p->devnode)); /* checked before */
+		return SU_USAGE;
+	case UNMOUNT_WHY_BUSY:
+		return SU_BUSY;
+	default:
+		report_error("power-off", "cannot power off %s: %s %s failed: %s", quote(p->devnode),
+			     poweroff_step_words(res->failed_step), quote(res->failed_dev),
+			     strerror(-s->result));
 		return SU_FAILED;
 	}
-	snprintf(job->disk_node, sizeof(job->disk_node), "%s", p.devnode);
-	if (p.refusal == POWEROFF_MOUNTED || p.refusal == POWEROFF_HELD) {
-		report_error("power-off", "cannot power off %s: %s is %s %s", quote(p.devnode),
-			     quote(p.blocker), p.refusal == POWEROFF_MOUNTED ? "mounted on" : "in use by",
-			     quote(p.blocker_where));
-		st = SU_BUSY;
-	} else if (p.refusal != POWEROFF_OK) {
-		report_error("power-off", "cannot power off %s", quote(p.devnode)); /* checked before */
-		st = SU_USAGE;
-	} else {
-		report_verbose("powering off %s by %s", quote(p.devnode), poweroff_method_name(p.method));
-		r = poweroff_run(&p, &res);
-		if (r == 0 || res.failed_step != POWEROFF_STEP_FLUSH)
-			report_verbose("SYNCHRONIZE CACHE: %s; START STOP UNIT: %s; in flight: %s",
-				       scsi_word(res.sync_cache), scsi_word(res.stop_unit),
-				       res.inflight_drained ? "nothing" : "still busy after 5 s");
-		if (r < 0)
-			st = power_off_failed(&p, &res, r);
-		else
-			report_powered_off(p.devnode, poweroff_method_name(p.method));
+}
+
+/* Cancelled before the step began: the signal came during the step before,
+ * which could not be stopped. */
+static enum su_status not_begun(const struct run_view *v, const struct unmount_step *s)
+{
+	switch (s->kind) {
+	case UNMOUNT_STEP_FREE_CHECK:
+	case UNMOUNT_STEP_SYNC:
+		report_error(s->kind == UNMOUNT_STEP_SYNC ? "sync" : "unmount",
+			     "interrupted; nothing was unmounted");
+		break;
+	case UNMOUNT_STEP_UNMOUNT:
+		report_error("unmount", "interrupted; %s is still mounted",
+			     quote(v->t->fs[s->fs].m.mountpoint));
+		break;
+	case UNMOUNT_STEP_RELEASE_CHECK:
+		report_error("unmount", "interrupted before checking that %s is free; "
+			     "do not remove it yet", quote(s->devnode));
+		break;
+	case UNMOUNT_STEP_POWER_OFF:
+		report_error("power-off", "interrupted; %s was not powered off", quote(v->t->arg));
+		break;
 	}
-	poweroff_plan_done(&p);
-	return st;
+	return SU_INTERRUPTED;
+}
+
+static enum su_status step_end(struct run_view *v, const struct unmount_step *s)
+{
+	if (s->why == UNMOUNT_WHY_NOT_BEGUN)
+		return not_begun(v, s);
+	switch (s->kind) {
+	case UNMOUNT_STEP_FREE_CHECK:
+		if (s->state == UNMOUNT_STEP_DONE)
+			return SU_OK;
+		if (s->why == UNMOUNT_WHY_CANCELLED) {
+			report_error("unmount", "interrupted while waiting; nothing was unmounted");
+			return SU_INTERRUPTED;
+		}
+		report_error("unmount", "nothing was unmounted: every filesystem of %s must be "
+			     "free before any is unmounted", quote(v->t->arg));
+		return SU_BUSY;
+	case UNMOUNT_STEP_SYNC: return sync_end(v, s);
+	case UNMOUNT_STEP_UNMOUNT: return unmount_end(v, s);
+	case UNMOUNT_STEP_RELEASE_CHECK: return release_end(s);
+	case UNMOUNT_STEP_POWER_OFF: return power_off_end(v, s);
+	}
+	return SU_FAILED;
 }
 
 /* ---- the job ------------------------------------------------------------- */
 
-/* A filesystem of the job's disk that the job did not unmount. */
-static bool others_mounted(const struct su_job *job, char **ret_mountpoint)
+static enum su_status render(struct run_view *v, const struct unmount_event *ev)
+{
+	switch (ev->kind) {
+	case UNMOUNT_EVENT_PROGRESS: on_progress(v, &ev->figures); break;
+	case UNMOUNT_EVENT_BUSY: on_busy(&ev->busy); break;
+	case UNMOUNT_EVENT_POWER_OFF_PLANNED: power_off_planned(v); break;
+	case UNMOUNT_EVENT_POWER_OFF_RAN: power_off_ran(v, ev->result); break;
+	case UNMOUNT_EVENT_STEP_END: return step_end(v, &ev->outcome);
+	case UNMOUNT_EVENT_END: break;
+	}
+	return SU_OK;
+}
+
+/* Runs the job to its end; the status of the step that failed, if any. */
+static enum su_status run_job(const struct su_options *o, struct unmount_target *t, bool check_only)
+{
+	const struct unmount_job_options jo = {
+		.lazy = o->lazy, .power_off = o->power_off, .force = o->force,
+		.wait = o->wait, .wait_seconds = o->wait_seconds, .check_only = check_only,
+	};
+	struct run_view v = { .o = o, .t = t,
+			      .item = t->device_target ? t->devnode : t->n_fs ? t->fs[0].m.mountpoint : t->arg };
+	enum su_status st = SU_OK;
+	bool cancelled = false;
+	int r;
+
+	r = unmount_job_new(t, &jo, unmount_backend_kernel(), &v.job);
+	if (r == 0)
+		r = unmount_job_start(v.job);
+	if (r < 0) {
+		report_error(NULL, "cannot start the unmount of %s: %s", quote(t->arg), strerror(-r));
+		unmount_job_free(v.job);
+		return SU_FAILED;
+	}
+	for (;;) {
+		struct unmount_event ev;
+
+		r = unmount_job_poll(v.job, POLL_MS, &ev);
+		if ((r == -EINTR || su_interrupted) && !cancelled) {
+			unmount_job_cancel(v.job);
+			cancelled = true;
+		}
+		if (r <= 0)
+			continue;
+		if (st == SU_OK)
+			st = render(&v, &ev);
+		if (ev.kind == UNMOUNT_EVENT_END) {
+			unmount_event_done(&ev);
+			break;
+		}
+		unmount_event_done(&ev);
+	}
+	progress_free(v.meter);
+	unmount_job_free(v.job);
+	return st;
+}
+
+/* A filesystem of the target's disk that the job did not unmount. */
+static bool others_mounted(const struct unmount_target *t, char **ret_mountpoint)
 {
 	struct unmount_mount *m = NULL;
 	size_t n = 0;
 
 	*ret_mountpoint = NULL;
-	if (!job->have_disk ||
-	    unmount_mounts_of_device(job->disk_major, job->disk_minor, true, &m, &n) < 0)
+	if (!t->have_disk ||
+	    unmount_mounts_of_device(t->disk_major, t->disk_minor, true, &m, &n) < 0)
 		return false;
 	if (n > 0)
 		*ret_mountpoint = strdup(m[0].mountpoint);
@@ -427,61 +349,51 @@ static bool others_mounted(const struct su_job *job, char **ret_mountpoint)
 	return *ret_mountpoint != NULL;
 }
 
-static void summary(const struct su_options *o, const struct su_job *job)
+static void summary(const struct su_options *o, const struct unmount_target *t)
 {
 	char size[SIZE_FORMAT_MAX], *other = NULL;
-	const char *what = job->device_target ? job->devnode : job->fs[0].m.mountpoint;
+	const char *what = t->device_target ? t->devnode : t->fs[0].m.mountpoint;
 
 	if (o->power_off) {
-		report_info("%s is powered off; it can be removed", quote(job->disk_node));
+		report_info("%s is powered off; it can be removed", quote(t->disk_node));
 	} else if (o->lazy) {
 		report_info("%s is detached; data may still be on its way to the device, so wait "
 			    "before removing it", quote(what));
-	} else if (others_mounted(job, &other)) {
+	} else if (others_mounted(t, &other)) {
 		report_info("%s is unmounted (%s written); %s is still mounted from the same disk",
-			    quote(what), size_format(size, sizeof(size), job->bytes_written), quote(other));
+			    quote(what), size_format(size, sizeof(size), t->bytes_written), quote(other));
 	} else {
 		report_info("%s is unmounted (%s written); it can be removed", quote(what),
-			    size_format(size, sizeof(size), job->bytes_written));
+			    size_format(size, sizeof(size), t->bytes_written));
 	}
 	free(other);
 }
 
-enum su_status job_run(const struct su_options *o, struct su_job *job)
+enum su_status job_run(const struct su_options *o, struct unmount_target *t)
 {
-	enum su_status st = SU_OK;
+	enum su_status st;
 
-	report_start(job);
-	if (o->lazy && job->n_fs)
+	report_start(t);
+	if (o->lazy && t->n_fs)
 		report_warning("--lazy: %s is detached even if busy, and data may still be written "
-			       "to the device after safeunmount returns; do not remove it yet", quote(job->arg));
-	if (job->n_fs) {
-		st = job_check_free(o, job);
-		if (st == SU_OK)
-			st = sync_phase(o, job);
-		for (size_t i = 0; i < job->n_fs && st == SU_OK; i++)
-			st = unmount_one(o, &job->fs[i]);
-		if (st == SU_OK && !o->lazy)
-			st = release_phase(o, job);
-	}
-	if (st == SU_OK && o->power_off)
-		st = power_off_phase(o, job);
-	if (st == SU_OK && !(job->n_fs == 0 && !o->power_off))
-		summary(o, job);
+			       "to the device after safeunmount returns; do not remove it yet", quote(t->arg));
+	st = run_job(o, t, false);
+	if (st == SU_OK && !(t->n_fs == 0 && !o->power_off))
+		summary(o, t);
 	return st;
 }
 
 /* Under SAFECP_SYSROOT the tables are a captured tree, not this machine's:
  * every check runs, nothing is synced, unmounted or powered off. */
-enum su_status job_check_only(const struct su_options *o, struct su_job *job)
+enum su_status job_check_only(const struct su_options *o, struct unmount_target *t)
 {
-	enum su_status st = job_check_free(o, job);
+	enum su_status st = run_job(o, t, true);
 
-	for (size_t i = 0; i < job->n_fs && st == SU_OK; i++)
+	for (size_t i = 0; i < t->n_fs && st == SU_OK; i++)
 		report_info("would unmount %s (SAFECP_SYSROOT is set: nothing is done)",
-			    quote(job->fs[i].m.mountpoint));
+			    quote(t->fs[i].m.mountpoint));
 	if (st == SU_OK && o->power_off)
 		report_info("would power off the disk of %s (SAFECP_SYSROOT is set: nothing is done)",
-			    quote(job->arg));
+			    quote(t->arg));
 	return st;
 }

@@ -26,17 +26,11 @@
 
 #include "util/cleanup.h"
 #include "copy/copy_internal.h"
+#include "device/fs_traits.h"
 #include "util/debug.h"
 #include "util/size.h"
+#include "util/clock.h"
 #include "util/test_hook.h"
-
-double copy_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
 		 const char *path, bool fatal)
@@ -170,15 +164,15 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 	for (;;) {
 		if (cancelled(g))
 			return -ECANCELED;
-		r = reader_next(g->reader, &c);
+		r = reader_next(g->cursor, &c);
 		if (r != 0)
 			return r < 0 ? r : -EIO; /* the reader ended early: a bug */
 		if (c.entry != it->entry) {
-			reader_release(g->reader, &c);
+			reader_release(g->cursor, &c);
 			return -EIO;
 		}
 		r = c.err || c.changed ? 0 : writer_write(it->w, c.buf, c.len);
-		reader_release(g->reader, &c);
+		reader_release(g->cursor, &c);
 		if (c.err) {
 			*src_err = c.err;
 			return 1;
@@ -201,17 +195,17 @@ static int drain_file(struct engine *g, size_t idx)
 	int r;
 
 	do {
-		r = reader_next(g->reader, &c);
+		r = reader_next(g->cursor, &c);
 		if (r != 0)
 			return r < 0 ? r : -EIO;
-		reader_release(g->reader, &c);
+		reader_release(g->cursor, &c);
 		if (c.entry != idx)
 			return -EIO; /* out of step with the reader: a bug */
 	} while (!c.last);
 	return 0;
 }
 
-static void on_switch(void *ctx, enum write_strategy to, const char *why)
+static void on_switch(void *ctx, enum write_strategy to, enum writer_switch_reason why)
 {
 	struct engine *g = ctx;
 	size_t idx = atomic_load(&g->stats->current);
@@ -251,7 +245,7 @@ static int copy_file(struct engine *g, size_t idx)
 			return r;
 		}
 		/* its chunks must not reach the next file */
-		reader_skip(g->reader, idx, idx + 1);
+		reader_skip(g->cursor, idx, idx + 1);
 		fail_item(g, &it, COPY_STEP_CREATE, r, e->dst);
 		return drain_file(g, idx);
 	}
@@ -360,7 +354,7 @@ static int skip_subtree(struct engine *g, size_t idx, int err)
 	int r = 0;
 
 	copy_report(g, idx, COPY_STEP_CREATE, err, e->dst, false);
-	reader_skip(g->reader, idx + 1, e->end);
+	reader_skip(g->cursor, idx + 1, e->end);
 	for (size_t i = idx + 1; i < e->end && r == 0; i++) {
 		const struct plan_entry *c = &g->plan->entries[i];
 
@@ -389,17 +383,17 @@ static int copy_dir(struct engine *g, size_t idx)
 	return skip_subtree(g, idx, r);
 }
 
-static const char *skip_reason(const struct plan_entry *e)
+static enum copy_skip_reason skip_reason(const struct plan_entry *e)
 {
 	if (e->skip_existing)
-		return "exists, not replaced (--no-clobber)";
+		return COPY_SKIP_KEPT;
 	if (S_ISFIFO(e->st.st_mode))
-		return "a FIFO is not copied";
+		return COPY_SKIP_FIFO;
 	if (S_ISSOCK(e->st.st_mode))
-		return "a socket is not copied";
+		return COPY_SKIP_SOCKET;
 	if (S_ISCHR(e->st.st_mode) || S_ISBLK(e->st.st_mode))
-		return "a device node is not copied";
-	return "not a regular file, directory or symbolic link";
+		return COPY_SKIP_DEVICE;
+	return COPY_SKIP_OTHER;
 }
 
 /* Leave the destination directories that do not hold entry idx; the
@@ -478,6 +472,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 		       atomic_bool *cancel)
 {
 	const struct target *t = o->target;
+	const struct fs_traits *fs = fs_traits_of(t);
 
 	memset(g, 0, sizeof(*g));
 	g->plan = p;
@@ -491,17 +486,14 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	dirstack_init(&g->dirs, false);
 	g->umask = umask(0);
 	umask(g->umask);
-	g->fuse = t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK);
-	g->tmpfile = !g->fuse;
-	g->journaled = t && (t->kind == FS_EXT4 || t->kind == FS_XFS || t->kind == FS_BTRFS);
+	g->fuse = fs->fuse;
+	g->tmpfile = fs->tmpfile;
+	g->journaled = fs->journaled;
 	/* blkid needs root to name it; unknown FUSE filesystems get fsync per file */
-	g->volume_fsync = t && t->kind == FS_FUSEBLK && t->blkid_fstype &&
-			  strcmp(t->blkid_fstype, "exfat") == 0 &&
-			  o->wplan->strategy == STRATEGY_SYNC_WINDOW;
-	g->fs_has_modes = !t || !(t->kind == FS_VFAT || t->kind == FS_EXFAT ||
-				  t->kind == FS_FUSEBLK);
+	g->volume_fsync = fs->volume_fsync && o->wplan->strategy == STRATEGY_SYNC_WINDOW;
+	g->fs_has_modes = fs->stores_modes;
 	/* the daemon's data is in the device's cache: watch it (root only) */
-	if (t && t->kind == FS_FUSEBLK && t->has_block && t->devnode[0])
+	if (t && fs->device_cache && t->has_block && t->devnode[0])
 		g->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	atomic_store(&stats->bytes_total, bytes_to_copy(p));
 	atomic_store(&stats->phase, COPY_PHASE_COPYING);
@@ -529,10 +521,11 @@ static int open_existing(struct engine *g, size_t idx)
 	return pfd < 0 ? pfd : dirstack_open_checked(pfd, e->dst_name, false, e->dst_dev, e->dst_ino);
 }
 
-static void note(struct engine *g, const char *what, const char *path)
+static void note(struct engine *g, enum copy_note_kind kind, const char *path, int err,
+		 uint64_t bytes)
 {
 	if (g->cb && g->cb->note)
-		g->cb->note(g->cb->ctx, what, path);
+		g->cb->note(g->cb->ctx, kind, path, err, bytes);
 }
 
 /* Before anything is written: the plan's space check counted these files
@@ -540,24 +533,16 @@ static void note(struct engine *g, const char *what, const char *path)
 static void remove_stale(struct engine *g)
 {
 	const struct stale_temps *st = &g->plan->stale;
-	char what[256], size[SIZE_FORMAT_MAX];
 
 	for (size_t i = 0; i < st->n; i++) {
 		const struct stale_temp *t = &st->v[i];
 		_cleanup_close_ int fd = t->dir == PLAN_TOP ? dup_dest_dir(g) : open_existing(g, t->dir);
 		int r = fd < 0 ? fd : stale_temp_remove(fd, t);
 
-		size_format(size, sizeof(size), t->bytes);
 		if (r == 0)
-			snprintf(what, sizeof(what),
-				 "removed a temporary file left by an interrupted copy (%s)", size);
+			note(g, COPY_NOTE_STALE_REMOVED, t->path, 0, t->bytes);
 		else if (r != -ENOENT)
-			snprintf(what, sizeof(what),
-				 "cannot remove this temporary file of an interrupted copy: %s; "
-				 "remove it by hand to free its %s", strerror(-r), size);
-		else
-			continue;
-		note(g, what, t->path);
+			note(g, COPY_NOTE_STALE_KEPT, t->path, -r, t->bytes);
 	}
 }
 
@@ -619,27 +604,27 @@ static void engine_done(struct engine *g)
 	free(g->made);
 }
 
-int copy_run(const struct plan *p, const struct copy_options *o,
-	     const struct copy_callbacks *cb, struct copy_stats *stats,
-	     atomic_bool *cancel)
+int copy_engine_run(const struct plan *p, const struct copy_options *o,
+		    const struct copy_callbacks *cb, struct copy_stats *stats,
+		    atomic_bool *cancel, struct reader_cursor *cursor)
 {
 	struct engine g;
 	int r;
 
 	r = engine_init(&g, p, o, cb, stats, cancel);
+	g.cursor = cursor;
 	if (r == 0)
 		r = open_dest(&g);
 	if (r < 0 && p->n_entries)
 		copy_report(&g, 0, COPY_STEP_CREATE, r, p->dest_dir, true);
 	if (r == 0) {
 		remove_stale(&g);
-		r = reader_start(p, o->wplan, cancel, &g.reader);
-	}
-	if (r == 0)
 		r = run_entries(&g);
+	}
 	if (r < 0)
 		batch_abort(&g);
-	reader_free(g.reader);
+	/* the other destinations need not wait for this one any more */
+	reader_leave(cursor);
 	/* also when stopped: what was made keeps its modes and times, not 0700 */
 	finish_dirs(&g, true);
 	if (r == 0)

@@ -58,19 +58,37 @@ enum copy_step {
 			     * while it was read: not published, the copy goes on */
 };
 
+/* Why an entry is not copied (cmd/ words it). */
+enum copy_skip_reason {
+	COPY_SKIP_KEPT,      /* -n: it exists at the destination */
+	COPY_SKIP_APPEARED,  /* -n: it appeared at the destination during the copy */
+	COPY_SKIP_FIFO,
+	COPY_SKIP_SOCKET,
+	COPY_SKIP_DEVICE,
+	COPY_SKIP_OTHER,     /* not a regular file, directory or symbolic link */
+};
+
+/* Something the user should know that is not a failure. */
+enum copy_note_kind {
+	COPY_NOTE_STALE_REMOVED, /* path: a dead copy's temporary, bytes freed */
+	COPY_NOTE_STALE_KEPT,    /* path: could not be removed (err), bytes it holds */
+	COPY_NOTE_NO_MODES,      /* path: the filesystem stores no file modes */
+};
+
 /* Called from the engine thread; the caller serialises its own output. */
 struct copy_callbacks {
 	void *ctx;
 	void (*file_start)(void *ctx, const struct plan_entry *e);
 	void (*file_done)(void *ctx, const struct plan_entry *e);
-	void (*skipped)(void *ctx, const struct plan_entry *e, const char *why);
+	void (*skipped)(void *ctx, const struct plan_entry *e, enum copy_skip_reason why);
 	/* fatal: the copy stops; else that entry (a directory: its
 	 * subtree) is not copied and the rest goes on */
 	void (*error)(void *ctx, const struct plan_entry *e, enum copy_step step,
 		      int err, const char *path, bool fatal);
-	void (*note)(void *ctx, const char *what, const char *path);
+	void (*note)(void *ctx, enum copy_note_kind kind, const char *path, int err,
+		     uint64_t bytes);
 	void (*strategy)(void *ctx, const struct plan_entry *e,
-			 enum write_strategy s, const char *why);
+			 enum write_strategy s, enum writer_switch_reason why);
 };
 
 struct copy_options {
@@ -85,19 +103,66 @@ struct copy_options {
 	bool force;
 };
 
-/* Run the plan.  Returns 0 when everything is copied and durable, a
- * positive count of entries that failed (source errors, files that
- * changed, names or directories that could not be created; the rest is
- * copied and durable), -ECANCELED when *cancel became true, or -errno
- * on a destination error (the copy stopped; temporaries removed).
+/* One destination of a copy job. */
+struct copy_dest {
+	const struct plan *plan;          /* its plan: plan_same_source() as the others' */
+	struct copy_options opts;
+	const struct copy_callbacks *cb;  /* called from this destination's thread */
+};
+
+/* A running copy: one reader of the source (reader.h) and one thread per
+ * destination, each at its own pace.  The job owns its threads; the
+ * caller polls the counters and the results. */
+struct copy_job;
+
+/* finished(ctx, i): destination i's thread is done (its result is set);
+ * called from that thread, so it should only wake the poller. */
+struct copy_job_hooks {
+	void *ctx;
+	void (*finished)(void *ctx, size_t dest);
+};
+
+/* Start copying to n destinations (at most COPY_DESTS_MAX).  0 with *ret
+ * set, or -errno (nothing started). */
+#define COPY_DESTS_MAX 16
+int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_job_hooks *hooks,
+		   struct copy_job **ret);
+
+/* Destination i's counters, written by its thread, readable at any time. */
+const struct copy_stats *copy_job_stats(const struct copy_job *j, size_t i);
+
+/* Has destination i finished?  Then its result, as a copy of one
+ * destination ends: 0 when everything is copied and durable, a positive
+ * count of entries that failed (source errors, files that changed,
+ * names or directories that could not be created; the rest is copied
+ * and durable), -ECANCELED after copy_job_cancel(), or -errno on a
+ * destination error (that destination stopped, its temporaries removed;
+ * the others go on).
  *
  * Nothing below plan->dest_dir is reached by path: each directory is
  * made with mkdirat and opened with O_NOFOLLOW from its parent's fd, an
  * existing one must be the one the plan saw, and modes and times are set
  * through the kept fds (dirstack.h), so a symlink planted in the
  * destination during the copy is never followed. */
-int copy_run(const struct plan *p, const struct copy_options *o,
-	     const struct copy_callbacks *cb, struct copy_stats *stats,
-	     atomic_bool *cancel);
+bool copy_job_finished(const struct copy_job *j, size_t i, int *result);
+
+/* Every destination finished. */
+bool copy_job_done(const struct copy_job *j);
+
+/* Stop every destination (each removes its temporaries and returns
+ * -ECANCELED); returns at once. */
+void copy_job_cancel(struct copy_job *j);
+
+/* Source reads so far. */
+struct copy_source_stats {
+	uint64_t bytes_read;    /* every read of the source, second reads included */
+	uint64_t bytes_reread;  /* second reads: a destination that fell behind */
+	unsigned detached;      /* destinations that went on from a second read */
+	uint64_t mismatches;    /* chunks a second read found different */
+};
+void copy_job_source(const struct copy_job *j, struct copy_source_stats *ret);
+
+/* Cancel what still runs, join every thread, free. */
+void copy_job_free(struct copy_job *j);
 
 #endif

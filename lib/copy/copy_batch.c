@@ -34,6 +34,7 @@
 
 #include "util/cleanup.h"
 #include "copy/copy_internal.h"
+#include "util/clock.h"
 #include "util/debug.h"
 #include "io/fs_sync.h"
 #include "util/test_hook.h"
@@ -162,7 +163,7 @@ int batch_add(struct engine *g, struct batch_item *item)
 		b->cap = cap;
 	}
 	if (b->n == 0)
-		b->opened = copy_now();
+		b->opened = clock_monotonic();
 	b->items[b->n++] = *item;
 	b->pending += unconfirmed(item);
 	if (item->w)
@@ -176,7 +177,7 @@ bool batch_due(const struct engine *g)
 
 	return b->n > 0 && (b->bytes >= BATCH_WINDOWS * g->o->wplan->window ||
 			    b->n >= g->batch_files || b->n_dirs >= g->batch_dirs ||
-			    copy_now() - b->opened >= BATCH_SECONDS);
+			    clock_monotonic() - b->opened >= BATCH_SECONDS);
 }
 
 /* Timestamps and mode where the filesystem keeps them; a failure is a
@@ -202,8 +203,7 @@ static void set_attrs(struct engine *g, struct batch_item *it)
 	if (!g->fs_has_modes ||
 	    fchmod(fd, g->o->keep_mode ? e->st.st_mode & 0777 : 0666 & ~g->umask) < 0) {
 		if (!g->mode_noted && g->cb && g->cb->note)
-			g->cb->note(g->cb->ctx, "this filesystem does not store file modes; "
-				    "files get its default", e->dst);
+			g->cb->note(g->cb->ctx, COPY_NOTE_NO_MODES, e->dst, 0, 0);
 		g->mode_noted = true;
 	}
 }
@@ -350,8 +350,7 @@ static void kept(struct engine *g, struct batch_item *it)
 	copy_remove_temp(it);
 	copy_forget_bytes(g, it);
 	if (g->cb && g->cb->skipped)
-		g->cb->skipped(g->cb->ctx, &g->plan->entries[it->entry],
-			       "appeared at the destination during the copy; kept (--no-clobber)");
+		g->cb->skipped(g->cb->ctx, &g->plan->entries[it->entry], COPY_SKIP_APPEARED);
 }
 
 int batch_commit(struct engine *g)

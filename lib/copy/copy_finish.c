@@ -21,6 +21,7 @@
 
 #include "util/cleanup.h"
 #include "copy/copy_internal.h"
+#include "util/clock.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
 #include "io/fs_sync.h"
@@ -103,7 +104,7 @@ static bool wait_idle(struct engine *g)
 	const struct target *t = g->o->target;
 	struct dirty_device d;
 	uint64_t best = UINT64_MAX;
-	double since = copy_now();
+	double since = clock_monotonic();
 
 	if (!t || !t->has_block)
 		return false;
@@ -116,8 +117,8 @@ static bool wait_idle(struct engine *g)
 			return true;
 		if (dirty_device_pending(&d) < best) {
 			best = dirty_device_pending(&d);
-			since = copy_now();
-		} else if (copy_now() - since > IDLE_STALL_SECONDS) {
+			since = clock_monotonic();
+		} else if (clock_monotonic() - since > IDLE_STALL_SECONDS) {
 			DEBUG(DEBUG_COPY, "bdi %s: %llu bytes pending not shrinking; not ours", t->bdi,
 			      (unsigned long long)dirty_device_pending(&d));
 			return false;

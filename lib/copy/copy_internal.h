@@ -65,7 +65,7 @@ struct engine {
 	const struct copy_callbacks *cb;
 	struct copy_stats *stats;
 	atomic_bool *cancel;
-	struct reader *reader;
+	struct reader_cursor *cursor; /* this destination's place in the source */
 	int dest_dir_fd;  /* plan->dest_dir: where the top-level names go */
 	int dest_fd;      /* the destination root: syncfs and the final fsync */
 	struct dirstack dirs; /* destination directories down to the current entry */
@@ -87,7 +87,6 @@ struct engine {
 	size_t failed;
 };
 
-double copy_now(void);
 void copy_forget_bytes(struct engine *g, const struct batch_item *it);
 /* Give it->tmp a fresh temporary name (not yet created). */
 void copy_temp_name(struct engine *g, struct batch_item *it);
@@ -99,6 +98,12 @@ void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
 bool copy_fatal_error(int err);
 /* Count a file or symlink as not copied. */
 void copy_count_failed(struct engine *g);
+
+/* copy.c: one destination's copy, in the calling thread (copy_job.c
+ * runs one per destination); returns as copy_job_result() does. */
+int copy_engine_run(const struct plan *p, const struct copy_options *o,
+		    const struct copy_callbacks *cb, struct copy_stats *stats,
+		    atomic_bool *cancel, struct reader_cursor *cursor);
 
 /* copy_batch.c */
 int batch_add(struct engine *g, struct batch_item *item);

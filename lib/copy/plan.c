@@ -604,3 +604,30 @@ int plan_build(const char *const *sources, size_t n_sources, const char *dest,
 	*ret = b.p;
 	return 0;
 }
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool plan_same_source(const struct plan *a, const struct plan *b)
+{
+	if (a->n_entries != b->n_entries)
+		return false;
+	for (size_t i = 0; i < a->n_entries; i++) {
+		const struct plan_entry *x = &a->entries[i], *y = &b->entries[i];
+
+		if (x->type != y->type || x->parent != y->parent || x->end != y->end ||
+		    x->st.st_dev != y->st.st_dev || x->st.st_ino != y->st.st_ino ||
+		    x->st.st_size != y->st.st_size || !same_time(&x->st.st_mtim, &y->st.st_mtim) ||
+		    !same_time(&x->st.st_ctim, &y->st.st_ctim) || !same_str(x->src, y->src) ||
+		    !same_str(x->src_name, y->src_name) || !same_str(x->link_target, y->link_target))
+			return false;
+	}
+	return true;
+}

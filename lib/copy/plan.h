@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 
 #include "copy/stale_temps.h"
+#include "device/fs_traits.h"
 #include "device/target.h"
 
 enum plan_entry_type {
@@ -157,6 +158,11 @@ int plan_build(const char *const *sources, size_t n_sources, const char *dest,
 	       const struct plan_options *opts, struct plan **ret,
 	       struct plan_problem *problem);
 void plan_free(struct plan *p);
+
+/* Did a and b (the plans of two destinations) walk the same source tree,
+ * entry for entry, file for file (identity, size and times)?  Then one
+ * reader serves both: entry i is the same source in each. */
+bool plan_same_source(const struct plan *a, const struct plan *b);
 void plan_problem_done(struct plan_problem *p);
 
 /* The destination filesystem's space and limits. */
@@ -165,20 +171,19 @@ struct fs_space {
 	uint64_t avail_inodes;  /* f_favail; UINT64_MAX when the fs has no count (FAT) */
 	uint64_t cluster;       /* allocation unit: f_frsize (FAT, exfat: the cluster) */
 	uint64_t max_file_size; /* FAT: 2^32 - 1; others: see fs_space_read() */
-	enum fs_kind kind;
-	bool stores_modes;      /* FAT/exfat/fuseblk: no */
-	bool stores_symlinks;   /* FAT/exfat/fuseblk: no */
+	enum fs_dirents dirents; /* directory-entry bytes per name (FAT, exFAT) */
+	bool stores_modes;      /* from the traits: FAT/exfat/fuseblk: no */
+	bool stores_symlinks;   /* from the traits: FAT/exfat/fuseblk: no */
 };
 
-/* Fill *ret for the filesystem holding dir (fstype: blkid's type, or
- * NULL; it tells a FUSE daemon's FAT).  avail_bytes is UINT64_MAX when
- * the filesystem reports no size (fusefat).  The limit on file size comes
- * from kind for FAT (vfat and msdos, and fuseblk vfat: 4 GiB - 1) and otherwise from
+/* Fill *ret for the filesystem holding dir, whose traits (fs_traits_of
+ * its target) say what it stores.  avail_bytes is UINT64_MAX when the
+ * filesystem reports no size (fusefat).  The limit on file size is the
+ * traits' (FAT: 4 GiB - 1; also when statfs says msdos) and otherwise
  * fpathconf(_PC_FILESIZEBITS), which glibc answers with 32 for every
  * filesystem it does not know (tmpfs, fuse, exfat), so 32 is taken to
  * mean "unknown" and no limit is applied.  Returns 0 or -errno. */
-int fs_space_read(const char *dir, enum fs_kind kind, const char *fstype,
-		  struct fs_space *ret);
+int fs_space_read(const char *dir, const struct fs_traits *traits, struct fs_space *ret);
 
 /* The copy engine's largest batch of files renamed together
  * (copy_batch.c: a commit at 4 windows of data or 1000 files, and before

@@ -23,8 +23,8 @@
  *                 largest window alone, else up to PLAN_BATCH_FILES files
  *                 whose bytes before the last are under PLAN_BATCH_BYTES.
  *           + one cluster per new directory and per symlink
- *           + FAT and exFAT only: 32-byte directory entries for every
- *             name written (vfat: 1 + ceil(len / 13) with long names;
+ *           + FAT and exFAT only (fs_traits.h's dirents): 32-byte
+ *             directory entries for every name written (vfat: 1 + ceil(len / 13) with long names;
  *             exFAT: 2 + ceil(len / 15)), rounded up to clusters in total.
  *             len is in bytes, never fewer than the UTF-16 units stored.
  * Since new_i = max(new_i - freed_i, 0) + min(new_i, freed_i), the usage
@@ -54,19 +54,20 @@
 #include "copy/plan_internal.h"
 #include "util/size.h"
 
-#define FAT_MAX_FILE_SIZE 0xffffffffULL /* a 32-bit size field in the entry */
 #define OFF_MAX_FILE_SIZE ((uint64_t)INT64_MAX)
 #define DIRENT 32
 
-static uint64_t max_file_size(const char *dir, enum fs_kind kind, const char *fstype)
+static uint64_t max_file_size(const char *dir, const struct fs_traits *traits)
 {
 	struct statfs sf;
 	long bits;
 
-	/* fstype: blkid's name of what a FUSE daemon serves (fusefat: "vfat") */
-	if (kind == FS_VFAT || (statfs(dir, &sf) == 0 && sf.f_type == MSDOS_SUPER_MAGIC) ||
-	    (kind == FS_FUSEBLK && fstype && strcmp(fstype, "vfat") == 0))
-		return FAT_MAX_FILE_SIZE;
+	/* the table knows FAT's limit (vfat, fusefat on a block device);
+	 * statfs catches a FAT whose kind the caller did not know */
+	if (traits->max_file_size)
+		return traits->max_file_size;
+	if (statfs(dir, &sf) == 0 && sf.f_type == MSDOS_SUPER_MAGIC)
+		return FS_FAT_MAX_FILE_SIZE;
 	errno = 0;
 	bits = pathconf(dir, _PC_FILESIZEBITS);
 	/* 32 is glibc's answer for a filesystem it does not know (measured:
@@ -76,21 +77,17 @@ static uint64_t max_file_size(const char *dir, enum fs_kind kind, const char *fs
 	return OFF_MAX_FILE_SIZE;
 }
 
-int fs_space_read(const char *dir, enum fs_kind kind, const char *fstype,
-		  struct fs_space *ret)
+int fs_space_read(const char *dir, const struct fs_traits *traits, struct fs_space *ret)
 {
 	struct statvfs sv;
-	bool dos = kind == FS_VFAT || kind == FS_EXFAT || kind == FS_FUSEBLK;
 
 	if (statvfs(dir, &sv) < 0)
 		return -errno;
 	*ret = (struct fs_space){
 		.cluster = sv.f_frsize ? sv.f_frsize : sv.f_bsize,
-		.kind = kind,
-		/* FUSE on a block device is exfat-fuse or ntfs-3g: neither
-		 * keeps modes by default, exfat keeps no symlinks at all */
-		.stores_modes = !dos,
-		.stores_symlinks = !dos,
+		.dirents = traits->dirents,
+		.stores_modes = traits->stores_modes,
+		.stores_symlinks = traits->stores_symlinks,
 	};
 	if (ret->cluster == 0)
 		ret->cluster = 512;
@@ -98,7 +95,7 @@ int fs_space_read(const char *dir, enum fs_kind kind, const char *fstype,
 	 * full; the device will say ENOSPC if it comes to that */
 	ret->avail_bytes = sv.f_blocks == 0 ? UINT64_MAX : (uint64_t)sv.f_bavail * ret->cluster;
 	ret->avail_inodes = sv.f_files == 0 ? UINT64_MAX : (uint64_t)sv.f_favail;
-	ret->max_file_size = max_file_size(dir, kind, fstype);
+	ret->max_file_size = max_file_size(dir, traits);
 	return 0;
 }
 
@@ -114,10 +111,14 @@ static uint64_t dirent_bytes(const struct fs_space *fs, const char *name)
 {
 	uint64_t len = strlen(name);
 
-	if (fs->kind == FS_VFAT)
+	switch (fs->dirents) {
+	case FS_DIRENTS_FAT:
 		return DIRENT * (1 + (len + 12) / 13);
-	if (fs->kind == FS_EXFAT)
+	case FS_DIRENTS_EXFAT:
 		return DIRENT * (2 + (len + 14) / 15);
+	case FS_DIRENTS_NONE:
+		break;
+	}
 	return 0;
 }
 

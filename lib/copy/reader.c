@@ -1,79 +1,112 @@
-/* reader.c: the read-ahead thread and its ring of aligned buffers.
+/* reader.c: the read-ahead threads.
  *
- * Slots are filled and released strictly in order, so the ring is two
- * counters: `ready` chunks published and not yet taken, `used` slots
- * published and not yet released.  The producer may fill slot `head`
- * while used < n.
+ * The first reader reads every file some destination writes, in plan
+ * order, into a ring (io/ring.h) with one cursor per destination.  With
+ * one destination that is all.  With several, each chunk is hashed as
+ * it is read, and a cursor that holds the ring full while another waits
+ * for data for DETACH_HOLD_S is detached: its destination goes on from a
+ * second reader of its own, which reads the source again from the
+ * cursor's place.  The first reader leaves the second an expectation
+ * for every chunk the second will read again (those still in the ring
+ * when it was detached, and those the first reads after), and the
+ * second compares: bytes that differ mean the source changed between
+ * the reads, and that file is flagged changed for that destination.
  *
- * Sources are read with POSIX_FADV_SEQUENTIAL (larger readahead); a file
- * that was not in the page cache before we read it is dropped behind us
- * with POSIX_FADV_DONTNEED, so copying a card does not evict the rest of
- * the system's cache, while a file the user had cached stays cached. */
+ * Sources are read with POSIX_FADV_SEQUENTIAL (larger readahead).  With
+ * one destination, a file that was not in the page cache before we read
+ * it is dropped behind us with POSIX_FADV_DONTNEED, so copying a card
+ * does not evict the rest of the system's cache, while a file the user
+ * had cached stays cached.  With several, the first reader keeps what it
+ * read (a second read then comes from memory, not from the card), and a
+ * second reader drops behind itself what the first found uncached. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "dirty/cachestat.h"
-#include "util/cleanup.h"
-#include "util/debug.h"
 #include "copy/dirstack.h"
 #include "copy/reader.h"
+#include "dirty/cachestat.h"
+#include "io/chunk_hash.h"
+#include "io/ring.h"
+#include "util/cleanup.h"
+#include "util/debug.h"
 #include "util/test_hook.h"
 
 #define DROP_BACK (2u << 20) /* the largest page cache folio on x86-64 */
+/* how long the fastest destination may starve behind a full ring before
+ * the slowest one is detached: longer than a batch commit's flush */
+#define DETACH_HOLD_S 1.0
 
-struct reader {
-	const struct plan *plan;
-	size_t chunk;
-	unsigned n;
-	void **bufs;
-	struct reader_chunk *slots;
-	atomic_bool *cancel;
-
-	pthread_t thread;
-	bool started;
-	pthread_mutex_t lock;
-	pthread_cond_t more;   /* a chunk was published, or the end */
-	pthread_cond_t room;   /* a slot was released, or stop */
-	unsigned head, tail, used, ready;
-	bool finished, stop;
-	size_t skip_from, skip_to; /* reader_skip(): under lock */
-
-	struct dirstack dirs;  /* the source directories, reader thread only */
-	size_t bad_dir_end;    /* files before this index lie under a directory */
-	int bad_dir_err;       /*   that could not be opened, with this error */
+/* A chunk the first read hashed, for a detached cursor to compare. */
+struct expect {
+	size_t entry;
+	uint64_t offset;
+	uint64_t hash;
 };
 
-static bool should_stop(struct reader *r)
+struct reader_cursor {
+	struct reader *r;        /* the reader whose ring it takes from */
+	unsigned idx;            /* its cursor in that ring */
+	const struct plan *plan; /* its destination's plan: which files it writes */
+	size_t skip_from, skip_to; /* under r->lock */
+	bool left;               /* under r->lock */
+	/* detach, set by the first reader's thread under its lock */
+	bool detached;
+	size_t det_entry;
+	uint64_t det_offset;
+	void *expect;            /* tsearch tree of struct expect, under the first's lock */
+	_Atomic size_t own_entry; /* where the second reader is: the first */
+	struct reader *own;      /*   stores expectations only ahead of it */
+};
+
+struct reader {
+	const struct plan *plan;  /* the source tree (every plan's is the same) */
+	bool *want;               /* per entry: some cursor writes this file */
+	size_t chunk, align;
+	struct ring *ring;
+	atomic_bool *cancel;
+	pthread_t thread;
+	bool started;
+	bool hashing;
+	pthread_mutex_t lock;
+	unsigned n;
+	struct reader_cursor *cursors;
+	/* a second reader: the first, the cursor it serves, where it starts */
+	struct reader *first;
+	struct reader_cursor *serves;
+	size_t start_entry;
+	uint64_t start_offset;
+	/* reader thread only */
+	struct dirstack dirs;
+	size_t bad_dir_end;  /* files before this index lie under a directory */
+	int bad_dir_err;     /*   that could not be opened, with this error */
+	size_t at_entry;     /* the chunk being read: where a detached */
+	uint64_t at_offset;  /*   cursor goes on when the ring holds none */
+	bool *uncached;      /* the first: file was not cached before we read it */
+	/* the first reader's counters, of all readers */
+	_Atomic uint64_t bytes_read, bytes_reread, mismatches;
+	_Atomic unsigned detached;
+};
+
+static bool should_stop(const struct reader *r)
 {
-	return r->stop || (r->cancel && atomic_load(r->cancel));
+	return r->cancel && atomic_load(r->cancel);
 }
 
-/* Wait for a free slot; false when told to stop. */
-static bool wait_room(struct reader *r)
+static struct reader *first_of(struct reader *r)
 {
-	bool ok;
-
-	pthread_mutex_lock(&r->lock);
-	while (r->used == r->n && !should_stop(r))
-		pthread_cond_wait(&r->room, &r->lock);
-	ok = !should_stop(r);
-	pthread_mutex_unlock(&r->lock);
-	return ok;
+	return r->first ? r->first : r;
 }
 
-static void publish(struct reader *r, const struct reader_chunk *c)
+static bool wants(const struct plan *p, size_t idx)
 {
-	pthread_mutex_lock(&r->lock);
-	r->slots[r->head] = *c;
-	r->head = (r->head + 1) % r->n;
-	r->used++;
-	r->ready++;
-	pthread_cond_signal(&r->more);
-	pthread_mutex_unlock(&r->lock);
+	const struct plan_entry *e = &p->entries[idx];
+
+	return e->type == PLAN_FILE && !e->skip_existing;
 }
 
 static ssize_t read_full(int fd, void *buf, size_t len)
@@ -110,31 +143,6 @@ static bool was_cached(int fd)
 	struct file_cache fc;
 
 	return cachestat_fd(fd, 0, 0, &fc) == 0 && fc.cached > 0;
-}
-
-static bool skipped(struct reader *r, size_t idx)
-{
-	bool skip;
-
-	pthread_mutex_lock(&r->lock);
-	skip = idx >= r->skip_from && idx < r->skip_to;
-	pthread_mutex_unlock(&r->lock);
-	return skip;
-}
-
-/* Publish a chunk that ends the file; false when told to stop. */
-static bool publish_end(struct reader *r, struct reader_chunk *c, int err, bool changed)
-{
-	if (!wait_room(r))
-		return false;
-	c->slot = r->head;
-	c->buf = r->bufs[c->slot];
-	c->len = 0;
-	c->err = err;
-	c->changed = changed;
-	c->last = true;
-	publish(r, c);
-	return true;
 }
 
 static bool same_times(const struct timespec *a, const struct timespec *b)
@@ -207,13 +215,165 @@ static int open_source(struct reader *r, const struct plan_entry *e, int *ret_fd
 	return 0;
 }
 
-/* Read one file into the ring, never more than the plan's size; false
- * when told to stop. */
-static bool read_file(struct reader *r, size_t idx)
+
+static int cmp_expect(const void *a, const void *b)
+{
+	const struct expect *x = a, *y = b;
+
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* First reader, under its lock: remember chunk c for detached cursor k,
+ * unless k's own reader is already past it. */
+static void expect_add(struct reader_cursor *k, const struct reader_chunk *c)
+{
+	struct expect *x, **found;
+
+	if (c->len == 0 || c->err || !k->detached || k->left ||
+	    atomic_load(&k->own_entry) > c->entry)
+		return;
+	x = malloc(sizeof(*x));
+	if (!x)
+		return; /* that chunk is then not compared, only read twice */
+	*x = (struct expect){ c->entry, c->offset, c->hash };
+	found = tsearch(x, &k->expect, cmp_expect);
+	if (!found || *found != x)
+		free(x);
+}
+
+/* Second reader: does chunk c match the first read of it, where there
+ * was one? */
+static bool expect_check(struct reader *r, const struct reader_chunk *c)
+{
+	struct reader *f = r->first;
+	struct reader_cursor *k = r->serves;
+	struct expect key = { c->entry, c->offset, 0 }, **found, *x;
+	bool same = true;
+
+	atomic_store(&k->own_entry, c->entry);
+	pthread_mutex_lock(&f->lock);
+	found = tfind(&key, &k->expect, cmp_expect);
+	if (found) {
+		x = *found;
+		same = x->hash == c->hash;
+		tdelete(&key, &k->expect, cmp_expect);
+		free(x);
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (!same)
+		atomic_fetch_add(&f->mismatches, 1);
+	return same;
+}
+
+/* Is idx skipped by every cursor that still takes from this ring? */
+static bool skipped(struct reader *r, size_t idx)
+{
+	bool skip = true;
+
+	pthread_mutex_lock(&first_of(r)->lock);
+	for (unsigned i = 0; i < r->n && skip; i++) {
+		const struct reader_cursor *k = &r->cursors[i];
+
+		if (!k->left && !k->detached && wants(k->plan, idx) &&
+		    !(idx >= k->skip_from && idx < k->skip_to))
+			skip = false;
+	}
+	pthread_mutex_unlock(&first_of(r)->lock);
+	return skip;
+}
+
+/* First reader: detach cursor lag, which holds the ring full.  It goes
+ * on from the oldest chunk it has not taken, or, when it has taken them
+ * all, from the one being read now. */
+static void detach(struct reader *r, unsigned lag)
+{
+	struct reader_cursor *k = &r->cursors[lag];
+	struct reader_chunk m;
+	uint64_t next, produced;
+
+	pthread_mutex_lock(&r->lock);
+	ring_detach(r->ring, lag, &next);
+	produced = ring_produced(r->ring);
+	k->det_entry = r->at_entry;
+	k->det_offset = r->at_offset;
+	if (next < produced && ring_meta(r->ring, next, &m)) {
+		k->det_entry = m.entry;
+		k->det_offset = m.offset;
+	}
+	k->detached = true;
+	for (uint64_t s = next; s < produced; s++)
+		if (ring_meta(r->ring, s, &m))
+			expect_add(k, &m);
+	pthread_mutex_unlock(&r->lock);
+	atomic_fetch_add(&r->detached, 1);
+	DEBUG(DEBUG_COPY, "reader: cursor %u detached at entry %zu offset %llu", lag,
+	      k->det_entry, (unsigned long long)k->det_offset);
+}
+
+/* A free slot for the chunk at (idx, offset); NULL when told to stop. */
+static void *claim(struct reader *r, size_t idx, uint64_t offset)
+{
+	void *buf;
+	unsigned lag;
+	int rc;
+
+	r->at_entry = idx;
+	r->at_offset = offset;
+	while ((rc = ring_claim(r->ring, r->hashing && !r->first ? DETACH_HOLD_S : 0, &buf,
+				&lag)) == 1)
+		detach(r, lag);
+	return rc == 0 && !should_stop(r) ? buf : NULL;
+}
+
+static void publish(struct reader *r, struct reader_chunk *c)
+{
+	if (r->hashing && c->len > 0 && !c->err) {
+		c->hash = chunk_hash(c->buf, c->len);
+		if (r->first) {
+			if (!expect_check(r, c))
+				c->changed = c->last = true;
+		} else {
+			pthread_mutex_lock(&r->lock);
+			for (unsigned i = 0; i < r->n; i++)
+				expect_add(&r->cursors[i], c);
+			pthread_mutex_unlock(&r->lock);
+		}
+	}
+	ring_publish(r->ring, c);
+}
+
+/* Publish a chunk that ends the file; false when told to stop. */
+static bool publish_end(struct reader *r, struct reader_chunk *c, int err, bool changed)
+{
+	c->buf = claim(r, c->entry, c->offset);
+	if (!c->buf)
+		return false;
+	c->len = 0;
+	c->err = err;
+	c->changed = changed;
+	c->last = true;
+	publish(r, c);
+	return true;
+}
+
+/* Drop what we read behind us?  See the top of the file. */
+static bool drops_behind(struct reader *r, size_t idx, int fd)
+{
+	if (r->first)
+		return r->first->uncached[idx];
+	r->uncached[idx] = !was_cached(fd);
+	return r->n == 1 && r->uncached[idx];
+}
+
+/* Read one file into the ring from `from`, never past the plan's size;
+ * false when told to stop. */
+static bool read_file(struct reader *r, size_t idx, uint64_t from)
 {
 	const struct plan_entry *e = &r->plan->entries[idx];
-	uint64_t left = (uint64_t)e->st.st_size;
-	struct reader_chunk c = { .entry = idx };
+	struct reader_chunk c = { .entry = idx, .offset = from };
+	uint64_t left = (uint64_t)e->st.st_size > from ? (uint64_t)e->st.st_size - from : 0;
 	_cleanup_close_ int fd = -1;
 	bool drop_behind;
 	char probe;
@@ -222,26 +382,30 @@ static bool read_file(struct reader *r, size_t idx)
 	if (idx < r->bad_dir_end)
 		return publish_end(r, &c, r->bad_dir_err, false);
 	rc = open_source(r, e, &fd);
+	if (rc == 0 && from > 0 && lseek(fd, (off_t)from, SEEK_SET) < 0)
+		rc = -errno;
 	if (rc != 0)
 		return publish_end(r, &c, rc < 0 ? rc : 0, rc == 1);
 	/* a file that fits one read gains nothing from a larger readahead */
 	if (left > r->chunk)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	drop_behind = !was_cached(fd);
+	drop_behind = drops_behind(r, idx, fd);
 	for (;;) {
 		size_t want = (size_t)MIN(left, (uint64_t)r->chunk);
 		ssize_t n;
 
 		if (skipped(r, idx))
 			return publish_end(r, &c, -ECANCELED, false);
-		if (!wait_room(r))
+		c.buf = claim(r, idx, c.offset);
+		if (!c.buf)
 			return false;
-		c.slot = r->head;
-		c.buf = r->bufs[c.slot];
 		n = read_full(fd, c.buf, want);
 		c.err = n < 0 ? (int)n : 0;
 		c.len = n < 0 ? 0 : (size_t)n;
 		left -= c.len;
+		atomic_fetch_add(&first_of(r)->bytes_read, c.len);
+		if (r->first)
+			atomic_fetch_add(&r->first->bytes_reread, c.len);
 		/* short of the plan's size: it shrank; at it: one byte more
 		 * means it grew, and then its times and size must be the plan's */
 		c.last = n < 0 || (size_t)n < want || left == 0;
@@ -287,122 +451,234 @@ static void *reader_thread(void *arg)
 	for (size_t i = 0; i < r->plan->n_entries; i++) {
 		const struct plan_entry *e = &r->plan->entries[i];
 
+		/* a second reader starts inside the tree: the directories
+		 * wholly before its start are not entered */
+		if (e->type == PLAN_DIR && e->end <= r->start_entry) {
+			i = e->end - 1;
+			continue;
+		}
 		if (e->type == PLAN_DIR && i >= r->bad_dir_end)
 			enter_dir(r, i);
-		if (e->type != PLAN_FILE || e->skip_existing)
+		if (e->type != PLAN_FILE || !r->want[i] || i < r->start_entry)
 			continue;
 		if (i >= r->bad_dir_end)
 			dirstack_pop_to(&r->dirs, e->parent);
 		if (skipped(r, i) ? !publish_end(r, &(struct reader_chunk){ .entry = i },
 						  -ECANCELED, false)
-				  : !read_file(r, i))
+				  : !read_file(r, i, i == r->start_entry ? r->start_offset : 0))
 			break;
 	}
 	dirstack_free(&r->dirs);
-	pthread_mutex_lock(&r->lock);
-	r->finished = true;
-	pthread_cond_broadcast(&r->more);
-	pthread_mutex_unlock(&r->lock);
+	ring_finish(r->ring);
 	return NULL;
 }
 
-static int alloc_ring(struct reader *r, const struct write_plan *wp)
-{
-	r->n = wp->ring_slots ? wp->ring_slots : 3;
-	r->chunk = wp->chunk;
-	r->bufs = calloc(r->n, sizeof(*r->bufs));
-	r->slots = calloc(r->n, sizeof(*r->slots));
-	if (!r->bufs || !r->slots)
-		return -ENOMEM;
-	for (unsigned i = 0; i < r->n; i++) {
-		int e = posix_memalign(&r->bufs[i], MAX(wp->mem_align, 4096), r->chunk);
-
-		if (e)
-			return -e;
-	}
-	return 0;
-}
-
-int reader_start(const struct plan *p, const struct write_plan *wp,
-		 atomic_bool *cancel, struct reader **ret)
+static int reader_new(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
+		      atomic_bool *cancel, struct reader **ret)
 {
 	struct reader *r = calloc(1, sizeof(*r));
+	unsigned slots = wp->ring_slots ? wp->ring_slots : 3;
 	int e;
 
 	if (!r)
 		return -ENOMEM;
-	r->plan = p;
+	r->plan = plans[0];
 	r->cancel = cancel;
-	dirstack_init(&r->dirs, p->opts.follow_symlinks);
+	r->chunk = wp->chunk;
+	r->align = MAX(wp->mem_align, 4096);
+	r->n = n;
+	r->hashing = n > 1;
+	dirstack_init(&r->dirs, r->plan->opts.follow_symlinks);
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->more, NULL);
-	pthread_cond_init(&r->room, NULL);
-	e = alloc_ring(r, wp);
-	if (e == 0) {
-		e = -pthread_create(&r->thread, NULL, reader_thread, r);
-		r->started = e == 0;
+	r->cursors = calloc(n, sizeof(*r->cursors));
+	r->want = calloc(r->plan->n_entries + 1, sizeof(*r->want));
+	r->uncached = calloc(r->plan->n_entries + 1, sizeof(*r->uncached));
+	if (!r->cursors || !r->want || !r->uncached) {
+		reader_free(r);
+		return -ENOMEM;
 	}
+	for (unsigned i = 0; i < n; i++) {
+		r->cursors[i] = (struct reader_cursor){ .r = r, .idx = i, .plan = plans[i] };
+		for (size_t j = 0; j < r->plan->n_entries; j++)
+			r->want[j] = r->want[j] || wants(plans[i], j);
+	}
+	e = ring_new(slots, r->chunk, r->align, sizeof(struct reader_chunk), n,
+		     &r->ring);
 	if (e < 0) {
 		reader_free(r);
 		return e;
 	}
-	DEBUG(DEBUG_COPY, "reader: %u slots of %zu bytes", r->n, r->chunk);
 	*ret = r;
 	return 0;
 }
 
-int reader_next(struct reader *r, struct reader_chunk *ret)
+static int reader_run(struct reader *r)
 {
-	int rc = 0;
+	int e = -pthread_create(&r->thread, NULL, reader_thread, r);
 
-	pthread_mutex_lock(&r->lock);
-	while (r->ready == 0 && !r->finished && !should_stop(r))
-		pthread_cond_wait(&r->more, &r->lock);
-	if (r->ready > 0) {
-		*ret = r->slots[r->tail];
-		r->tail = (r->tail + 1) % r->n;
-		r->ready--;
-	} else {
-		rc = should_stop(r) ? -ECANCELED : 1;
+	r->started = e == 0;
+	if (e == 0)
+		DEBUG(DEBUG_COPY, "reader: %u slots of %zu bytes, %u cursors",
+		      ring_slots(r->ring), r->chunk, r->n);
+	return e;
+}
+
+int reader_start(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
+		 atomic_bool *cancel, struct reader **ret)
+{
+	struct reader *r;
+	int e;
+
+	if (n == 0 || n > RING_CURSORS_MAX)
+		return -EINVAL;
+	e = reader_new(plans, n, wp, cancel, &r);
+	if (e == 0 && (e = reader_run(r)) < 0)
+		reader_free(r);
+	if (e == 0)
+		*ret = r;
+	return e;
+}
+
+struct reader_cursor *reader_cursor(struct reader *r, unsigned i)
+{
+	return &r->cursors[i];
+}
+
+/* Detached cursor k goes on from a reader of its own (its first one's
+ * chunk and ring sizes), which starts where k was. */
+static int start_own(struct reader_cursor *k, const struct write_plan *wp)
+{
+	struct reader *f = k->r, *own;
+	int e = reader_new(&k->plan, 1, wp, f->cancel, &own);
+
+	if (e < 0)
+		return e;
+	own->first = f;
+	own->serves = k;
+	own->hashing = true;
+	pthread_mutex_lock(&f->lock);
+	own->start_entry = k->det_entry;
+	own->start_offset = k->det_offset;
+	own->cursors[0].skip_from = k->skip_from;
+	own->cursors[0].skip_to = k->skip_to;
+	atomic_store(&k->own_entry, k->det_entry);
+	pthread_mutex_unlock(&f->lock);
+	e = reader_run(own);
+	if (e < 0) {
+		reader_free(own);
+		return e;
 	}
-	pthread_mutex_unlock(&r->lock);
-	return rc;
+	k->own = own;
+	return 0;
 }
 
-void reader_skip(struct reader *r, size_t from, size_t to)
+int reader_next(struct reader_cursor *k, struct reader_chunk *ret)
 {
-	pthread_mutex_lock(&r->lock);
-	r->skip_from = from;
-	r->skip_to = to;
-	pthread_mutex_unlock(&r->lock);
+	for (;;) {
+		void *buf;
+		uint64_t next;
+		int rc;
+
+		if (k->own)
+			return reader_next(&k->own->cursors[0], ret);
+		rc = ring_take(k->r->ring, k->idx, ret, &buf, &next);
+		if (rc == RING_DETACHED) {
+			struct write_plan wp = { .chunk = k->r->chunk, .mem_align = (uint32_t)k->r->align,
+						 .ring_slots = ring_slots(k->r->ring) /
+							       k->r->n };
+
+			rc = start_own(k, &wp);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		if (rc != 0)
+			return rc;
+		ret->buf = buf;
+		if (wants(k->plan, ret->entry))
+			return 0;
+		/* another destination's file (-n kept it here) */
+		ring_release(k->r->ring, k->idx);
+	}
 }
 
-void reader_release(struct reader *r, const struct reader_chunk *c)
+void reader_skip(struct reader_cursor *k, size_t from, size_t to)
 {
-	(void)c; /* slots come back in order; the count is enough */
-	pthread_mutex_lock(&r->lock);
-	r->used--;
-	pthread_cond_signal(&r->room);
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_lock(&first_of(k->r)->lock);
+	k->skip_from = from;
+	k->skip_to = to;
+	pthread_mutex_unlock(&first_of(k->r)->lock);
+	if (k->own)
+		reader_skip(&k->own->cursors[0], from, to);
+}
+
+void reader_release(struct reader_cursor *k, const struct reader_chunk *ch)
+{
+	(void)ch; /* slots come back in order; the count is enough */
+	if (k->own)
+		reader_release(&k->own->cursors[0], ch);
+	else
+		ring_release(k->r->ring, k->idx);
+}
+
+void reader_leave(struct reader_cursor *k)
+{
+	struct reader *f = first_of(k->r);
+
+	pthread_mutex_lock(&f->lock);
+	k->left = true;
+	pthread_mutex_unlock(&f->lock);
+	ring_leave(k->r->ring, k->idx);
+	if (k->own)
+		reader_leave(&k->own->cursors[0]);
+}
+
+void reader_stats(const struct reader *r, struct reader_stats *ret)
+{
+	ret->bytes_read = atomic_load(&r->bytes_read);
+	ret->bytes_reread = atomic_load(&r->bytes_reread);
+	ret->detached = atomic_load(&r->detached);
+	ret->mismatches = atomic_load(&r->mismatches);
+}
+
+static void stop(struct reader *r)
+{
+	if (!r)
+		return;
+	if (r->ring)
+		ring_stop(r->ring);
+	for (unsigned i = 0; r->cursors && i < r->n; i++)
+		stop(r->cursors[i].own);
+}
+
+static void reap(struct reader *r)
+{
+	if (r->started)
+		pthread_join(r->thread, NULL);
+	r->started = false;
+	for (unsigned i = 0; r->cursors && i < r->n; i++) {
+		struct reader_cursor *k = &r->cursors[i];
+
+		if (k->own) {
+			reap(k->own);
+			reader_free(k->own);
+			k->own = NULL;
+		}
+		tdestroy(k->expect, free);
+		k->expect = NULL;
+	}
 }
 
 void reader_free(struct reader *r)
 {
 	if (!r)
 		return;
-	pthread_mutex_lock(&r->lock);
-	r->stop = true;
-	pthread_cond_broadcast(&r->room);
-	pthread_cond_broadcast(&r->more);
-	pthread_mutex_unlock(&r->lock);
-	if (r->started)
-		pthread_join(r->thread, NULL);
-	for (unsigned i = 0; r->bufs && i < r->n; i++)
-		free(r->bufs[i]);
-	free(r->bufs);
-	free(r->slots);
+	stop(r);
+	reap(r);
+	ring_free(r->ring);
+	free(r->cursors);
+	free(r->want);
+	free(r->uncached);
 	pthread_mutex_destroy(&r->lock);
-	pthread_cond_destroy(&r->more);
-	pthread_cond_destroy(&r->room);
 	free(r);
 }

@@ -28,6 +28,7 @@
 #include "io/sizing.h"
 
 struct reader;
+struct reader_cursor;
 
 struct reader_chunk {
 	size_t entry;     /* plan entry index */
@@ -37,26 +38,53 @@ struct reader_chunk {
 	bool last;        /* the file ends with this chunk (EOF or error) */
 	int err;          /* -errno: reading the source failed; skip the file */
 	bool changed;     /* last: the file is not the one the plan saw, or
-			   * changed while it was read; skip the file */
-	unsigned slot;
+			   * changed while it was read, or a second read gave
+			   * other bytes than the first; skip the file */
+	uint64_t hash;    /* chunk_hash() of the bytes, with several cursors */
 };
 
-int reader_start(const struct plan *p, const struct write_plan *wp,
+/* What the reading cost, for the end of the copy. */
+struct reader_stats {
+	uint64_t bytes_read;    /* all reads of the source, second reads included */
+	uint64_t bytes_reread;  /* second reads only (by detached cursors) */
+	unsigned detached;      /* cursors that went on from a second read */
+	uint64_t mismatches;    /* second-read chunks whose bytes differed */
+};
+
+/* One reader for n destinations: plans[i] is destination i's plan (the
+ * same source tree, entry for entry: plan_same_source()); cursor i
+ * yields the files that plan writes (not its -n kept ones).  The ring
+ * holds the write plan's ring_slots chunks of wp->chunk bytes aligned to
+ * wp->mem_align; with several cursors each chunk is hashed, and a
+ * cursor that keeps the others waiting for longer than a moment is
+ * detached: it goes on from a reader of its own, which reads the source
+ * again from where it was, checks every chunk the first read also had
+ * against its hash, and flags a difference as changed. */
+int reader_start(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
 		 atomic_bool *cancel, struct reader **ret);
 
-/* The next chunk in plan order: 0 with *ret filled, 1 when every file has
- * been read, -ECANCELED after cancel. */
-int reader_next(struct reader *r, struct reader_chunk *ret);
+/* Cursor i of the reader (i < n). */
+struct reader_cursor *reader_cursor(struct reader *r, unsigned i);
 
-/* Do not read the files of entries [from, to): each one still yields
- * its last chunk (err -ECANCELED), perhaps after chunks read before.
- * The consumer calls it for entries it is at or before. */
-void reader_skip(struct reader *r, size_t from, size_t to);
+/* The cursor's next chunk in plan order: 0 with *ret filled, 1 when every
+ * file has been read, -ECANCELED after cancel, or -errno (a second reader
+ * could not start). */
+int reader_next(struct reader_cursor *c, struct reader_chunk *ret);
 
-/* Give the chunk's buffer back to the ring. */
-void reader_release(struct reader *r, const struct reader_chunk *c);
+/* Do not read the files of entries [from, to) for this cursor: each one
+ * still yields its last chunk (err -ECANCELED), perhaps after chunks
+ * read before.  The consumer calls it for entries it is at or before. */
+void reader_skip(struct reader_cursor *c, size_t from, size_t to);
 
-/* Stop the thread, join it, free the buffers. */
+/* Give the chunk's buffer back. */
+void reader_release(struct reader_cursor *c, const struct reader_chunk *ch);
+
+/* The cursor's consumer takes nothing more (it finished or stopped). */
+void reader_leave(struct reader_cursor *c);
+
+void reader_stats(const struct reader *r, struct reader_stats *ret);
+
+/* Stop the threads, join them, free the buffers. */
 void reader_free(struct reader *r);
 
 #endif

@@ -1,5 +1,5 @@
-/* mount.h: the mount table, read through libmount (the only module that
- * includes <libmount.h> for reading; unmounting lives in unmount.c).
+/* mount.h: the mount table, read through libmount (the mount module: only
+ * it includes <libmount.h>; unmounting is mount_umount.c).
  * Reads $sysroot/proc/self/mountinfo. */
 #ifndef SAFECP_MOUNT_H
 #define SAFECP_MOUNT_H

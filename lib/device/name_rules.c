@@ -16,29 +16,12 @@
 #include <unicase.h>
 #include <unistr.h>
 
+#include "device/fs_traits.h"
 #include "device/name_rules.h"
 
 enum name_fs name_fs_of(enum fs_kind kind, const char *fstype, const char *blkid_type)
 {
-	const char *t = kind == FS_FUSEBLK ? blkid_type : fstype;
-
-	if (kind == FS_VFAT)
-		return NAME_FS_FAT;
-	if (kind == FS_EXFAT)
-		return NAME_FS_EXFAT;
-	if (kind == FS_FUSE && fstype && strcmp(fstype, "fuse.fusefat") == 0)
-		return NAME_FS_FAT; /* fusefat without -o blkdev */
-	if (kind != FS_FUSEBLK && kind != FS_OTHER)
-		return NAME_FS_POSIX;
-	if (!t)
-		return kind == FS_FUSEBLK ? NAME_FS_FUSEBLK : NAME_FS_POSIX;
-	if (strcmp(t, "vfat") == 0 || strcmp(t, "msdos") == 0)
-		return NAME_FS_FAT;
-	if (strcmp(t, "exfat") == 0)
-		return NAME_FS_EXFAT;
-	if (strcmp(t, "ntfs") == 0 || strcmp(t, "ntfs3") == 0)
-		return NAME_FS_NTFS;
-	return kind == FS_FUSEBLK ? NAME_FS_FUSEBLK : NAME_FS_POSIX;
+	return fs_traits_lookup(kind, fstype, blkid_type)->names;
 }
 
 const char *name_fs_id(enum name_fs fs)

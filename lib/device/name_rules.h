@@ -39,7 +39,8 @@ enum name_fs {
 };
 
 /* The family of a probed destination (struct target's kind, fstype and
- * blkid_fstype; the strings may be NULL). */
+ * blkid_fstype; the strings may be NULL): the names column of
+ * fs_traits.h's table. */
 enum name_fs name_fs_of(enum fs_kind kind, const char *fstype, const char *blkid_type);
 
 /* "posix", "fat", "exfat", "ntfs", "fuseblk": for JSON and tests. */

@@ -2,7 +2,7 @@
  * mount a mount is.
  *
  * "/" is the root of the mount tree (mount.c's walk); its block device is
- * found as for any mount (unmount_block_dev: stat of the source, or
+ * found as for any mount (blockdev_of_mount: stat of the source, or
  * mountinfo's MAJ:MIN for a kernel-mounted "/dev/root").  A root on dm or
  * md (LVM, LUKS, RAID) stands on the disks of its slaves
  * (/sys/dev/block/MAJ:MIN/slaves, drivers/md/dm-table.c), which are then
@@ -20,13 +20,13 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "device/blockdev.h"
 #include "util/cleanup.h"
 #include "util/debug.h"
 #include "device/mount.h"
 #include "device/sysdisk.h"
 #include "device/sysfs_disk.h"
 #include "util/sysroot.h"
-#include "unmount/unmount.h"
 
 #define SLAVE_DEPTH 8 /* dm on md on dm...: deeper is a loop */
 
@@ -58,7 +58,7 @@ static void add_disks_of(unsigned maj, unsigned min, struct sysdisk_devt *out, s
 	struct dirent *de;
 	unsigned dmaj, dmin;
 
-	if (depth > SLAVE_DEPTH || unmount_disk_of(maj, min, &dmaj, &dmin) < 0)
+	if (depth > SLAVE_DEPTH || blockdev_disk_of(maj, min, &dmaj, &dmin) < 0)
 		return;
 	if (!devt_in(out, *n, dmaj, dmin) && *n < max)
 		out[(*n)++] = (struct sysdisk_devt){ dmaj, dmin };
@@ -79,7 +79,7 @@ int sysdisk_disks_of(unsigned major, unsigned minor, struct sysdisk_devt *out, s
 	size_t n = 0;
 	int r;
 
-	r = unmount_disk_of(major, minor, &dmaj, &dmin);
+	r = blockdev_disk_of(major, minor, &dmaj, &dmin);
 	if (r < 0)
 		return r;
 	add_disks_of(major, minor, out, max, &n, 0);
@@ -96,7 +96,7 @@ static int load_root(struct sysdisk *s)
 	if (r < 0)
 		return r;
 	snprintf(s->root_source, sizeof(s->root_source), "%s", e.source);
-	if (strcmp(e.target, "/") == 0 && unmount_block_dev(&e, &maj, &min)) {
+	if (strcmp(e.target, "/") == 0 && blockdev_of_mount(&e, &maj, &min)) {
 		s->root_dev = (struct sysdisk_devt){ maj, min };
 		r = sysdisk_disks_of(maj, min, s->root_disks, SYSDISK_MAX);
 		s->n_root_disks = r > 0 ? (size_t)r : 0;

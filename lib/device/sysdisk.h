@@ -4,7 +4,8 @@
  * form the target takes (a path, a device, a whole disk, LABEL=, UUID=);
  * the other system mounts (/usr, /boot, /var, /home...) and a disk with
  * active swap are refused unless the user insists.  This module states the
- * facts and classifies a mount; safeunmount decides and says it in words.
+ * facts and classifies a mount; unmount/guard.c decides, and safeunmount
+ * says it in words.
  * Everything is read through the sysroot ($sysroot/proc/self/mountinfo,
  * $sysroot/proc/swaps, $sysroot/sys), so the decisions are unit-tested on
  * captured trees. */

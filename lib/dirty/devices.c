@@ -17,6 +17,7 @@
 
 #include "util/cleanup.h"
 #include "dirty/devices.h"
+#include "device/fs_traits.h"
 #include "device/mount.h"
 #include "util/sysroot.h"
 #include "device/target.h"
@@ -228,7 +229,7 @@ static int attach_mounts(struct entries *es, bool **ret_has_mounts)
 		struct target *t = NULL;
 		struct device_entry *e;
 
-		if (k == FS_NOBLOCK || k == FS_FUSE)
+		if (!fs_traits_lookup(k, mounts[i].fstype, NULL)->on_block)
 			continue;
 		if (target_probe_mount(&mounts[i], &t) < 0 || !t->has_block || !t->bdi[0]) {
 			target_free(t);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
 #include "util/sysroot.h"
@@ -257,22 +258,13 @@ uint64_t dirty_freerun_ceiling(const struct dirty_system *s)
 	return (s->thresh / ps + s->bg_thresh / ps) / 2 * ps;
 }
 
-static double clock_seconds(clockid_t id)
-{
-	struct timespec ts;
-
-	if (clock_gettime(id, &ts) < 0)
-		return 0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int dirty_sample_take(const char *bdi, const char *disk, struct dirty_sample *ret)
 {
 	struct dirty_sample s = { 0 };
 	int r;
 
-	s.t_mono = clock_seconds(CLOCK_MONOTONIC);
-	s.t_real = clock_seconds(CLOCK_REALTIME);
+	s.t_mono = clock_monotonic();
+	s.t_real = clock_realtime();
 	r = dirty_system_read(&s.sys);
 	if (r < 0)
 		return r;

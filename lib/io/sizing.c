@@ -1,6 +1,7 @@
 /* sizing.c: strategy choice and window/chunk arithmetic for safecp.
  *
- * The table (doc/kernel.md 2.4):
+ * The table (doc/kernel.md 2.4; which filesystem is which is
+ * device/fs_traits.c's write column):
  *   FUSE, fuseblk   -> sync-window: the daemon dirties the underlying
  *                      device's cache, so neither sync_file_range nor
  *                      O_DIRECT on the file bounds anything; only
@@ -24,6 +25,7 @@
 #include <sys/stat.h>
 #include <fcntl.h>
 
+#include "device/fs_traits.h"
 #include "util/cleanup.h"
 #include "util/size.h"
 #include "io/sizing.h"
@@ -86,11 +88,6 @@ static uint64_t request_unit(const struct target *t, uint32_t offset_align)
 	return offset_align ? lcm_u64(unit, offset_align) : unit;
 }
 
-static bool is_fuse(const struct target *t)
-{
-	return t && (t->kind == FS_FUSE || t->kind == FS_FUSEBLK);
-}
-
 static bool dio_supported(const struct dio_caps *dio)
 {
 	return dio && dio->known && dio->offset_align && dio->mem_align;
@@ -102,49 +99,36 @@ static bool dio_refused(const struct dio_caps *dio)
 }
 
 static enum write_strategy choose(const struct target *t, const struct dio_caps *dio,
-				  const char **reason)
+				  enum sizing_reason *reason)
 {
-	if (is_fuse(t)) {
-		*reason = "FUSE passes data to its daemon, whose writes are dirty in the "
-			  "device's cache: only fdatasync per window bounds them";
+	if (fs_traits_of(t)->write == FS_WRITE_SYNC_WINDOW) {
+		*reason = SIZING_FUSE_DAEMON;
 		return STRATEGY_SYNC_WINDOW;
 	}
 	if (dio_supported(dio)) {
-		*reason = "the filesystem supports O_DIRECT (statx DIOALIGN): nothing is "
-			  "left dirty and each completed write is on the device";
+		*reason = SIZING_DIO_SUPPORTED;
 		return STRATEGY_DIRECT;
 	}
-	*reason = dio_refused(dio)
-		? "the filesystem refuses O_DIRECT here: buffered writes with "
-		  "sync_file_range write-behind windows"
-		: "O_DIRECT would silently fall back to synchronous buffered writes on "
-		  "this filesystem: sync_file_range write-behind windows instead";
+	*reason = dio_refused(dio) ? SIZING_DIO_REFUSED : SIZING_DIO_WOULD_FALL_BACK;
 	return STRATEGY_WINDOW;
 }
 
 static int check_requested(const struct target *t, const struct dio_caps *dio,
-			   enum write_strategy s, const char **reason)
+			   enum write_strategy s, enum sizing_reason *reason)
 {
 	switch (s) {
 	case STRATEGY_DIRECT:
 		if (dio_refused(dio)) {
-			*reason = "this filesystem does not support O_DIRECT (statx reports "
-				  "no DIO alignment); use --strategy=window";
+			*reason = SIZING_ASKED_DIO_REFUSED;
 			return -EINVAL;
 		}
-		*reason = dio_supported(dio)
-			? "requested; the filesystem supports O_DIRECT"
-			: "requested; the kernel may fall back to buffered writes, "
-			  "which the writer detects at run time";
+		*reason = dio_supported(dio) ? SIZING_ASKED_DIO_OK : SIZING_ASKED_DIO_UNKNOWN;
 		return 0;
 	case STRATEGY_WINDOW:
-		*reason = is_fuse(t)
-			? "requested; on FUSE, sync_file_range does not reach the device, "
-			  "so the writer will switch to sync-window if dirty data grows"
-			: "requested";
+		*reason = fs_traits_of(t)->fuse ? SIZING_ASKED_WINDOW_FUSE : SIZING_ASKED;
 		return 0;
 	case STRATEGY_SYNC_WINDOW:
-		*reason = "requested";
+		*reason = SIZING_ASKED;
 		return 0;
 	default:
 		return -EINVAL;

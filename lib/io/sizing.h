@@ -29,9 +29,30 @@ struct dio_caps {
 	uint32_t offset_align;
 };
 
+/* Why sizing_plan() chose (or refused) a strategy; cmd/ words it. */
+enum sizing_reason {
+	SIZING_NONE = 0,
+	SIZING_FUSE_DAEMON,       /* FUSE: only fdatasync per window bounds the daemon's dirt */
+	SIZING_DIO_SUPPORTED,     /* statx DIOALIGN: direct */
+	SIZING_DIO_REFUSED,       /* the fs refuses O_DIRECT: windows */
+	SIZING_DIO_WOULD_FALL_BACK, /* O_DIRECT would fall back silently: windows */
+	SIZING_ASKED_DIO_REFUSED, /* direct was asked for and cannot work (the refusal) */
+	SIZING_ASKED_DIO_OK,      /* direct asked; supported */
+	SIZING_ASKED_DIO_UNKNOWN, /* direct asked; the writer checks at run time */
+	SIZING_ASKED_WINDOW_FUSE, /* window asked on FUSE: it switches if dirt grows */
+	SIZING_ASKED,             /* asked for */
+};
+
+/* Why the writer changed strategy while writing a file. */
+enum writer_switch_reason {
+	WRITER_SWITCH_DIO_REFUSED, /* the fs refused O_DIRECT on this file */
+	WRITER_SWITCH_DEVICE_DIRTY, /* dirt grew in the device's cache (FUSE) */
+	WRITER_SWITCH_FELL_BACK,   /* O_DIRECT silently left dirty pages */
+};
+
 struct write_plan {
 	enum write_strategy strategy;
-	const char *reason;    /* one line: why this strategy, for -v/--dry-run */
+	enum sizing_reason reason; /* why this strategy, for -v/--dry-run */
 	uint64_t window;       /* bytes per write-behind window */
 	uint64_t window_min, window_max; /* adaptation bounds */
 	uint64_t chunk;        /* bytes per read/write call; DIO multiple */

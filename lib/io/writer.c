@@ -29,6 +29,7 @@
 
 #include "dirty/cachestat.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/debug.h"
 #include "util/size.h"
 #include "io/writer.h"
@@ -53,14 +54,6 @@ struct writer {
 	uint64_t peak_dirty;
 };
 
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void confirm_to(struct writer *w, uint64_t offset)
 {
 	if (offset <= w->confirmed)
@@ -70,10 +63,11 @@ static void confirm_to(struct writer *w, uint64_t offset)
 	w->confirmed = offset;
 }
 
-static void switch_strategy(struct writer *w, enum write_strategy to, const char *why)
+static void switch_strategy(struct writer *w, enum write_strategy to,
+			    enum writer_switch_reason why)
 {
-	DEBUG(DEBUG_WRITER, "fd %d: %s -> %s: %s", w->fd, strategy_name(w->strategy),
-	      strategy_name(to), why);
+	DEBUG(DEBUG_WRITER, "fd %d: %s -> %s: reason %d", w->fd, strategy_name(w->strategy),
+	      strategy_name(to), (int)why);
 	w->strategy = to;
 	if (w->hooks.switched)
 		w->hooks.switched(w->hooks.ctx, to, why);
@@ -117,8 +111,7 @@ int writer_open(int dirfd, const char *name, const struct write_plan *plan,
 		r = set_direct(w, true);
 		if (r < 0) {
 			/* EINVAL: no ->direct_IO; windows are the next best */
-			switch_strategy(w, STRATEGY_WINDOW,
-					"the filesystem refused O_DIRECT on this file");
+			switch_strategy(w, STRATEGY_WINDOW, WRITER_SWITCH_DIO_REFUSED);
 		}
 	}
 	*ret = TAKE_PTR(w);
@@ -172,7 +165,7 @@ static void note_pending(struct writer *w, uint64_t pending)
 /* Wait for the window started last time; it is then on the device. */
 static int wait_prev(struct writer *w)
 {
-	double before = now_mono(), took;
+	double before = clock_monotonic(), took;
 	int r;
 
 	if (!w->have_prev)
@@ -185,7 +178,7 @@ static int wait_prev(struct writer *w)
 	/* Only a wait that blocked measured the device: one that returned
 	 * at once means the device kept up with us (a larger window gains
 	 * nothing) or that no device was involved (FUSE). */
-	took = now_mono() - before < 0.002 ? 0 : now_mono() - w->prev_started;
+	took = clock_monotonic() - before < 0.002 ? 0 : clock_monotonic() - w->prev_started;
 	w->have_prev = false;
 	confirm_to(w, w->prev_end);
 	/* only waited-for pages may be dropped: they are clean now */
@@ -208,9 +201,7 @@ static void check_window_bound(struct writer *w)
 
 	note_pending(w, MAX(file, dev));
 	if (w->strategy == STRATEGY_WINDOW && dev > limit)
-		switch_strategy(w, STRATEGY_SYNC_WINDOW,
-				"dirty data grew in the underlying device's cache: "
-				"sync_file_range does not reach this filesystem's device");
+		switch_strategy(w, STRATEGY_SYNC_WINDOW, WRITER_SWITCH_DEVICE_DIRTY);
 }
 
 static int end_sync_window(struct writer *w)
@@ -250,7 +241,7 @@ static int end_window(struct writer *w, bool full)
 	w->have_prev = true;
 	w->prev_start = start;
 	w->prev_end = end;
-	w->prev_started = now_mono();
+	w->prev_started = clock_monotonic();
 	w->win_start = end;
 	return 0;
 }
@@ -270,8 +261,7 @@ static int check_direct(struct writer *w)
 		w->win_start = w->written;
 		return 0;
 	}
-	switch_strategy(w, STRATEGY_WINDOW,
-			"O_DIRECT writes left dirty pages (a silent buffered fallback)");
+	switch_strategy(w, STRATEGY_WINDOW, WRITER_SWITCH_FELL_BACK);
 	return set_direct(w, false);
 }
 

@@ -24,7 +24,7 @@ struct writer_hooks {
 	 * writing thread) */
 	void (*confirmed)(void *ctx, uint64_t delta);
 	/* the strategy changed at run time, with the reason */
-	void (*switched)(void *ctx, enum write_strategy to, const char *why);
+	void (*switched)(void *ctx, enum write_strategy to, enum writer_switch_reason why);
 };
 
 /* Create dirfd/name (O_CREAT|O_EXCL, mode 0600 until finished); with

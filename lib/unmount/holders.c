@@ -34,21 +34,11 @@ static const char *const how_names[] = {
 	[HOLDER_NAMESPACE] = "namespace",
 };
 
-static const char *const how_texts[] = {
-	[HOLDER_CWD] = "working directory", [HOLDER_ROOT] = "root directory",
-	[HOLDER_FILE] = "open file", [HOLDER_MAP] = "memory map",
-	[HOLDER_DEVICE] = "device open", [HOLDER_NAMESPACE] = "mount namespace",
-};
-
 const char *holder_how_name(enum holder_how how)
 {
 	return (unsigned)how < ARRAY_SIZE(how_names) ? how_names[how] : "unknown";
 }
 
-const char *holder_how_text(enum holder_how how)
-{
-	return (unsigned)how < ARRAY_SIZE(how_texts) ? how_texts[how] : "unknown";
-}
 
 /* What one scan looks for. */
 struct matcher {
@@ -470,4 +460,25 @@ void holder_list_done(struct holder_list *l)
 	l->items = NULL;
 	l->n = 0;
 	l->unreadable = 0;
+}
+
+int holder_list_copy(const struct holder_list *from, struct holder_list *ret)
+{
+	struct holder_list l = { .unreadable = from->unreadable };
+
+	if (from->n) {
+		l.items = calloc(from->n, sizeof(*l.items));
+		if (!l.items)
+			return -ENOMEM;
+	}
+	for (; l.n < from->n; l.n++) {
+		l.items[l.n] = from->items[l.n];
+		l.items[l.n].path = strdup(from->items[l.n].path);
+		if (!l.items[l.n].path) {
+			holder_list_done(&l);
+			return -ENOMEM;
+		}
+	}
+	*ret = l;
+	return 0;
 }

@@ -24,8 +24,6 @@ enum holder_how {
 
 /* "cwd", "root", "file", "map", "device", "namespace": the JSON words */
 const char *holder_how_name(enum holder_how how);
-/* "working directory", "open file", ...: for messages */
-const char *holder_how_text(enum holder_how how);
 
 struct holder {
 	pid_t pid;
@@ -66,6 +64,9 @@ int holders_of_device(unsigned major, unsigned minor, const char *devnode,
 /* Whether two lists name the same processes the same way (to tell a
  * waiting user only when something changed). */
 bool holder_list_equal(const struct holder_list *a, const struct holder_list *b);
+
+/* A deep copy (the paths too). */
+int holder_list_copy(const struct holder_list *from, struct holder_list *ret);
 
 void holder_list_done(struct holder_list *l);
 

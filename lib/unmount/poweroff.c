@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "device/blockdev.h"
 #include "util/cleanup.h"
 #include "util/debug.h"
 #include "unmount/poweroff.h"
@@ -313,7 +314,7 @@ static int plan_fill(unsigned major, unsigned minor, unsigned flags, struct powe
 	unsigned dmaj, dmin;
 	int r;
 
-	r = unmount_disk_of(major, minor, &dmaj, &dmin);
+	r = blockdev_disk_of(major, minor, &dmaj, &dmin);
 	if (r < 0)
 		return r;
 	snprintf(rel, sizeof(rel), "/sys/dev/block/%u:%u", dmaj, dmin);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
 #include "io/fs_sync.h"
@@ -113,14 +114,6 @@ static int add_distinct(char ***list, size_t *n, const char *name)
 	return 0;
 }
 
-static double now_on(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The system figures are read at the start and, without debugfs, every
  * time: the estimate needs them, the exact path does not. */
 static int read_counters(struct syncer *s, bool with_system, struct syncer_reading *ret)
@@ -148,8 +141,8 @@ static int read_counters(struct syncer *s, bool with_system, struct syncer_readi
 	}
 	/* the clock after the counters: a reading never claims, at its
 	 * time, more progress than the device had made by then */
-	rd.t_mono = now_on(CLOCK_MONOTONIC);
-	rd.t_real = now_on(CLOCK_REALTIME);
+	rd.t_mono = clock_monotonic();
+	rd.t_real = clock_realtime();
 	*ret = rd;
 	return 0;
 }

@@ -39,7 +39,6 @@ TEST(names)
 	CHECK_STR(holder_how_name(HOLDER_CWD), "cwd");
 	CHECK_STR(holder_how_name(HOLDER_MAP), "map");
 	CHECK_STR(holder_how_name(HOLDER_NAMESPACE), "namespace");
-	CHECK_STR(holder_how_text(HOLDER_FILE), "open file");
 	CHECK_STR(holder_how_name((enum holder_how)99), "unknown");
 }
 

@@ -10,14 +10,14 @@ static struct fs_space fat32(uint64_t avail)
 {
 	return (struct fs_space){ .avail_bytes = avail, .avail_inodes = UINT64_MAX,
 				  .cluster = 32 * KIB, .max_file_size = 0xffffffffULL,
-				  .kind = FS_VFAT };
+				  .dirents = FS_DIRENTS_FAT };
 }
 
 static struct fs_space fs_like(enum fs_kind kind, uint64_t cluster)
 {
 	return (struct fs_space){ .avail_bytes = UINT64_MAX / 2, .avail_inodes = UINT64_MAX,
 				  .cluster = cluster, .max_file_size = INT64_MAX,
-				  .kind = kind };
+				  .dirents = fs_traits_lookup(kind, NULL, NULL)->dirents };
 }
 
 TEST(cluster_rounding_fat32_exfat_ext4)
@@ -212,6 +212,12 @@ TEST(space_across_batches)
 	CHECK_U64(plan_space_needed(&p, &ext4), 1000 * 4096);
 }
 
+/* blkid: for fuseblk, the type blkid found behind it */
+static const struct fs_traits *traits(enum fs_kind kind, const char *blkid)
+{
+	return fs_traits_lookup(kind, fs_kind_name(kind), blkid);
+}
+
 TEST(fs_space_read_here)
 {
 	struct fs_space fs;
@@ -219,20 +225,34 @@ TEST(fs_space_read_here)
 
 	tree_new();
 	CHECK_INT(statvfs(".", &sv), 0);
-	CHECK_INT(fs_space_read(".", FS_EXT4, NULL, &fs), 0);
+	CHECK_INT(fs_space_read(".", traits(FS_EXT4, NULL), &fs), 0);
 	CHECK_U64(fs.cluster, sv.f_frsize);
 	CHECK(fs.avail_bytes > 0);
 	CHECK(fs.avail_bytes <= (uint64_t)sv.f_blocks * sv.f_frsize);
 	CHECK(fs.stores_modes && fs.stores_symlinks);
 	CHECK_U64(fs.max_file_size, INT64_MAX);
-	CHECK_INT(fs_space_read(".", FS_VFAT, NULL, &fs), 0);
+	CHECK_INT(fs.dirents, FS_DIRENTS_NONE);
+	CHECK_INT(fs_space_read(".", traits(FS_VFAT, NULL), &fs), 0);
 	CHECK_U64(fs.max_file_size, 0xffffffffULL);
 	CHECK(!fs.stores_modes && !fs.stores_symlinks);
-	CHECK_INT(fs_space_read(".", FS_EXFAT, NULL, &fs), 0);
+	CHECK_INT(fs.dirents, FS_DIRENTS_FAT);
+	CHECK_INT(fs_space_read(".", traits(FS_EXFAT, NULL), &fs), 0);
 	CHECK_U64(fs.max_file_size, INT64_MAX);
-	CHECK_INT(fs_space_read("/dev/shm", FS_NOBLOCK, NULL, &fs), 0); /* glibc: 32 bits */
+	CHECK(!fs.stores_modes && !fs.stores_symlinks);
+	CHECK_INT(fs.dirents, FS_DIRENTS_EXFAT);
+	/* fusefat on a block device has FAT's limit; the other daemons not */
+	CHECK_INT(fs_space_read(".", traits(FS_FUSEBLK, "vfat"), &fs), 0);
+	CHECK_U64(fs.max_file_size, 0xffffffffULL);
+	CHECK(!fs.stores_modes && !fs.stores_symlinks);
+	CHECK_INT(fs_space_read(".", traits(FS_FUSEBLK, "exfat"), &fs), 0);
 	CHECK_U64(fs.max_file_size, INT64_MAX);
-	CHECK_INT(fs_space_read("nothere", FS_EXT4, NULL, &fs), -ENOENT);
+	CHECK(!fs.stores_modes && !fs.stores_symlinks);
+	CHECK_INT(fs.dirents, FS_DIRENTS_NONE);
+	CHECK_INT(fs_space_read(".", traits(FS_FUSEBLK, NULL), &fs), 0);
+	CHECK_U64(fs.max_file_size, INT64_MAX);
+	CHECK_INT(fs_space_read("/dev/shm", traits(FS_NOBLOCK, NULL), &fs), 0); /* glibc: 32 bits */
+	CHECK_U64(fs.max_file_size, INT64_MAX);
+	CHECK_INT(fs_space_read("nothere", traits(FS_EXT4, NULL), &fs), -ENOENT);
 	tree_done();
 }
 

@@ -26,8 +26,8 @@ static void read_all(const struct plan *p, struct outcome *out)
 	struct reader_chunk c;
 
 	memset(out, 0, p->n_entries * sizeof(*out));
-	CHECK_INT(reader_start(p, &wp, NULL, &r), 0);
-	while (reader_next(r, &c) == 0) {
+	CHECK_INT(reader_start(&p, 1, &wp, NULL, &r), 0);
+	while (reader_next(reader_cursor(r, 0), &c) == 0) {
 		struct outcome *o = &out[c.entry];
 
 		o->bytes += c.len;
@@ -35,7 +35,7 @@ static void read_all(const struct plan *p, struct outcome *out)
 		o->err = c.err;
 		o->changed = c.changed;
 		o->last = c.last;
-		reader_release(r, &c);
+		reader_release(reader_cursor(r, 0), &c);
 	}
 	reader_free(r);
 }
@@ -144,9 +144,9 @@ TEST(skipped_files_end_at_once)
 	CHECK_INT(x.r, 0);
 	a = idx_of(x.p, "src/a");
 	b = idx_of(x.p, "src/b");
-	CHECK_INT(reader_start(x.p, &wp, NULL, &r), 0);
-	reader_skip(r, a, a + 1);
-	while (reader_next(r, &c) == 0) {
+	CHECK_INT(reader_start((const struct plan *const *)&x.p, 1, &wp, NULL, &r), 0);
+	reader_skip(reader_cursor(r, 0), a, a + 1);
+	while (reader_next(reader_cursor(r, 0), &c) == 0) {
 		if (c.entry == a) {
 			n_a++;
 			if (c.last)
@@ -155,7 +155,7 @@ TEST(skipped_files_end_at_once)
 			CHECK_U64(c.entry, b);
 			CHECK_U64(c.len, 10);
 		}
-		reader_release(r, &c);
+		reader_release(reader_cursor(r, 0), &c);
 	}
 	reader_free(r);
 	/* at most the ring's worth was read ahead before the skip was seen */

@@ -50,7 +50,7 @@ TEST(choice_table)
 	t = disk(FS_NOBLOCK, 0, 0);
 	CHECK_INT(sizing_plan(&t, &dio_unknown, STRATEGY_AUTO, 0, &p), 0);
 	CHECK_INT(p.strategy, STRATEGY_WINDOW);
-	CHECK(p.reason != NULL);
+	CHECK(p.reason != SIZING_NONE);
 }
 
 TEST(requested_strategies)
@@ -59,7 +59,7 @@ TEST(requested_strategies)
 	struct target t = disk(FS_EXT4, 240, 0);
 
 	CHECK_INT(sizing_plan(&t, &dio_refused, STRATEGY_DIRECT, 0, &p), -EINVAL);
-	CHECK(p.reason != NULL);
+	CHECK(p.reason != SIZING_NONE);
 	CHECK_INT(sizing_plan(&t, &dio_unknown, STRATEGY_DIRECT, 0, &p), 0);
 	CHECK_INT(p.strategy, STRATEGY_DIRECT);
 	CHECK_U64(p.offset_align, 4096); /* unknown alignment: a safe guess of a page */

@@ -162,7 +162,7 @@ TEST(plan_gathers_from_where_it_writes)
 TEST(stale_space_counts_as_free)
 {
 	struct fs_space fs = { .avail_inodes = UINT64_MAX, .cluster = 4096,
-			       .max_file_size = INT64_MAX, .kind = FS_EXFAT };
+			       .max_file_size = INT64_MAX, .dirents = FS_DIRENTS_EXFAT };
 	struct plan_problem pr = { 0 };
 	char name[STALE_TEMP_NAME_MAX], path[PATH_MAX];
 	uint64_t need;

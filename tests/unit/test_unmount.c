@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/blockdev.h"
 #include "util/sysroot.h"
 #include "test.h"
 #include "unmount/unmount.h"
@@ -15,15 +16,15 @@ TEST(disk_of)
 	unsigned maj = 0, min = 0;
 
 	sysroot_set(ROOT);
-	CHECK_INT(unmount_disk_of(8, 17, &maj, &min), 0);
+	CHECK_INT(blockdev_disk_of(8, 17, &maj, &min), 0);
 	CHECK_INT(maj, 8);
 	CHECK_INT(min, 16);
-	CHECK_INT(unmount_disk_of(8, 16, &maj, &min), 0);
+	CHECK_INT(blockdev_disk_of(8, 16, &maj, &min), 0);
 	CHECK_INT(min, 16);
-	CHECK_INT(unmount_disk_of(259, 0, &maj, &min), 0);
+	CHECK_INT(blockdev_disk_of(259, 0, &maj, &min), 0);
 	CHECK_INT(maj, 7);
 	CHECK_INT(min, 3);
-	CHECK_INT(unmount_disk_of(9, 9, &maj, &min), -ENOENT);
+	CHECK_INT(blockdev_disk_of(9, 9, &maj, &min), -ENOENT);
 	sysroot_set(NULL);
 }
 

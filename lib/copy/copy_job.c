@@ -1,0 +1,174 @@
+/* copy_job.c: one reader, one engine thread per destination.
+ *
+ * The reader's chunks must suit every destination's writer: aligned to
+ * the largest buffer alignment, and a multiple of each chunk size (the
+ * least common multiple; chunk sizes are powers of two in practice, so
+ * that is the largest).  Its ring holds each destination's share, so a
+ * job of N destinations buffers what N single copies would. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "copy/copy_internal.h"
+#include "copy/reader.h"
+#include "util/cleanup.h"
+#include "util/debug.h"
+
+struct dest_run {
+	struct copy_job *job;
+	size_t i;
+	pthread_t thread;
+	bool started;
+	struct copy_stats stats;
+	int result;
+	atomic_bool finished;
+};
+
+struct copy_job {
+	const struct copy_dest *dests;
+	size_t n;
+	struct copy_job_hooks hooks;
+	atomic_bool cancel;
+	struct reader *reader;
+	struct write_plan rplan;
+	struct dest_run *runs;
+};
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The reader's sizes for all destinations (see the top). */
+static int reader_plan(const struct copy_dest *d, size_t n, struct write_plan *ret)
+{
+	uint64_t chunk = 0, ring = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	for (size_t i = 0; i < n; i++) {
+		const struct write_plan *w = d[i].opts.wplan;
+		uint64_t c = w->chunk ? w->chunk : 1;
+
+		chunk = chunk ? chunk / gcd_u64(chunk, c) * c : c;
+		ret->mem_align = MAX(ret->mem_align, w->mem_align);
+		ring += (uint64_t)(w->ring_slots ? w->ring_slots : 3) * c;
+	}
+	if (chunk > (64u << 20))
+		return -EINVAL; /* not powers of two: no common chunk worth having */
+	ret->chunk = chunk;
+	ret->ring_slots = (unsigned)MAX(3 * n, ring / chunk);
+	return 0;
+}
+
+static void *dest_thread(void *arg)
+{
+	struct dest_run *dr = arg;
+	struct copy_job *j = dr->job;
+	const struct copy_dest *d = &j->dests[dr->i];
+
+	dr->result = copy_engine_run(d->plan, &d->opts, d->cb, &dr->stats, &j->cancel,
+				     reader_cursor(j->reader, (unsigned)dr->i));
+	atomic_store(&dr->finished, true);
+	if (j->hooks.finished)
+		j->hooks.finished(j->hooks.ctx, dr->i);
+	return NULL;
+}
+
+int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_job_hooks *hooks,
+		   struct copy_job **ret)
+{
+	const struct plan *plans[COPY_DESTS_MAX];
+	struct copy_job *j;
+	int r;
+
+	if (n == 0 || n > COPY_DESTS_MAX)
+		return -EINVAL;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->dests = dests;
+	j->n = n;
+	if (hooks)
+		j->hooks = *hooks;
+	j->runs = calloc(n, sizeof(*j->runs));
+	r = j->runs ? reader_plan(dests, n, &j->rplan) : -ENOMEM;
+	for (size_t i = 0; r == 0 && i < n; i++)
+		plans[i] = dests[i].plan;
+	if (r == 0)
+		r = reader_start(plans, (unsigned)n, &j->rplan, &j->cancel, &j->reader);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		struct dest_run *dr = &j->runs[i];
+
+		dr->job = j;
+		dr->i = i;
+		r = -pthread_create(&dr->thread, NULL, dest_thread, dr);
+		dr->started = r == 0;
+	}
+	if (r < 0) {
+		copy_job_free(j);
+		return r;
+	}
+	DEBUG(DEBUG_COPY, "job: %zu destinations, reader chunk %llu, %u slots", n,
+	      (unsigned long long)j->rplan.chunk, j->rplan.ring_slots);
+	*ret = j;
+	return 0;
+}
+
+const struct copy_stats *copy_job_stats(const struct copy_job *j, size_t i)
+{
+	return &j->runs[i].stats;
+}
+
+bool copy_job_finished(const struct copy_job *j, size_t i, int *result)
+{
+	if (!atomic_load(&j->runs[i].finished))
+		return false;
+	if (result)
+		*result = j->runs[i].result;
+	return true;
+}
+
+bool copy_job_done(const struct copy_job *j)
+{
+	for (size_t i = 0; i < j->n; i++)
+		if (!atomic_load(&j->runs[i].finished))
+			return false;
+	return true;
+}
+
+void copy_job_cancel(struct copy_job *j)
+{
+	atomic_store(&j->cancel, true);
+}
+
+void copy_job_source(const struct copy_job *j, struct copy_source_stats *ret)
+{
+	struct reader_stats rs = { 0 };
+
+	if (j->reader)
+		reader_stats(j->reader, &rs);
+	*ret = (struct copy_source_stats){ rs.bytes_read, rs.bytes_reread, rs.detached,
+					   rs.mismatches };
+}
+
+void copy_job_free(struct copy_job *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; j->runs && i < j->n; i++)
+		if (j->runs[i].started && !atomic_load(&j->runs[i].finished))
+			atomic_store(&j->cancel, true);
+	for (size_t i = 0; j->runs && i < j->n; i++)
+		if (j->runs[i].started)
+			pthread_join(j->runs[i].thread, NULL);
+	reader_free(j->reader);
+	free(j->runs);
+	free(j);
+}

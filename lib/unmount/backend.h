@@ -1,0 +1,80 @@
+/* backend.h: what carries out the steps of an unmount job.
+ *
+ * The job (job.c) decides the order, the retries and when to stop; a
+ * backend does each step's one operation.  unmount_backend_kernel() is
+ * libmount, syncfs, sysfs and /proc (backend_kernel.c); a udisks2 backend
+ * can come later; the unit tests use a fake one.  Every op returns 0 or
+ * -errno unless it says otherwise; `data` is the backend's own. */
+#ifndef SAFECP_UNMOUNT_BACKEND_H
+#define SAFECP_UNMOUNT_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "unmount/holders.h"
+#include "unmount/poweroff.h"
+#include "unmount/syncer.h"
+#include "unmount/target.h"
+
+struct unmount_backend {
+	void *data;
+
+	/* Sync: start syncing every filesystem of t in the background
+	 * (*ret_sync is the backend's handle), with the figures of the
+	 * moment it began; poll waits up to timeout_ms for the running
+	 * round and reads the figures; again starts another round;
+	 * sync_free waits for a running round and lets go.  A sync the job
+	 * abandons (cancelled in the middle of a round) is never freed:
+	 * syncfs cannot be stopped. */
+	int (*sync_start)(const struct unmount_backend *be, const struct unmount_target *t,
+			  void **ret_sync, struct syncer_figures *ret_first);
+	int (*sync_poll)(const struct unmount_backend *be, void *sync, int timeout_ms,
+			 struct syncer_figures *ret);
+	int (*sync_again)(const struct unmount_backend *be, void *sync);
+	void (*sync_free)(const struct unmount_backend *be, void *sync);
+
+	/* Unmount mountpoint (lazily: MNT_DETACH); -EBUSY in use, -EINVAL
+	 * not mounted.  *ret_message: the system's own text on failure, or
+	 * NULL. */
+	int (*unmount)(const struct unmount_backend *be, const char *mountpoint, bool lazy,
+		       char **ret_message);
+
+	/* Who keeps fs busy: processes, and the mounts below it (but those
+	 * of t when t is not NULL, which the job unmounts itself). */
+	int (*mount_holders)(const struct unmount_backend *be, const struct unmount_target *t,
+			     const struct unmount_fs *fs, struct holder_list *ret,
+			     char ***ret_submounts, size_t *ret_n_submounts);
+	/* Who holds the block device: processes, other mount namespaces. */
+	int (*device_holders)(const struct unmount_backend *be, const char *devnode,
+			      unsigned major, unsigned minor, struct holder_list *ret);
+
+	/* Release check, 1: whether the block device is still mounted in our
+	 * own namespace (a bind mount, a second mount point): 1 with
+	 * *ret_mountpoint malloc'd, 0 when not. */
+	int (*mounted_here)(const struct unmount_backend *be, unsigned major, unsigned minor,
+			    char **ret_mountpoint);
+	/* Release check, 2: that nothing holds devnode any more, waiting up
+	 * to wait_ms for a daemon to let go, and flush it.  -EBUSY held;
+	 * -EACCES or -EPERM when it cannot be checked. */
+	int (*release)(const struct unmount_backend *be, const char *devnode, int wait_ms);
+
+	/* Power off: the plan for the disk major:minor (poweroff.h's flags),
+	 * then its run. */
+	int (*power_off_plan)(const struct unmount_backend *be, unsigned major, unsigned minor,
+			      unsigned flags, struct poweroff_plan *ret);
+	int (*power_off_run)(const struct unmount_backend *be, const struct poweroff_plan *p,
+			     struct poweroff_result *ret);
+	/* frees what power_off_plan filled */
+	void (*power_off_plan_done)(const struct unmount_backend *be, struct poweroff_plan *p);
+};
+
+/* libmount, syncfs in a thread (syncer.h), /proc, sysfs: this machine. */
+const struct unmount_backend *unmount_backend_kernel(void);
+
+/* The mounts below mountpoint, but those of t (t may be NULL), as a
+ * malloc'd array of malloc'd mount points; the count. */
+size_t unmount_submounts(const struct unmount_target *t, const char *mountpoint, char ***ret);
+
+void unmount_strv_free(char **v, size_t n);
+
+#endif

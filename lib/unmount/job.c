@@ -1,0 +1,342 @@
+/* job.c: an unmount job's steps, its thread and its event queue.
+ *
+ * The job's thread runs the steps in order (job_steps.c) and queues an
+ * event for everything the caller may want to show; the caller's thread
+ * polls an eventfd with its own timeout, which both paces a display and
+ * wakes it at once when something happens, and takes the events in
+ * order.  Signals are blocked in the job's thread (and so in the sync
+ * worker it starts), so that they interrupt the caller's poll, never a
+ * syscall of ours.  Cancelling sets a flag and writes a second eventfd,
+ * which every wait of the job polls. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/debug.h"
+#include "unmount/job_private.h"
+
+double job_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void kick(int fd)
+{
+	uint64_t one = 1;
+
+	if (write(fd, &one, sizeof(one)) < 0) {
+		/* cannot fail below 2^64-1; a poll timeout sees the state anyway */
+	}
+}
+
+static void drain(int fd)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing to drain */
+	}
+}
+
+void unmount_event_done(struct unmount_event *ev)
+{
+	if (!ev)
+		return;
+	holder_list_done(&ev->busy.holders);
+	unmount_strv_free(ev->busy.submounts, ev->busy.n_submounts);
+	memset(ev, 0, sizeof(*ev));
+}
+
+/* Out of memory, the event is dropped: the steps' own states still say
+ * what happened, and END is never lost (see unmount_job_poll). */
+void job_emit(struct unmount_job *job, struct unmount_event *ev)
+{
+	pthread_mutex_lock(&job->lock);
+	if (job->q_head + job->q_len == job->q_cap) {
+		if (job->q_head > 0) {
+			memmove(job->queue, job->queue + job->q_head, job->q_len * sizeof(*ev));
+			job->q_head = 0;
+		} else {
+			size_t cap = job->q_cap ? 2 * job->q_cap : 16;
+			struct unmount_event *q = realloc(job->queue, cap * sizeof(*q));
+
+			if (!q) {
+				pthread_mutex_unlock(&job->lock);
+				unmount_event_done(ev);
+				return;
+			}
+			job->queue = q;
+			job->q_cap = cap;
+		}
+	}
+	job->queue[job->q_head + job->q_len++] = *ev;
+	pthread_mutex_unlock(&job->lock);
+	memset(ev, 0, sizeof(*ev));
+	kick(job->efd);
+}
+
+bool job_cancelled(struct unmount_job *job)
+{
+	bool c;
+
+	pthread_mutex_lock(&job->lock);
+	c = job->cancelled;
+	pthread_mutex_unlock(&job->lock);
+	return c;
+}
+
+bool job_sleep(struct unmount_job *job, int ms)
+{
+	struct pollfd p = { .fd = job->cancel_fd, .events = POLLIN };
+
+	if (job_cancelled(job))
+		return false;
+	while (poll(&p, 1, ms) < 0 && errno == EINTR) {
+		/* signals are blocked here; kept for safety */
+	}
+	return !job_cancelled(job);
+}
+
+static int add_step(struct unmount_job *job, enum unmount_step_kind kind, size_t fs,
+		    const char *devnode, unsigned major, unsigned minor)
+{
+	struct unmount_step *v = realloc(job->steps, (job->n_steps + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	job->steps = v;
+	v[job->n_steps++] = (struct unmount_step){
+		.kind = kind, .fs = fs, .devnode = devnode, .major = major, .minor = minor,
+	};
+	return 0;
+}
+
+static bool seen_before(const struct unmount_target *t, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(t->fs[k].devnode, t->fs[i].devnode) == 0)
+			return true;
+	return false;
+}
+
+/* The release checks: each distinct block device once, then the whole
+ * disk of a whole-disk target (a claimed partition marks its disk). */
+static int add_release_steps(struct unmount_job *job)
+{
+	struct unmount_target *t = job->t;
+	int r = 0;
+
+	for (size_t i = 0; i < t->n_fs && r >= 0; i++)
+		if (t->fs[i].devnode[0] && !seen_before(t, i))
+			r = add_step(job, UNMOUNT_STEP_RELEASE_CHECK, i, t->fs[i].devnode,
+				     t->fs[i].m.dev_major, t->fs[i].m.dev_minor);
+	if (r >= 0 && t->whole_disk)
+		r = add_step(job, UNMOUNT_STEP_RELEASE_CHECK, UNMOUNT_NO_FS, t->devnode,
+			     t->dev_major, t->dev_minor);
+	return r;
+}
+
+static int build_steps(struct unmount_job *job)
+{
+	struct unmount_target *t = job->t;
+	int r = 0;
+
+	if (t->n_fs >= 2 && !job->o.lazy)
+		r = add_step(job, UNMOUNT_STEP_FREE_CHECK, UNMOUNT_NO_FS, NULL, 0, 0);
+	if (job->o.check_only || r < 0)
+		return r;
+	if (t->n_fs)
+		r = add_step(job, UNMOUNT_STEP_SYNC, UNMOUNT_NO_FS, NULL, 0, 0);
+	for (size_t i = 0; i < t->n_fs && r >= 0; i++)
+		r = add_step(job, UNMOUNT_STEP_UNMOUNT, i, NULL, 0, 0);
+	if (r >= 0 && t->n_fs && !job->o.lazy)
+		r = add_release_steps(job);
+	if (r >= 0 && job->o.power_off)
+		r = add_step(job, UNMOUNT_STEP_POWER_OFF, UNMOUNT_NO_FS, NULL, 0, 0);
+	return r;
+}
+
+int unmount_job_new(struct unmount_target *t, const struct unmount_job_options *o,
+		    const struct unmount_backend *be, struct unmount_job **ret)
+{
+	struct unmount_job *job = calloc(1, sizeof(*job));
+	int r;
+
+	if (!job)
+		return -ENOMEM;
+	job->t = t;
+	job->o = *o;
+	if (job->o.retry_ms <= 0)
+		job->o.retry_ms = 500;
+	job->be = be;
+	pthread_mutex_init(&job->lock, NULL);
+	job->efd = job->cancel_fd = -1;
+	job->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	job->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	r = job->efd < 0 || job->cancel_fd < 0 ? -errno : build_steps(job);
+	if (r < 0) {
+		unmount_job_free(job);
+		return r;
+	}
+	*ret = job;
+	return 0;
+}
+
+static void end_step(struct unmount_job *job, size_t i)
+{
+	struct unmount_event ev = { .kind = UNMOUNT_EVENT_STEP_END, .step = i,
+				    .outcome = job->steps[i] };
+
+	DEBUG(DEBUG_UNMOUNT, "job: step %zu (kind %d) ends: state %d, result %d, why %d", i,
+	      (int)job->steps[i].kind, (int)job->steps[i].state, job->steps[i].result,
+	      (int)job->steps[i].why);
+	job_emit(job, &ev);
+}
+
+static void *job_main(void *arg)
+{
+	struct unmount_job *job = arg;
+	struct unmount_event end = { .kind = UNMOUNT_EVENT_END };
+
+	for (size_t i = 0; i < job->n_steps; i++) {
+		struct unmount_step *s = &job->steps[i];
+
+		end.step = i;
+		if (job_cancelled(job)) {
+			s->state = UNMOUNT_STEP_FAILED;
+			s->result = -ECANCELED;
+			s->why = UNMOUNT_WHY_NOT_BEGUN;
+		} else {
+			s->state = UNMOUNT_STEP_RUNNING;
+			job_step_run(job, i);
+		}
+		end_step(job, i);
+		if (s->state == UNMOUNT_STEP_FAILED)
+			break;
+	}
+	pthread_mutex_lock(&job->lock);
+	job->finished = true;
+	job->last_step = end.step;
+	pthread_mutex_unlock(&job->lock);
+	job_emit(job, &end);
+	return NULL;
+}
+
+int unmount_job_start(struct unmount_job *job)
+{
+	sigset_t all, old;
+	int r;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r = pthread_create(&job->thread, NULL, job_main, job);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0)
+		return -r;
+	job->started = true;
+	return 0;
+}
+
+static bool take_event(struct unmount_job *job, struct unmount_event *ret)
+{
+	bool got = false;
+
+	pthread_mutex_lock(&job->lock);
+	if (job->q_len > 0) {
+		*ret = job->queue[job->q_head++];
+		job->q_len--;
+		got = true;
+	} else if (job->finished) {
+		/* END again, also when its queueing ran out of memory */
+		*ret = (struct unmount_event){ .kind = UNMOUNT_EVENT_END, .step = job->last_step };
+		got = true;
+	}
+	if (job->q_len == 0)
+		job->q_head = 0;
+	pthread_mutex_unlock(&job->lock);
+	return got;
+}
+
+int unmount_job_poll(struct unmount_job *job, int timeout_ms, struct unmount_event *ret)
+{
+	struct pollfd p = { .fd = job->efd, .events = POLLIN };
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (take_event(job, ret))
+		return 1;
+	r = poll(&p, 1, timeout_ms);
+	if (r < 0)
+		return -errno;
+	if (r > 0)
+		drain(job->efd);
+	return take_event(job, ret) ? 1 : 0;
+}
+
+void unmount_job_cancel(struct unmount_job *job)
+{
+	pthread_mutex_lock(&job->lock);
+	job->cancelled = true;
+	pthread_mutex_unlock(&job->lock);
+	kick(job->cancel_fd);
+}
+
+void unmount_job_free(struct unmount_job *job)
+{
+	if (!job)
+		return;
+	if (job->started) {
+		unmount_job_cancel(job);
+		pthread_join(job->thread, NULL);
+	}
+	for (size_t i = job->q_head; i < job->q_head + job->q_len; i++)
+		unmount_event_done(&job->queue[i]);
+	free(job->queue);
+	for (size_t i = 0; i < job->n_steps; i++) {
+		free(job->steps[i].message);
+		free(job->steps[i].where);
+	}
+	free(job->steps);
+	if (job->have_plan)
+		job->be->power_off_plan_done(job->be, &job->plan);
+	if (job->efd >= 0)
+		close(job->efd);
+	if (job->cancel_fd >= 0)
+		close(job->cancel_fd);
+	pthread_mutex_destroy(&job->lock);
+	free(job);
+}
+
+size_t unmount_job_n_steps(const struct unmount_job *job)
+{
+	return job->n_steps;
+}
+
+const struct unmount_step *unmount_job_step(const struct unmount_job *job, size_t i)
+{
+	return i < job->n_steps ? &job->steps[i] : NULL;
+}
+
+const struct poweroff_plan *unmount_job_plan(const struct unmount_job *job)
+{
+	return job->have_plan ? &job->plan : NULL;
+}
+
+const struct poweroff_result *unmount_job_power_off(const struct unmount_job *job)
+{
+	return &job->poweroff;
+}
+
+bool unmount_job_sync_clean(const struct unmount_job *job)
+{
+	return job->sync_clean;
+}

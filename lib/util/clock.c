@@ -1,0 +1,22 @@
+/* clock.c: see clock.h. */
+#include <time.h>
+
+#include "util/clock.h"
+
+static double seconds_of(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double clock_monotonic(void)
+{
+	return seconds_of(CLOCK_MONOTONIC);
+}
+
+double clock_realtime(void)
+{
+	return seconds_of(CLOCK_REALTIME);
+}

@@ -1,0 +1,10 @@
+/* clock.h: the project's one clock: seconds as a double. */
+#ifndef SAFECP_CLOCK_H
+#define SAFECP_CLOCK_H
+
+/* CLOCK_MONOTONIC: for durations and rates. */
+double clock_monotonic(void);
+/* CLOCK_REALTIME: for timestamps in events. */
+double clock_realtime(void);
+
+#endif
