@@ -38,6 +38,7 @@ struct ring {
 	pthread_cond_t room, more;
 	uint64_t produced;
 	bool finished, stop;
+	double held_s;           /* see ring_claim_size() */
 };
 
 int ring_new_arena(unsigned n_slots, size_t arena_bytes, size_t align, size_t meta_size,
@@ -208,10 +209,14 @@ static bool fits(const struct ring *r, uint64_t pin, size_t len, size_t *at)
 	return false;
 }
 
+/* The laggard: the time the producer spent held back while another
+ * cursor had nothing to take adds up across claims, and starts again at
+ * 0 when a claim finds no cursor starving: a destination that keeps its
+ * own pace but lets the ring fill is not a laggard, one that the others
+ * wait for chunk after chunk is. */
 int ring_claim_size(struct ring *r, size_t bytes, double hold_s, void **buf, unsigned *laggard)
 {
 	size_t len = (bytes + r->align - 1) / r->align * r->align, at = 0;
-	double held_since = -1;
 	int rc = 0;
 
 	if (len > r->arena_bytes)
@@ -229,21 +234,22 @@ int ring_claim_size(struct ring *r, size_t bytes, double hold_s, void **buf, uns
 			r->claim_at = at;
 			r->claim_len = len;
 			*buf = r->arena + at;
+			if (who < 0 || !someone_starves(r, (unsigned)who))
+				r->held_s = 0;
 			break;
 		}
 		if (hold_s > 0 && who >= 0 && someone_starves(r, (unsigned)who)) {
-			double now = clock_monotonic();
+			double before = clock_monotonic();
 
-			if (held_since < 0)
-				held_since = now;
-			else if (now - held_since >= hold_s) {
+			if (r->held_s >= hold_s) {
 				*laggard = (unsigned)who;
+				r->held_s = 0;
 				rc = 1;
 				break;
 			}
 			wait_until(&r->room, &r->lock, 0.05);
+			r->held_s += clock_monotonic() - before;
 		} else {
-			held_since = -1;
 			pthread_cond_wait(&r->room, &r->lock);
 		}
 	}
