@@ -28,6 +28,7 @@
 #include "util/cleanup.h"
 #include "common/cli.h"
 #include "common/json.h"
+#include "common/msg.h"
 #include "common/quote.h"
 #include "safecp/safecp.h"
 #include "util/size.h"
@@ -184,9 +185,24 @@ static void vwarn(struct events *ev, const char *fmt, va_list ap)
 {
 	_cleanup_free_ char *msg = NULL;
 
-	if (vasprintf(&msg, fmt, ap) < 0)
-		return;
-	progress_note(ev->sh->meter, "%s: %s", program_name, msg);
+	msg = msg_vline(MSG_WARNING, fmt, ap);
+	if (msg)
+		progress_note(ev->sh->meter, "%s", msg);
+}
+
+/* A diagnostic line through the meter, with ev's lock held. */
+static void note_line(struct events *ev, enum msg_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note_line(struct events *ev, enum msg_level level, const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg = msg_vline(level, fmt, ap);
+	va_end(ap);
+	if (msg)
+		progress_note(ev->sh->meter, "%s", msg);
 }
 
 void events_warn(struct events *ev, const char *fmt, ...)
@@ -262,7 +278,7 @@ static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_rea
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 			say(ev, "%s kept: %s exists", quote(e->src), quote(e->dst));
 	} else if (ev->o->verbosity >= VERBOSITY_NORMAL) {
-		progress_note(ev->sh->meter, "%s: skipping %s: %s", program_name, quote(e->src),
+		note_line(ev, MSG_WARNING, "skipping %s: %s", quote(e->src),
 			      why);
 	}
 	if (ev->json_mode) {
@@ -285,7 +301,7 @@ static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step,
 	if (fatal)
 		ev->fatal_reported = true;
 	if (!note || ev->o->verbosity >= VERBOSITY_NORMAL)
-		progress_note(ev->sh->meter, "%s: %s", program_name, msg ? msg : strerror(err));
+		note_line(ev, note ? MSG_WARNING : MSG_ERROR, "%s", msg ? msg : strerror(err));
 	if (ev->json_mode) {
 		if (step == COPY_STEP_CHANGED)
 			jsonev_changed(&ev->json, e, msg);
@@ -306,9 +322,9 @@ static void on_note(void *ctx, enum copy_note_kind kind, const char *path, int e
 	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
 		if (path)
-			progress_note(ev->sh->meter, "%s: %s: %s", program_name, quote(path), what);
+			note_line(ev, MSG_NOTE, "%s: %s", quote(path), what);
 		else
-			progress_note(ev->sh->meter, "%s: %s", program_name, what);
+			note_line(ev, MSG_NOTE, "%s", what);
 	}
 	if (ev->json_mode) {
 		jsonev_note(&ev->json, path, what);
@@ -372,7 +388,7 @@ void events_start(struct events *ev)
 							ev->job->target);
 
 		if (msg)
-			progress_note(ev->sh->meter, "%s: %s", program_name, msg);
+			note_line(ev, MSG_NOTE, "%s", msg);
 	}
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
 		_cleanup_free_ char *where = words_where(ev->job->target);
@@ -544,20 +560,18 @@ void events_dest_finished(struct events *ev, int result)
 	if (result >= 0) {
 		line = final_line(ev, result);
 		if (!ev->json_mode && ev->o->verbosity >= VERBOSITY_NORMAL && line)
-			progress_note(sh->meter, "%s: %s: %s", program_name, quote(ev->job->dest_arg),
-				      line);
+			progress_note(sh->meter, "%s: %s", quote(ev->job->dest_arg), line);
 	} else if (result != -ECANCELED) {
 		if (!ev->fatal_reported) {
-			progress_note(sh->meter, "%s: cannot copy to %s: %s", program_name,
-				      quote(ev->job->plan->dest_root), strerror(ev->err));
+			note_line(ev, MSG_ERROR, "cannot copy to %s: %s",
+				  quote(ev->job->plan->dest_root), strerror(ev->err));
 			if (ev->json_mode)
 				jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, ev->err,
 					     ev->job->plan->dest_root, strerror(ev->err), true);
 		}
-		progress_note(sh->meter, "%s: %s: stopped: %ju %s copied before the error; "
-			      "temporary files removed, nothing partial was left under a final "
-			      "name; the other destinations go on", program_name,
-			      quote(ev->job->dest_arg), (uintmax_t)ev->snap.files_done,
+		note_line(ev, MSG_ERROR, "%s: stopped: %ju %s copied before the error; "
+			  "temporary files removed, nothing partial was left under a final "
+			  "name; the other destinations go on", quote(ev->job->dest_arg), (uintmax_t)ev->snap.files_done,
 			      ev->snap.files_done == 1 ? "file" : "files");
 	}
 	if (ev->json_mode) {

@@ -150,7 +150,7 @@ assert_seen() {
 	assert_clean "$T/err"
 	[[ $(wc -l <"$T/err") -eq 1 ]]
 	line=$(<"$T/err")
-	line=${line#"safecp: skipping "}
+	line=${line#"safecp: warning: skipping "}
 	unquote "${line%%: *}"
 	[[ $GOT == "$name" ]]
 }

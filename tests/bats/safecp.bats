@@ -48,7 +48,7 @@ setup() {
 	make_file "$SRC/t/f" 100
 	mkfifo "$SRC/t/pipe"
 	run -0 --separate-stderr safecp -r "$SRC/t" "$STICK_MNT"/
-	[[ $stderr == "safecp: skipping '$SRC/t/pipe': a FIFO is not copied" ]]
+	[[ $stderr == "safecp: warning: skipping '$SRC/t/pipe': a FIFO is not copied" ]]
 	[[ ! -e $STICK_MNT/t/pipe ]]
 	cmp "$SRC/t/f" "$STICK_MNT/t/f"
 	run -0 --separate-stderr safecp -q -r "$SRC/t" "$STICK_MNT/u"

@@ -127,7 +127,7 @@ used_kib() {
 
 	run -0 --separate-stderr safecp --progress=json "$SRC/big" "$STICK_MNT"/
 	echo "$stderr"
-	[[ $stderr == *"safecp: '$stale': removed a temporary file left by an interrupted copy ("*" MiB)"* ]]
+	[[ $stderr == *"safecp: note: '$stale': removed a temporary file left by an interrupted copy ("*" MiB)"* ]]
 	jq -s -e '.[0].event == "start" and .[0].stale_temps == 1 and .[0].stale_bytes >= 16 * 1048576' \
 		<<<"$output"
 	jq -s -e --arg p "$stale" 'map(select(.event == "note" and .path == $p)) | length == 1' \
