@@ -199,7 +199,7 @@ assert_seen() {
 	cat -v "$T/err"
 	assert_clean "$T/err"
 	line=$(grep -a "temporary file" "$T/err")
-	line=${line#"safecp: "}
+	line=${line#"safecp: note: "}
 	unquote "${line%%": removed a temporary file"*}"
 	[[ $GOT == "$dir/.safecp-99999999-1.tmp" ]]
 	[[ ! -e $dir/.safecp-99999999-1.tmp ]]
