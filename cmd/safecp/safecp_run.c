@@ -1,15 +1,17 @@
-/* safecp_run.c: runs a prepared job: copy_run() in a thread of its own,
- * while the main thread draws progress and answers signals.
+/* safecp_run.c: runs a prepared job: copy_job_start() (lib owns the
+ * reader and one thread per destination), while the main thread polls
+ * the counters, draws progress and answers signals.
  *
- * SIGINT, SIGTERM and SIGHUP are blocked before the copy thread starts,
- * so it inherits the mask and no handler ever runs inside the engine.
+ * SIGINT, SIGTERM and SIGHUP are blocked before the job starts, so its
+ * threads inherit the mask and no handler ever runs inside the engine.
  * The main thread takes them synchronously with sigtimedwait() on a
  * 100 ms tick: a tick redraws (the meter throttles), a signal sets the
  * cancel flag the engine polls between chunks.  The engine then removes
  * its temporary files and returns -ECANCELED; only then do we exit, so
  * an interrupted safecp never leaves a partial file under a final name.
- * The copy thread ends by sending SIGUSR1 to the main thread, so the end
- * is shown at once rather than on the next tick.  SIGPIPE is ignored:
+ * Each destination's thread ends by having SIGUSR1 sent to the main
+ * thread (the job's finished hook), so its end is shown at once rather
+ * than on the next tick.  SIGPIPE is ignored:
  * when the reader of --progress=json goes away, the copy goes on and
  * cleans up as usual instead of dying with temporaries on the stick. */
 #include <errno.h>
