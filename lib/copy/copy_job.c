@@ -1,10 +1,5 @@
-/* copy_job.c: one reader, one engine thread per destination.
- *
- * The reader's chunks must suit every destination's writer: aligned to
- * the largest buffer alignment, and a multiple of each chunk size (the
- * least common multiple; chunk sizes are powers of two in practice, so
- * that is the largest).  Its ring holds each destination's share, so a
- * job of N destinations buffers what N single copies would. */
+/* copy_job.c: one reader, one engine thread per destination; the
+ * reader's sizes suit every destination (sizing_reader_plan()). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -35,38 +30,6 @@ struct copy_job {
 	struct dest_run *runs;
 };
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
-/* The reader's sizes for all destinations (see the top). */
-static int reader_plan(const struct copy_dest *d, size_t n, struct write_plan *ret)
-{
-	uint64_t chunk = 0, ring = 0;
-
-	memset(ret, 0, sizeof(*ret));
-	for (size_t i = 0; i < n; i++) {
-		const struct write_plan *w = d[i].opts.wplan;
-		uint64_t c = w->chunk ? w->chunk : 1;
-
-		chunk = chunk ? chunk / gcd_u64(chunk, c) * c : c;
-		ret->mem_align = MAX(ret->mem_align, w->mem_align);
-		ring += (uint64_t)(w->ring_slots ? w->ring_slots : 3) * c;
-	}
-	if (chunk > (64u << 20))
-		return -EINVAL; /* not powers of two: no common chunk worth having */
-	ret->chunk = chunk;
-	ret->ring_slots = (unsigned)MAX(3 * n, ring / chunk);
-	return 0;
-}
-
 static void *dest_thread(void *arg)
 {
 	struct dest_run *dr = arg;
@@ -85,6 +48,7 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 		   struct copy_job **ret)
 {
 	const struct plan *plans[COPY_DESTS_MAX];
+	const struct write_plan *wplans[COPY_DESTS_MAX];
 	struct copy_job *j;
 	int r;
 
@@ -98,9 +62,11 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	if (hooks)
 		j->hooks = *hooks;
 	j->runs = calloc(n, sizeof(*j->runs));
-	r = j->runs ? reader_plan(dests, n, &j->rplan) : -ENOMEM;
-	for (size_t i = 0; r == 0 && i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		plans[i] = dests[i].plan;
+		wplans[i] = dests[i].opts.wplan;
+	}
+	r = j->runs ? sizing_reader_plan(wplans, n, &j->rplan) : -ENOMEM;
 	if (r == 0)
 		r = reader_start(plans, (unsigned)n, &j->rplan, &j->cancel, &j->reader);
 	for (size_t i = 0; r == 0 && i < n; i++) {

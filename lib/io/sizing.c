@@ -223,3 +223,27 @@ int dio_caps_probe_dir(const char *dir, struct dio_caps *ret)
 		return errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL ? 0 : -errno;
 	return dio_caps_read(fd, ret);
 }
+
+/* Aligned to the largest buffer alignment, a multiple of each chunk
+ * size (their least common multiple; powers of two in practice, so the
+ * largest), and a ring that holds each destination's share, so a job of
+ * N destinations buffers what N single copies would. */
+int sizing_reader_plan(const struct write_plan *const *plans, size_t n, struct write_plan *ret)
+{
+	uint64_t chunk = 0, ring = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	for (size_t i = 0; i < n; i++) {
+		const struct write_plan *w = plans[i];
+		uint64_t c = w->chunk ? w->chunk : 1;
+
+		chunk = chunk ? lcm_u64(chunk, c) : c;
+		ret->mem_align = MAX(ret->mem_align, w->mem_align);
+		ring += (uint64_t)(w->ring_slots ? w->ring_slots : 3) * c;
+	}
+	if (n == 0 || chunk > (64u << 20))
+		return -EINVAL; /* not powers of two: no common chunk worth having */
+	ret->chunk = chunk;
+	ret->ring_slots = (unsigned)MAX(3 * n, ring / chunk);
+	return 0;
+}

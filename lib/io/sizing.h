@@ -69,6 +69,11 @@ int sizing_plan(const struct target *t, const struct dio_caps *dio,
 		enum write_strategy requested, uint64_t window_override,
 		struct write_plan *ret);
 
+/* The reader's chunk, alignment and ring for n destinations' plans.
+ * 0, or -EINVAL when their chunk sizes have no common multiple under
+ * 64 MiB. */
+int sizing_reader_plan(const struct write_plan *const *plans, size_t n, struct write_plan *ret);
+
 /* Window adaptation after a window of `bytes` took `seconds` to drain:
  * aim at 0.25-1 s per window, within [min, max]. Returns the new size. */
 uint64_t sizing_adapt_window(const struct write_plan *p, uint64_t current,

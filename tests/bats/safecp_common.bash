@@ -133,3 +133,24 @@ json_confirmed_at_least() {
 json_has_confirmed() {
 	json_confirmed_at_least "$1" 1
 }
+
+# never_ahead JOINED BASE MIN: JOINED holds "E T BYTES" lines (an event at time T
+# claims BYTES on the device) and "S T SECTORS" lines (sample_sectors); every event's
+# bytes must be <= the device's completed bytes (SECTORS - BASE) * 512 at the first
+# sample taken at or after T, and at least MIN events must have been checked.
+never_ahead() {
+	sort -k2,2g -k1,1 "$1" | awk -v base="$2" -v min="$3" '
+		$1 == "E" { pending[++n] = $3; at[n] = $2; next }
+		{ dev = ($3 - base) * 512
+		  for (i = first + 1; i <= n; i++) {
+			checked++
+			if (pending[i] > dev) {
+				printf "event at %s claims %d bytes, the device had %d\n", at[i], pending[i], dev
+				bad = 1
+			}
+		  }
+		  first = n }
+		END { if (n - first > 0) { print n - first " events after the last sample"; bad = 1 }
+		      if (checked < min) { print "only " checked " events checked"; bad = 1 }
+		      exit bad }'
+}

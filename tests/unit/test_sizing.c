@@ -180,9 +180,33 @@ TEST(names)
 	CHECK_INT(strategy_from_name(NULL, &s), -EINVAL);
 }
 
+/* Several destinations: one chunk every writer takes, aligned for all,
+ * and each destination's share of ring. */
+TEST(reader_plan_for_several)
+{
+	struct write_plan a = { .chunk = 1 << 20, .mem_align = 512, .ring_slots = 16 };
+	struct write_plan b = { .chunk = 4 << 20, .mem_align = 4096, .ring_slots = 4 };
+	struct write_plan odd = { .chunk = 3 << 20, .mem_align = 512, .ring_slots = 4 };
+	struct write_plan huge = { .chunk = 62 << 20, .mem_align = 512, .ring_slots = 3 };
+	const struct write_plan *ab[] = { &a, &b }, *one[] = { &a }, *bad[] = { &odd, &huge };
+	struct write_plan r;
+
+	CHECK_INT(sizing_reader_plan(ab, 2, &r), 0);
+	CHECK_U64(r.chunk, 4 << 20);
+	CHECK_INT(r.mem_align, 4096);
+	CHECK_INT(r.ring_slots, 8); /* 16 MiB + 16 MiB in 4 MiB chunks */
+	CHECK_INT(sizing_reader_plan(one, 1, &r), 0);
+	CHECK_U64(r.chunk, 1 << 20);
+	CHECK_INT(r.ring_slots, 16);
+	/* 3 MiB and 62 MiB have no common multiple worth a buffer */
+	CHECK_INT(sizing_reader_plan(bad, 2, &r), -EINVAL);
+	CHECK_INT(sizing_reader_plan(ab, 0, &r), -EINVAL);
+}
+
 int main(void)
 {
-	TEST_PLAN(8);
+	TEST_PLAN(9);
+	RUN(reader_plan_for_several);
 	RUN(choice_table);
 	RUN(requested_strategies);
 	RUN(usb2_stick_sizes);
