@@ -74,6 +74,7 @@ struct reader {
 	pthread_t thread;
 	bool started;
 	bool hashing;
+	struct reader_tap tap;    /* the first reader only */
 	pthread_mutex_t lock;
 	unsigned n;
 	struct reader_cursor *cursors;
@@ -343,6 +344,8 @@ static void publish(struct reader *r, struct reader_chunk *c)
 			pthread_mutex_unlock(&r->lock);
 		}
 	}
+	if (r->tap.chunk && !r->first)
+		r->tap.chunk(r->tap.ctx, c);
 	ring_publish(r->ring, c);
 }
 
@@ -531,12 +534,20 @@ static int reader_run(struct reader *r)
 int reader_start(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
 		 atomic_bool *cancel, struct reader **ret)
 {
+	return reader_start_tapped(plans, n, wp, NULL, cancel, ret);
+}
+
+int reader_start_tapped(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
+			const struct reader_tap *tap, atomic_bool *cancel, struct reader **ret)
+{
 	struct reader *r;
 	int e;
 
 	if (n == 0 || n > RING_CURSORS_MAX)
 		return -EINVAL;
 	e = reader_new(plans, n, wp, cancel, &r);
+	if (e == 0 && tap)
+		r->tap = *tap;
 	if (e == 0 && (e = reader_run(r)) < 0)
 		reader_free(r);
 	if (e == 0)

@@ -63,6 +63,19 @@ struct reader_stats {
 int reader_start(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
 		 atomic_bool *cancel, struct reader **ret);
 
+/* A chunk tap: sees every chunk of the first read, in plan order, from
+ * the reader's thread, before any destination takes it (the place for
+ * per-file checksums: a second read is checked against the first, so
+ * what the tap saw is what every destination got).  It must not block. */
+struct reader_tap {
+	void *ctx;
+	void (*chunk)(void *ctx, const struct reader_chunk *c);
+};
+
+/* reader_start() with a tap (NULL: none). */
+int reader_start_tapped(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
+			const struct reader_tap *tap, atomic_bool *cancel, struct reader **ret);
+
 /* Cursor i of the reader (i < n). */
 struct reader_cursor *reader_cursor(struct reader *r, unsigned i);
 
