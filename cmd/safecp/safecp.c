@@ -304,13 +304,16 @@ static int check_names(const struct safecp_options *o, struct safecp_job *job)
 /* Everything before the first byte.  0, or EXIT_USAGE after saying why.
  * A plan_check refusal is kept in job->refusal, not reported, so that
  * --dry-run can show the plan it refuses. */
-static int job_prepare(const struct safecp_options *o, const char *dest, struct safecp_job *job)
+static int job_prepare(const struct safecp_options *o, const char *dest,
+		       const struct plan *tree, struct safecp_job *job)
 {
 	struct plan_problem pb = { 0 };
 	int r;
 
 	job->dest_arg = dest;
-	r = plan_build(o->sources, o->n_sources, dest, &o->plan, &job->plan, &pb);
+	/* the first destination walks the sources; the others take its tree */
+	r = tree ? plan_build_beside(tree, o->sources, o->n_sources, dest, &o->plan, &job->plan, &pb)
+		 : plan_build(o->sources, o->n_sources, dest, &o->plan, &job->plan, &pb);
 	if (r < 0 || pb.kind != PLAN_OK || !job->plan) {
 		if (pb.kind != PLAN_OK)
 			report_problem(o, &pb, NULL);
@@ -411,7 +414,7 @@ int main(int argc, const char **argv)
 	raise_fd_limit();
 	/* every destination is checked before the first byte goes to any */
 	for (; n < o.n_dests && status == 0; n++)
-		status = job_prepare(&o, o.dests[n], &jobs[n]);
+		status = job_prepare(&o, o.dests[n], n ? jobs[0].plan : NULL, &jobs[n]);
 	if (status == 0)
 		status = check_same_source(&o, jobs, n);
 	if (status == 0) {

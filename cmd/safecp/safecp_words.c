@@ -149,6 +149,9 @@ char *words_problem(const struct plan_problem *p, const struct target *t)
 		return words_format("cannot stat %s: %s", quote(a), strerror(p->err ? p->err : ENOENT));
 	case PLAN_SOURCE_UNREADABLE:
 		return words_format("cannot read %s: %s", quote(a), strerror(p->err ? p->err : EACCES));
+	case PLAN_SOURCE_CHANGED:
+		return words_format("%s changed while the copy was planned for its destinations; "
+				    "run the copy again", quote(a));
 	case PLAN_OMIT_DIRECTORY:
 		return words_format("%s is a directory; use -r to copy it with its contents", quote(a));
 	case PLAN_SAME_FILE:

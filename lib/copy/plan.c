@@ -47,6 +47,7 @@ static const char *const kind_names[] = {
 	[PLAN_NAME_INVALID] = "name-invalid",
 	[PLAN_NAME_RESERVED] = "name-reserved",
 	[PLAN_NAME_CLASH] = "name-clash",
+	[PLAN_SOURCE_CHANGED] = "source-changed",
 };
 
 const char *plan_problem_kind_name(enum plan_problem_kind kind)
@@ -563,18 +564,19 @@ static int plan_sources(struct plan_builder *b, const char *const *sources, size
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		r = plan_add_entry(b, &s[i].e, &idx);
 		if (r >= 0 && s[i].e.type == PLAN_DIR)
-			r = plan_walk(b, idx);
+			r = b->tree ? plan_walk_tree(b, idx) : plan_walk(b, idx);
 	}
 	sources_free(s, n);
 	return r;
 }
 
-int plan_build(const char *const *sources, size_t n_sources, const char *dest,
-	       const struct plan_options *opts, struct plan **ret,
-	       struct plan_problem *problem)
+static int build(const struct plan *tree, const char *const *sources, size_t n_sources,
+		 const char *dest, const struct plan_options *opts, struct plan **ret,
+		 struct plan_problem *problem)
 {
 	struct plan_problem scratch = { .kind = PLAN_OK };
-	struct plan_builder b = { .opts = opts, .problem = problem ? problem : &scratch };
+	struct plan_builder b = { .opts = opts, .problem = problem ? problem : &scratch,
+				  .tree = tree };
 	_cleanup_free_ struct dest *d = calloc(1, sizeof(*d));
 	int r;
 
@@ -603,6 +605,20 @@ int plan_build(const char *const *sources, size_t n_sources, const char *dest,
 	plan_count(b.p);
 	*ret = b.p;
 	return 0;
+}
+
+int plan_build(const char *const *sources, size_t n_sources, const char *dest,
+	       const struct plan_options *opts, struct plan **ret,
+	       struct plan_problem *problem)
+{
+	return build(NULL, sources, n_sources, dest, opts, ret, problem);
+}
+
+int plan_build_beside(const struct plan *tree, const char *const *sources, size_t n_sources,
+		      const char *dest, const struct plan_options *opts, struct plan **ret,
+		      struct plan_problem *problem)
+{
+	return build(tree, sources, n_sources, dest, opts, ret, problem);
 }
 
 static bool same_time(const struct timespec *a, const struct timespec *b)

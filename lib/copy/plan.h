@@ -101,6 +101,8 @@ enum plan_problem_kind {
 	PLAN_NAME_CLASH,       /* path (src), path2 (the other destination path),
 				* have: 1 when that one exists already, 0 when
 				* another source goes there; differ only in case */
+	PLAN_SOURCE_CHANGED,   /* path (src): plan_build_beside() found a source
+				* that is not the tree's (it changed since) */
 };
 
 struct plan_problem {
@@ -158,6 +160,17 @@ int plan_build(const char *const *sources, size_t n_sources, const char *dest,
 	       const struct plan_options *opts, struct plan **ret,
 	       struct plan_problem *problem);
 void plan_free(struct plan *p);
+
+/* plan_build() for another destination of the same copy: the sources
+ * are examined again (their top-level checks are per destination) but
+ * the trees below them are taken from tree (a plan_build() of the same
+ * sources), not read again, so every destination's plan has the same
+ * entries in the same order; each is classified against this
+ * destination.  A source that is no longer the tree's is refused
+ * (PLAN_SOURCE_CHANGED). */
+int plan_build_beside(const struct plan *tree, const char *const *sources, size_t n_sources,
+		      const char *dest, const struct plan_options *opts, struct plan **ret,
+		      struct plan_problem *problem);
 
 /* Did a and b (the plans of two destinations) walk the same source tree,
  * entry for entry, file for file (identity, size and times)?  Then one

@@ -13,6 +13,7 @@ struct plan_builder {
 	size_t cap;                   /* allocated entries */
 	const struct plan_options *opts;
 	struct plan_problem *problem; /* never NULL inside the builder */
+	const struct plan *tree;      /* plan_build_beside(): the source tree walked */
 };
 
 /* Replace *pr with kind and copies of the paths (either may be NULL).
@@ -49,5 +50,10 @@ void plan_count(struct plan *p);
 /* Walk the directory entry at idx (already added and classified) and
  * append everything below it. */
 int plan_walk(struct plan_builder *b, size_t idx);
+
+/* The same from b->tree, without reading the source again: the entries
+ * below the tree's top-level entry of the same source, each classified
+ * against this plan's destination. */
+int plan_walk_tree(struct plan_builder *b, size_t idx);
 
 #endif

@@ -317,3 +317,51 @@ int plan_walk(struct plan_builder *b, size_t idx)
 	free(w.dents);
 	return r < 0 ? r : 0;
 }
+
+/* The tree's top-level entry for the source of entry idx: the same
+ * argument and the same file; PLAN_TOP if none. */
+static size_t tree_top_of(const struct plan *tree, const struct plan_entry *e)
+{
+	for (size_t k = 0; k < tree->n_entries; k = tree->entries[k].end) {
+		const struct plan_entry *t = &tree->entries[k];
+
+		if (t->parent == PLAN_TOP && strcmp(t->src, e->src) == 0 &&
+		    t->st.st_dev == e->st.st_dev && t->st.st_ino == e->st.st_ino)
+			return k;
+	}
+	return PLAN_TOP;
+}
+
+int plan_walk_tree(struct plan_builder *b, size_t idx)
+{
+	const struct plan *tree = b->tree;
+	size_t k = tree_top_of(tree, &b->p->entries[idx]);
+
+	if (k == PLAN_TOP || tree->entries[k].type != PLAN_DIR)
+		return plan_refuse(b, PLAN_SOURCE_CHANGED, b->p->entries[idx].src, NULL, 0);
+	for (size_t j = k + 1; j < tree->entries[k].end; j++) {
+		const struct plan_entry *t = &tree->entries[j];
+		size_t parent = t->parent - k + idx, n;
+		const struct plan_entry *pe = &b->p->entries[parent];
+		char dst[PATH_MAX];
+		struct plan_entry e = {
+			.type = t->type, .src = t->src, .dst = dst, .rel = t->rel,
+			.parent = parent, .src_name = t->src_name, .st = t->st,
+			.link_target = t->link_target,
+		};
+		int r;
+
+		/* the name as walked, not one a name rule gave the tree's copy */
+		if (plan_join(dst, pe->dst, t->src_name) < 0)
+			return plan_refuse(b, PLAN_NAME_TOO_LONG, t->src, NULL, ENAMETOOLONG);
+		e.dst_name = strrchr(dst, '/') + 1;
+		r = pe->dst_exists ? plan_classify_dst(b, &e) : 0;
+		if (r >= 0)
+			r = plan_add_entry(b, &e, &n);
+		if (r < 0)
+			return r;
+		b->p->entries[n].end = t->end - k + idx;
+	}
+	b->p->entries[idx].end = b->p->n_entries;
+	return 0;
+}

@@ -355,10 +355,67 @@ out:
 	tree_done();
 }
 
+/* A second destination's plan from the first's tree is the plan a walk
+ * would have made: same entries, its own destination classification
+ * (an existing directory and file in b, nothing in a). */
+TEST(beside_is_the_walk)
+{
+	const char *src[] = { "src", "one" };
+	struct plan *walked = NULL, *beside = NULL;
+	struct plan_problem pr = { 0 };
+	struct run a;
+
+	tree_new();
+	mkdirs("src", "src/d", "src/e");
+	mkdirs("a", "b", "b/src");
+	mkdirs("b/src/d", NULL, NULL);
+	mkfile("src/d/f", 10);
+	mkfile("src/e/g", 20);
+	mkfile("src/z", 30);
+	mkfile("one", 5);
+	mkfile("b/src/d/f", 3);
+	a = build_opts(&rec, "a", 2, src);
+	CHECK_INT(a.r, 0);
+	CHECK_INT(plan_build(src, 2, "b", &rec, &walked, &pr), 0);
+	CHECK_INT(plan_build_beside(a.p, src, 2, "b", &rec, &beside, &pr), 0);
+	if (!a.p || !walked || !beside)
+		goto out;
+	CHECK_U64(beside->n_entries, walked->n_entries);
+	for (size_t i = 0; i < walked->n_entries && i < beside->n_entries; i++) {
+		const struct plan_entry *w = &walked->entries[i], *x = &beside->entries[i];
+
+		CHECK_STR(x->src, w->src);
+		CHECK_STR(x->dst, w->dst);
+		CHECK_STR(x->dst_name, w->dst_name);
+		CHECK_INT(x->type, w->type);
+		CHECK_U64(x->parent, w->parent);
+		CHECK_U64(x->end, w->end);
+		CHECK_INT(x->dst_exists, w->dst_exists);
+	}
+	CHECK(find(beside, "src/d/f") && find(beside, "src/d/f")->dst_exists);
+	CHECK(find(a.p, "src/d/f") && !find(a.p, "src/d/f")->dst_exists);
+	CHECK(plan_same_source(a.p, beside));
+	CHECK_U64(beside->total_bytes, walked->total_bytes);
+	plan_free(beside);
+	beside = NULL;
+	/* a source replaced since the tree was walked is refused */
+	CHECK(rename("src", "src.old") == 0);
+	mkdirs("src", NULL, NULL);
+	CHECK(plan_build_beside(a.p, src, 2, "b", &rec, &beside, &pr) < 0);
+	CHECK_INT(pr.kind, PLAN_SOURCE_CHANGED);
+out:
+	plan_free(walked);
+	plan_free(beside);
+	plan_problem_done(&pr);
+	run_done(&a);
+	tree_done();
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0); /* a crashing case still shows its name */
-	TEST_PLAN(9);
+	TEST_PLAN(10);
+	RUN(beside_is_the_walk);
 	RUN(tree_order);
 	RUN(symlinks_as_links_or_followed);
 	RUN(dangling_symlinks);
