@@ -363,12 +363,12 @@ TEST(two_sources_one_name)
 
 TEST(problem_kind_names)
 {
-	for (int i = PLAN_OK; i <= PLAN_NAME_CLASH; i++) {
+	for (int i = PLAN_OK; i <= PLAN_SOURCE_CHANGED; i++) {
 		CHECK(strcmp(plan_problem_kind_name(i), "unknown") != 0);
 		for (int j = PLAN_OK; j < i; j++)
 			CHECK(strcmp(plan_problem_kind_name(i), plan_problem_kind_name(j)) != 0);
 	}
-	CHECK_STR(plan_problem_kind_name(PLAN_NAME_CLASH + 1), "unknown");
+	CHECK_STR(plan_problem_kind_name(PLAN_SOURCE_CHANGED + 1), "unknown");
 	CHECK_STR(plan_problem_kind_name(PLAN_NO_SPACE), "no-space");
 }
 
