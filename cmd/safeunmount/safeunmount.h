@@ -16,6 +16,7 @@
 
 #include "unmount/holders.h"
 #include "common/cli.h" /* enum verbosity */
+#include "common/event.h"
 #include "common/json.h"
 #include "common/progress.h"
 #include "unmount/target.h"
@@ -56,10 +57,17 @@ void report_init(const struct su_options *o);
 bool report_json(void);
 void report_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void report_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* An error that ends a job: message on stderr, "error" event with step
- * ("sync", "unmount", "power-off", or NULL before any). */
-void report_error(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error that ends a job: message on stderr, "error" event (the tools'
+ * shared fields, common/event.h) naming the path or device that failed,
+ * with err (either sign, 0 for none) and step ("sync", "unmount",
+ * "power-off", or NULL before any). */
+void report_error(const char *step, enum event_subject kind, const char *name, int err,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* How an error event names job->arg: "device" for a device target. */
+enum event_subject job_kind(const struct unmount_target *job);
 void report_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* -v: the job's filesystems; report_start() says them too */
+void report_found(const struct unmount_target *job);
 void report_start(const struct unmount_target *job);
 void report_unmounted(const struct unmount_fs *fs);
 /* what keeps mountpoint (or device) busy; submounts are mounts below it */

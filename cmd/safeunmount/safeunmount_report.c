@@ -6,8 +6,9 @@
  * busy, powered-off, error, and done last, whatever happened.  Messages
  * go through the meter while one is drawn (progress_note clears and
  * redraws the bar), else straight to stderr.  Levels: errors and warnings
- * always; the closing "can be removed" line unless -q or JSON; step lines
- * with -v. */
+ * always, in common/msg.h's shape; the closing "can be removed" line
+ * unless -q or JSON; step lines with -v.  Events have common/event.h's
+ * framing, and "error" its shared fields plus "step". */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 
 #include "util/cleanup.h"
 #include "common/cli.h"
+#include "common/event.h"
+#include "common/msg.h"
 #include "common/quote.h"
 #include "safeunmount/safeunmount.h"
 
@@ -42,25 +45,18 @@ bool report_json(void)
 
 double report_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return event_now();
 }
 
-/* Whole lines, however long their quoted names: never cut. */
-static char *vmessage(const char *fmt, va_list ap)
+/* A result line (no prefix, msg.h's rule), whole however long its quoted
+ * names. */
+static void vline(const char *fmt, va_list ap)
 {
-	char *s;
+	char *buf = NULL;
 
-	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
-}
-
-static void vline(const char *prefix, const char *fmt, va_list ap)
-{
-	char *buf = vmessage(fmt, ap);
-
-	fprintf(stderr, "%s%s\n", prefix, buf ? buf : "(a message was lost: out of memory)");
+	if (vasprintf(&buf, fmt, ap) < 0)
+		buf = NULL;
+	fprintf(stderr, "%s\n", buf ? buf : "(a message was lost: out of memory)");
 	fflush(stderr);
 	free(buf);
 }
@@ -72,7 +68,7 @@ void report_verbose(const char *fmt, ...)
 	if (rep.o->verbosity != VERBOSITY_VERBOSE)
 		return;
 	va_start(ap, fmt);
-	vline("", fmt, ap);
+	vline(fmt, ap);
 	va_end(ap);
 }
 
@@ -83,41 +79,26 @@ void report_info(const char *fmt, ...)
 	if (rep.o->verbosity == VERBOSITY_QUIET || rep.json_mode)
 		return;
 	va_start(ap, fmt);
-	vline("", fmt, ap);
+	vline(fmt, ap);
 	va_end(ap);
 }
 
 void report_warning(const char *fmt, ...)
 {
-	char prefix[64];
 	va_list ap;
 
-	snprintf(prefix, sizeof(prefix), "%s: warning: ", program_name);
 	va_start(ap, fmt);
-	vline(prefix, fmt, ap);
+	msg_vprint(MSG_WARNING, fmt, ap);
 	va_end(ap);
-}
-
-static void event_begin_at(const char *name, double t)
-{
-	json_object_begin(&rep.json);
-	json_kv_string(&rep.json, "event", name);
-	json_kv_double(&rep.json, "t", t, 3);
-}
-
-static void event_begin(const char *name)
-{
-	event_begin_at(name, report_now());
 }
 
 /* A reader that went away (EPIPE; SIGPIPE is ignored) ends the events,
  * not the job: they go to /dev/null from then on, and the error flag is
  * cleared, so close_stdout() sees a closed pipe, which is no error,
  * rather than an unexplained earlier failure. */
-static void event_end(void)
+static void event_finish(void)
 {
-	json_object_end(&rep.json);
-	json_line_end(&rep.json);
+	event_end(&rep.json);
 	if (rep.json.f != stdout || !ferror(stdout) || errno != EPIPE)
 		return;
 	clearerr(stdout);
@@ -127,36 +108,45 @@ static void event_end(void)
 		json_init(&rep.json, rep.devnull);
 }
 
-void report_error(const char *step, const char *fmt, ...)
+enum event_subject job_kind(const struct unmount_target *job)
+{
+	return job->device_target ? EVENT_DEVICE : EVENT_PATH;
+}
+
+void report_error(const char *step, enum event_subject kind, const char *name, int err,
+		  const char *fmt, ...)
 {
 	_cleanup_free_ char *buf = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	buf = vmessage(fmt, ap);
+	if (vasprintf(&buf, fmt, ap) < 0)
+		buf = NULL;
 	va_end(ap);
-	fprintf(stderr, "%s: %s\n", program_name,
-		buf ? buf : "(an error message was lost: out of memory)");
-	fflush(stderr);
+	msg_error("%s", buf ? buf : "(an error message was lost: out of memory)");
 	if (!rep.json_mode)
 		return;
-	event_begin("error");
+	event_error_begin(&rep.json, report_now(), kind, name, err, buf);
 	if (step)
 		json_kv_string(&rep.json, "step", step);
 	else
 		json_kv_null(&rep.json, "step");
-	json_kv_string(&rep.json, "message", buf);
-	event_end();
+	event_finish();
 }
 
-void report_start(const struct unmount_target *job)
+void report_found(const struct unmount_target *job)
 {
 	for (size_t i = 0; i < job->n_fs; i++)
 		report_verbose("%s is mounted from %s (%s)", quote(job->fs[i].m.mountpoint),
 			       quote(job->fs[i].m.source), quote_bare(job->fs[i].m.fstype));
+}
+
+void report_start(const struct unmount_target *job)
+{
+	report_found(job);
 	if (!rep.json_mode)
 		return;
-	event_begin("start");
+	event_begin(&rep.json, "start", report_now());
 	json_kv_name(&rep.json, "target", job->arg);
 	json_key(&rep.json, "filesystems");
 	json_array_begin(&rep.json);
@@ -168,7 +158,7 @@ void report_start(const struct unmount_target *job)
 		json_object_end(&rep.json);
 	}
 	json_array_end(&rep.json);
-	event_end();
+	event_finish();
 }
 
 void report_progress_json(FILE *out, const struct progress_state *st, bool final, void *userdata)
@@ -178,7 +168,7 @@ void report_progress_json(FILE *out, const struct progress_state *st, bool final
 	(void)out; /* the meter's out is stdout, where rep.json writes */
 	(void)final;
 	/* t is when the counters were read, not when the line is written */
-	event_begin_at("progress", pj->t_real);
+	event_begin(&rep.json, "progress", pj->t_real);
 	json_kv_u64(&rep.json, "bytes_left", pj->bytes_left);
 	json_kv_u64(&rep.json, "bytes_written", pj->bytes_written);
 	if (st->rate >= 0)
@@ -192,7 +182,7 @@ void report_progress_json(FILE *out, const struct progress_state *st, bool final
 	else
 		json_kv_null(&rep.json, "eta");
 	json_kv_bool(&rep.json, "estimate", st->estimate);
-	event_end();
+	event_finish();
 }
 
 void report_unmounted(const struct unmount_fs *fs)
@@ -200,10 +190,10 @@ void report_unmounted(const struct unmount_fs *fs)
 	report_verbose("unmounted %s", quote(fs->m.mountpoint));
 	if (!rep.json_mode)
 		return;
-	event_begin("unmounted");
+	event_begin(&rep.json, "unmounted", report_now());
 	json_kv_name(&rep.json, "mountpoint", fs->m.mountpoint);
 	json_kv_name(&rep.json, "device", fs->devnode[0] ? fs->devnode : NULL);
-	event_end();
+	event_finish();
 }
 
 static const char *how_words(enum holder_how how)
@@ -223,10 +213,9 @@ static void busy_words(const char *what, const struct holder_list *h,
 		       char *const *submounts, size_t n_sub, bool waiting)
 {
 	if (waiting)
-		fprintf(stderr, "%s: %s is busy; waiting for it to be free (Ctrl-C to stop):\n",
-			program_name, quote(what));
+		msg_error("%s is busy; waiting for it to be free (Ctrl-C to stop):", quote(what));
 	else
-		fprintf(stderr, "%s: %s is busy:\n", program_name, quote(what));
+		msg_error("%s is busy:", quote(what));
 	for (size_t i = 0; i < h->n; i++)
 		fprintf(stderr, "  pid %d (%s): %s %s\n", (int)h->items[i].pid,
 			quote_bare(h->items[i].command), how_words(h->items[i].how),
@@ -240,15 +229,15 @@ static void busy_words(const char *what, const struct holder_list *h,
 	else if (h->n == 0 && n_sub == 0)
 		fprintf(stderr, "  (no process found: the kernel holds it, for instance for a swap file, "
 			"a loop device or an NFS export)\n");
-	if (!waiting)
-		fprintf(stderr, "%s: stop these programs and try again, or use --wait\n", program_name);
 	fflush(stderr);
+	if (!waiting)
+		msg_error("stop these programs and try again, or use --wait");
 }
 
 static void busy_event(const char *what, const char *mountpoint, const struct holder_list *h,
 		       char *const *submounts, size_t n_sub, bool waiting)
 {
-	event_begin("busy");
+	event_begin(&rep.json, "busy", report_now());
 	json_kv_name(&rep.json, mountpoint ? "mountpoint" : "device", what);
 	json_kv_bool(&rep.json, "waiting", waiting);
 	json_key(&rep.json, "holders");
@@ -264,7 +253,7 @@ static void busy_event(const char *what, const char *mountpoint, const struct ho
 	json_array_end(&rep.json);
 	json_kv_names(&rep.json, "submounts", submounts, n_sub);
 	json_kv_u64(&rep.json, "unreadable", h->unreadable);
-	event_end();
+	event_finish();
 }
 
 void report_busy(const char *what, const char *mountpoint, const struct holder_list *h,
@@ -280,19 +269,19 @@ void report_powered_off(const char *devnode, const char *method)
 	report_verbose("powered off %s (%s)", quote(devnode), method);
 	if (!rep.json_mode)
 		return;
-	event_begin("powered-off");
+	event_begin(&rep.json, "powered-off", report_now());
 	json_kv_name(&rep.json, "device", devnode);
 	json_kv_string(&rep.json, "method", method);
-	event_end();
+	event_finish();
 }
 
 void report_done(int exit_status, uint64_t bytes_written, size_t unmounted)
 {
 	if (!rep.json_mode)
 		return;
-	event_begin("done");
+	event_begin(&rep.json, "done", report_now());
 	json_kv_u64(&rep.json, "exit", (uint64_t)exit_status);
 	json_kv_u64(&rep.json, "bytes_written", bytes_written);
 	json_kv_u64(&rep.json, "unmounted", unmounted);
-	event_end();
+	event_finish();
 }

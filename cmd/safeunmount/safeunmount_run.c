@@ -84,18 +84,22 @@ static enum su_status sync_end(struct run_view *v, const struct unmount_step *s)
 	progress_free(TAKE_PTR(v->meter));
 	switch (s->why) {
 	case UNMOUNT_WHY_CANCELLED:
-		report_error("sync", "interrupted; the kernel goes on writing the data, and %s is "
+		report_error("sync", job_kind(v->t), arg, EINTR,
+			     "interrupted; the kernel goes on writing the data, and %s is "
 			     "still mounted", quote(arg));
 		return SU_INTERRUPTED;
 	case UNMOUNT_WHY_SYNC_READ:
-		report_error("sync", "cannot read the state of %s: %s", quote(arg), strerror(-s->result));
+		report_error("sync", job_kind(v->t), arg, s->result,
+			     "cannot read the state of %s: %s", quote(arg), strerror(-s->result));
 		return SU_FAILED;
 	case UNMOUNT_WHY_SYNC_WRITE:
-		report_error("sync", "cannot sync %s: %s; some data may not be on the device",
+		report_error("sync", EVENT_PATH, v->t->fs[s->index].m.mountpoint, s->result,
+			     "cannot sync %s: %s; some data may not be on the device",
 			     quote(v->t->fs[s->index].m.mountpoint), strerror(-s->result));
 		return SU_FAILED;
 	default:
-		report_error("sync", "cannot sync %s: %s", quote(arg), strerror(-s->result));
+		report_error("sync", job_kind(v->t), arg, s->result,
+			     "cannot sync %s: %s", quote(arg), strerror(-s->result));
 		return SU_FAILED;
 	}
 }
@@ -105,7 +109,8 @@ static enum su_status sync_end(struct run_view *v, const struct unmount_step *s)
 static void on_busy(const struct unmount_busy *b)
 {
 	if (!b->mount && !b->waiting)
-		report_error("unmount", "%s is unmounted here but still in use: another "
+		report_error("unmount", EVENT_DEVICE, b->what, EBUSY,
+			     "%s is unmounted here but still in use: another "
 			     "mount namespace or program holds it, and its data may not "
 			     "all be written", quote(b->what));
 	report_busy(b->what, b->mount ? b->what : NULL, &b->holders, b->submounts,
@@ -125,10 +130,11 @@ static enum su_status unmount_end(struct run_view *v, const struct unmount_step 
 	case UNMOUNT_WHY_BUSY:
 		return SU_BUSY;
 	case UNMOUNT_WHY_CANCELLED:
-		report_error("unmount", "interrupted while waiting; %s is still mounted", quote(mp));
+		report_error("unmount", EVENT_PATH, mp, EINTR,
+			     "interrupted while waiting; %s is still mounted", quote(mp));
 		return SU_INTERRUPTED;
 	default:
-		report_error("unmount", "cannot unmount %s: %s", quote(mp),
+		report_error("unmount", EVENT_PATH, mp, s->result, "cannot unmount %s: %s", quote(mp),
 			     s->message ? s->message : strerror(-s->result));
 		return s->result == -EINVAL ? SU_USAGE : SU_FAILED;
 	}
@@ -146,7 +152,8 @@ static enum su_status release_end(const struct unmount_step *s)
 	}
 	switch (s->why) {
 	case UNMOUNT_WHY_MOUNTED_HERE:
-		report_error("unmount", "%s is still mounted on %s; it is not safe to remove",
+		report_error("unmount", EVENT_DEVICE, s->devnode, 0,
+			     "%s is still mounted on %s; it is not safe to remove",
 			     quote(s->devnode), quote(s->where));
 		return SU_BUSY;
 	case UNMOUNT_WHY_BUSY:
@@ -154,7 +161,8 @@ static enum su_status release_end(const struct unmount_step *s)
 	case UNMOUNT_WHY_CANCELLED:
 		return SU_INTERRUPTED; /* the busy list said what holds it */
 	default:
-		report_error("unmount", "cannot flush %s: %s", quote(s->devnode), strerror(-s->result));
+		report_error("unmount", EVENT_DEVICE, s->devnode, s->result,
+			     "cannot flush %s: %s", quote(s->devnode), strerror(-s->result));
 		return SU_FAILED;
 	}
 }
@@ -203,23 +211,27 @@ static enum su_status power_off_end(const struct run_view *v, const struct unmou
 	}
 	switch (s->why) {
 	case UNMOUNT_WHY_PLAN:
-		report_error("power-off", "cannot power off %s: %s", quote(v->t->arg),
-			     strerror(-s->result));
+		report_error("power-off", job_kind(v->t), v->t->arg, s->result,
+			     "cannot power off %s: %s", quote(v->t->arg), strerror(-s->result));
 		return SU_FAILED;
 	case UNMOUNT_WHY_REFUSED:
 		if (p->refusal == POWEROFF_MOUNTED || p->refusal == POWEROFF_HELD) {
-			report_error("power-off", "cannot power off %s: %s is %s %s", quote(p->devnode),
+			report_error("power-off", EVENT_DEVICE, p->devnode, 0,
+				     "cannot power off %s: %s is %s %s", quote(p->devnode),
 				     quote(p->blocker),
 				     p->refusal == POWEROFF_MOUNTED ? "mounted on" : "in use by",
 				     quote(p->blocker_where));
 			return SU_BUSY;
 		}
-		report_error("power-off", "cannot power off %s", quote(p->devnode)); /* checked before */
+		report_error("power-off", EVENT_DEVICE, p->devnode, 0,
+			     "cannot power off %s", /* checked before */
+			     quote(p->devnode));
 		return SU_USAGE;
 	case UNMOUNT_WHY_BUSY:
 		return SU_BUSY;
 	default:
-		report_error("power-off", "cannot power off %s: %s %s failed: %s", quote(p->devnode),
+		report_error("power-off", EVENT_DEVICE, p->devnode, s->result,
+			     "cannot power off %s: %s %s failed: %s", quote(p->devnode),
 			     poweroff_step_words(res->failed_step), quote(res->failed_dev),
 			     strerror(-s->result));
 		return SU_FAILED;
@@ -233,19 +245,21 @@ static enum su_status not_begun(const struct run_view *v, const struct unmount_s
 	switch (s->kind) {
 	case UNMOUNT_STEP_FREE_CHECK:
 	case UNMOUNT_STEP_SYNC:
-		report_error(s->kind == UNMOUNT_STEP_SYNC ? "sync" : "unmount",
-			     "interrupted; nothing was unmounted");
+		report_error(s->kind == UNMOUNT_STEP_SYNC ? "sync" : "unmount", job_kind(v->t),
+			     v->t->arg, EINTR, "interrupted; nothing was unmounted");
 		break;
 	case UNMOUNT_STEP_UNMOUNT:
-		report_error("unmount", "interrupted; %s is still mounted",
-			     quote(v->t->fs[s->fs].m.mountpoint));
+		report_error("unmount", EVENT_PATH, v->t->fs[s->fs].m.mountpoint, EINTR,
+			     "interrupted; %s is still mounted", quote(v->t->fs[s->fs].m.mountpoint));
 		break;
 	case UNMOUNT_STEP_RELEASE_CHECK:
-		report_error("unmount", "interrupted before checking that %s is free; "
+		report_error("unmount", EVENT_DEVICE, s->devnode, EINTR,
+			     "interrupted before checking that %s is free; "
 			     "do not remove it yet", quote(s->devnode));
 		break;
 	case UNMOUNT_STEP_POWER_OFF:
-		report_error("power-off", "interrupted; %s was not powered off", quote(v->t->arg));
+		report_error("power-off", job_kind(v->t), v->t->arg, EINTR,
+			     "interrupted; %s was not powered off", quote(v->t->arg));
 		break;
 	}
 	return SU_INTERRUPTED;
@@ -260,10 +274,12 @@ static enum su_status step_end(struct run_view *v, const struct unmount_step *s)
 		if (s->state == UNMOUNT_STEP_DONE)
 			return SU_OK;
 		if (s->why == UNMOUNT_WHY_CANCELLED) {
-			report_error("unmount", "interrupted while waiting; nothing was unmounted");
+			report_error("unmount", job_kind(v->t), v->t->arg, EINTR,
+				     "interrupted while waiting; nothing was unmounted");
 			return SU_INTERRUPTED;
 		}
-		report_error("unmount", "nothing was unmounted: every filesystem of %s must be "
+		report_error("unmount", job_kind(v->t), v->t->arg, 0,
+			     "nothing was unmounted: every filesystem of %s must be "
 			     "free before any is unmounted", quote(v->t->arg));
 		return SU_BUSY;
 	case UNMOUNT_STEP_SYNC: return sync_end(v, s);
@@ -306,7 +322,8 @@ static enum su_status run_job(const struct su_options *o, struct unmount_target 
 	if (r == 0)
 		r = unmount_job_start(v.job);
 	if (r < 0) {
-		report_error(NULL, "cannot start the unmount of %s: %s", quote(t->arg), strerror(-r));
+		report_error(NULL, job_kind(t), t->arg, r,
+			     "cannot start the unmount of %s: %s", quote(t->arg), strerror(-r));
 		unmount_job_free(v.job);
 		return SU_FAILED;
 	}
@@ -387,8 +404,10 @@ enum su_status job_run(const struct su_options *o, struct unmount_target *t)
  * every check runs, nothing is synced, unmounted or powered off. */
 enum su_status job_check_only(const struct su_options *o, struct unmount_target *t)
 {
-	enum su_status st = run_job(o, t, true);
+	enum su_status st;
 
+	report_found(t);
+	st = run_job(o, t, true);
 	for (size_t i = 0; i < t->n_fs && st == SU_OK; i++)
 		report_info("would unmount %s (SAFECP_SYSROOT is set: nothing is done)",
 			    quote(t->fs[i].m.mountpoint));

@@ -70,8 +70,9 @@ struct unmount_refusal {
 };
 
 /* 0 with *ret filled (free it with unmount_target_done), or < 0 with
- * *ret_refusal saying why (free it with unmount_refusal_done); *ret is
- * then empty.  arg is borrowed by *ret.  Under SAFECP_SYSROOT device names
+ * *ret_refusal saying why (free it with unmount_refusal_done); *ret then
+ * keeps only arg and device_target (whether arg named a device, so the
+ * caller can say which).  arg is borrowed by *ret.  Under SAFECP_SYSROOT device names
  * are looked up in the captured tree, nothing is stat()ed and libmount's
  * permission check, which would ask this machine, is skipped. */
 int unmount_target_resolve(const char *arg, const struct unmount_resolve_options *o,

@@ -84,10 +84,21 @@ TEST(power_off)
 {
 	const struct unmount_resolve_options po = { .power_off = true, .force = true, .system = true };
 	struct unmount_refusal r;
+	struct unmount_target t;
 
 	sysroot_set(ROOT);
 	CHECK_INT(refused("/boot", &po, &r), UNMOUNT_REFUSAL_POWER_OFF_ROOT);
 	CHECK_STR(r.where, "/dev/vda2");
+	unmount_refusal_done(&r);
+	/* a refused target still says whether arg named a device: cmd/ names
+	 * it "device" or "path" in the error event */
+	CHECK(unmount_target_resolve("/dev/vda1", &po, &t, &r) < 0);
+	CHECK_INT(r.kind, UNMOUNT_REFUSAL_POWER_OFF_ROOT);
+	CHECK(t.device_target);
+	CHECK_STR(t.arg, "/dev/vda1");
+	unmount_refusal_done(&r);
+	CHECK(unmount_target_resolve("/boot", &po, &t, &r) < 0);
+	CHECK(!t.device_target);
 	unmount_refusal_done(&r);
 	/* a FireWire disk is never powered off; only root gets as far as asking */
 	if (geteuid() == 0) {
