@@ -30,14 +30,23 @@
 
 #define SLAVE_DEPTH 8 /* dm on md on dm...: deeper is a loop */
 
+/* The system's own directories, and the kernel's and init's API
+ * filesystems (/dev, /proc, /sys and everything below them, /run, /tmp):
+ * unmounting one of those breaks the running system, and none of them
+ * is a stick.  /run/media/USER/... (udisks' sticks) stays allowed. */
 bool sysdisk_is_system_dir(const char *mountpoint)
 {
 	static const char *const dirs[] = {
 		"/usr", "/boot", "/boot/efi", "/efi", "/var", "/home", "/opt", "/srv",
+		"/run", "/run/lock", "/run/shm", "/tmp", "/dev", "/proc", "/sys",
 	};
+	static const char *const below[] = { "/dev/", "/proc/", "/sys/" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		if (strcmp(mountpoint, dirs[i]) == 0)
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(below); i++)
+		if (strncmp(mountpoint, below[i], strlen(below[i])) == 0)
 			return true;
 	return false;
 }

@@ -169,6 +169,16 @@ in_stick_root() {
 	run -0 "$SAFECP_BUILD/cmd/safeunmount" -q --system "$STICK_MNT"
 }
 
+@test "fixtures: /dev and /tmp (API filesystems) are system mounts: refused without --system" {
+	local m
+	for m in /dev /tmp; do
+		run -2 fixture_su "$m"
+		[ "$output" = "safeunmount: refusing to unmount '$m' on $([[ $m == /dev ]] && echo udev || echo tmpfs): it is a system mount; use --system if you really mean it" ]
+	done
+	run -0 fixture_su --system /tmp
+	[ "$output" = "would unmount '/tmp' (SAFECP_SYSROOT is set: nothing is done)" ]
+}
+
 @test "fixtures: /boot, /srv, the root disk's other filesystems and a swap disk need --system" {
 	run -2 fixture_su /boot
 	[ "$output" = "safeunmount: refusing to unmount '/boot' on /dev/vda1: it is a system mount; use --system if you really mean it" ]

@@ -48,16 +48,20 @@ TEST(kinds_of_mounts)
 	CHECK_INT(sysdisk_classify(&sd, "/media/stick1", 8, 33), SYSDISK_NONE);
 	CHECK_INT(sysdisk_classify(&sd, "/media/fw", 8, 17), SYSDISK_NONE);
 	CHECK_INT(sysdisk_classify(&sd, "/media/loop", 7, 0), SYSDISK_NONE);
-	CHECK_INT(sysdisk_classify(&sd, "/tmp", 0, 0), SYSDISK_NONE);
+	CHECK_INT(sysdisk_classify(&sd, "/tmp", 0, 0), SYSDISK_SYSTEM); /* an API filesystem */
+	CHECK_INT(sysdisk_classify(&sd, "/mnt/scratch", 0, 0), SYSDISK_NONE);
 	sysroot_set(NULL);
 }
 
 TEST(system_dirs)
 {
 	static const char *const yes[] = { "/usr", "/boot", "/boot/efi", "/efi", "/var", "/home",
-					   "/opt", "/srv" };
+					   "/opt", "/srv", "/dev", "/dev/shm", "/dev/pts", "/proc",
+					   "/proc/sys/fs/binfmt_misc", "/sys", "/sys/fs/cgroup",
+					   "/run", "/run/lock", "/tmp" };
 	static const char *const no[] = { "/media/usb", "/mnt", "/usr2", "/boot/x", "/var/lib/x",
-					  "/homes", "" };
+					  "/homes", "", "/run/media/ann/STICK", "/devices",
+					  "/tmp2", "/system" };
 
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
 		CHECK(sysdisk_is_system_dir(yes[i]));
