@@ -34,6 +34,10 @@
 #include "util/size.h"
 #include "io/writer.h"
 
+/* A file this large goes direct even when it is less than a chunk: its
+ * page-cache copy costs more CPU than its one synchronous write saves. */
+#define DIRECT_MIN (1ULL << 20)
+
 struct writer {
 	int fd;
 	int bdev_fd;
@@ -107,7 +111,7 @@ int writer_open(int dirfd, const char *name, const struct write_plan *plan,
 		     : openat(dirfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
 	if (w->fd < 0)
 		return -errno;
-	if (w->strategy == STRATEGY_DIRECT && size_hint >= plan->chunk) {
+	if (w->strategy == STRATEGY_DIRECT && size_hint >= MIN(plan->chunk, DIRECT_MIN)) {
 		r = set_direct(w, true);
 		if (r < 0) {
 			/* EINVAL: no ->direct_IO; windows are the next best */

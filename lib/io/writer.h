@@ -31,9 +31,9 @@ struct writer_hooks {
  * name NULL an unnamed file in dirfd (O_TMPFILE), which the caller links
  * into place.  -EOPNOTSUPP (or -EISDIR, -EINVAL on older kernels) where
  * the filesystem cannot create unnamed files: FAT, exfat, FUSE.
- * size_hint is the expected length: a file smaller than one chunk is
- * all tail, so it is written buffered from the start even under the
- * direct strategy.  bdev_fd, if >= 0, is the block device under a
+ * size_hint is the expected length: a file smaller than one chunk and
+ * than 1 MiB is all tail, so it is written buffered from the start even
+ * under the direct strategy (its batch waits for it with the others).  bdev_fd, if >= 0, is the block device under a
  * fuseblk filesystem whose page cache holds the daemon's dirty data
  * (checked, not written). */
 int writer_open(int dirfd, const char *name, const struct write_plan *plan,
