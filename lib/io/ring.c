@@ -348,7 +348,10 @@ int ring_take(struct ring *r, unsigned c, void *meta, void **buf, uint64_t *next
 			rc = r->stop ? -ECANCELED : 1;
 			break;
 		}
+		/* a producer held by a laggard sleeps until someone starves:
+		 * tell it, or a cursor that stalled for good is never detached */
 		k->waiting = true;
+		pthread_cond_broadcast(&r->room);
 		pthread_cond_wait(&r->more, &r->lock);
 		k->waiting = false;
 	}

@@ -3,11 +3,13 @@
  * before or while it is read; every file must still yield its chunks in
  * plan order, ending with one flagged last, and a file that is not the
  * plan's, or changed, must be flagged and never block. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "plan_tree.h"
 #include "copy/reader.h"
+#include "util/clock.h"
 
 #define CHUNK (64 * 1024)
 
@@ -164,13 +166,411 @@ TEST(skipped_files_end_at_once)
 	tree_done();
 }
 
+/* Several cursors.  Each file's bytes are a pattern of its seed and
+ * offset, so a chunk of another file, of another place or of a stale
+ * buffer shows; a tally per cursor checks every chunk as it comes. */
+
+#define MAX_ENTRIES 16
+
+static uint8_t pattern_byte(unsigned seed, uint64_t off)
+{
+	uint64_t z = ((uint64_t)seed << 40) ^ (off >> 3);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (uint8_t)(z >> (8 * (off & 7)));
+}
+
+static void fill_pattern(uint8_t *buf, unsigned seed, uint64_t off, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = pattern_byte(seed, off + i);
+}
+
+/* Write [off, off + len) of path with seed's pattern (the file keeps its size). */
+static void write_pattern(const char *path, unsigned seed, uint64_t off, uint64_t len, bool create)
+{
+	static uint8_t buf[CHUNK];
+	int fd = open(path, O_WRONLY | (create ? O_CREAT | O_TRUNC : 0), 0644);
+
+	if (fd < 0)
+		FAIL_AT("open %s: %m", path);
+	while (fd >= 0 && len > 0) {
+		size_t n = (size_t)MIN(len, (uint64_t)sizeof(buf));
+
+		fill_pattern(buf, seed, off, n);
+		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n) {
+			FAIL_AT("write %s: %m", path);
+			break;
+		}
+		off += n;
+		len -= n;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+struct seen {
+	uint64_t bytes, next_off, changed_at;
+	int chunks, err;
+	bool last, changed;
+	unsigned bad_bytes, bad_offset;
+};
+
+struct tally {
+	unsigned seed[MAX_ENTRIES];  /* per entry: its pattern */
+	struct seen s[MAX_ENTRIES];
+	size_t cur;                  /* the entry of the last chunk */
+	bool any;
+	unsigned bad_order;          /* a file before the last one ended, or after one */
+	uint8_t want[CHUNK];         /* the bytes a chunk should have */
+};
+
+/* Check chunk c against what came before on this cursor and the file's pattern. */
+static void tally_chunk(struct tally *t, const struct reader_chunk *c)
+{
+	struct seen *s = &t->s[c->entry < MAX_ENTRIES ? c->entry : 0];
+	uint8_t *want = t->want;
+
+	if (t->any && (c->entry < t->cur || (c->entry == t->cur && t->s[t->cur].last) ||
+		       (c->entry > t->cur && !t->s[t->cur].last)))
+		t->bad_order++;
+	t->any = true;
+	t->cur = c->entry;
+	if (c->offset != s->next_off)
+		s->bad_offset++;
+	if (!c->changed && !c->err) {
+		fill_pattern(want, t->seed[c->entry], c->offset, c->len);
+		if (c->len > CHUNK || memcmp(c->buf, want, c->len) != 0)
+			s->bad_bytes++;
+	}
+	if (c->changed && !s->changed)
+		s->changed_at = c->offset;
+	s->bytes += c->len;
+	s->next_off += c->len;
+	s->chunks++;
+	s->err = c->err;
+	s->last = c->last;
+	s->changed |= c->changed;
+}
+
+/* Take up to max chunks (0: all) from cursor k; reader_next's last result. */
+static int tally_take(struct reader_cursor *k, struct tally *t, int max)
+{
+	struct reader_chunk c;
+	int rc = 0;
+
+	for (int i = 0; !max || i < max; i++) {
+		rc = reader_next(k, &c);
+		if (rc != 0)
+			break;
+		tally_chunk(t, &c);
+		reader_release(k, &c);
+	}
+	return rc;
+}
+
+static uint64_t size_of(const struct plan *p, const char *rel)
+{
+	const struct plan_entry *e = find(p, rel);
+
+	return e ? (uint64_t)e->st.st_size : UINT64_MAX;
+}
+
+/* The cursor got file rel whole, with its own bytes, unflagged. */
+#define CHECK_WHOLE(t, p, rel) \
+	do { \
+		const struct seen *_s = &(t)->s[idx_of((p), (rel))]; \
+		CHECK_U64(_s->bytes, size_of((p), (rel))); \
+		CHECK(_s->last && !_s->changed && _s->err == 0); \
+		CHECK_INT(_s->bad_bytes, 0); \
+		CHECK_INT(_s->bad_offset, 0); \
+	} while (0)
+
+static void tally_seed(struct tally *t, const struct plan *p, const char *rel, unsigned seed)
+{
+	t->seed[idx_of(p, rel)] = seed;
+}
+
+struct taker {
+	struct reader_cursor *k;
+	struct tally *t;
+	pthread_t thread;
+	int rc;
+};
+
+static void *take_all(void *arg)
+{
+	struct taker *w = arg;
+
+	w->rc = tally_take(w->k, w->t, 0);
+	return NULL;
+}
+
+static void taker_start(struct taker *w)
+{
+	if (pthread_create(&w->thread, NULL, take_all, w) != 0) {
+		perror("test_reader: pthread_create");
+		exit(99);
+	}
+}
+
+/* The tree of the several-cursor cases: files of 8, 3 + odd, 0 and 1
+ * chunk, one in a directory; t[i] gets the seeds for cursor i. */
+static struct run multi_tree(struct tally *t, unsigned n)
+{
+	struct run x;
+
+	tree_new();
+	mkdirs("src", "src/d", "dst");
+	write_pattern("src/a", 1, 0, 8 * CHUNK, true);
+	write_pattern("src/d/b", 2, 0, 3 * CHUNK + 5, true);
+	write_pattern("src/empty", 3, 0, 0, true);
+	write_pattern("src/z", 4, 0, 100, true);
+	x = BUILD(&rec, "dst", "src");
+	CHECK_INT(x.r, 0);
+	if (x.r < 0 || x.p->n_entries > MAX_ENTRIES)
+		exit(99);
+	for (unsigned i = 0; i < n; i++) {
+		memset(&t[i], 0, sizeof(t[i]));
+		tally_seed(&t[i], x.p, "src/a", 1);
+		tally_seed(&t[i], x.p, "src/d/b", 2);
+		tally_seed(&t[i], x.p, "src/empty", 3);
+		tally_seed(&t[i], x.p, "src/z", 4);
+	}
+	return x;
+}
+
+#define CHECK_ALL_WHOLE(t, p) \
+	do { \
+		CHECK_INT((t)->bad_order, 0); \
+		CHECK_WHOLE((t), (p), "src/a"); \
+		CHECK_WHOLE((t), (p), "src/d/b"); \
+		CHECK_WHOLE((t), (p), "src/empty"); \
+		CHECK_WHOLE((t), (p), "src/z"); \
+	} while (0)
+
+/* Two cursors taking at once: each gets every file whole. */
+TEST(two_cursors_get_every_file)
+{
+	struct tally t[2];
+	struct run x = multi_tree(t, 2);
+	const struct plan *plans[2] = { x.p, x.p };
+	struct taker w[2];
+	struct reader_stats st;
+	struct reader *r;
+
+	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		w[i] = (struct taker){ reader_cursor(r, i), &t[i], 0, 0 };
+		taker_start(&w[i]);
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		pthread_join(w[i].thread, NULL);
+		CHECK_INT(w[i].rc, 1);
+		CHECK_ALL_WHOLE(&t[i], x.p);
+	}
+	reader_stats(r, &st);
+	CHECK_U64(st.mismatches, 0);
+	reader_free(r);
+	run_done(&x);
+	tree_done();
+}
+
+/* Cursor 1 takes two chunks, then holds the third while cursor 0 takes
+ * on: cursor 1 is detached (after a second of cursor 0 starving), its
+ * held chunk stays intact until it gives it back (cursor 0 waits for
+ * that), and it still gets every chunk of every file, in order, from the
+ * second read. */
+TEST(stalled_cursor_detached_gets_everything)
+{
+	struct tally t[2];
+	struct run x = multi_tree(t, 2);
+	const struct plan *plans[2] = { x.p, x.p };
+	struct reader_stats st = { 0 };
+	struct reader_chunk held;
+	struct taker w;
+	struct reader *r;
+	double end;
+
+	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	CHECK_INT(tally_take(reader_cursor(r, 1), &t[1], 2), 0);
+	CHECK_INT(reader_next(reader_cursor(r, 1), &held), 0);
+	w = (struct taker){ reader_cursor(r, 0), &t[0], 0, 0 };
+	taker_start(&w);
+	for (end = clock_monotonic() + 20; !st.detached && clock_monotonic() < end;) {
+		struct timespec ms = { 0, 1000000 };
+
+		nanosleep(&ms, NULL);
+		reader_stats(r, &st);
+	}
+	CHECK_INT(st.detached, 1);
+	/* checked only now: overwritten while held shows as wrong bytes */
+	tally_chunk(&t[1], &held);
+	reader_release(reader_cursor(r, 1), &held);
+	CHECK_INT(tally_take(reader_cursor(r, 1), &t[1], 0), 1);
+	pthread_join(w.thread, NULL);
+	CHECK_INT(w.rc, 1);
+	CHECK_ALL_WHOLE(&t[0], x.p);
+	CHECK_ALL_WHOLE(&t[1], x.p);
+	reader_stats(r, &st);
+	CHECK_INT(st.detached, 1);
+	CHECK(st.bytes_reread > 0);
+	CHECK_U64(st.mismatches, 0);
+	/* the second read starts where cursor 1 stood, not at the start */
+	CHECK(st.bytes_reread <= 8 * CHUNK + 3 * CHUNK + 5 + 100 - 3 * CHUNK);
+	CHECK_U64(st.bytes_read, 11 * CHUNK + 105 + st.bytes_reread);
+	reader_free(r);
+	run_done(&x);
+	tree_done();
+}
+
+/* The source changes between the first read and the second: the detached
+ * cursor's chunk that differs is flagged changed and ends the file; no
+ * chunk with other bytes than the first read's comes unflagged.  Chunk 2
+ * of a was in the ring when cursor 1 was detached, chunk 1 of b was read
+ * after: both kinds of first read are compared. */
+TEST(changed_between_reads_flagged)
+{
+	struct tally t[2];
+	struct run x = multi_tree(t, 2);
+	const struct plan *plans[2] = { x.p, x.p };
+	const struct seen *a, *b;
+	struct reader_stats st;
+	struct reader *r;
+
+	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	CHECK_INT(tally_take(reader_cursor(r, 1), &t[1], 1), 0);
+	CHECK_INT(tally_take(reader_cursor(r, 0), &t[0], 0), 1);
+	CHECK_ALL_WHOLE(&t[0], x.p);
+	/* the first read is over; the files change in place, not in size */
+	write_pattern("src/a", 9, 2 * CHUNK, CHUNK, false);
+	write_pattern("src/d/b", 9, CHUNK, 10, false);
+	CHECK_INT(tally_take(reader_cursor(r, 1), &t[1], 0), 1);
+	a = &t[1].s[idx_of(x.p, "src/a")];
+	b = &t[1].s[idx_of(x.p, "src/d/b")];
+	CHECK(a->changed && a->last);
+	CHECK(b->changed && b->last);
+	/* by the compare, at the chunk that differs, not by the times at EOF */
+	CHECK_U64(a->changed_at, 2 * CHUNK);
+	CHECK_INT(a->chunks, 3);
+	CHECK_U64(b->changed_at, CHUNK);
+	CHECK_INT(b->chunks, 2);
+	CHECK_INT(a->bad_bytes + b->bad_bytes, 0);
+	CHECK_INT(a->bad_offset + b->bad_offset, 0);
+	CHECK_INT(t[1].bad_order, 0);
+	CHECK_WHOLE(&t[1], x.p, "src/empty");
+	CHECK_WHOLE(&t[1], x.p, "src/z");
+	reader_stats(r, &st);
+	CHECK_INT(st.detached, 1);
+	CHECK_U64(st.mismatches, 2);
+	reader_free(r);
+	run_done(&x);
+	tree_done();
+}
+
+/* A skip is the cursor's own: the other cursor still gets the file
+ * whole, the skipping one what ends it and then the next files.  Skipped
+ * by both, it is not read. */
+TEST(skip_per_cursor)
+{
+	struct tally t[2];
+	struct run x = multi_tree(t, 2);
+	const struct plan *plans[2] = { x.p, x.p };
+	size_t a = idx_of(x.p, "src/a");
+	struct taker w[2];
+	struct reader *r;
+
+	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	reader_skip(reader_cursor(r, 0), a, a + 1);
+	for (unsigned i = 0; i < 2; i++) {
+		w[i] = (struct taker){ reader_cursor(r, i), &t[i], 0, 0 };
+		taker_start(&w[i]);
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		pthread_join(w[i].thread, NULL);
+		CHECK_INT(w[i].rc, 1);
+	}
+	CHECK_ALL_WHOLE(&t[1], x.p);
+	CHECK_INT(t[0].bad_order, 0);
+	CHECK(t[0].s[a].last);
+	CHECK_INT(t[0].s[a].bad_bytes, 0);
+	CHECK_WHOLE(&t[0], x.p, "src/d/b");
+	CHECK_WHOLE(&t[0], x.p, "src/z");
+	reader_free(r);
+
+	for (unsigned i = 0; i < 2; i++) {
+		memset(t[i].s, 0, sizeof(t[i].s));
+		t[i].any = false;
+		t[i].bad_order = 0;
+	}
+	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	reader_skip(reader_cursor(r, 0), a, a + 1);
+	reader_skip(reader_cursor(r, 1), a, a + 1);
+	for (unsigned i = 0; i < 2; i++) {
+		w[i] = (struct taker){ reader_cursor(r, i), &t[i], 0, 0 };
+		taker_start(&w[i]);
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		pthread_join(w[i].thread, NULL);
+		CHECK_INT(w[i].rc, 1);
+		CHECK_INT(t[i].bad_order, 0);
+		CHECK(t[i].s[a].last);
+		CHECK_INT(t[i].s[a].err, -ECANCELED);
+		/* at most the ring's worth was read before the skips were seen */
+		CHECK(t[i].s[a].bytes <= 4 * CHUNK);
+		CHECK_WHOLE(&t[i], x.p, "src/d/b");
+		CHECK_WHOLE(&t[i], x.p, "src/z");
+	}
+	reader_free(r);
+	run_done(&x);
+	tree_done();
+}
+
+/* A cursor that leaves holds the other back no more: it finishes without
+ * anyone being detached.  Then again, leaving with a chunk in hand (were
+ * that chunk kept, the other would wait for it for ever). */
+TEST(leave_lets_the_other_finish)
+{
+	struct tally t[2];
+	struct run x = multi_tree(t, 2);
+	const struct plan *plans[2] = { x.p, x.p };
+	struct reader_chunk held;
+	struct reader_stats st;
+	struct reader *r;
+
+	for (int holding = 0; holding < 2; holding++) {
+		memset(t[0].s, 0, sizeof(t[0].s));
+		t[0].any = false;
+		CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+		CHECK_INT(reader_next(reader_cursor(r, 1), &held), 0);
+		if (!holding)
+			reader_release(reader_cursor(r, 1), &held);
+		reader_leave(reader_cursor(r, 1));
+		CHECK_INT(tally_take(reader_cursor(r, 0), &t[0], 0), 1);
+		CHECK_ALL_WHOLE(&t[0], x.p);
+		reader_stats(r, &st);
+		CHECK_INT(st.detached, 0);
+		CHECK_U64(st.bytes_reread, 0);
+		reader_free(r);
+	}
+	run_done(&x);
+	tree_done();
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	TEST_PLAN(4);
+	TEST_PLAN(9);
 	RUN(unchanged_files_read_whole);
 	RUN(changed_after_the_plan_is_flagged);
 	RUN(swapped_directory_not_followed);
 	RUN(skipped_files_end_at_once);
+	RUN(two_cursors_get_every_file);
+	RUN(stalled_cursor_detached_gets_everything);
+	RUN(changed_between_reads_flagged);
+	RUN(skip_per_cursor);
+	RUN(leave_lets_the_other_finish);
 	return test_summary();
 }
