@@ -84,9 +84,11 @@ struct reader_cursor *reader_cursor(struct reader *r, unsigned i);
  * could not start). */
 int reader_next(struct reader_cursor *c, struct reader_chunk *ret);
 
-/* Do not read the files of entries [from, to) for this cursor: each one
- * still yields its last chunk (err -ECANCELED), perhaps after chunks
- * read before.  The consumer calls it for entries it is at or before. */
+/* This cursor does not need the files of entries [from, to): each one
+ * still yields its chunks up to its last, which the consumer drains.
+ * Where no other cursor wants it either, the file is not read (further):
+ * it then ends early with a last chunk of err -ECANCELED.  The consumer
+ * calls it for entries it is at or before. */
 void reader_skip(struct reader_cursor *c, size_t from, size_t to);
 
 /* Give the chunk's buffer back. */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "io/ring.h"
@@ -558,10 +559,102 @@ TEST(finish_ends_takes)
 	ring_free(r);
 }
 
+/* The arena: chunks of many sizes (a page to a quarter of the arena)
+ * share one buffer; each holds its seq in every byte, and two cursors at
+ * different paces must see every one intact, in order, through many
+ * returns to the arena's start. */
+#define ARENA (64 * 1024)
+#define ARENA_TOTAL 3000
+
+static size_t arena_len(uint64_t seq)
+{
+	return 1 + (size_t)((seq * 2654435761u) % (ARENA / 4));
+}
+
+struct arena_cursor {
+	struct ring *r;
+	unsigned c;
+	unsigned pause_every;
+	_Atomic uint64_t bad, seen;
+	pthread_t thread;
+};
+
+static void *arena_consumer(void *arg)
+{
+	struct arena_cursor *k = arg;
+	struct meta m;
+	void *buf;
+	uint64_t next;
+
+	while (ring_take(k->r, k->c, &m, &buf, &next) == 0) {
+		const unsigned char *b = buf;
+		size_t len = arena_len(m.seq);
+
+		if (m.seq != atomic_load(&k->seen) || m.check != ~m.seq)
+			atomic_fetch_add(&k->bad, 1);
+		/* slow enough that the arena is full most of the time */
+		if (k->pause_every && m.seq % k->pause_every == 0)
+			sleep_s(0.0002);
+		for (size_t i = 0; i < len; i++)
+			if (b[i] != (unsigned char)m.seq) {
+				atomic_fetch_add(&k->bad, 1);
+				break;
+			}
+		atomic_fetch_add(&k->seen, 1);
+		ring_release(k->r, k->c);
+	}
+	return NULL;
+}
+
+TEST(arena_chunks_of_every_size)
+{
+	struct ring *r = NULL;
+	struct arena_cursor k[2] = { { .c = 0 }, { .c = 1, .pause_every = 3 } };
+
+	CHECK_INT(ring_new_arena(32, ARENA, 4096, sizeof(struct meta), 2, &r), 0);
+	if (!r)
+		return;
+	CHECK_U64(ring_arena_bytes(r), ARENA);
+	for (int i = 0; i < 2; i++) {
+		k[i].r = r;
+		pthread_create(&k[i].thread, NULL, arena_consumer, &k[i]);
+	}
+	for (uint64_t seq = 0; seq < ARENA_TOTAL; seq++) {
+		size_t len = arena_len(seq);
+		void *buf;
+		unsigned lag;
+		struct meta m = { seq, ~seq };
+
+		if (ring_claim_size(r, len, 0, &buf, &lag) != 0) {
+			CHECK(false);
+			break;
+		}
+		/* page aligned, inside the arena */
+		CHECK(((uintptr_t)buf & 4095) == 0);
+		memset(buf, (int)(unsigned char)seq, len);
+		ring_publish(r, &m);
+	}
+	ring_finish(r);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(k[i].thread, NULL);
+		CHECK_U64(atomic_load(&k[i].seen), ARENA_TOTAL);
+		CHECK_U64(atomic_load(&k[i].bad), 0);
+	}
+	/* more than the arena cannot be claimed */
+	{
+		void *buf;
+		unsigned lag;
+
+		CHECK_INT(ring_claim_size(r, ARENA + 1, 0, &buf, &lag), -EINVAL);
+	}
+	ring_free(r);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	TEST_PLAN(10);
+	TEST_PLAN(11);
+	RUN(arena_chunks_of_every_size);
 	RUN(new_refuses_no_slots_or_too_many_cursors);
 	RUN(one_cursor_gets_every_slot_in_order);
 	RUN(three_cursors_get_every_slot_none_overwritten);
