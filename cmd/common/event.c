@@ -9,16 +9,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/clock.h"
 #include "common/event.h"
 
 #define EVENT_T_DECIMALS 6
 
 double event_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return clock_realtime();
 }
 
 void event_begin(struct json *j, const char *name, double t)

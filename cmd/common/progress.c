@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/cleanup.h"
 #include "common/format.h"
 #include "common/progress.h"
@@ -84,14 +85,6 @@ static bool winch_taken; /* one meter at a time owns SIGWINCH */
 static void on_winch(int sig)
 {
 	winch_pending = 1;
-}
-
-static double monotonic_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- the line builder ------------------------------------------------ */
@@ -509,7 +502,7 @@ int progress_new(const struct progress_options *o, struct progress **ret)
 	p->mode = o->mode;
 	p->show = o->show;
 	p->out = o->out ? o->out : o->mode == PROGRESS_JSON ? stdout : stderr;
-	p->clock = o->clock ? o->clock : monotonic_now;
+	p->clock = o->clock ? o->clock : clock_monotonic;
 	p->interval = o->interval > 0 ? o->interval : default_interval(o->mode);
 	p->width = o->width;
 	p->json = o->json;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/cleanup.h"
 #include "common/cli.h"
 #include "dirtystat/dirtystat.h"
@@ -501,8 +502,8 @@ static int run(struct ctx *c)
 			break; /* close_stdout() reports lost output */
 		/* fixed cadence; after a stall (suspend, slow sysfs) start afresh */
 		deadline += c->o.interval;
-		if (deadline < clock_now(CLOCK_MONOTONIC))
-			deadline = clock_now(CLOCK_MONOTONIC) + c->o.interval;
+		if (deadline < clock_monotonic())
+			deadline = clock_monotonic() + c->o.interval;
 	}
 	if (tty)
 		fputs("\033[?25h", stdout);

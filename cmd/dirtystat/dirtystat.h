@@ -78,9 +78,6 @@ int frame_take(const struct sources *src, const struct frame *prev, struct frame
 	       const char **ret_what);
 void frame_done(struct frame *fr);
 
-/* Seconds of the clock, as a double. */
-double clock_now(clockid_t id);
-
 struct render_opts {
 	bool bytes;                /* exact numbers instead of human sizes */
 	bool json;

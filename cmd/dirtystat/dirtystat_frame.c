@@ -10,17 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/clock.h"
 #include "dirtystat/dirtystat.h"
 #include "device/fs_traits.h"
 #include "device/target.h"
-
-double clock_now(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void frame_done(struct frame *fr)
 {
@@ -175,8 +168,8 @@ int frame_take(const struct sources *src, const struct frame *prev, struct frame
 	struct frame fr = { 0 };
 	int r;
 
-	fr.t_mono = clock_now(CLOCK_MONOTONIC);
-	fr.t_real = clock_now(CLOCK_REALTIME);
+	fr.t_mono = clock_monotonic();
+	fr.t_real = clock_realtime();
 	fr.interval = prev ? fr.t_mono - prev->t_mono : NAN;
 	*ret_what = "the system counters in '/proc/meminfo' and '/proc/vmstat'";
 	r = dirty_system_read(&fr.sys);

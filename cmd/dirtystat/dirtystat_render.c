@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/clock.h"
 #include "util/cleanup.h"
 #include "dirtystat/dirtystat.h"
 #include "common/event.h"
@@ -487,6 +488,6 @@ void render_json_error(FILE *f, enum event_subject kind, const char *name, int e
 	struct json j;
 
 	json_init(&j, f);
-	event_error_begin(&j, clock_now(CLOCK_REALTIME), kind, name, err, message);
+	event_error_begin(&j, clock_realtime(), kind, name, err, message);
 	event_end(&j);
 }

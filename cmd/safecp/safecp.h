@@ -100,7 +100,6 @@ struct snapshot {
 };
 
 /* safecp_json.c: one event per call, a whole line, flushed. */
-double clock_seconds(clockid_t id);
 void jsonev_start(struct json *j, const struct safecp_job *job);
 void jsonev_progress(struct json *j, const struct snapshot *s);
 /* One destination's end, for the done event of several. */

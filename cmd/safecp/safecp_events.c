@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/cleanup.h"
 #include "common/cli.h"
 #include "common/json.h"
@@ -80,7 +81,7 @@ static void snapshot_take(struct events *ev, struct snapshot *s)
 
 	if (!st) { /* not started */
 		*s = (struct snapshot){ .total = p->total_bytes, .rate = -1, .eta = -1,
-					.t_real = clock_seconds(CLOCK_REALTIME) };
+					.t_real = clock_realtime() };
 		return;
 	}
 
@@ -95,8 +96,8 @@ static void snapshot_take(struct events *ev, struct snapshot *s)
 	s->phase = atomic_load(&st->phase);
 	cur = atomic_load(&st->current);
 	s->file = s->phase == COPY_PHASE_COPYING && cur < p->n_entries ? p->entries[cur].rel : NULL;
-	s->t_real = clock_seconds(CLOCK_REALTIME);
-	s->rate = progress_rate_sample(&ev->rate, clock_seconds(CLOCK_MONOTONIC), s->confirmed);
+	s->t_real = clock_realtime();
+	s->rate = progress_rate_sample(&ev->rate, clock_monotonic(), s->confirmed);
 	s->eta = progress_eta(s->total > s->confirmed ? s->total - s->confirmed : 0, s->rate);
 }
 

@@ -9,16 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/clock.h"
 #include "common/event.h"
 #include "safecp/safecp.h"
-
-double clock_seconds(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* With several destinations each destination's events are written
  * through its own struct json, bound here to the directory as given. */
@@ -125,7 +118,7 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	const struct plan *p = job->plan;
 	const struct target *t = job->target;
 
-	begin(j, "start", clock_seconds(CLOCK_REALTIME));
+	begin(j, "start", clock_realtime());
 	json_kv_u64(j, "bytes_total", p->total_bytes);
 	json_kv_u64(j, "files", p->n_files);
 	json_kv_u64(j, "directories", p->n_dirs);
@@ -183,7 +176,7 @@ void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_out
 		json_kv_u64(j, "errors", s->files_failed);
 	} else {
 		/* the job's end, not one destination's: no "dest" */
-		event_begin(j, "done", clock_seconds(CLOCK_REALTIME));
+		event_begin(j, "done", clock_realtime());
 		json_key(j, "destinations");
 		json_array_begin(j);
 		for (size_t i = 0; i < n; i++) {
@@ -210,7 +203,7 @@ void jsonev_dest_done(struct json *j, const struct snapshot *s, const struct des
 void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 		 const char *reason)
 {
-	begin(j, "file", clock_seconds(CLOCK_REALTIME));
+	begin(j, "file", clock_realtime());
 	json_kv_string(j, "state", state);
 	json_kv_name(j, "file", e->rel);
 	json_kv_name(j, "source", e->src);
@@ -225,7 +218,7 @@ void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step step, int err,
 		  const char *path, const char *msg, bool fatal)
 {
-	event_error_begin(j, clock_seconds(CLOCK_REALTIME), EVENT_PATH,
+	event_error_begin(j, clock_realtime(), EVENT_PATH,
 			  path ? path : e ? e->dst : NULL, err, msg);
 	if (dest_of(j))
 		json_kv_name(j, "dest", dest_of(j));
@@ -239,7 +232,7 @@ void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step ste
  * not copied (it keeps no final name); a rerun copies it. */
 void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
 {
-	begin(j, "changed", clock_seconds(CLOCK_REALTIME));
+	begin(j, "changed", clock_realtime());
 	json_kv_name(j, "file", e->rel);
 	json_kv_name(j, "source", e->src);
 	json_kv_name(j, file_key(j), e->dst);
@@ -249,7 +242,7 @@ void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
 
 void jsonev_note(struct json *j, const char *path, const char *msg)
 {
-	begin(j, "note", clock_seconds(CLOCK_REALTIME));
+	begin(j, "note", clock_realtime());
 	json_kv_name(j, "path", path);
 	json_kv_string(j, "message", msg);
 	event_end(j);
@@ -258,7 +251,7 @@ void jsonev_note(struct json *j, const char *path, const char *msg)
 void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_strategy s,
 		     const char *why)
 {
-	begin(j, "strategy", clock_seconds(CLOCK_REALTIME));
+	begin(j, "strategy", clock_realtime());
 	json_kv_name(j, "file", e ? e->rel : NULL);
 	json_kv_string(j, "strategy", strategy_name(s));
 	json_kv_string(j, "reason", why);
@@ -282,7 +275,7 @@ void jsonev_stopped(struct json *j, const struct snapshot *s)
 
 void jsonev_refused(struct json *j, const char *kind, const char *message)
 {
-	begin(j, "refused", clock_seconds(CLOCK_REALTIME));
+	begin(j, "refused", clock_realtime());
 	json_kv_string(j, "kind", kind);
 	json_kv_string(j, "message", message);
 	event_end(j);

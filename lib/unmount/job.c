@@ -18,15 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/debug.h"
 #include "unmount/job_private.h"
 
 double job_monotonic(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return clock_monotonic();
 }
 
 static void kick(int fd)
