@@ -39,6 +39,7 @@
 enum row {
 	ROW_OTHER = 0, /* first: a kind missing from by_kind falls here */
 	ROW_EXT4,
+	ROW_EXT2,
 	ROW_XFS,
 	ROW_BTRFS,
 	ROW_F2FS,
@@ -72,6 +73,9 @@ enum row {
 
 static const struct fs_traits rows[N_ROWS] = {
 	[ROW_EXT4] = POSIX_BLOCK("ext4", true),
+	/* ext2 comes through the ext4 driver's kind but has no journal: a
+	 * rename is not ordered after the file's metadata */
+	[ROW_EXT2] = POSIX_BLOCK("ext2", false),
 	[ROW_XFS] = POSIX_BLOCK("xfs", true),
 	[ROW_BTRFS] = POSIX_BLOCK("btrfs", true),
 	[ROW_F2FS] = POSIX_BLOCK("f2fs", false),
@@ -154,6 +158,7 @@ static const struct {
 	const char *name;
 	enum row row;
 } by_name[] = {
+	{ FS_EXT4, "ext2", ROW_EXT2 },
 	{ FS_FUSEBLK, "exfat", ROW_EXFAT_FUSE },
 	{ FS_FUSEBLK, "vfat", ROW_FUSEFAT_BLK },
 	{ FS_FUSEBLK, "msdos", ROW_FUSEFAT_BLK },

@@ -31,8 +31,12 @@ TEST(journaled_posix_rows)
 		CHECK_INT(t->write, FS_WRITE_BY_DIO);
 		CHECK_INT(t->dirents, FS_DIRENTS_NONE);
 	}
-	/* ext2 and ext3 come through the ext4 driver's kind */
+	/* ext2 and ext3 come through the ext4 driver's kind; ext3 has a
+	 * journal, ext2 none */
 	CHECK_STR(row(fs_kind_from_name("ext3"), "ext3", NULL)->id, "ext4");
+	CHECK_STR(row(fs_kind_from_name("ext2"), "ext2", NULL)->id, "ext2");
+	CHECK(!row(fs_kind_from_name("ext2"), "ext2", NULL)->journaled);
+	CHECK(row(fs_kind_from_name("ext2"), "ext2", NULL)->tmpfile);
 }
 
 TEST(f2fs_row)
@@ -266,6 +270,7 @@ TEST(rows_reachable)
 		const char *fstype, *blkid;
 	} fs[] = {
 		{ FS_EXT4, "ext4", NULL },       { FS_XFS, "xfs", NULL },
+		{ FS_EXT4, "ext2", NULL },
 		{ FS_BTRFS, "btrfs", NULL },     { FS_F2FS, "f2fs", NULL },
 		{ FS_VFAT, "vfat", NULL },       { FS_EXFAT, "exfat", NULL },
 		{ FS_OTHER, "ntfs3", NULL },     { FS_FUSEBLK, "fuseblk", "exfat" },
