@@ -169,7 +169,7 @@ static void add_target_dir(poptContext ctx)
 		cli_usage_error("too many destinations: at most %d -t options", COPY_DESTS_MAX);
 	for (size_t i = 0; i < raw.n_target_dirs; i++)
 		if (strcmp(raw.target_dirs[i], dir) == 0)
-			cli_usage_error("destination %s given twice", quote(dir));
+			cli_usage_error("destination %s given twice: give each -t DIR once", quote(dir));
 	raw.target_dirs[raw.n_target_dirs++] = dir;
 }
 

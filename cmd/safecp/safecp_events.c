@@ -134,20 +134,22 @@ static void stdout_check(struct events *ev)
 		ev->sh->all[i]->json.f = ev->sh->devnull;
 }
 
-static void outcomes(struct events_shared *sh, struct dest_outcome *ret)
+static struct dest_outcome outcome_of(const struct events *e)
 {
-	for (size_t i = 0; i < sh->n; i++) {
-		struct events *e = sh->all[i];
+	return (struct dest_outcome){
+		.dest = e->job->dest_arg,
+		.outcome = e->outcome ? e->outcome : "interrupted",
+		.error = e->err ? strerror(e->err) : NULL,
+		.files = e->snap.files_done,
+		.errors = e->snap.files_failed,
+		.bytes_on_device = e->snap.confirmed,
+	};
+}
 
-		ret[i] = (struct dest_outcome){
-			.dest = e->job->dest_arg,
-			.outcome = e->outcome ? e->outcome : "interrupted",
-			.error = e->err ? strerror(e->err) : NULL,
-			.files = e->snap.files_done,
-			.errors = e->snap.files_failed,
-			.bytes_on_device = e->snap.confirmed,
-		};
-	}
+static void outcomes(const struct events_shared *sh, struct dest_outcome *ret)
+{
+	for (size_t i = 0; i < sh->n; i++)
+		ret[i] = outcome_of(sh->all[i]);
 }
 
 /* The meter's callback in --progress=json, with ev->lock held: it shows
@@ -173,8 +175,6 @@ static void json_progress(FILE *out, const struct progress_state *st, bool final
 		struct dest_outcome d[COPY_DESTS_MAX];
 
 		outcomes(sh, d);
-		/* the job's done event: written unbound, without one "dest" */
-		jsonev_bind_dest(&sh->all[0]->json, NULL);
 		jsonev_done(&sh->all[0]->json, &sh->all[0]->snap, d, sh->n);
 	}
 	stdout_check(sh->all[0]);
@@ -182,28 +182,26 @@ static void json_progress(FILE *out, const struct progress_state *st, bool final
 
 /* ---- text */
 
-static void vwarn(struct events *ev, const char *fmt, va_list ap)
+/* A diagnostic line through the meter, with ev's lock held. */
+static void vnote_line(struct events *ev, enum msg_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+static void vnote_line(struct events *ev, enum msg_level level, const char *fmt, va_list ap)
 {
-	_cleanup_free_ char *msg = NULL;
+	_cleanup_free_ char *msg = msg_vline(level, fmt, ap);
 
-	msg = msg_vline(MSG_WARNING, fmt, ap);
 	if (msg)
 		progress_note(ev->sh->meter, "%s", msg);
 }
 
-/* A diagnostic line through the meter, with ev's lock held. */
 static void note_line(struct events *ev, enum msg_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void note_line(struct events *ev, enum msg_level level, const char *fmt, ...)
 {
-	_cleanup_free_ char *msg = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	msg = msg_vline(level, fmt, ap);
+	vnote_line(ev, level, fmt, ap);
 	va_end(ap);
-	if (msg)
-		progress_note(ev->sh->meter, "%s", msg);
 }
 
 void events_warn(struct events *ev, const char *fmt, ...)
@@ -212,7 +210,7 @@ void events_warn(struct events *ev, const char *fmt, ...)
 
 	pthread_mutex_lock(&ev->sh->lock);
 	va_start(ap, fmt);
-	vwarn(ev, fmt, ap);
+	vnote_line(ev, MSG_WARNING, fmt, ap);
 	va_end(ap);
 	pthread_mutex_unlock(&ev->sh->lock);
 }
@@ -576,9 +574,8 @@ void events_dest_finished(struct events *ev, int result)
 			      ev->snap.files_done == 1 ? "file" : "files");
 	}
 	if (ev->json_mode) {
-		struct dest_outcome d;
+		struct dest_outcome d = outcome_of(ev);
 
-		outcomes(&(struct events_shared){ .all = { ev }, .n = 1 }, &d);
 		jsonev_dest_done(&ev->json, &ev->snap, &d, line);
 		stdout_check(ev);
 	}

@@ -497,8 +497,7 @@ static int reader_new(const struct plan *const *plans, unsigned n, const struct 
 	pthread_mutex_init(&r->lock, NULL);
 	r->cursors = calloc(n, sizeof(*r->cursors));
 	r->want = calloc(r->plan->n_entries + 1, sizeof(*r->want));
-	r->uncached = calloc(r->plan->n_entries + 1, sizeof(*r->uncached));
-	if (!r->cursors || !r->want || !r->uncached) {
+	if (!r->cursors || !r->want) {
 		reader_free(r);
 		return -ENOMEM;
 	}
@@ -546,6 +545,11 @@ int reader_start_tapped(const struct plan *const *plans, unsigned n, const struc
 	if (n == 0 || n > RING_CURSORS_MAX)
 		return -EINVAL;
 	e = reader_new(plans, n, wp, cancel, &r);
+	/* the first reader's: second readers look it up there */
+	if (e == 0 && !(r->uncached = calloc(r->plan->n_entries + 1, sizeof(*r->uncached)))) {
+		reader_free(r);
+		e = -ENOMEM;
+	}
 	if (e == 0 && tap)
 		r->tap = *tap;
 	if (e == 0 && (e = reader_run(r)) < 0)

@@ -27,7 +27,7 @@ struct cursor {
 struct ring {
 	unsigned n;
 	size_t meta_size;
-	size_t arena_bytes, align, slot_bytes;
+	size_t arena_bytes, align;
 	unsigned char *arena;
 	size_t *start, *end;     /* per slot record: its bytes in the arena */
 	size_t claim_at, claim_len; /* the claimed slot's place */
@@ -59,7 +59,6 @@ int ring_new_arena(unsigned n_slots, size_t arena_bytes, size_t align, size_t me
 	r->n_cursors = n_cursors;
 	r->align = align;
 	r->arena_bytes = (arena_bytes + align - 1) / align * align;
-	r->slot_bytes = r->arena_bytes;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->room, NULL);
 	pthread_cond_init(&r->more, NULL);
@@ -75,21 +74,6 @@ int ring_new_arena(unsigned n_slots, size_t arena_bytes, size_t align, size_t me
 	}
 	*ret = r;
 	return 0;
-}
-
-int ring_new(unsigned n_slots, size_t slot_bytes, size_t align, size_t meta_size,
-	     unsigned n_cursors, struct ring **ret)
-{
-	size_t a = align < sizeof(void *) ? sizeof(void *) : align;
-	size_t each = (slot_bytes + a - 1) / a * a;
-	int e;
-
-	if (slot_bytes == 0)
-		each = a;
-	e = ring_new_arena(n_slots, each * n_slots, a, meta_size, n_cursors, ret);
-	if (e == 0)
-		(*ret)->slot_bytes = each;
-	return e;
 }
 
 void ring_free(struct ring *r)
@@ -255,11 +239,6 @@ int ring_claim_size(struct ring *r, size_t bytes, double hold_s, void **buf, uns
 	}
 	pthread_mutex_unlock(&r->lock);
 	return rc;
-}
-
-int ring_claim(struct ring *r, double hold_s, void **buf, unsigned *laggard)
-{
-	return ring_claim_size(r, r->slot_bytes, hold_s, buf, laggard);
 }
 
 void ring_publish(struct ring *r, const void *meta)

@@ -1,13 +1,12 @@
 /* ring.h: one producer, N consumers at their own pace, bounded memory.
  *
- * A ring of equal, aligned buffers.  The producer claims the next slot,
- * fills it and publishes it with a small record of what it holds (meta,
- * meta_size bytes, copied).  Each consumer has a cursor: it takes the
+ * One aligned arena of buffers.  The producer claims the next slot (the
+ * bytes it needs, from the arena), fills it and publishes it with a small
+ * record of what it holds (meta, meta_size bytes, copied).  Each consumer has a cursor: it takes the
  * slots in order, one at a time, and releases each before taking the
  * next.  A slot is reused only when every cursor still in the ring has
  * released it, so the slowest cursor bounds how far the producer runs
- * ahead, and memory stays n_slots * slot_bytes whatever the number of
- * consumers.
+ * ahead, and memory stays the arena whatever the number of consumers.
  *
  * A cursor that holds the producer back while another cursor waits for
  * data, for longer than the producer tolerates, is the laggard: the
@@ -31,13 +30,9 @@ struct ring;
 /* take: this cursor was detached (see above) */
 #define RING_DETACHED 2
 
-int ring_new(unsigned n_slots, size_t slot_bytes, size_t align, size_t meta_size,
-	     unsigned n_cursors, struct ring **ret);
-/* A ring whose slots share one buffer of arena_bytes: each claim takes
- * the bytes it asks for (ring_claim_size), rounded up to align, so many
- * small chunks fit where one large one would.  At most n_slots are in
- * the ring at a time.  ring_new() is the arena of n_slots * slot_bytes
- * whose claims all take slot_bytes. */
+/* The slots share one buffer of arena_bytes: each claim takes the bytes
+ * it asks for, rounded up to align, so many small chunks fit where one
+ * large one would.  At most n_slots are in the ring at a time. */
 int ring_new_arena(unsigned n_slots, size_t arena_bytes, size_t align, size_t meta_size,
 		   unsigned n_cursors, struct ring **ret);
 void ring_free(struct ring *r);
@@ -46,13 +41,12 @@ unsigned ring_slots(const struct ring *r);
 size_t ring_arena_bytes(const struct ring *r);
 unsigned ring_cursors(const struct ring *r);
 
-/* Producer: wait for a free slot and return its buffer in *buf.  0; -ECANCELED
- * after ring_stop(); 1 with *laggard set when the producer has been held for
- * hold_s seconds by cursor *laggard while another cursor had nothing to take
- * (hold_s <= 0: never).  The caller may then ring_detach() it and claim
- * again. */
-int ring_claim(struct ring *r, double hold_s, void **buf, unsigned *laggard);
-/* The same for a chunk of bytes (at most the arena's size). */
+/* Producer: wait for a free slot with room for bytes (at most the arena's
+ * size) and return its buffer in *buf.  0; -EINVAL for more than the
+ * arena; -ECANCELED after ring_stop(); 1 with *laggard set when the
+ * producer has been held for hold_s seconds in all by cursor *laggard
+ * while another cursor had nothing to take (hold_s <= 0: never).  The
+ * caller may then ring_detach() it and claim again. */
 int ring_claim_size(struct ring *r, size_t bytes, double hold_s, void **buf, unsigned *laggard);
 /* Publish the claimed slot with its record. */
 void ring_publish(struct ring *r, const void *meta);

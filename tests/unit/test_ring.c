@@ -90,7 +90,7 @@ static void *produce(void *arg)
 		struct meta m = { seq, ~seq };
 		unsigned lag = 99;
 		void *buf;
-		int rc = ring_claim(p->r, p->hold_s, &buf, &lag);
+		int rc = ring_claim_size(p->r, SLOT_BYTES, p->hold_s, &buf, &lag);
 
 		if (rc < 0) {
 			p->rc = rc;
@@ -225,7 +225,7 @@ static struct ring *ring_of(unsigned slots, unsigned cursors)
 {
 	struct ring *r = NULL;
 
-	CHECK_INT(ring_new(slots, SLOT_BYTES, 4096, sizeof(struct meta), cursors, &r), 0);
+	CHECK_INT(ring_new_arena(slots, (size_t)(slots) * 4096, 4096, sizeof(struct meta), cursors, &r), 0);
 	if (!r)
 		exit(99);
 	return r;
@@ -235,9 +235,9 @@ TEST(new_refuses_no_slots_or_too_many_cursors)
 {
 	struct ring *r = NULL;
 
-	CHECK_INT(ring_new(0, SLOT_BYTES, 4096, sizeof(struct meta), 1, &r), -EINVAL);
-	CHECK_INT(ring_new(4, SLOT_BYTES, 4096, sizeof(struct meta), 0, &r), -EINVAL);
-	CHECK_INT(ring_new(4, SLOT_BYTES, 4096, sizeof(struct meta), RING_CURSORS_MAX + 1, &r),
+	CHECK_INT(ring_new_arena(0, (size_t)(0) * 4096, 4096, sizeof(struct meta), 1, &r), -EINVAL);
+	CHECK_INT(ring_new_arena(4, (size_t)(4) * 4096, 4096, sizeof(struct meta), 0, &r), -EINVAL);
+	CHECK_INT(ring_new_arena(4, (size_t)(4) * 4096, 4096, sizeof(struct meta), RING_CURSORS_MAX + 1, &r),
 		  -EINVAL);
 	CHECK(r == NULL);
 	r = ring_of(4, RING_CURSORS_MAX);
@@ -544,7 +544,7 @@ TEST(finish_ends_takes)
 	void *buf;
 
 	consumer_start(&k, r, 1);
-	CHECK_INT(ring_claim(r, 0, &buf, NULL), 0);
+	CHECK_INT(ring_claim_size(r, SLOT_BYTES, 0, &buf, NULL), 0);
 	for (size_t i = 0; i < WORDS; i++)
 		((uint64_t *)buf)[i] = 0;
 	ring_publish(r, &m);
