@@ -154,6 +154,24 @@ void copy_forget_bytes(struct engine *g, const struct batch_item *it)
 	}
 }
 
+/* Take what the reader has of entry idx and will not be written; 0 or
+ * -ECANCELED. */
+static int drain_file(struct engine *g, size_t idx)
+{
+	struct reader_chunk c;
+	int r;
+
+	do {
+		r = reader_next(g->cursor, &c);
+		if (r != 0)
+			return r < 0 ? r : -EIO;
+		reader_release(g->cursor, &c);
+		if (c.entry != idx)
+			return -EIO; /* out of step with the reader: a bug */
+	} while (!c.last);
+	return 0;
+}
+
 /* 0 when the whole file is written, 1 with *src_err when reading the
  * source failed, 2 when it changed, -errno when the destination failed. */
 static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
@@ -171,8 +189,17 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			reader_release(g->cursor, &c);
 			return -EIO;
 		}
+		test_hook("chunk-write", g->plan->entries[it->entry].src);
 		r = c.err || c.changed ? 0 : writer_write(it->w, c.buf, c.len);
+		reader_written(g->cursor, &c, r);
 		reader_release(g->cursor, &c);
+		/* found by the write (a mapped chunk): the rest must not reach
+		 * the next file */
+		if ((c.err || c.changed) && !c.last) {
+			reader_skip(g->cursor, it->entry, it->entry + 1);
+			if (drain_file(g, it->entry) == -ECANCELED)
+				return -ECANCELED;
+		}
 		if (c.err) {
 			*src_err = c.err;
 			return 1;
@@ -185,24 +212,6 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		if (c.last)
 			return 0;
 	}
-}
-
-/* Take what the reader has of entry idx and will not be written; 0 or
- * -ECANCELED. */
-static int drain_file(struct engine *g, size_t idx)
-{
-	struct reader_chunk c;
-	int r;
-
-	do {
-		r = reader_next(g->cursor, &c);
-		if (r != 0)
-			return r < 0 ? r : -EIO;
-		reader_release(g->cursor, &c);
-		if (c.entry != idx)
-			return -EIO; /* out of step with the reader: a bug */
-	} while (!c.last);
-	return 0;
 }
 
 static void on_switch(void *ctx, enum write_strategy to, enum writer_switch_reason why)

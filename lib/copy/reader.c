@@ -18,11 +18,24 @@
  * does not evict the rest of the system's cache, while a file the user
  * had cached stays cached.  With several, the first reader keeps what it
  * read (a second read then comes from memory, not from the card), and a
- * second reader drops behind itself what the first found uncached. */
+ * second reader drops behind itself what the first found uncached.
+ *
+ * With one destination and no tap, a file of MAP_MIN bytes or more is
+ * mapped instead of read: each chunk is an mmap of the source populated
+ * (MADV_POPULATE_READ, which fails where a touch would raise SIGBUS) by
+ * this thread, and the writer's write() takes the bytes from the page
+ * cache itself, so the copy into our buffer, most of the CPU a copy
+ * costs, is gone.  Nothing in user space touches a mapping: a source
+ * truncated under us makes the write fail with EFAULT, never SIGBUS.
+ * The bytes are read when the write copies them, so the check that the
+ * file did not change is made again after its last write
+ * (reader_written).  Mapping goes only where nothing else looks at the
+ * bytes: hashing and taps read them in user space and use read(). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <search.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +46,7 @@
 #include "io/chunk_hash.h"
 #include "io/ring.h"
 #include "util/cleanup.h"
+#include "util/size.h"
 #include "util/debug.h"
 #include "util/test_hook.h"
 
@@ -42,6 +56,20 @@
 #define DETACH_HOLD_S 1.0
 /* chunks in the ring at most, whatever their size */
 #define READER_RECORDS 1024u
+/* smaller files are read: their mmap, populate and munmap cost more
+ * than the copy they save */
+#define MAP_MIN (1u << 20)
+
+/* A published chunk that lies in a mapping, until its release.  The
+ * cursor releases in order, so these form a queue. */
+struct mapping {
+	void *map;
+	size_t map_len;
+	int fd;                  /* a dup of the source's, for the checks and drop */
+	void *arena;             /* the slot's own buffer, for a read after a fault */
+	const struct stat *plan; /* the plan's view of the file */
+	bool drop;               /* drop the pages behind us after the write */
+};
 
 /* A chunk the first read hashed, for a detached cursor to compare. */
 struct expect {
@@ -93,6 +121,9 @@ struct reader {
 	/* the first reader's counters, of all readers */
 	_Atomic uint64_t bytes_read, bytes_reread, mismatches;
 	_Atomic unsigned detached;
+	/* published mapped chunks not yet released, oldest first, under lock */
+	struct mapping maps[READER_RECORDS];
+	unsigned maps_head, maps_len;
 };
 
 static bool should_stop(const struct reader *r)
@@ -112,12 +143,12 @@ static bool wants(const struct plan *p, size_t idx)
 	return e->type == PLAN_FILE && !e->skip_existing;
 }
 
-static ssize_t read_full(int fd, void *buf, size_t len)
+static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
 	size_t got = 0;
 
 	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
+		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -372,6 +403,64 @@ static bool drops_behind(struct reader *r, size_t idx, int fd)
 	return r->n == 1 && r->uncached[idx];
 }
 
+static bool maps_files(const struct reader *r, const struct plan_entry *e)
+{
+	return r->n == 1 && !r->first && !r->hashing && !r->tap.chunk && e->st.st_size >= MAP_MIN;
+}
+
+/* Map and populate chunk c's want bytes of fd, to publish in place of
+ * the slot's buffer; false (nothing mapped) when any step fails, and the
+ * chunk is then read. */
+static bool map_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t want, bool drop,
+		      const struct stat *plan)
+{
+	size_t len = (size_t)round_up_u64(want, (uint64_t)sysconf(_SC_PAGESIZE));
+	struct mapping m = { .map_len = len, .arena = c->buf, .plan = plan, .drop = drop };
+
+	if (r->maps_len == READER_RECORDS)
+		return false;
+	m.map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)c->offset);
+	if (m.map == MAP_FAILED)
+		return false;
+	if (madvise(m.map, len, MADV_POPULATE_READ) < 0 ||
+	    (m.fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+		munmap(m.map, len);
+		return false;
+	}
+	pthread_mutex_lock(&r->lock);
+	r->maps[(r->maps_head + r->maps_len++) % READER_RECORDS] = m;
+	pthread_mutex_unlock(&r->lock);
+	c->buf = m.map;
+	return true;
+}
+
+/* The oldest mapped chunk's mapping (the one the cursor holds). */
+static struct mapping oldest_mapping(struct reader *r)
+{
+	struct mapping m;
+
+	pthread_mutex_lock(&r->lock);
+	m = r->maps[r->maps_head];
+	pthread_mutex_unlock(&r->lock);
+	return m;
+}
+
+/* Unmap the oldest mapped chunk, c, and drop its pages when we should. */
+static void unmap_oldest(struct reader *r, const struct reader_chunk *c)
+{
+	struct mapping m;
+
+	pthread_mutex_lock(&r->lock);
+	m = r->maps[r->maps_head];
+	r->maps_head = (r->maps_head + 1) % READER_RECORDS;
+	r->maps_len--;
+	pthread_mutex_unlock(&r->lock);
+	munmap(m.map, m.map_len);
+	if (c && m.drop)
+		drop_pages(m.fd, c->offset, c->len, c->last);
+	close(m.fd);
+}
+
 /* Read one file into the ring from `from`, never past the plan's size;
  * false when told to stop. */
 static bool read_file(struct reader *r, size_t idx, uint64_t from)
@@ -380,15 +469,13 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 	struct reader_chunk c = { .entry = idx, .offset = from };
 	uint64_t left = (uint64_t)e->st.st_size > from ? (uint64_t)e->st.st_size - from : 0;
 	_cleanup_close_ int fd = -1;
-	bool drop_behind;
+	bool drop_behind, map = maps_files(r, e);
 	char probe;
 	int rc;
 
 	if (idx < r->bad_dir_end)
 		return publish_end(r, &c, r->bad_dir_err, false);
 	rc = open_source(r, e, &fd);
-	if (rc == 0 && from > 0 && lseek(fd, (off_t)from, SEEK_SET) < 0)
-		rc = -errno;
 	if (rc != 0)
 		return publish_end(r, &c, rc < 0 ? rc : 0, rc == 1);
 	/* a file that fits one read gains nothing from a larger readahead */
@@ -404,7 +491,8 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		c.buf = claim(r, idx, c.offset, want);
 		if (!c.buf)
 			return false;
-		n = read_full(fd, c.buf, want);
+		c.mapped = map = map && want > 0 && map_chunk(r, fd, &c, want, drop_behind, &e->st);
+		n = c.mapped ? (ssize_t)want : pread_full(fd, c.buf, want, c.offset);
 		c.err = n < 0 ? (int)n : 0;
 		c.len = n < 0 ? 0 : (size_t)n;
 		left -= c.len;
@@ -415,12 +503,12 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		 * means it grew, and then its times and size must be the plan's */
 		c.last = n < 0 || (size_t)n < want || left == 0;
 		if (c.last && n >= 0 && (size_t)n == want)
-			n = read_full(fd, &probe, 1);
+			n = pread_full(fd, &probe, 1, c.offset + want);
 		if (n < 0)
 			c.err = (int)n;
 		else if (c.last)
 			c.changed = (size_t)c.len < want || n > 0 || !unchanged(fd, &e->st);
-		if (n >= 0 && drop_behind)
+		if (n >= 0 && drop_behind && !c.mapped)
 			drop_pages(fd, c.offset, c.len, c.last);
 		publish(r, &c);
 		if (c.last)
@@ -614,7 +702,8 @@ int reader_next(struct reader_cursor *k, struct reader_chunk *ret)
 		}
 		if (rc != 0)
 			return rc;
-		ret->buf = buf;
+		if (!ret->mapped)
+			ret->buf = buf;
 		if (wants(k->plan, ret->entry))
 			return 0;
 		/* another destination's file (-n kept it here) */
@@ -632,9 +721,31 @@ void reader_skip(struct reader_cursor *k, size_t from, size_t to)
 		reader_skip(&k->own->cursors[0], from, to);
 }
 
+void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_result)
+{
+	struct mapping m;
+	ssize_t n;
+
+	if (!ch->mapped || (write_result != -EFAULT && (write_result < 0 || !ch->last)))
+		return;
+	m = oldest_mapping(k->r);
+	if (write_result == 0) {
+		ch->changed = !unchanged(m.fd, m.plan);
+		return;
+	}
+	/* the write could not read the mapping: read the bytes to learn why */
+	n = pread_full(m.fd, m.arena, ch->len, ch->offset);
+	if (n >= 0 && (size_t)n < ch->len)
+		ch->changed = true;
+	else
+		ch->err = n < 0 ? (int)n : -EIO;
+}
+
 void reader_release(struct reader_cursor *k, const struct reader_chunk *ch)
 {
-	(void)ch; /* slots come back in order; the count is enough */
+	/* slots come back in order; the count is enough */
+	if (ch->mapped)
+		unmap_oldest(k->r, ch);
 	if (k->own)
 		reader_release(&k->own->cursors[0], ch);
 	else
@@ -695,6 +806,8 @@ void reader_free(struct reader *r)
 		return;
 	stop(r);
 	reap(r);
+	while (r->maps_len > 0)
+		unmap_oldest(r, NULL);
 	ring_free(r->ring);
 	free(r->cursors);
 	free(r->want);

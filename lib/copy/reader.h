@@ -41,6 +41,8 @@ struct reader_chunk {
 			   * changed while it was read, or a second read gave
 			   * other bytes than the first; skip the file */
 	uint64_t hash;    /* chunk_hash() of the bytes, with several cursors */
+	bool mapped;      /* buf is a mapping of the source: its bytes are
+			   * read as the write takes them (reader_written) */
 };
 
 /* What the reading cost, for the end of the copy. */
@@ -90,6 +92,14 @@ int reader_next(struct reader_cursor *c, struct reader_chunk *ret);
  * it then ends early with a last chunk of err -ECANCELED.  The consumer
  * calls it for entries it is at or before. */
 void reader_skip(struct reader_cursor *c, size_t from, size_t to);
+
+/* After writing chunk ch (write_result: the writer's 0 or -errno): for a
+ * mapped chunk, a write that could not read the mapping (-EFAULT) sets
+ * ch->err (the source's read error) or ch->changed (it shrank), and
+ * after the file's last chunk ch->changed says whether the file changed
+ * while it was written.  Nothing for other chunks.  A chunk flagged here
+ * that is not the last leaves the file's other chunks to drain. */
+void reader_written(struct reader_cursor *c, struct reader_chunk *ch, int write_result);
 
 /* Give the chunk's buffer back. */
 void reader_release(struct reader_cursor *c, const struct reader_chunk *ch);

@@ -17,6 +17,9 @@
  *   dir-attrs    before a created directory gets its mode and times;
  *                path: its destination path
  *   source-open  before the reader opens a source file; path: its source
+ *   chunk-write  before a chunk of a source file is written (read, or
+ *                mapped: then its bytes are read by this write); path:
+ *                its source
  *   publish      before a file or symlink is put under its final name;
  *                path: its destination path */
 #ifndef SAFECP_TEST_HOOK_H

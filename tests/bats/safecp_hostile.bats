@@ -523,6 +523,35 @@ changed_test() {
 	changed_test 'truncate -s 1000000 "$SRC/c/f"' "the old content of f"
 }
 
+# mapped_test ATTACK: f (3 MiB, so it is mapped, not read) changes after the reader
+# mapped it and before its write read the bytes: the write's own check must see it.
+mapped_test() {
+	stick
+	src_file c/f $((3 * MIB))
+	src_file c/g 1000
+	invariant_begin
+	hostile_start chunk-write:/c/f safecp -r --progress=json "$SRC/c" "$DEST"/
+	nobody_sh "$1"
+	hostile_finish
+	invariant_check
+	[[ $CP_RC == 1 ]]
+	[[ -n $(json_select ".event == \"changed\" and $(json_names f)") ]] ||
+		{ echo "no changed event for f:" >&2; cat "$EV" >&2; false; }
+	[[ -z $(json_select ".event == \"error\"") ]] ||
+		{ echo "a change of the source was reported as an error:" >&2; cat "$EV" >&2; false; }
+	[[ ! -e $DEST/c/f ]]
+	cmp "$SRC/c/g" "$DEST/c/g"
+	assert_no_temporaries "$DEST"
+}
+
+@test "10: a mapped source truncated before its write: event changed (not a write error), not published" {
+	mapped_test 'truncate -s 0 "$SRC/c/f"'
+}
+
+@test "10: a mapped source rewritten in place before its write: event changed, not published" {
+	mapped_test 'dd if=/dev/urandom of="$SRC/c/f" bs=1024 count=1 conv=notrunc status=none'
+}
+
 # ---------------------------------------------------------------------------- 12
 
 @test "12: directories made by an interrupted copy get their modes (0755, not 0700), exit 130" {

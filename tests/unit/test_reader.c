@@ -559,10 +559,63 @@ TEST(leave_lets_the_other_finish)
 	tree_done();
 }
 
+/* One cursor, no tap: a file of 1 MiB or more comes as mappings of the
+ * source with its bytes, a small one as read chunks; the check after the
+ * last write passes for an untouched file and flags one rewritten in
+ * place after it was mapped. */
+TEST(one_cursor_maps_large_files)
+{
+	const uint64_t big = (1u << 20) + 12345;
+	struct run x;
+	const struct plan *plan;
+	struct reader *r;
+	struct reader_chunk c;
+	static uint8_t want[CHUNK];
+	unsigned mapped = 0, read = 0, bad = 0;
+	bool flagged[2] = { false, false };
+
+	tree_new();
+	mkdirs("src", "dst", NULL);
+	write_pattern("src/big", 1, 0, big, true);
+	write_pattern("src/rewritten", 2, 0, big, true);
+	write_pattern("src/small", 3, 0, 5000, true);
+	x = BUILD(&rec, "dst", "src");
+	CHECK_INT(x.r, 0);
+	plan = x.p;
+	CHECK_INT(reader_start(&plan, 1, &wp, NULL, &r), 0);
+	while (reader_next(reader_cursor(r, 0), &c) == 0) {
+		const char *rel = x.p->entries[c.entry].rel;
+		bool rewritten = strstr(rel, "rewritten") != NULL;
+		unsigned seed = rewritten ? 2 : strstr(rel, "small") ? 3 : 1;
+
+		if (c.mapped)
+			mapped++;
+		else if (c.len > 0)
+			read++;
+		fill_pattern(want, seed, c.offset, c.len);
+		bad += memcmp(c.buf, want, c.len) != 0;
+		/* the rewrite lands after the reader mapped the last chunk */
+		if (rewritten && c.last)
+			write_pattern("src/rewritten", 4, 0, 100, false);
+		reader_written(reader_cursor(r, 0), &c, 0);
+		if (c.last && c.len > 0)
+			flagged[rewritten] = flagged[rewritten] || c.changed;
+		reader_release(reader_cursor(r, 0), &c);
+	}
+	reader_free(r);
+	CHECK_INT((int)bad, 0);
+	CHECK_INT((int)mapped, 2 * (int)((big + CHUNK - 1) / CHUNK));
+	CHECK_INT((int)read, 1);
+	CHECK(!flagged[0]);
+	CHECK(flagged[1]);
+	run_done(&x);
+	tree_done();
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	TEST_PLAN(9);
+	TEST_PLAN(10);
 	RUN(unchanged_files_read_whole);
 	RUN(changed_after_the_plan_is_flagged);
 	RUN(swapped_directory_not_followed);
@@ -572,5 +625,6 @@ int main(void)
 	RUN(changed_between_reads_flagged);
 	RUN(skip_per_cursor);
 	RUN(leave_lets_the_other_finish);
+	RUN(one_cursor_maps_large_files);
 	return test_summary();
 }
