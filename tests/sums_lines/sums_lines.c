@@ -1,0 +1,97 @@
+/* sums_lines: checksum lists made by lib/hash, for tests/bats/sums_lists.bats to
+ * hand to xxhsum -c and sha256sum -c.
+ *
+ *   sums_lines ALGS PREFIX NAME...
+ *
+ * Reads each NAME (relative to the current directory, as a list's names are)
+ * once, in uneven pieces, feeding every algorithm of ALGS ("xxh128,sha256")
+ * together as the reader's tap does, and appends its line to PREFIX.<alg> for
+ * each. A name an algorithm's list cannot hold is reported on stderr as
+ * "left out of <alg>: argument N" (N counts NAMEs from 1), since the name
+ * itself may hold a newline. Exit 0, or 1 with a message on any error. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hash/checksum.h"
+#include "hash/sums_list.h"
+
+static int hash_file(struct checksum_state *s, const char *name, struct checksum_result *ret)
+{
+	/* pieces of 1 MiB and then 4097 bytes, so updates do not fall on blocks */
+	static const size_t steps[] = { 1 << 20, 4097 };
+	static char buf[1 << 20];
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (size_t k = 0;; k++) {
+		ssize_t n = read(fd, buf, steps[k % 2]);
+		if (n < 0) {
+			int e = -errno;
+			close(fd);
+			return e;
+		}
+		if (n == 0)
+			break;
+		checksum_update(s, buf, (size_t)n);
+	}
+	close(fd);
+	checksum_final(s, ret);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	checksum_set set;
+	FILE *lists[CHECKSUM_ALG_COUNT] = { 0 };
+
+	if (argc < 4 || checksum_list_parse(argv[1], CHECKSUM_SET_LISTS, &set, NULL) < 0) {
+		fprintf(stderr, "usage: sums_lines ALG[,ALG...] PREFIX NAME...\n");
+		return 1;
+	}
+	for (int a = 0; a < CHECKSUM_ALG_COUNT; a++) {
+		if (!(set & CHECKSUM_BIT(a)))
+			continue;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s.%s", argv[2], checksum_alg_name(a));
+		if (!(lists[a] = fopen(path, "w"))) {
+			fprintf(stderr, "sums_lines: cannot create '%s': %s\n", path, strerror(errno));
+			return 1;
+		}
+	}
+	struct checksum_state *s = checksum_new(set);
+	if (!s)
+		return 1;
+	for (int i = 3; i < argc; i++) {
+		struct checksum_result res;
+		int r = hash_file(s, argv[i], &res);
+		if (r < 0) {
+			fprintf(stderr, "sums_lines: cannot read argument %d: %s\n", i - 2, strerror(-r));
+			return 1;
+		}
+		for (int a = 0; a < CHECKSUM_ALG_COUNT; a++) {
+			if (!lists[a])
+				continue;
+			char *line = NULL;
+			r = sums_line_alloc(a, checksum_result_text(&res, a), argv[i], &line);
+			if (r == SUMS_LINE_UNLISTABLE)
+				fprintf(stderr, "left out of %s: argument %d\n", checksum_alg_name(a), i - 2);
+			else if (r != 0 || fputs(line, lists[a]) == EOF) {
+				fprintf(stderr, "sums_lines: no line for argument %d (%d)\n", i - 2, r);
+				return 1;
+			}
+			free(line);
+		}
+	}
+	checksum_free(s);
+	for (int a = 0; a < CHECKSUM_ALG_COUNT; a++)
+		if (lists[a] && fclose(lists[a]) != 0) {
+			fprintf(stderr, "sums_lines: cannot write the %s list: %s\n",
+				checksum_alg_name(a), strerror(errno));
+			return 1;
+		}
+	return 0;
+}
