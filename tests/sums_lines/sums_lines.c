@@ -43,10 +43,49 @@ static int hash_file(struct checksum_state *s, const char *name, struct checksum
 	return 0;
 }
 
+/* Appends each NAME's lines to the open lists; 0, or 1 with a message. */
+static int list_names(FILE *lists[], checksum_set set, int argc, char **argv)
+{
+	struct checksum_state *s = checksum_new(set);
+	int rc = 1;
+
+	if (!s)
+		return 1;
+	for (int i = 3; i < argc; i++) {
+		struct checksum_result res;
+		int r = hash_file(s, argv[i], &res);
+		if (r < 0) {
+			fprintf(stderr, "sums_lines: cannot read argument %d: %s\n", i - 2, strerror(-r));
+			goto out;
+		}
+		for (int a = 0; a < CHECKSUM_ALG_COUNT; a++) {
+			if (!lists[a])
+				continue;
+			char *line = NULL;
+			r = sums_line_alloc(a, checksum_result_text(&res, a), argv[i], &line);
+			if (r == SUMS_LINE_UNLISTABLE) {
+				fprintf(stderr, "left out of %s: argument %d\n", checksum_alg_name(a), i - 2);
+				continue;
+			}
+			int bad = r != 0 || fputs(line, lists[a]) == EOF;
+			free(line);
+			if (bad) {
+				fprintf(stderr, "sums_lines: no line for argument %d (%d)\n", i - 2, r);
+				goto out;
+			}
+		}
+	}
+	rc = 0;
+out:
+	checksum_free(s);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	checksum_set set;
 	FILE *lists[CHECKSUM_ALG_COUNT] = { 0 };
+	int rc = 1;
 
 	if (argc < 4 || checksum_list_parse(argv[1], CHECKSUM_SET_LISTS, &set, NULL) < 0) {
 		fprintf(stderr, "usage: sums_lines ALG[,ALG...] PREFIX NAME...\n");
@@ -59,39 +98,16 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s.%s", argv[2], checksum_alg_name(a));
 		if (!(lists[a] = fopen(path, "w"))) {
 			fprintf(stderr, "sums_lines: cannot create '%s': %s\n", path, strerror(errno));
-			return 1;
+			goto out;
 		}
 	}
-	struct checksum_state *s = checksum_new(set);
-	if (!s)
-		return 1;
-	for (int i = 3; i < argc; i++) {
-		struct checksum_result res;
-		int r = hash_file(s, argv[i], &res);
-		if (r < 0) {
-			fprintf(stderr, "sums_lines: cannot read argument %d: %s\n", i - 2, strerror(-r));
-			return 1;
-		}
-		for (int a = 0; a < CHECKSUM_ALG_COUNT; a++) {
-			if (!lists[a])
-				continue;
-			char *line = NULL;
-			r = sums_line_alloc(a, checksum_result_text(&res, a), argv[i], &line);
-			if (r == SUMS_LINE_UNLISTABLE)
-				fprintf(stderr, "left out of %s: argument %d\n", checksum_alg_name(a), i - 2);
-			else if (r != 0 || fputs(line, lists[a]) == EOF) {
-				fprintf(stderr, "sums_lines: no line for argument %d (%d)\n", i - 2, r);
-				return 1;
-			}
-			free(line);
-		}
-	}
-	checksum_free(s);
+	rc = list_names(lists, set, argc, argv);
+out:
 	for (int a = 0; a < CHECKSUM_ALG_COUNT; a++)
-		if (lists[a] && fclose(lists[a]) != 0) {
+		if (lists[a] && fclose(lists[a]) != 0 && rc == 0) {
 			fprintf(stderr, "sums_lines: cannot write the %s list: %s\n",
 				checksum_alg_name(a), strerror(errno));
-			return 1;
+			rc = 1;
 		}
-	return 0;
+	return rc;
 }
