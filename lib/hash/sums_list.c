@@ -1,4 +1,5 @@
 /* sums_list.c: checksum list lines (see sums_list.h for the formats). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,4 +134,104 @@ int sums_line_alloc(enum checksum_alg alg, const char *digest, const char *name,
 	}
 	*ret_line = line;
 	return 0;
+}
+
+/* Copies N hex digits at P, lowercased, into DIGEST; false if one is not hex. */
+static bool take_hex(char *digest, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!isxdigit((unsigned char)p[i]))
+			return false;
+		digest[i] = (char)tolower((unsigned char)p[i]);
+	}
+	digest[n] = '\0';
+	return true;
+}
+
+/* NAME of an escaped line, unescaped into a new string; NULL with *RET_ERR. */
+static char *unescape(const char *p, size_t n, int *ret_err)
+{
+	char *out = malloc(n + 1), *o = out;
+
+	if (!out) {
+		*ret_err = -ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] != '\\') {
+			*o++ = p[i];
+			continue;
+		}
+		char c = ++i < n ? p[i] : '\0';
+		if (c != '\\' && c != 'n' && c != 'r') {
+			free(out);
+			*ret_err = -EINVAL;
+			return NULL;
+		}
+		*o++ = c == '\\' ? '\\' : c == 'n' ? '\n' : '\r';
+	}
+	*o = '\0';
+	return out;
+}
+
+static int parse_tag(const char *line, size_t len, size_t hex_len, char *digest,
+		     char **ret_name)
+{
+	static const char head[] = "XXH3 (", mid[] = ") = ";
+	size_t hl = strlen(head), ml = strlen(mid);
+
+	if (len < hl + 1 + ml + hex_len || memcmp(line, head, hl) != 0 ||
+	    memcmp(line + len - hex_len - ml, mid, ml) != 0 ||
+	    !take_hex(digest, line + len - hex_len, hex_len))
+		return -EINVAL;
+	char *name = strndup(line + hl, len - hex_len - ml - hl);
+	if (!name)
+		return -ENOMEM;
+	*ret_name = name;
+	return 0;
+}
+
+static int parse_gnu(enum line_style style, const char *line, size_t len, size_t hex_len,
+		     char *digest, char **ret_name)
+{
+	bool escaped = style == STYLE_GNU && len > 0 && line[0] == '\\';
+	int err = -EINVAL;
+
+	if (style == STYLE_GNU && len > 0 && line[len - 1] == '\r')
+		len--; /* coreutils reads DOS lines too */
+	if (escaped) {
+		line++;
+		len--;
+	}
+	if (len < hex_len + 3 || !take_hex(digest, line, hex_len) || line[hex_len] != ' ' ||
+	    (line[hex_len + 1] != ' ' && line[hex_len + 1] != '*'))
+		return -EINVAL;
+	const char *p = line + hex_len + 2;
+	size_t n = len - hex_len - 2;
+	char *name = escaped ? unescape(p, n, &err) : strndup(p, n);
+	if (!name)
+		return escaped ? err : -ENOMEM;
+	*ret_name = name;
+	return 0;
+}
+
+int sums_line_parse(enum checksum_alg alg, const char *line, size_t len,
+		    char digest[CHECKSUM_TEXT_MAX], char **ret_name)
+{
+	enum line_style style = style_of(alg);
+	size_t hex_len = checksum_text_len(alg);
+
+	if (len > 0 && line[len - 1] == '\n')
+		len--;
+	if (memchr(line, '\n', len) || memchr(line, '\0', len))
+		return -EINVAL;
+	switch (style) {
+	case STYLE_TAG:
+		return parse_tag(line, len, hex_len, digest, ret_name);
+	case STYLE_GNU:
+	case STYLE_GNU_RAW:
+		return parse_gnu(style, line, len, hex_len, digest, ret_name);
+	default:
+		return -EINVAL;
+	}
 }

@@ -45,4 +45,16 @@ int sums_line_format(enum checksum_alg alg, const char *digest, const char *name
 int sums_line_alloc(enum checksum_alg alg, const char *digest, const char *name,
 		    char **ret_line);
 
+/* Reads one line of ALG's list back (LEN bytes at LINE; a final LF is dropped),
+ * as the tool that checks the list reads it: for xxh128 and xxh64 "HEX  NAME" or
+ * "HEX *NAME"; for xxh3 "XXH3 (NAME) = HEX" (NAME is all between "XXH3 (" and
+ * the ") = HEX" that ends the line, so it may hold ") = " itself); for
+ * md5, sha1 and sha256 those forms or the escaped one (a leading '\', with \\,
+ * \n, \r in NAME), and one CR before the LF dropped, as coreutils does. HEX in
+ * either case. Fills DIGEST with the lowercase text and *RET_NAME with a
+ * malloc'd NAME (the caller frees it). Returns 0; -EINVAL when the line is none
+ * of those (blank lines too: the caller skips what it does not want); -ENOMEM. */
+int sums_line_parse(enum checksum_alg alg, const char *line, size_t len,
+		    char digest[CHECKSUM_TEXT_MAX], char **ret_name);
+
 #endif

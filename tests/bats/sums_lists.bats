@@ -4,7 +4,8 @@
 # -c for xxh128, xxh3 and xxh64, and coreutils' sha256sum, sha1sum and md5sum -c, over
 # names with spaces, quotes, non-ASCII, bytes that are not UTF-8, a tab, a backslash, a
 # newline and a CR. The lists must also be byte for byte what the tools write
-# themselves. No root: plain files in the test's own directory.
+# themselves, and the tools' own lists must read back (sums_line_parse) as the names and
+# digests they were made of. No root: plain files in the test's own directory.
 
 load helpers
 
@@ -96,4 +97,23 @@ checker() {
 		[ "$status" -eq 1 ]
 		grep -q '^sub/dir/big: FAILED$' <<<"$output"
 	done
+}
+
+@test "the lists the tools write read back to the same lines" {
+	xxhsum -H2 -- "${LISTABLE[@]}" >theirs.xxh128 2>/dev/null
+	xxhsum -H3 -- "${LISTABLE[@]}" >theirs.xxh3 2>/dev/null
+	xxhsum -H1 -- "${LISTABLE[@]}" >theirs.xxh64 2>/dev/null
+	sha256sum -- "${NAMES[@]}" >theirs.sha256
+	sha1sum -- "${NAMES[@]}" >theirs.sha1
+	md5sum -- "${NAMES[@]}" >theirs.md5
+	local alg
+	for alg in "${ALGS[@]}"; do
+		"$SUMS" -r "$alg" "theirs.$alg" >again
+		cmp again "theirs.$alg"
+	done
+	# the binary-mode star (sha256sum -b writes it) and upper-case hex read back too
+	sed 's/^\([0-9a-f]*\)  /\U\1 */' theirs.sha256 >star.sha256
+	sha256sum --strict -c star.sha256
+	"$SUMS" -r sha256 star.sha256 >again
+	cmp again lists.sha256
 }

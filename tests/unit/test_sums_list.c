@@ -1,7 +1,8 @@
 /* test_sums_list.c: checksum list lines, byte for byte as xxhsum 0.8.1 and
  * coreutils 9.1 write them (the expected lines were taken from those tools'
  * output on files of these names); tests/bats/sums_lists.bats checks the
- * tools read them back. */
+ * tools read them back. And lines read back: ours, and the forms the tools
+ * also write or accept. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -141,9 +142,110 @@ TEST(caller_buffer)
 		  SUMS_LINE_UNLISTABLE);
 }
 
+/* Parses LINE (a C string) as ALG's; the name, malloc'd, or NULL with *RET. */
+static char *parsed(enum checksum_alg alg, const char *line, char *digest, int *ret)
+{
+	char *name = NULL;
+	int r = sums_line_parse(alg, line, strlen(line), digest, &name);
+
+	if (ret)
+		*ret = r;
+	return r == 0 ? name : NULL;
+}
+
+#define CHECK_PARSE(alg, line, want_digest, want_name) \
+	do { \
+		char _d[CHECKSUM_TEXT_MAX] = ""; \
+		char *_n = parsed(alg, line, _d, NULL); \
+		CHECK_STR(_n, want_name); \
+		CHECK_STR(_d, want_digest); \
+		free(_n); \
+	} while (0)
+
+#define CHECK_NO_PARSE(alg, line) \
+	do { \
+		char _d[CHECKSUM_TEXT_MAX]; \
+		int _r = 0; \
+		char *_n = parsed(alg, line, _d, &_r); \
+		CHECK(_n == NULL); \
+		CHECK_INT(_r, -EINVAL); \
+		free(_n); \
+	} while (0)
+
+/* Every line we make reads back as the name and digest it was made of. */
+TEST(parse_round_trip)
+{
+	static const char *names[] = {
+		"a b", " lead", "trail ", "it's \"q\"", "*star", "caf\xc3\xa9", "bad\xff",
+		"tab\tx", "d ir/(p) = q", "XXH3 (x) = 1", "x) = ", "back\\slash", "new\nline",
+		"cr\rx", "\\", "a\\nb", "end\r",
+	};
+	static const enum checksum_alg list_algs[] = {
+		CHECKSUM_XXH128, CHECKSUM_XXH3, CHECKSUM_XXH64, CHECKSUM_MD5, CHECKSUM_SHA1,
+		CHECKSUM_SHA256,
+	};
+	static const char *digests[] = { H128, HXXH3, H64, HMD5, HSHA1, HSHA256 };
+
+	for (size_t a = 0; a < 6; a++)
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			char *l = line(list_algs[a], digests[a], names[i], NULL);
+			if (!l) /* unlistable here */
+				continue;
+			CHECK_PARSE(list_algs[a], l, digests[a], names[i]);
+			free(l);
+		}
+}
+
+/* Lines as the tools write or accept them, not only as we write them. */
+TEST(parse_what_the_tools_accept)
+{
+	/* the binary-mode star, upper-case hex */
+	CHECK_PARSE(CHECKSUM_XXH128, H128 " *star", H128, "star");
+	CHECK_PARSE(CHECKSUM_SHA256, HSHA256 " *star\n", HSHA256, "star");
+	CHECK_PARSE(CHECKSUM_XXH64, "44BC2CF5AD770999  a", H64, "a");
+	CHECK_PARSE(CHECKSUM_XXH3, "XXH3 (a) = 78AF5F94892F3950\n", HXXH3, "a");
+	/* a DOS line: coreutils drops the CR, xxhsum keeps it in the name */
+	CHECK_PARSE(CHECKSUM_SHA256, HSHA256 "  star\r\n", HSHA256, "star");
+	CHECK_PARSE(CHECKSUM_XXH128, H128 "  star\r\n", H128, "star\r");
+	/* xxh3: the name runs to the ") = " before the digest */
+	CHECK_PARSE(CHECKSUM_XXH3, "XXH3 (x) = y) = " HXXH3, HXXH3, "x) = y");
+	CHECK_PARSE(CHECKSUM_XXH3, "XXH3 ()) = " HXXH3, HXXH3, ")");
+	/* an unescaped coreutils line takes backslashes as they are */
+	CHECK_PARSE(CHECKSUM_MD5, HMD5 "  a\\nb", HMD5, "a\\nb");
+}
+
+TEST(parse_rejects)
+{
+	CHECK_NO_PARSE(CHECKSUM_SHA256, "");
+	CHECK_NO_PARSE(CHECKSUM_SHA256, "\n");
+	CHECK_NO_PARSE(CHECKSUM_SHA256, HSHA256);
+	CHECK_NO_PARSE(CHECKSUM_SHA256, HSHA256 "  ");    /* no name */
+	CHECK_NO_PARSE(CHECKSUM_SHA256, HSHA256 "\tx");   /* not a space */
+	CHECK_NO_PARSE(CHECKSUM_SHA256, HSHA256 " -x");   /* neither ' ' nor '*' */
+	CHECK_NO_PARSE(CHECKSUM_SHA256, H128 "  x");      /* md5's length */
+	CHECK_NO_PARSE(CHECKSUM_MD5, HSHA256 "  x");      /* too long: no space at 32 */
+	CHECK_NO_PARSE(CHECKSUM_MD5, "g00150983cd24fb0d6963f7d28e17f72  x");
+	CHECK_NO_PARSE(CHECKSUM_SHA1, "\\" HSHA1 "  a\\tb"); /* an escape coreutils lacks */
+	CHECK_NO_PARSE(CHECKSUM_SHA1, "\\" HSHA1 "  a\\");   /* a lone backslash at the end */
+	CHECK_NO_PARSE(CHECKSUM_SHA1, HSHA1 "  a\nb");       /* two lines */
+	/* xxhsum 0.8.1 has no escaped lines, and no other xxh3 form */
+	CHECK_NO_PARSE(CHECKSUM_XXH128, "\\" H128 "  back\\\\slash");
+	CHECK_NO_PARSE(CHECKSUM_XXH3, HXXH3 "  a");
+	CHECK_NO_PARSE(CHECKSUM_XXH3, "XXH3_" HXXH3 "  a");
+	CHECK_NO_PARSE(CHECKSUM_XXH3, "XXH3 () = " HXXH3);  /* no name */
+	CHECK_NO_PARSE(CHECKSUM_XXH3, "XXH3 (a) = " H64 "0"); /* 17 digits */
+	CHECK_NO_PARSE(CHECKSUM_XXH3, "XXH64 (a) = " HXXH3);
+	CHECK_NO_PARSE(CHECKSUM_XXH3, "XXH3 (a) - " HXXH3);
+	CHECK_NO_PARSE(CHECKSUM_C4, "c4  a");
+	/* a NUL inside the given length */
+	char d[CHECKSUM_TEXT_MAX], *n = NULL;
+	CHECK_INT(sums_line_parse(CHECKSUM_MD5, HMD5 "  a\0b", 37, d, &n), -EINVAL);
+	free(n);
+}
+
 int main(void)
 {
-	TEST_PLAN(7);
+	TEST_PLAN(10);
 	RUN(plain_names);
 	RUN(awkward_names_unescaped);
 	RUN(coreutils_escaping);
@@ -151,5 +253,8 @@ int main(void)
 	RUN(c4_has_no_list);
 	RUN(bad_arguments);
 	RUN(caller_buffer);
+	RUN(parse_round_trip);
+	RUN(parse_what_the_tools_accept);
+	RUN(parse_rejects);
 	return test_summary();
 }
