@@ -33,11 +33,12 @@ fi
 # lib/ part and cmd/common; nothing else.
 declare -A MAY=(
 	[util]=""
+	[hash]="util"
 	[device]="util"
 	[dirty]="device util"
-	[io]="dirty device util"
-	[copy]="io dirty device util"
-	[unmount]="io dirty device util"
+	[io]="hash dirty device util"
+	[copy]="io hash dirty device util"
+	[unmount]="io hash dirty device util"
 )
 # External libraries: header pattern (an extended regex on the name between < >) and the
 # lib/ folder that wraps it, if one already does. A library without an owner may still
@@ -53,7 +54,7 @@ declare -A EXT_RE=(
 	[systemd]='^systemd/'
 	[libxml]='^libxml/'
 )
-declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=io)
+declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash)
 
 LIB_PARTS=$(printf '%s\n' "${!MAY[@]}" | sort | tr '\n' ' ')
 CMD_PARTS=$(for d in cmd/*/; do d=${d%/}; printf '%s ' "${d#cmd/}"; done)

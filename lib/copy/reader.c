@@ -43,7 +43,7 @@
 #include "copy/dirstack.h"
 #include "copy/reader.h"
 #include "dirty/cachestat.h"
-#include "io/chunk_hash.h"
+#include "hash/chunk_hash.h"
 #include "io/ring.h"
 #include "util/cleanup.h"
 #include "util/size.h"
