@@ -40,7 +40,7 @@ enum {
 /* popt's view of the command line, before validation */
 static struct {
 	int recursive, dereference, no_target_dir, dry_run, rename_invalid;
-	char *strategy, *window, *progress, *no_preserve;
+	char *strategy, *window, *progress, *no_preserve, *checksum, *sums;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
 } raw;
@@ -73,6 +73,12 @@ static struct poptOption options[] = {
 	  "bar, plain, json or none (default: bar on a terminal)", "MODE" },
 	{ "no-preserve", '\0', POPT_ARG_STRING, &raw.no_preserve, 0,
 	  "do not keep these attributes: timestamps, mode, all", "LIST" },
+	{ "checksum", '\0', POPT_ARG_STRING, &raw.checksum, 0,
+	  "checksum every file as it is read: xxh128, xxh3, xxh64, md5, sha1, sha256 "
+	  "(a comma list)", "ALG" },
+	{ "sums", '\0', POPT_ARG_STRING, &raw.sums, 0,
+	  "write the checksums as PREFIX.ALG lists (xxhsum -c, sha256sum -c; "
+	  "default algorithm xxh128)", "PREFIX" },
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
@@ -107,6 +113,19 @@ static void parse_window(const char *s, struct safecp_options *o)
 		cli_usage_error("window size %s out of range: use 64K to 1G", quote(s));
 }
 
+static void parse_checksum(const char *list, struct safecp_options *o)
+{
+	struct checksum_list_error e;
+
+	if (checksum_list_parse(list, CHECKSUM_SET_LISTS, &o->checksums, &e) == 0)
+		return;
+	if (e.kind == CHECKSUM_LIST_EMPTY)
+		cli_usage_error("empty name in --checksum %s: use names such as xxh128,sha256",
+				quote(list));
+	cli_usage_error("unknown checksum %s in --checksum: use xxh128, xxh3, xxh64, md5, sha1 "
+			"or sha256", quote(strndup(list + e.pos, e.len)));
+}
+
 /* The values of the string options, checked. */
 static void validate_values(struct safecp_options *o, bool progress_given)
 {
@@ -123,6 +142,13 @@ static void validate_values(struct safecp_options *o, bool progress_given)
 							    : progress_default_mode(stderr);
 	if (raw.no_preserve)
 		parse_no_preserve(raw.no_preserve, o);
+	if (raw.checksum)
+		parse_checksum(raw.checksum, o);
+	if (raw.sums && !raw.sums[0])
+		cli_usage_error("--sums needs a prefix, such as /media/usb/offload");
+	o->sums_prefix = raw.sums;
+	if (raw.sums && !o->checksums)
+		o->checksums = CHECKSUM_BIT(CHECKSUM_XXH128);
 }
 
 /* cp's operand rules: with -t every operand is a source; otherwise the last
@@ -422,11 +448,16 @@ int main(int argc, const char **argv)
 
 		for (size_t i = 0; o.dry_run && i < n; i++)
 			dryrun_print(&o, &jobs[i]);
+		struct sums *sums = NULL;
+
 		refused = report_refusals(&o, jobs, n);
 		if (refused)
 			status = EXIT_USAGE;
+		else if (!o.dry_run && sums_prepare(&o, jobs, n, &sums) < 0)
+			status = EXIT_PARTIAL, cli_error("out of memory");
 		else if (!o.dry_run)
-			status = run_copy(&o, jobs, n);
+			status = run_copy(&o, jobs, n, sums);
+		sums_free(sums);
 	}
 	for (size_t i = 0; i < n; i++)
 		job_done(&jobs[i]);

@@ -7,6 +7,7 @@
  *   safecp_words.c   plan problems and copy errors as sentences
  *   safecp_names.c   the destination's name rules as sentences
  *   safecp_dryrun.c  --dry-run: the plan and the target, nothing written
+ *   safecp_sums.c    --checksum, --sums: the checksum lists
  *
  * Private to cmd/safecp*; lib/ knows nothing of it. */
 #ifndef SAFECP_CMD_SAFECP_H
@@ -20,6 +21,7 @@
 
 #include "common/cli.h" /* enum verbosity */
 #include "copy/copy.h"
+#include "copy/file_sums.h"
 #include "common/json.h"
 #include "copy/plan.h"
 #include "copy/plan_names.h"
@@ -43,6 +45,8 @@ struct safecp_options {
 	bool keep_mode;
 	bool force;
 	bool rename_invalid;       /* --rename-invalid */
+	checksum_set checksums;    /* --checksum (xxh128 for --sums alone), or 0 */
+	const char *sums_prefix;   /* --sums, or NULL */
 };
 
 /* Everything decided before the first byte. */
@@ -58,8 +62,30 @@ struct safecp_job {
 	struct plan_names names;     /* name rule problems, or the renames */
 };
 
-/* safecp_run.c: run the job; returns the exit status. */
-int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n);
+struct sums;
+struct events;
+
+/* safecp_run.c: run the job (sums: NULL, or sums_prepare()'s); returns
+ * the exit status. */
+int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
+	     struct sums *sums);
+
+/* safecp_sums.c: refuses (exits EXIT_USAGE) a list that cannot be
+ * written or would replace a copied file; *ret NULL without --checksum.
+ * 0 or -errno. */
+int sums_prepare(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
+		 struct sums **ret);
+void sums_free(struct sums *s);
+/* The reader tap that computes the checksums (NULL for s NULL). */
+const struct reader_tap *sums_tap(struct sums *s);
+const struct file_sums *sums_digests(const struct sums *s);
+/* ev[i]: destination i's events, until sums_finish(). */
+void sums_set_events(struct sums *s, struct events *const *ev);
+/* Destination d writes the lists on its filesystem in its epilogue. */
+void sums_epilogue(struct sums *s, size_t d, struct copy_options *o);
+/* The copy ended (not interrupted): the lists on no destination; how
+ * many failed. */
+unsigned sums_finish(struct sums *s);
 
 /* safecp_dryrun.c: print the plan and the target on stdout. */
 void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);
@@ -125,6 +151,7 @@ void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
 void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step step, int err,
 		  const char *path, const char *msg, bool fatal);
 void jsonev_note(struct json *j, const char *path, const char *msg);
+void jsonev_list(struct json *j, const char *path, const char *alg, size_t files);
 void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_strategy s,
 		     const char *why);
 void jsonev_interrupted(struct json *j, const struct snapshot *s, int signo);
@@ -147,6 +174,11 @@ void events_dest_finished(struct events *ev, int result);
 /* Several destinations: all ended (signo: the interrupting signal, or 0). */
 void events_job_done(struct events *ev, const struct copy_source_stats *src, int signo);
 void events_free(struct events *ev);
+/* Did entry idx's file_done come (it is under its final name)? */
+bool events_published(struct events *ev, size_t idx);
+/* A checksum list was written, or could not be (err: errno). */
+void events_list_written(struct events *ev, const char *path, const char *alg, size_t files);
+void events_list_failed(struct events *ev, const char *path, int err);
 void events_callbacks(struct events *ev, struct copy_callbacks *ret);
 /* The start event, and with -v the strategy line. */
 void events_start(struct events *ev);

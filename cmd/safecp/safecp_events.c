@@ -62,6 +62,7 @@ struct events {
 	int err;             /* failed: the error that stopped it, or 0 */
 	struct progress_rate rate;
 	struct snapshot snap;
+	bool *published;     /* per plan entry: its file_done came */
 };
 
 static const char *phase_item(int phase)
@@ -257,8 +258,46 @@ static void on_file_done(void *ctx, const struct plan_entry *e)
 	struct events *ev = ctx;
 
 	pthread_mutex_lock(&ev->sh->lock);
+	ev->published[e - ev->job->plan->entries] = true;
 	if (ev->json_mode) {
 		jsonev_file(&ev->json, e, "finished", NULL);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+bool events_published(struct events *ev, size_t idx)
+{
+	bool done;
+
+	pthread_mutex_lock(&ev->sh->lock);
+	done = idx < ev->job->plan->n_entries && ev->published[idx];
+	pthread_mutex_unlock(&ev->sh->lock);
+	return done;
+}
+
+void events_list_written(struct events *ev, const char *path, const char *alg, size_t files)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+		say(ev, "%s list %s: %zu files", alg, quote(path), files);
+	if (ev->json_mode) {
+		jsonev_list(&ev->json, path, alg, files);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_list_failed(struct events *ev, const char *path, int err)
+{
+	_cleanup_free_ char *msg = words_format("cannot write the checksum list %s: %s; the "
+						"files are copied, make room and copy again for "
+						"the list", quote(path), strerror(err));
+
+	pthread_mutex_lock(&ev->sh->lock);
+	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
+	if (ev->json_mode) {
+		jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, err, path, msg, false);
 		stdout_check(ev);
 	}
 	pthread_mutex_unlock(&ev->sh->lock);
@@ -678,6 +717,9 @@ int events_new(const struct safecp_options *o, const struct safecp_job *job,
 	ev->o = o;
 	ev->job = job;
 	ev->stats = stats;
+	ev->published = calloc(job->plan->n_entries + 1, sizeof(*ev->published));
+	if (!ev->published)
+		return -ENOMEM;
 	ev->json_mode = o->progress == PROGRESS_JSON;
 	json_init(&ev->json, stdout);
 	ev->verbose_stdout = !ev->json_mode &&
@@ -685,12 +727,16 @@ int events_new(const struct safecp_options *o, const struct safecp_job *job,
 	progress_rate_init(&ev->rate, 0);
 	if (first) {
 		sh = ev->sh = first->sh;
-		if (sh->n == COPY_DESTS_MAX)
+		if (sh->n == COPY_DESTS_MAX) {
+			free(ev->published);
 			return -E2BIG;
+		}
 	} else {
 		sh = ev->sh = calloc(1, sizeof(*sh));
-		if (!sh)
+		if (!sh) {
+			free(ev->published);
 			return -ENOMEM;
+		}
 		pthread_mutex_init(&sh->lock, NULL);
 		r = progress_new(&(struct progress_options){
 					 .mode = o->progress,
@@ -701,6 +747,7 @@ int events_new(const struct safecp_options *o, const struct safecp_job *job,
 		if (r < 0) {
 			pthread_mutex_destroy(&sh->lock);
 			free(sh);
+			free(ev->published);
 			return r;
 		}
 	}
@@ -731,6 +778,7 @@ void events_free(struct events *ev)
 		return;
 	sh = ev->sh;
 	jsonev_bind_dest(&ev->json, NULL);
+	free(ev->published);
 	free(ev);
 	if (--sh->refs > 0)
 		return;

@@ -240,6 +240,15 @@ void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
 	event_end(j);
 }
 
+void jsonev_list(struct json *j, const char *path, const char *alg, size_t files)
+{
+	begin(j, "list", clock_realtime());
+	json_kv_name(j, "path", path);
+	json_kv_string(j, "algorithm", alg);
+	json_kv_u64(j, "files", files);
+	event_end(j);
+}
+
 void jsonev_note(struct json *j, const char *path, const char *msg)
 {
 	begin(j, "note", clock_realtime());

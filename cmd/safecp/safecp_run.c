@@ -144,10 +144,12 @@ static void runner_free(struct runner *r)
 		events_free(r->ev[i]);
 }
 
-int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
+int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
+	     struct sums *sums)
 {
 	struct runner r = { .n = n, .main_thread = pthread_self() };
-	struct copy_job_hooks hooks = { &r, on_finished };
+	struct copy_job_hooks hooks = { &r, on_finished, sums_tap(sums) };
+	unsigned lists_failed = 0;
 	sigset_t set;
 	int err = 0, status, signo, result = 0;
 
@@ -164,6 +166,7 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
 			},
 			.cb = &r.cb[i],
 		};
+		sums_epilogue(sums, i, &r.dests[i].opts);
 	}
 	signals_block(&set);
 	for (size_t i = 0; i < n && err == 0; i++)
@@ -174,6 +177,7 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
 			events_tag_dest(r.ev[i]);
 		events_start(r.ev[i]);
 	}
+	sums_set_events(sums, r.ev);
 	test_hook("plan-done", jobs[0].plan->dest_root);
 	if (err == 0)
 		err = copy_job_start(r.dests, n, &hooks, &r.job);
@@ -185,6 +189,9 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
 	for (size_t i = 0; i < n; i++)
 		events_set_stats(r.ev[i], copy_job_stats(r.job, i));
 	signo = wait_for_copy(&r, &set);
+	/* the lists on no destination's filesystem, before the last event */
+	if (signo == 0)
+		lists_failed = sums_finish(sums);
 	if (n == 1) {
 		struct copy_source_stats src;
 
@@ -196,5 +203,5 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
 		status = finish_all(&r, signo);
 	}
 	runner_free(&r);
-	return status;
+	return status == EXIT_OK && lists_failed ? EXIT_PARTIAL : status;
 }

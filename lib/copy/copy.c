@@ -634,6 +634,10 @@ int copy_engine_run(const struct plan *p, const struct copy_options *o,
 		batch_abort(&g);
 	/* the other destinations need not wait for this one any more */
 	reader_leave(cursor);
+	/* before the directories get their times (the caller's files may
+	 * go into one) and before the final sync, which then covers them */
+	if (r == 0 && o->epilogue && !cancelled(&g))
+		g.failed += o->epilogue(o->epilogue_ctx, g.dest_dir_fd);
 	/* also when stopped: what was made keeps its modes and times, not 0700 */
 	finish_dirs(&g, true);
 	if (r == 0)

@@ -101,6 +101,13 @@ struct copy_options {
 	/* -f: with replace-by-rename a read-only destination is replaced
 	 * anyway, so nothing in the engine depends on it */
 	bool force;
+	/* Called once every file is written, before the directories get
+	 * their times and before the final sync and idle wait, so that
+	 * "done" covers what it writes: the caller's own files (checksum
+	 * lists, manifests), written with small_file.h; dest_dir_fd is
+	 * plan->dest_dir, open.  Returns how many of them failed. */
+	unsigned (*epilogue)(void *ctx, int dest_dir_fd);
+	void *epilogue_ctx;
 };
 
 /* One destination of a copy job. */
@@ -114,12 +121,15 @@ struct copy_dest {
  * destination, each at its own pace.  The job owns its threads; the
  * caller polls the counters and the results. */
 struct copy_job;
+struct reader_tap;
 
 /* finished(ctx, i): destination i's thread is done (its result is set);
  * called from that thread, so it should only wake the poller. */
 struct copy_job_hooks {
 	void *ctx;
 	void (*finished)(void *ctx, size_t dest);
+	/* sees every chunk of the first read (file_sums.h); NULL: none */
+	const struct reader_tap *tap;
 };
 
 /* Start copying to n destinations (at most COPY_DESTS_MAX).  0 with *ret

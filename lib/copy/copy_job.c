@@ -68,7 +68,8 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	}
 	r = j->runs ? sizing_reader_plan(wplans, n, &j->rplan) : -ENOMEM;
 	if (r == 0)
-		r = reader_start(plans, (unsigned)n, &j->rplan, &j->cancel, &j->reader);
+		r = reader_start_tapped(plans, (unsigned)n, &j->rplan, j->hooks.tap, &j->cancel,
+					&j->reader);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		struct dest_run *dr = &j->runs[i];
 

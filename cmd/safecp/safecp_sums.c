@@ -1,0 +1,300 @@
+/* safecp_sums.c: --checksum and --sums: the checksum lists.
+ *
+ * One list per algorithm, PREFIX.ALG, its lines relative to the
+ * destination directory, so that `cd DEST && sha256sum -c PREFIX.sha256`
+ * checks the copy.  The digests come from the one read of the source
+ * (file_sums.h); a list names the files that were published.  A list on
+ * a destination's filesystem is written by that destination's thread
+ * before its final sync (the engine's epilogue), so "can be removed"
+ * covers it, and it lists what that destination holds; a list anywhere
+ * else is written once the copy ends and lists what any destination
+ * got.  Both go through small_file.h (temporary, durable, renamed).
+ * Everything that can be refused is refused before the first byte. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cli.h"
+#include "common/exitcodes.h"
+#include "common/quote.h"
+#include "copy/small_file.h"
+#include "hash/sums_list.h"
+#include "safecp/safecp.h"
+#include "util/cleanup.h"
+
+struct sums_list {
+	enum checksum_alg alg;
+	char *path;      /* PREFIX.ALG as given, for messages */
+	char *dir;       /* its directory, as given ("." for a bare name) */
+	const char *name;/* its name in dir, inside path */
+	int dirfd;
+	int holder;      /* the destination on whose filesystem it is, or -1 */
+};
+
+struct sums {
+	const struct safecp_options *o;
+	const struct safecp_job *jobs;
+	size_t n_jobs;
+	struct file_sums *fs;
+	struct reader_tap tap;
+	struct sums_list lists[CHECKSUM_ALG_COUNT];
+	size_t n_lists;
+	struct events *const *ev; /* set by run_copy: per destination */
+	struct sums_dest { struct sums *s; size_t i; } dest[COPY_DESTS_MAX];
+};
+
+/* The path of entry idx relative to plan->dest_dir, in buf (PATH_MAX);
+ * false when too long. */
+static bool rel_path(const struct plan *p, size_t idx, char *buf)
+{
+	const struct plan_entry *e = &p->entries[idx];
+	size_t len;
+
+	if (e->parent == PLAN_TOP) {
+		if (strcmp(e->dst_name, ".") == 0)
+			return false; /* dest_dir itself: not a file */
+		return snprintf(buf, PATH_MAX, "%s", e->dst_name) < PATH_MAX;
+	}
+	if (!rel_path(p, e->parent, buf)) {
+		/* the parent is dest_dir itself (-rT) */
+		return snprintf(buf, PATH_MAX, "%s", e->dst_name) < PATH_MAX;
+	}
+	len = strlen(buf);
+	return snprintf(buf + len, PATH_MAX - len, "/%s", e->dst_name) < (int)(PATH_MAX - len);
+}
+
+static void list_split(struct sums_list *l)
+{
+	char *slash = strrchr(l->path, '/');
+
+	if (!slash) {
+		l->dir = strdup(".");
+		l->name = l->path;
+	} else {
+		l->dir = slash == l->path ? strdup("/") : strndup(l->path, (size_t)(slash - l->path));
+		l->name = slash + 1;
+	}
+	if (!l->dir)
+		cli_usage_error("out of memory");
+}
+
+/* Would list l replace a file the copy writes to destination d? */
+static bool list_clashes(const struct sums_list *l, const struct plan *p)
+{
+	char ldir[PATH_MAX], ddir[PATH_MAX], rel[PATH_MAX], *want = NULL;
+	bool clash = false;
+	size_t dlen;
+
+	if (!realpath(l->dir, ldir) || !realpath(p->dest_dir, ddir))
+		return false;
+	dlen = strlen(ddir);
+	if (strncmp(ldir, ddir, dlen) != 0 || (ldir[dlen] != '/' && ldir[dlen] != '\0'))
+		return false;
+	if (asprintf(&want, "%s%s%s", ldir[dlen] ? ldir + dlen + 1 : "", ldir[dlen] ? "/" : "",
+		     l->name) < 0)
+		return false;
+	for (size_t i = 0; i < p->n_entries && !clash; i++)
+		clash = rel_path(p, i, rel) && strcmp(rel, want) == 0;
+	free(want);
+	return clash;
+}
+
+static void list_open(struct sums *s, struct sums_list *l)
+{
+	struct stat st;
+
+	if (l->name[0] == '\0')
+		cli_usage_error("--sums %s names a directory: give a prefix such as %s/offload",
+				quote(s->o->sums_prefix), s->o->sums_prefix);
+	l->dirfd = open(l->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (l->dirfd < 0 || fstat(l->dirfd, &st) < 0)
+		cli_usage_error("cannot write the checksum list %s: %s %s: %s; make it or choose "
+				"another --sums prefix", quote(l->path), "its directory",
+				quote(l->dir), strerror(errno));
+	l->holder = -1;
+	for (size_t d = 0; d < s->n_jobs; d++) {
+		const struct plan *p = s->jobs[d].plan;
+
+		if (list_clashes(l, p))
+			cli_usage_error("the checksum list %s would replace a file the copy writes to "
+					"%s; choose another --sums prefix", quote(l->path),
+					quote(s->jobs[d].dest_arg));
+		if (l->holder < 0 && st.st_dev == p->dest_dir_dev)
+			l->holder = (int)d;
+	}
+}
+
+int sums_prepare(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
+		 struct sums **ret)
+{
+	_cleanup_free_ struct sums *s = NULL;
+	int r;
+
+	*ret = NULL;
+	if (!o->checksums)
+		return 0;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->o = o;
+	s->jobs = jobs;
+	s->n_jobs = n;
+	for (int a = 0; o->sums_prefix && a < CHECKSUM_ALG_COUNT; a++) {
+		struct sums_list *l = &s->lists[s->n_lists];
+
+		if (!(o->checksums & CHECKSUM_BIT(a)))
+			continue;
+		l->alg = (enum checksum_alg)a;
+		if (asprintf(&l->path, "%s.%s", o->sums_prefix, checksum_alg_name(l->alg)) < 0)
+			return -ENOMEM;
+		list_split(l);
+		list_open(s, l);
+		s->n_lists++;
+	}
+	r = file_sums_new(jobs[0].plan, o->checksums, &s->fs);
+	if (r < 0)
+		return r;
+	s->tap = file_sums_tap(s->fs);
+	for (size_t d = 0; d < n; d++)
+		s->dest[d] = (struct sums_dest){ s, d };
+	*ret = TAKE_PTR(s);
+	return 0;
+}
+
+void sums_free(struct sums *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_lists; i++) {
+		free(s->lists[i].path);
+		free(s->lists[i].dir);
+		if (s->lists[i].dirfd >= 0)
+			close(s->lists[i].dirfd);
+	}
+	file_sums_free(s->fs);
+	free(s);
+}
+
+const struct reader_tap *sums_tap(struct sums *s)
+{
+	return s ? &s->tap : NULL;
+}
+
+const struct file_sums *sums_digests(const struct sums *s)
+{
+	return s ? s->fs : NULL;
+}
+
+void sums_set_events(struct sums *s, struct events *const *ev)
+{
+	if (s)
+		s->ev = ev;
+}
+
+/* Was entry idx published on destination d (any, d < 0)? */
+static bool published(const struct sums *s, int d, size_t idx)
+{
+	for (size_t i = 0; i < s->n_jobs; i++)
+		if ((d < 0 || (size_t)d == i) && events_published(s->ev[i], idx))
+			return true;
+	return false;
+}
+
+/* The list's text: one line per published file with a digest; names
+ * the list's format cannot hold are warned about through ev. */
+static int list_text(struct sums *s, const struct sums_list *l, struct events *ev, char **ret,
+		     size_t *ret_len, size_t *ret_files)
+{
+	const struct plan *p = s->jobs[0].plan;
+	char rel[PATH_MAX];
+	char *buf = NULL;
+	size_t len = 0, files = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_entries; i++) {
+		const char *digest = file_sums_text(s->fs, i, l->alg);
+		_cleanup_free_ char *line = NULL;
+		int r;
+
+		if (p->entries[i].type != PLAN_FILE || !digest || !published(s, l->holder, i) ||
+		    !rel_path(p, i, rel))
+			continue;
+		r = sums_line_alloc(l->alg, digest, rel, &line);
+		if (r == SUMS_LINE_UNLISTABLE) {
+			events_warn(ev, "%s is left out of %s: %s lists cannot hold a name with a "
+				    "newline, carriage return or backslash; check it with a "
+				    "sha256 list", quote(rel), quote(l->path),
+				    checksum_alg_name(l->alg));
+			continue;
+		}
+		if (r != 0) {
+			fclose(f);
+			free(buf);
+			return r < 0 ? r : -EINVAL;
+		}
+		fputs(line, f);
+		files++;
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*ret = buf;
+	*ret_len = len;
+	*ret_files = files;
+	return 0;
+}
+
+/* Write the lists held by destination d (-1: on none); how many failed. */
+static unsigned write_lists(struct sums *s, int d, struct events *ev)
+{
+	unsigned failed = 0;
+
+	for (size_t i = 0; i < s->n_lists; i++) {
+		const struct sums_list *l = &s->lists[i];
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0, files = 0;
+		int r;
+
+		if (l->holder != d)
+			continue;
+		r = list_text(s, l, ev, &text, &len, &files);
+		if (r == 0)
+			r = small_file_write(l->dirfd, l->name, text, len, 0666);
+		if (r < 0) {
+			events_list_failed(ev, l->path, -r);
+			failed++;
+		} else {
+			events_list_written(ev, l->path, checksum_alg_name(l->alg), files);
+		}
+	}
+	return failed;
+}
+
+static unsigned on_epilogue(void *ctx, int dest_dir_fd)
+{
+	struct sums_dest *sd = ctx;
+
+	(void)dest_dir_fd;
+	return write_lists(sd->s, (int)sd->i, sd->s->ev[sd->i]);
+}
+
+void sums_epilogue(struct sums *s, size_t d, struct copy_options *o)
+{
+	if (!s || s->n_lists == 0)
+		return;
+	o->epilogue = on_epilogue;
+	o->epilogue_ctx = &s->dest[d];
+}
+
+unsigned sums_finish(struct sums *s)
+{
+	return s ? write_lists(s, -1, s->ev[0]) : 0;
+}
