@@ -275,7 +275,7 @@ static uint64_t size_of(const struct plan *p, const char *rel)
 {
 	const struct plan_entry *e = find(p, rel);
 
-	return e ? (uint64_t)e->st.st_size : UINT64_MAX;
+	return e ? (uint64_t)e->source->st.st_size : UINT64_MAX;
 }
 
 /* The cursor got file rel whole, with its own bytes, unflagged. */
