@@ -392,8 +392,9 @@ static void raise_fd_limit(void)
 	}
 }
 
-/* Several destinations: each walked the source; they must have seen the
- * same tree, or one reader cannot serve them all. */
+/* Several destinations: they share the first's source tree, and each
+ * looked at the operands again; they must have found them as the tree
+ * has them, or one reader cannot serve them all. */
 static int check_same_source(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
 {
 	for (size_t i = 1; i < n; i++) {

@@ -39,22 +39,22 @@ static void print_entry(const struct plan_entry *e)
 		printf("  keep     %10s  %s (exists)\n", "", quote(e->dst));
 		return;
 	}
-	switch (e->type) {
+	switch (e->source->type) {
 	case PLAN_FILE:
-		size_format(size, sizeof(size), (uint64_t)e->st.st_size);
-		printf("  file     %10s  %s -> %s%s\n", size, quote(e->rel), quote(e->dst),
+		size_format(size, sizeof(size), (uint64_t)e->source->st.st_size);
+		printf("  file     %10s  %s -> %s%s\n", size, quote(e->source->rel), quote(e->dst),
 		       e->dst_exists ? " (replaces the existing file)" : "");
 		break;
 	case PLAN_DIR:
-		printf("  dir      %10s  %s -> %s\n", "", quote(e->rel), quote(e->dst));
+		printf("  dir      %10s  %s -> %s\n", "", quote(e->source->rel), quote(e->dst));
 		break;
 	case PLAN_SYMLINK:
-		printf("  symlink  %10s  %s -> %s (pointing to %s)\n", "", quote(e->rel),
-		       quote(e->dst), quote(e->link_target ? e->link_target : "?"));
+		printf("  symlink  %10s  %s -> %s (pointing to %s)\n", "", quote(e->source->rel),
+		       quote(e->dst), quote(e->source->link_target ? e->source->link_target : "?"));
 		break;
 	case PLAN_SKIP:
 		printf("  skip     %10s  %s (not a file, directory or symbolic link)\n", "",
-		       quote(e->rel));
+		       quote(e->source->rel));
 		break;
 	}
 }
@@ -65,11 +65,11 @@ static void print_plan(const struct safecp_options *o, const struct plan *p)
 
 	size_format(total, sizeof(total), p->total_bytes);
 	printf("plan: %zu %s, %zu %s, %zu symbolic %s: %s (%" PRIu64 " bytes)\n",
-	       p->n_files, plural(p->n_files, "file", "files"), p->n_dirs,
-	       plural(p->n_dirs, "directory", "directories"), p->n_symlinks,
+	       p->n_files, plural(p->n_files, "file", "files"), p->tree->n_dirs,
+	       plural(p->tree->n_dirs, "directory", "directories"), p->n_symlinks,
 	       plural(p->n_symlinks, "link", "links"), total, p->total_bytes);
-	if (p->n_skipped)
-		printf("skipped: %zu (devices, FIFOs, sockets)\n", p->n_skipped);
+	if (p->tree->n_skipped)
+		printf("skipped: %zu (devices, FIFOs, sockets)\n", p->tree->n_skipped);
 	if (p->n_existing_kept)
 		printf("kept: %zu existing %s (--no-clobber)\n", p->n_existing_kept,
 		       plural(p->n_existing_kept, "file", "files"));

@@ -96,7 +96,8 @@ static void snapshot_take(struct events *ev, struct snapshot *s)
 	s->files_failed = atomic_load(&st->files_failed);
 	s->phase = atomic_load(&st->phase);
 	cur = atomic_load(&st->current);
-	s->file = s->phase == COPY_PHASE_COPYING && cur < p->n_entries ? p->entries[cur].rel : NULL;
+	s->file = s->phase == COPY_PHASE_COPYING && cur < p->n_entries ?
+		  p->entries[cur].source->rel : NULL;
 	s->t_real = clock_realtime();
 	s->rate = progress_rate_sample(&ev->rate, clock_monotonic(), s->confirmed);
 	s->eta = progress_eta(s->total > s->confirmed ? s->total - s->confirmed : 0, s->rate);
@@ -245,7 +246,7 @@ static void on_file_start(void *ctx, const struct plan_entry *e)
 
 	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
-		say(ev, "%s -> %s", quote(e->src), quote(e->dst));
+		say(ev, "%s -> %s", quote(e->source->src), quote(e->dst));
 	if (ev->json_mode) {
 		jsonev_file(&ev->json, e, "started", NULL);
 		stdout_check(ev);
@@ -314,9 +315,9 @@ static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_rea
 	pthread_mutex_lock(&ev->sh->lock);
 	if (e->skip_existing) {
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
-			say(ev, "%s kept: %s exists", quote(e->src), quote(e->dst));
+			say(ev, "%s kept: %s exists", quote(e->source->src), quote(e->dst));
 	} else if (ev->o->verbosity >= VERBOSITY_NORMAL) {
-		note_line(ev, MSG_WARNING, "skipping %s: %s", quote(e->src),
+		note_line(ev, MSG_WARNING, "skipping %s: %s", quote(e->source->src),
 			      why);
 	}
 	if (ev->json_mode) {

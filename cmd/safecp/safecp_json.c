@@ -104,7 +104,7 @@ static void start_renamed(struct json *j, const struct safecp_job *job)
 		const struct plan_entry *e = &job->plan->entries[n->renames[i].entry];
 
 		json_object_begin(j);
-		json_kv_string(j, "file", e->src);
+		json_kv_string(j, "file", e->source->src);
 		json_kv_string(j, file_key(j), e->dst);
 		json_kv_string(j, "was", n->renames[i].old_dst);
 		json_kv_string(j, "reason", words_rename_reason(&n->renames[i]));
@@ -121,9 +121,9 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	begin(j, "start", clock_realtime());
 	json_kv_u64(j, "bytes_total", p->total_bytes);
 	json_kv_u64(j, "files", p->n_files);
-	json_kv_u64(j, "directories", p->n_dirs);
+	json_kv_u64(j, "directories", p->tree->n_dirs);
 	json_kv_u64(j, "symlinks", p->n_symlinks);
-	json_kv_u64(j, "skipped", p->n_skipped);
+	json_kv_u64(j, "skipped", p->tree->n_skipped);
 	json_kv_u64(j, "kept", p->n_existing_kept);
 	json_kv_u64(j, "stale_temps", p->stale.n);
 	json_kv_u64(j, "stale_bytes", p->stale.bytes);
@@ -205,11 +205,11 @@ void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 {
 	begin(j, "file", clock_realtime());
 	json_kv_string(j, "state", state);
-	json_kv_name(j, "file", e->rel);
-	json_kv_name(j, "source", e->src);
+	json_kv_name(j, "file", e->source->rel);
+	json_kv_name(j, "source", e->source->src);
 	json_kv_name(j, file_key(j), e->dst);
-	json_kv_string(j, "type", entry_type_name(e->type));
-	json_kv_u64(j, "bytes", e->type == PLAN_FILE ? (uint64_t)e->st.st_size : 0);
+	json_kv_string(j, "type", entry_type_name(e->source->type));
+	json_kv_u64(j, "bytes", e->source->type == PLAN_FILE ? (uint64_t)e->source->st.st_size : 0);
 	if (reason)
 		json_kv_string(j, "reason", reason);
 	event_end(j);
@@ -222,7 +222,7 @@ void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step ste
 			  path ? path : e ? e->dst : NULL, err, msg);
 	if (dest_of(j))
 		json_kv_name(j, "dest", dest_of(j));
-	json_kv_name(j, "file", e ? e->rel : NULL);
+	json_kv_name(j, "file", e ? e->source->rel : NULL);
 	json_kv_string(j, "step", words_step_name(step));
 	json_kv_bool(j, "fatal", fatal);
 	event_end(j);
@@ -233,8 +233,8 @@ void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step ste
 void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
 {
 	begin(j, "changed", clock_realtime());
-	json_kv_name(j, "file", e->rel);
-	json_kv_name(j, "source", e->src);
+	json_kv_name(j, "file", e->source->rel);
+	json_kv_name(j, "source", e->source->src);
 	json_kv_name(j, file_key(j), e->dst);
 	json_kv_string(j, "message", msg);
 	event_end(j);
@@ -261,7 +261,7 @@ void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_stra
 		     const char *why)
 {
 	begin(j, "strategy", clock_realtime());
-	json_kv_name(j, "file", e ? e->rel : NULL);
+	json_kv_name(j, "file", e ? e->source->rel : NULL);
 	json_kv_string(j, "strategy", strategy_name(s));
 	json_kv_string(j, "reason", why);
 	event_end(j);

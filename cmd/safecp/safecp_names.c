@@ -109,7 +109,7 @@ char *words_rename(const struct plan *p, const struct plan_rename *r, const stru
 
 	if (!rule)
 		return NULL;
-	return words_format("%s is written as %s: %s", quote(e->src), quote(e->dst), rule);
+	return words_format("%s is written as %s: %s", quote(e->source->src), quote(e->dst), rule);
 }
 
 const char *words_rename_reason(const struct plan_rename *r)

@@ -55,12 +55,12 @@ static bool rel_path(const struct plan *p, size_t idx, char *buf)
 	const struct plan_entry *e = &p->entries[idx];
 	size_t len;
 
-	if (e->parent == PLAN_TOP) {
+	if (e->source->parent == PLAN_TOP) {
 		if (strcmp(e->dst_name, ".") == 0)
 			return false; /* dest_dir itself: not a file */
 		return snprintf(buf, PATH_MAX, "%s", e->dst_name) < PATH_MAX;
 	}
-	if (!rel_path(p, e->parent, buf)) {
+	if (!rel_path(p, e->source->parent, buf)) {
 		/* the parent is dest_dir itself (-rT) */
 		return snprintf(buf, PATH_MAX, "%s", e->dst_name) < PATH_MAX;
 	}
@@ -223,7 +223,7 @@ static int list_text(struct sums *s, const struct sums_list *l, struct events *e
 		_cleanup_free_ char *line = NULL;
 		int r;
 
-		if (p->entries[i].type != PLAN_FILE || !digest || !published(s, l->holder, i) ||
+		if (p->entries[i].source->type != PLAN_FILE || !digest || !published(s, l->holder, i) ||
 		    !rel_path(p, i, rel))
 			continue;
 		r = sums_line_alloc(l->alg, digest, rel, &line);

@@ -225,7 +225,7 @@ static const char *hint(enum copy_step step, int err)
 /* The sentence's verb and object for a step: "cannot write '/m/a.jpg'". */
 static char *failed_action(const struct plan_entry *e, enum copy_step step, const char *path)
 {
-	const char *src = e ? e->src : path, *dst = e ? e->dst : path;
+	const char *src = e ? e->source->src : path, *dst = e ? e->dst : path;
 
 	switch (step) {
 	case COPY_STEP_READ: return words_format("cannot read %s", quote(src ? src : "?"));
@@ -257,7 +257,7 @@ char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 	const char *h = hint(step, err);
 
 	/* FAT and exFAT have no symbolic links: EPERM from symlink() */
-	if (e && e->type == PLAN_SYMLINK && step == COPY_STEP_CREATE &&
+	if (e && e->source->type == PLAN_SYMLINK && step == COPY_STEP_CREATE &&
 	    (err == EPERM || err == EOPNOTSUPP || err == ENOSYS))
 		h = "this filesystem cannot store symbolic links; use -L to copy what they point to";
 	/* the copy goes on without it: a file, or a directory's subtree */

@@ -76,7 +76,7 @@ static int start_item(struct engine *g, size_t idx, struct batch_item *it)
 	memset(it, 0, sizeof(*it));
 	it->entry = idx;
 	it->dirfd = -1;
-	fd = batch_parent_fd(g, e->parent);
+	fd = batch_parent_fd(g, e->source->parent);
 	if (fd < 0)
 		return fd;
 	it->dirfd = fd;
@@ -113,7 +113,7 @@ static int open_writer(struct engine *g, struct batch_item *it, const struct wri
 	int r;
 
 	if (g->tmpfile) {
-		r = writer_open(it->dirfd, NULL, g->o->wplan, (uint64_t)e->st.st_size,
+		r = writer_open(it->dirfd, NULL, g->o->wplan, (uint64_t)e->source->st.st_size,
 				g->bdev_fd, hooks, &it->w);
 		if (r == 0) {
 			it->unnamed = true;
@@ -127,7 +127,7 @@ static int open_writer(struct engine *g, struct batch_item *it, const struct wri
 		g->tmpfile = false;
 	}
 	for (int tries = 0;; tries++) {
-		r = writer_open(it->dirfd, it->tmp, g->o->wplan, (uint64_t)e->st.st_size,
+		r = writer_open(it->dirfd, it->tmp, g->o->wplan, (uint64_t)e->source->st.st_size,
 				g->bdev_fd, hooks, &it->w);
 		if (r != -EEXIST || tries == 16)
 			break;
@@ -146,8 +146,8 @@ void copy_forget_bytes(struct engine *g, const struct batch_item *it)
 
 	/* only regular files are in bytes_total (a symlink's st_size is
 	 * its target's length) */
-	if (e->type == PLAN_FILE)
-		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)e->st.st_size);
+	if (e->source->type == PLAN_FILE)
+		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)e->source->st.st_size);
 	if (it->w) {
 		atomic_fetch_sub(&g->stats->bytes_confirmed, writer_confirmed(it->w));
 		atomic_fetch_sub(&g->stats->bytes_written, writer_written(it->w));
@@ -189,7 +189,7 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			reader_release(g->cursor, &c);
 			return -EIO;
 		}
-		test_hook("chunk-write", g->plan->entries[it->entry].src);
+		test_hook("chunk-write", g->plan->entries[it->entry].source->src);
 		r = c.err || c.changed ? 0 : writer_write(it->w, c.buf, c.len);
 		reader_written(g->cursor, &c, r);
 		reader_release(g->cursor, &c);
@@ -242,7 +242,7 @@ static int copy_file(struct engine *g, size_t idx)
 	int r, src_err = 0;
 
 	/* a file larger than a window bounds itself: commit the batch first */
-	if ((uint64_t)e->st.st_size > g->o->wplan->window && (r = batch_commit(g)) < 0)
+	if ((uint64_t)e->source->st.st_size > g->o->wplan->window && (r = batch_commit(g)) < 0)
 		return r;
 	r = start_item(g, idx, &it);
 	if (r == 0)
@@ -261,7 +261,7 @@ static int copy_file(struct engine *g, size_t idx)
 	r = stream_file(g, &it, &src_err);
 	if (r == 1 || r == 2) {
 		fail_item(g, &it, r == 1 ? COPY_STEP_READ : COPY_STEP_CHANGED,
-			  r == 1 ? src_err : 0, e->src);
+			  r == 1 ? src_err : 0, e->source->src);
 		return 0;
 	}
 	if (r == 0)
@@ -283,7 +283,8 @@ static int copy_symlink(struct engine *g, size_t idx)
 	struct batch_item it;
 	int r = start_item(g, idx, &it);
 
-	for (int tries = 0; r == 0 && symlinkat(e->link_target, it.dirfd, it.tmp) < 0; tries++) {
+	for (int tries = 0; r == 0 && symlinkat(e->source->link_target, it.dirfd, it.tmp) < 0;
+	     tries++) {
 		r = -errno;
 		if (r == -EEXIST && tries < 16) {
 			copy_temp_name(g, &it);
@@ -325,7 +326,7 @@ static bool ours(const struct engine *g, const struct stat *st)
 static int enter_dir(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
-	int pfd = copy_dir_fd(g, e->parent), fd;
+	int pfd = copy_dir_fd(g, e->source->parent), fd;
 	bool made;
 	struct stat st;
 
@@ -363,19 +364,19 @@ static int skip_subtree(struct engine *g, size_t idx, int err)
 	int r = 0;
 
 	copy_report(g, idx, COPY_STEP_CREATE, err, e->dst, false);
-	reader_skip(g->cursor, idx + 1, e->end);
-	for (size_t i = idx + 1; i < e->end && r == 0; i++) {
+	reader_skip(g->cursor, idx + 1, e->source->end);
+	for (size_t i = idx + 1; i < e->source->end && r == 0; i++) {
 		const struct plan_entry *c = &g->plan->entries[i];
 
-		if (c->type == PLAN_SKIP || c->type == PLAN_DIR || c->skip_existing)
+		if (c->source->type == PLAN_SKIP || c->source->type == PLAN_DIR || c->skip_existing)
 			continue;
 		copy_count_failed(g);
-		if (c->type != PLAN_FILE)
+		if (c->source->type != PLAN_FILE)
 			continue;
-		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)c->st.st_size);
+		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)c->source->st.st_size);
 		r = drain_file(g, i);
 	}
-	g->next = e->end;
+	g->next = e->source->end;
 	return r;
 }
 
@@ -396,11 +397,11 @@ static enum copy_skip_reason skip_reason(const struct plan_entry *e)
 {
 	if (e->skip_existing)
 		return COPY_SKIP_KEPT;
-	if (S_ISFIFO(e->st.st_mode))
+	if (S_ISFIFO(e->source->st.st_mode))
 		return COPY_SKIP_FIFO;
-	if (S_ISSOCK(e->st.st_mode))
+	if (S_ISSOCK(e->source->st.st_mode))
 		return COPY_SKIP_SOCKET;
-	if (S_ISCHR(e->st.st_mode) || S_ISBLK(e->st.st_mode))
+	if (S_ISCHR(e->source->st.st_mode) || S_ISBLK(e->source->st.st_mode))
 		return COPY_SKIP_DEVICE;
 	return COPY_SKIP_OTHER;
 }
@@ -409,7 +410,7 @@ static enum copy_skip_reason skip_reason(const struct plan_entry *e)
  * made ones wait for their attributes, a bounded number at a time. */
 static int leave_dirs(struct engine *g, const struct plan_entry *e)
 {
-	while (dirstack_top(&g->dirs) != e->parent && dirstack_top(&g->dirs) != PLAN_TOP) {
+	while (dirstack_top(&g->dirs) != e->source->parent && dirstack_top(&g->dirs) != PLAN_TOP) {
 		dirstack_pop(&g->dirs, finish_dir_popped, g);
 		if (g->n_done_dirs >= g->batch_done_dirs) {
 			int r = batch_commit(g);
@@ -431,14 +432,14 @@ static int copy_entry(struct engine *g, size_t idx)
 	r = leave_dirs(g, e);
 	if (r < 0)
 		return r;
-	if (e->type == PLAN_SKIP || e->skip_existing) {
+	if (e->source->type == PLAN_SKIP || e->skip_existing) {
 		if (g->cb && g->cb->skipped)
 			g->cb->skipped(g->cb->ctx, e, skip_reason(e));
 		return 0;
 	}
 	if (g->cb && g->cb->file_start)
 		g->cb->file_start(g->cb->ctx, e);
-	switch (e->type) {
+	switch (e->source->type) {
 	case PLAN_DIR:
 		return copy_dir(g, idx);
 	case PLAN_SYMLINK:
@@ -455,8 +456,8 @@ static uint64_t bytes_to_copy(const struct plan *p)
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < p->n_entries; i++)
-		if (p->entries[i].type == PLAN_FILE && !p->entries[i].skip_existing)
-			total += (uint64_t)p->entries[i].st.st_size;
+		if (p->entries[i].source->type == PLAN_FILE && !p->entries[i].skip_existing)
+			total += (uint64_t)p->entries[i].source->st.st_size;
 	return total;
 }
 
@@ -524,8 +525,8 @@ static int dup_dest_dir(const struct engine *g)
 static int open_existing(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
-	_cleanup_close_ int pfd = e->parent == PLAN_TOP ? dup_dest_dir(g)
-							: open_existing(g, e->parent);
+	_cleanup_close_ int pfd = e->source->parent == PLAN_TOP ? dup_dest_dir(g)
+							: open_existing(g, e->source->parent);
 
 	return pfd < 0 ? pfd : dirstack_open_checked(pfd, e->dst_name, false, e->dst_dev, e->dst_ino);
 }

@@ -132,8 +132,9 @@ struct copy_job_hooks {
 	const struct reader_tap *tap;
 };
 
-/* Start copying to n destinations (at most COPY_DESTS_MAX).  0 with *ret
- * set, or -errno (nothing started). */
+/* Start copying to n destinations (at most COPY_DESTS_MAX), whose plans
+ * share one source tree (-EINVAL if not).  0 with *ret set, or -errno
+ * (nothing started). */
 #define COPY_DESTS_MAX 16
 int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_job_hooks *hooks,
 		   struct copy_job **ret);

@@ -185,7 +185,7 @@ bool batch_due(const struct engine *g)
 static void set_attrs(struct engine *g, struct batch_item *it)
 {
 	const struct plan_entry *e = &g->plan->entries[it->entry];
-	const struct timespec times[2] = { e->st.st_atim, e->st.st_mtim };
+	const struct timespec times[2] = { e->source->st.st_atim, e->source->st.st_mtim };
 	int fd = it->w ? writer_fd(it->w) : -1;
 	int r = 0;
 
@@ -201,7 +201,7 @@ static void set_attrs(struct engine *g, struct batch_item *it)
 	 * (GNU cp without --preserve=ownership); without --preserve=mode a
 	 * file gets what a new file gets: 0666 & ~umask */
 	if (!g->fs_has_modes ||
-	    fchmod(fd, g->o->keep_mode ? e->st.st_mode & 0777 : 0666 & ~g->umask) < 0) {
+	    fchmod(fd, g->o->keep_mode ? e->source->st.st_mode & 0777 : 0666 & ~g->umask) < 0) {
 		if (!g->mode_noted && g->cb && g->cb->note)
 			g->cb->note(g->cb->ctx, COPY_NOTE_NO_MODES, e->dst, 0, 0);
 		g->mode_noted = true;

@@ -59,8 +59,8 @@ void finish_dir_popped(void *ctx, size_t idx, int fd)
 static void dir_attrs(struct engine *g, size_t idx, int fd)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
-	const struct timespec times[2] = { e->st.st_atim, e->st.st_mtim };
-	mode_t mode = g->o->keep_mode ? e->st.st_mode & 0777 : 0777 & ~g->umask;
+	const struct timespec times[2] = { e->source->st.st_atim, e->source->st.st_mtim };
+	mode_t mode = g->o->keep_mode ? e->source->st.st_mode & 0777 : 0777 & ~g->umask;
 
 	test_hook("dir-attrs", e->dst);
 	if (g->fs_has_modes && fchmod(fd, mode) < 0)

@@ -67,6 +67,10 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 		wplans[i] = dests[i].opts.wplan;
 	}
 	r = j->runs ? sizing_reader_plan(wplans, n, &j->rplan) : -ENOMEM;
+	/* one reader serves every destination: entry i must be one source */
+	for (size_t i = 1; r == 0 && i < n; i++)
+		if (plans[i]->tree != plans[0]->tree)
+			r = -EINVAL;
 	if (r == 0)
 		r = reader_start_tapped(plans, (unsigned)n, &j->rplan, j->hooks.tap, &j->cancel,
 					&j->reader);

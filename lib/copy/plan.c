@@ -13,9 +13,11 @@
  *   3. no two sources to one name; each destination classified
  *      (plan_classify_dst: same file, type clashes, -n); a directory
  *      must not go into itself (realpaths compared component-wise).
- *   4. the sources are added and walked in argument order (plan_walk.c).
- * The tree walk and the per-entry destination check live in plan_walk.c;
- * space and size limits in plan_check.c. */
+ *   4. the sources are added and walked in argument order into the
+ *      source tree (source_walk.c), each entry classified against DEST
+ *      as it comes (plan_view.c); another destination of the same copy
+ *      takes that tree instead (plan_build_beside()).
+ * Space and size limits live in plan_check.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -71,8 +73,9 @@ void plan_free(struct plan *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->n_entries; i++)
-		free(p->entries[i].src); /* the block holding all four strings */
+		free(p->entries[i].dst);
 	free(p->entries);
+	source_tree_unref(p->tree);
 	free(p->dest_root);
 	free(p->dest_dir);
 	stale_temps_free(&p->stale);
@@ -93,14 +96,14 @@ int plan_problem_set(struct plan_problem *pr, enum plan_problem_kind kind,
 	return 0;
 }
 
-int plan_refuse(struct plan_builder *b, enum plan_problem_kind kind,
+int plan_refuse(struct plan_problem *pr, enum plan_problem_kind kind,
 		const char *path, const char *path2, int err)
 {
-	int r = plan_problem_set(b->problem, kind, path, path2);
+	int r = plan_problem_set(pr, kind, path, path2);
 
 	if (r < 0)
 		return r;
-	b->problem->err = err;
+	pr->err = err;
 	return err > 0 ? -err : -EINVAL;
 }
 
@@ -111,90 +114,6 @@ int plan_join(char buf[PATH_MAX], const char *dir, const char *name)
 	int n = snprintf(buf, PATH_MAX, "%s%s%s", dir, sep, name);
 
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
-}
-
-enum plan_entry_type plan_type_of(mode_t mode)
-{
-	if (S_ISDIR(mode))
-		return PLAN_DIR;
-	if (S_ISREG(mode))
-		return PLAN_FILE;
-	if (S_ISLNK(mode))
-		return PLAN_SYMLINK;
-	return PLAN_SKIP;
-}
-
-/* ptr, if it points into the string old, moved to the same place in new. */
-static const char *rebase(const char *ptr, const char *old, const char *new)
-{
-	if (!ptr || ptr < old || ptr > old + strlen(old))
-		return ptr;
-	return new + (ptr - old);
-}
-
-/* One allocation per entry keeps 100k entries cheap: src\0dst\0rel\0link\0.
- * Points n's four strings into a new block holding copies of these
- * (which may be n's own old ones); src_name moves along.  The caller
- * frees the old block. */
-static int pack_strings(struct plan_entry *n, const char *src, const char *dst,
-			const char *rel, const char *link)
-{
-	size_t ls = strlen(src) + 1, ld = strlen(dst) + 1, lr = strlen(rel) + 1;
-	size_t ll = link ? strlen(link) + 1 : 0;
-	char *block = malloc(ls + ld + lr + ll);
-
-	if (!block)
-		return -ENOMEM;
-	n->src = memcpy(block, src, ls);
-	n->src_name = rebase(n->src_name, src, n->src);
-	n->dst = memcpy(block + ls, dst, ld);
-	n->rel = memcpy(block + ls + ld, rel, lr);
-	n->link_target = ll ? memcpy(block + ls + ld + lr, link, ll) : NULL;
-	return 0;
-}
-
-int plan_add_entry(struct plan_builder *b, const struct plan_entry *e, size_t *ret_idx)
-{
-	struct plan *p = b->p;
-	struct plan_entry *n;
-
-	if (p->n_entries == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		struct plan_entry *grown = reallocarray(p->entries, cap, sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		p->entries = grown;
-		b->cap = cap;
-	}
-	n = &p->entries[p->n_entries];
-	*n = *e;
-	if (pack_strings(n, e->src, e->dst, e->rel, e->link_target) < 0)
-		return -ENOMEM;
-	n->dst_name = rebase(e->dst_name, e->dst, n->dst);
-	n->end = p->n_entries + 1;
-	if (ret_idx)
-		*ret_idx = p->n_entries;
-	p->n_entries++;
-	return 0;
-}
-
-/* A new block for e with dst replaced; dst_name follows to dst's last
- * component unless it is the literal "." of a copy into dest_dir. */
-int plan_entry_set_dst(struct plan_entry *e, const char *dst)
-{
-	bool name_in_dst = e->dst_name && e->dst_name >= e->dst &&
-			   e->dst_name <= e->dst + strlen(e->dst);
-	char *old = e->src;
-	const char *slash;
-
-	if (pack_strings(e, old, dst, e->rel, e->link_target) < 0)
-		return -ENOMEM;
-	free(old);
-	slash = strrchr(e->dst, '/');
-	if (name_in_dst)
-		e->dst_name = slash ? slash + 1 : e->dst;
-	return 0;
 }
 
 /* "a/b//" -> "a/b"; "/" and "//" stay "/". */
@@ -244,10 +163,10 @@ static int dest_need_dir(struct plan_builder *b, const char *dest)
 	struct stat st;
 
 	if (stat(dest, &st) < 0)
-		return plan_refuse(b, errno == ENOTDIR ? PLAN_DEST_NOT_DIR : PLAN_DEST_MISSING,
+		return plan_refuse(b->problem, errno == ENOTDIR ? PLAN_DEST_NOT_DIR : PLAN_DEST_MISSING,
 				   dest, dest, errno);
 	if (!S_ISDIR(st.st_mode))
-		return plan_refuse(b, PLAN_DEST_NOT_DIR, dest, dest, ENOTDIR);
+		return plan_refuse(b->problem, PLAN_DEST_NOT_DIR, dest, dest, ENOTDIR);
 	return 0;
 }
 
@@ -262,7 +181,7 @@ static int dest_resolve(struct plan_builder *b, size_t n_sources, const char *de
 	d->given = dest;
 	/* a longer DEST would be cut to another, existing path */
 	if (strlen(dest) >= PATH_MAX)
-		return plan_refuse(b, PLAN_NAME_TOO_LONG, dest, NULL, ENAMETOOLONG);
+		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, dest, NULL, ENAMETOOLONG);
 	snprintf(d->path, sizeof(d->path), "%s", dest);
 	strip_slashes(d->path);
 	if (o->target_directory || (n_sources > 1 && !o->no_target_directory)) {
@@ -281,28 +200,30 @@ static int dest_resolve(struct plan_builder *b, size_t n_sources, const char *de
 	if (!o->no_target_directory && has_trailing_slash(dest)) {
 		/* "DEST/": GNU cp creates it only for a directory source */
 		if (lstat(d->path, &st) == 0)
-			return plan_refuse(b, PLAN_DEST_NOT_DIR, dest, dest, ENOTDIR);
+			return plan_refuse(b->problem, PLAN_DEST_NOT_DIR, dest, dest, ENOTDIR);
 		d->must_be_dir_source = true;
 	}
 	parent_of(d->path, d->root);
 	if (stat(d->root, &st) < 0)
-		return plan_refuse(b, PLAN_DEST_MISSING, dest, d->root, errno);
+		return plan_refuse(b->problem, PLAN_DEST_MISSING, dest, d->root, errno);
 	if (!S_ISDIR(st.st_mode))
-		return plan_refuse(b, PLAN_DEST_MISSING, dest, d->root, ENOTDIR);
+		return plan_refuse(b->problem, PLAN_DEST_MISSING, dest, d->root, ENOTDIR);
 	return 0;
 }
 
-/* Sources are held as small heap strings: `safecp *.JPG /media/usb` may
- * pass tens of thousands. */
+/* An operand as this destination sees it, before it joins the tree.
+ * Its strings are small heap ones: `safecp *.JPG /media/usb` may pass
+ * tens of thousands. */
 struct source {
 	const char *arg;
-	struct plan_entry e;    /* src is arg; dst, rel, link_target owned */
+	struct source_entry e;  /* src is arg; rel, link_target owned */
+	struct plan_entry d;    /* dst owned */
 };
 
 static void sources_free(struct source *s, size_t n)
 {
 	for (size_t i = 0; s && i < n; i++) {
-		free(s[i].e.dst);
+		free(s[i].d.dst);
 		free(s[i].e.rel);
 		free(s[i].e.link_target);
 	}
@@ -333,70 +254,41 @@ static int source_name(const char *arg, char name[PATH_MAX], char rel[PATH_MAX])
 	return 0;
 }
 
-static int source_stat(struct plan_builder *b, struct source *s)
-{
-	const struct plan_options *o = b->opts;
-	bool follow = o->follow_symlinks || !o->recursive;
-	int r = follow ? stat(s->arg, &s->e.st) : lstat(s->arg, &s->e.st);
-	char link[PATH_MAX];
-	ssize_t n;
-
-	if (r < 0)
-		return plan_refuse(b, errno == ENOENT || errno == ENOTDIR ?
-				   PLAN_SOURCE_MISSING : PLAN_SOURCE_UNREADABLE,
-				   s->arg, NULL, errno);
-	s->e.type = plan_type_of(s->e.st.st_mode);
-	if (s->e.type == PLAN_DIR && !o->recursive)
-		return plan_refuse(b, PLAN_OMIT_DIRECTORY, s->arg, NULL, 0);
-	if (s->e.type == PLAN_SYMLINK) {
-		n = readlink(s->arg, link, sizeof(link) - 1);
-		if (n < 0)
-			return plan_refuse(b, PLAN_SOURCE_UNREADABLE, s->arg, NULL, errno);
-		link[n] = '\0';
-		s->e.link_target = strdup(link);
-		if (!s->e.link_target)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 /* Step 2 of the file comment. */
 static int source_prepare(struct plan_builder *b, const struct dest *d, struct source *s)
 {
 	char name[PATH_MAX], rel[PATH_MAX], dst[PATH_MAX];
 	int r;
 
-	r = source_stat(b, s);
+	r = source_examine(b->opts, s->arg, &s->e, b->problem);
 	if (r < 0)
 		return r;
 	if (d->must_be_dir_source && s->e.type != PLAN_DIR)
-		return plan_refuse(b, PLAN_DEST_NOT_DIR, d->given, d->given, ENOTDIR);
+		return plan_refuse(b->problem, PLAN_DEST_NOT_DIR, d->given, d->given, ENOTDIR);
 	if (strlen(s->arg) >= PATH_MAX)
-		return plan_refuse(b, PLAN_NAME_TOO_LONG, s->arg, NULL, ENAMETOOLONG);
+		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, s->arg, NULL, ENAMETOOLONG);
 	r = source_name(s->arg, name, rel);
 	if (r < 0)
-		return plan_refuse(b, PLAN_SOURCE_UNREADABLE, s->arg, NULL, -r);
+		return plan_refuse(b->problem, PLAN_SOURCE_UNREADABLE, s->arg, NULL, -r);
 	if (!d->into_dir || !*name)
 		snprintf(dst, sizeof(dst), "%s", d->path);
 	else if (plan_join(dst, d->path, name) < 0)
-		return plan_refuse(b, PLAN_NAME_TOO_LONG, d->path, NULL, ENAMETOOLONG);
-	s->e.src = (char *)s->arg;
-	s->e.parent = PLAN_TOP;
-	s->e.dst = strdup(dst);
+		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, d->path, NULL, ENAMETOOLONG);
+	s->d.dst = strdup(dst);
 	s->e.rel = strdup(rel);
-	if (!s->e.dst || !s->e.rel)
+	if (!s->d.dst || !s->e.rel)
 		return -ENOMEM;
 	if (d->into_dir && !*name)
-		s->e.dst_name = "."; /* "cp -r . DEST": the contents go into DEST */
+		s->d.dst_name = "."; /* "cp -r . DEST": the contents go into DEST */
 	else
-		s->e.dst_name = strrchr(s->e.dst, '/') ? strrchr(s->e.dst, '/') + 1 : s->e.dst;
+		s->d.dst_name = strrchr(s->d.dst, '/') ? strrchr(s->d.dst, '/') + 1 : s->d.dst;
 	return 0;
 }
 
 static int cmp_source_dst(const void *a, const void *b)
 {
 	const struct source *const *x = a, *const *y = b;
-	int c = strcmp((*x)->e.dst, (*y)->e.dst);
+	int c = strcmp((*x)->d.dst, (*y)->d.dst);
 
 	/* ties in argument order, so the later source is the one reported */
 	return c ? c : ((*x) > (*y)) - ((*x) < (*y));
@@ -415,8 +307,8 @@ static int check_clashes(struct plan_builder *b, struct source *s, size_t n)
 		v[i] = &s[i];
 	qsort(v, n, sizeof(*v), cmp_source_dst);
 	for (size_t i = 1; i < n; i++)
-		if (strcmp(v[i - 1]->e.dst, v[i]->e.dst) == 0)
-			return plan_refuse(b, PLAN_DEST_CLASH, v[i]->arg, v[i]->e.dst, 0);
+		if (strcmp(v[i - 1]->d.dst, v[i]->d.dst) == 0)
+			return plan_refuse(b->problem, PLAN_DEST_CLASH, v[i]->arg, v[i]->d.dst, 0);
 	return 0;
 }
 
@@ -457,35 +349,13 @@ static int check_into_itself(struct plan_builder *b, const struct source *s)
 	if (s->e.type != PLAN_DIR)
 		return 0;
 	if (!realpath(s->arg, src_real))
-		return plan_refuse(b, PLAN_SOURCE_UNREADABLE, s->arg, NULL, errno);
-	r = dst_realpath(s->e.dst, dst_real);
+		return plan_refuse(b->problem, PLAN_SOURCE_UNREADABLE, s->arg, NULL, errno);
+	r = dst_realpath(s->d.dst, dst_real);
 	if (r < 0)
-		return plan_refuse(b, PLAN_DEST_MISSING, s->e.dst, s->e.dst, -r);
+		return plan_refuse(b->problem, PLAN_DEST_MISSING, s->d.dst, s->d.dst, -r);
 	if (path_within(dst_real, src_real))
-		return plan_refuse(b, PLAN_INTO_ITSELF, s->arg, s->e.dst, 0);
+		return plan_refuse(b->problem, PLAN_INTO_ITSELF, s->arg, s->d.dst, 0);
 	return 0;
-}
-
-void plan_count(struct plan *p)
-{
-	p->n_dirs = p->n_skipped = p->n_existing_kept = p->n_symlinks = p->n_files = 0;
-	p->total_bytes = 0;
-	for (size_t i = 0; i < p->n_entries; i++) {
-		const struct plan_entry *e = &p->entries[i];
-
-		if (e->type == PLAN_DIR)
-			p->n_dirs++;
-		else if (e->type == PLAN_SKIP)
-			p->n_skipped++;
-		else if (e->skip_existing)
-			p->n_existing_kept++;
-		else if (e->type == PLAN_SYMLINK)
-			p->n_symlinks++;
-		else {
-			p->n_files++;
-			p->total_bytes += (uint64_t)e->st.st_size;
-		}
-	}
 }
 
 /* Only the directories this copy writes into: a dead copy's temporaries
@@ -506,7 +376,7 @@ static int find_stale(struct plan *p)
 		const struct plan_entry *e = &p->entries[i];
 		_cleanup_close_ int fd = -1;
 
-		if (e->type != PLAN_DIR || !e->dst_exists)
+		if (e->source->type != PLAN_DIR || !e->dst_exists)
 			continue;
 		fd = open(e->dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		r = fd < 0 ? -errno : stale_temps_find_at(fd, e->dst, i, &p->stale);
@@ -528,24 +398,76 @@ static int dest_root_check(struct plan_builder *b, struct dest *d, const struct 
 	if (!p->dest_dir)
 		return -ENOMEM;
 	if (stat(d->root, &st) < 0)
-		return plan_refuse(b, PLAN_DEST_MISSING, d->given, d->root, errno);
+		return plan_refuse(b->problem, PLAN_DEST_MISSING, d->given, d->root, errno);
 	p->dest_dir_dev = st.st_dev;
 	p->dest_dir_ino = st.st_ino;
 	p->dest_root_entry = PLAN_TOP;
-	if (!d->into_dir && n == 1 && s[0].e.type == PLAN_DIR && s[0].e.dst_exists) {
-		snprintf(d->root, sizeof(d->root), "%s", s[0].e.dst);
+	if (!d->into_dir && n == 1 && s[0].e.type == PLAN_DIR && s[0].d.dst_exists) {
+		snprintf(d->root, sizeof(d->root), "%s", s[0].d.dst);
 		p->dest_root_entry = 0;
 	}
 	if (faccessat(AT_FDCWD, d->root, W_OK | X_OK, AT_EACCESS) < 0)
-		return plan_refuse(b, PLAN_DEST_UNWRITABLE, NULL, d->root, errno);
+		return plan_refuse(b->problem, PLAN_DEST_UNWRITABLE, NULL, d->root, errno);
 	return 0;
+}
+
+/* plan_build(): the tree is walked now, each entry classified against
+ * this destination as it is added (source_walk.c's file comment). */
+static int walk_tree(struct plan_builder *b, const struct source *s, size_t n)
+{
+	struct source_tree *t = source_tree_new(b->opts);
+	size_t idx;
+	int r = t ? 0 : -ENOMEM;
+
+	b->p->tree = t;
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		r = source_tree_add(t, &s[i].e, &idx);
+		if (r >= 0)
+			r = plan_add_entry(b, &s[i].d);
+		if (r >= 0 && s[i].e.type == PLAN_DIR)
+			r = source_walk(t, idx, b->problem, plan_add_child, b);
+	}
+	return r;
+}
+
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* plan_build_beside(): first's tree, shared; operand i is its i-th
+ * top-level entry.  A directory must still be the one walked (its tree
+ * is what this destination gets); any other change is for
+ * plan_same_source() to refuse. */
+static int take_tree(struct plan_builder *b, const struct source *s, size_t n)
+{
+	struct source_tree *t = b->first->tree;
+	size_t k = 0;
+	int r = 0;
+
+	b->p->tree = t;
+	t->refs++;
+	for (size_t i = 0; i < n && r >= 0; k = t->entries[k].end, i++) {
+		const struct source_entry *top = k < t->n_entries ? &t->entries[k] : NULL;
+		bool dir = s[i].e.type == PLAN_DIR || (top && top->type == PLAN_DIR);
+
+		if (!top || (dir && (top->type != s[i].e.type || strcmp(top->src, s[i].e.src) ||
+				     !same_inode(&top->st, &s[i].e.st))))
+			return plan_refuse(b->problem, PLAN_SOURCE_CHANGED, s[i].arg, NULL, 0);
+		b->p->sources_changed |= !source_entry_same(top, &s[i].e);
+		r = plan_add_entry(b, &s[i].d);
+		for (size_t j = k + 1; r >= 0 && j < top->end; j++)
+			r = plan_add_child(b, j);
+	}
+	if (r >= 0 && k != t->n_entries) /* the tree has operands these sources do not */
+		return plan_refuse(b->problem, PLAN_SOURCE_CHANGED, s[0].arg, NULL, 0);
+	return r;
 }
 
 static int plan_sources(struct plan_builder *b, const char *const *sources, size_t n,
 			struct dest *d)
 {
 	struct source *s = calloc(n, sizeof(*s));
-	size_t idx;
 	int r = s ? 0 : -ENOMEM;
 
 	for (size_t i = 0; i < n && r >= 0; i++) {
@@ -555,28 +477,27 @@ static int plan_sources(struct plan_builder *b, const char *const *sources, size
 	if (r >= 0)
 		r = check_clashes(b, s, n);
 	for (size_t i = 0; i < n && r >= 0; i++) {
-		r = plan_classify_dst(b, &s[i].e);
+		r = plan_classify_dst(b->opts, &s[i].e, &s[i].d, b->problem);
 		if (r >= 0)
 			r = check_into_itself(b, &s[i]);
 	}
 	if (r >= 0)
 		r = dest_root_check(b, d, s, n);
-	for (size_t i = 0; i < n && r >= 0; i++) {
-		r = plan_add_entry(b, &s[i].e, &idx);
-		if (r >= 0 && s[i].e.type == PLAN_DIR)
-			r = b->tree ? plan_walk_tree(b, idx) : plan_walk(b, idx);
-	}
+	if (r >= 0)
+		r = b->first ? take_tree(b, s, n) : walk_tree(b, s, n);
+	if (r >= 0)
+		plan_link_sources(b->p);
 	sources_free(s, n);
 	return r;
 }
 
-static int build(const struct plan *tree, const char *const *sources, size_t n_sources,
+static int build(const struct plan *first, const char *const *sources, size_t n_sources,
 		 const char *dest, const struct plan_options *opts, struct plan **ret,
 		 struct plan_problem *problem)
 {
 	struct plan_problem scratch = { .kind = PLAN_OK };
 	struct plan_builder b = { .opts = opts, .problem = problem ? problem : &scratch,
-				  .tree = tree };
+				  .first = first };
 	_cleanup_free_ struct dest *d = calloc(1, sizeof(*d));
 	int r;
 
@@ -614,36 +535,14 @@ int plan_build(const char *const *sources, size_t n_sources, const char *dest,
 	return build(NULL, sources, n_sources, dest, opts, ret, problem);
 }
 
-int plan_build_beside(const struct plan *tree, const char *const *sources, size_t n_sources,
+int plan_build_beside(const struct plan *first, const char *const *sources, size_t n_sources,
 		      const char *dest, const struct plan_options *opts, struct plan **ret,
 		      struct plan_problem *problem)
 {
-	return build(tree, sources, n_sources, dest, opts, ret, problem);
-}
-
-static bool same_time(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
+	return build(first, sources, n_sources, dest, opts, ret, problem);
 }
 
 bool plan_same_source(const struct plan *a, const struct plan *b)
 {
-	if (a->n_entries != b->n_entries)
-		return false;
-	for (size_t i = 0; i < a->n_entries; i++) {
-		const struct plan_entry *x = &a->entries[i], *y = &b->entries[i];
-
-		if (x->type != y->type || x->parent != y->parent || x->end != y->end ||
-		    x->st.st_dev != y->st.st_dev || x->st.st_ino != y->st.st_ino ||
-		    x->st.st_size != y->st.st_size || !same_time(&x->st.st_mtim, &y->st.st_mtim) ||
-		    !same_time(&x->st.st_ctim, &y->st.st_ctim) || !same_str(x->src, y->src) ||
-		    !same_str(x->src_name, y->src_name) || !same_str(x->link_target, y->link_target))
-			return false;
-	}
-	return true;
+	return a->tree == b->tree && !a->sources_changed && !b->sources_changed;
 }

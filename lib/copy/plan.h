@@ -1,12 +1,12 @@
 /* plan.h: what a copy will do, decided and checked before the first byte.
  *
  * plan_build() turns cp-style arguments (SOURCE... DEST, -t, -T, -r, -L,
- * -n) into a flat list of entries in the order they will be written:
- * each directory before its contents, siblings sorted by name (strcmp
- * byte order, so the order does not depend on locale or readdir).  It
- * refuses what GNU cp would refuse, but all of it before anything is
- * written: missing sources, the same file twice, a directory into
- * itself, type clashes with existing destination entries, loops.
+ * -n) into the source tree (source_tree.h: the entries in the order they
+ * will be written) and one destination's view of it, the plan: where
+ * each entry goes and what is there already.  It refuses what GNU cp
+ * would refuse, but all of it before anything is written: missing
+ * sources, the same file twice, a directory into itself, type clashes
+ * with existing destination entries, loops.
  * plan_check() then refuses what the destination filesystem cannot hold:
  * not enough free space (cluster rounding) or inodes, a file larger than
  * the filesystem allows (FAT32: 4 GiB - 1).  Problems come back as a kind
@@ -30,39 +30,20 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "copy/source_tree.h"
 #include "copy/stale_temps.h"
 #include "device/fs_traits.h"
 #include "device/target.h"
 
-enum plan_entry_type {
-	PLAN_DIR,
-	PLAN_FILE,
-	PLAN_SYMLINK,
-	PLAN_SKIP,  /* devices, FIFOs, sockets: warned about, not copied */
-};
-
-/* parent of a top-level entry: its source is an operand, opened by path
- * as cp resolves it, and its destination is a name in plan.dest_dir. */
-#define PLAN_TOP SIZE_MAX
-
-/* src, dst, rel and link_target share one allocation owned by the plan;
- * src_name and dst_name point into it.  The engine opens nothing below
- * the operands by path: each entry is reached from its parent
- * directory's fd by name, without following symlinks. */
+/* One entry of the tree (source_tree.h) at this plan's destination.  dst
+ * is the entry's own allocation; dst_name points into it. */
 struct plan_entry {
-	enum plan_entry_type type;
-	char *src;          /* path, for messages (and to open an operand) */
+	const struct source_entry *source; /* the tree's entry of the same index */
 	char *dst;          /* final destination path, for messages */
-	char *rel;          /* name to show: relative to the source argument's parent */
-	size_t parent;      /* the PLAN_DIR entry holding it, or PLAN_TOP */
-	size_t end;         /* PLAN_DIR: index past its last descendant; else own + 1 */
-	const char *src_name; /* name in the parent's source directory; NULL at the top */
 	const char *dst_name; /* name in the parent's destination directory (the
 			       * top: in plan.dest_dir; "." when it is dest_dir) */
 	dev_t dst_dev;      /* dst_exists: what lstat(dst) found, checked again */
 	ino_t dst_ino;      /*   when the engine opens a merged directory */
-	struct stat st;     /* of the source (stat with -L or without -r, else lstat) */
-	char *link_target;  /* PLAN_SYMLINK, else NULL */
 	bool dst_exists;    /* lstat(dst) found something: a directory is merged
 			     * into, anything else is replaced or (-n) kept */
 	uint64_t dst_old_size; /* st_size of the existing non-directory */
@@ -124,15 +105,18 @@ struct plan_options {
 	bool no_clobber;       /* -n */
 };
 
+/* One destination's view of the source tree. */
 struct plan {
-	struct plan_entry *entries;
-	size_t n_entries;
+	struct source_tree *tree; /* shared with the copy's other plans, read-only
+				   * (source_tree.h: who frees it) */
+	struct plan_entry *entries; /* entries[i] is tree->entries[i] here */
+	size_t n_entries;       /* tree->n_entries */
 	uint64_t total_bytes;   /* regular-file bytes to write (kept files excluded) */
 	size_t n_files;         /* regular files to write (kept ones excluded) */
-	size_t n_dirs;          /* directories, created or merged into */
 	size_t n_symlinks;      /* symlinks to create (kept ones excluded) */
-	size_t n_skipped;       /* PLAN_SKIP entries */
 	size_t n_existing_kept; /* -n: files and symlinks left alone */
+	bool sources_changed;   /* plan_build_beside(): an operand is no longer
+				 * as the tree has it (plan_same_source()) */
 	char *dest_root;        /* the directory the top-level entries go into, or
 				 * the one merged into (-rT): its filesystem is synced */
 	char *dest_dir;         /* the directory holding the top-level dst_names
@@ -163,18 +147,20 @@ void plan_free(struct plan *p);
 
 /* plan_build() for another destination of the same copy: the sources
  * are examined again (their top-level checks are per destination) but
- * the trees below them are taken from tree (a plan_build() of the same
- * sources), not read again, so every destination's plan has the same
- * entries in the same order; each is classified against this
- * destination.  A source that is no longer the tree's is refused
- * (PLAN_SOURCE_CHANGED). */
-int plan_build_beside(const struct plan *tree, const char *const *sources, size_t n_sources,
+ * the tree is first's (a plan_build() of the same sources), shared, not
+ * read again, so every destination's plan has the same entries in the
+ * same order; each is classified against this destination.  A
+ * directory operand that is no longer the tree's, or no longer a
+ * directory, is refused (PLAN_SOURCE_CHANGED); any other change to an
+ * operand (identity, size, times, link) sets sources_changed. */
+int plan_build_beside(const struct plan *first, const char *const *sources, size_t n_sources,
 		      const char *dest, const struct plan_options *opts, struct plan **ret,
 		      struct plan_problem *problem);
 
-/* Did a and b (the plans of two destinations) walk the same source tree,
- * entry for entry, file for file (identity, size and times)?  Then one
- * reader serves both: entry i is the same source in each. */
+/* Are a and b (the plans of two destinations) views of one source tree,
+ * whose operands both found as the tree has them (identity, size and
+ * times)?  Then one reader serves both: entry i is the same source in
+ * each. */
 bool plan_same_source(const struct plan *a, const struct plan *b);
 void plan_problem_done(struct plan_problem *p);
 

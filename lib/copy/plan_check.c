@@ -124,12 +124,13 @@ static uint64_t dirent_bytes(const struct fs_space *fs, const char *name)
 
 static bool writes_name(const struct plan_entry *e)
 {
-	return e->type != PLAN_SKIP && !e->skip_existing && !(e->type == PLAN_DIR && e->dst_exists);
+	return e->source->type != PLAN_SKIP && !e->skip_existing &&
+	       !(e->source->type == PLAN_DIR && e->dst_exists);
 }
 
 static bool batch_file(const struct plan_entry *e)
 {
-	return e->type == PLAN_FILE && !e->skip_existing;
+	return e->source->type == PLAN_FILE && !e->skip_existing;
 }
 
 /* The largest sum of min(new, freed) over files the engine may rename
@@ -141,7 +142,7 @@ static uint64_t batch_overlap(const struct plan *p, uint64_t cl)
 
 	for (size_t hi = 0; hi < p->n_entries; hi++) {
 		const struct plan_entry *e = &p->entries[hi];
-		uint64_t n = round_up_u64((uint64_t)e->st.st_size, cl);
+		uint64_t n = round_up_u64((uint64_t)e->source->st.st_size, cl);
 
 		if (!batch_file(e))
 			continue;
@@ -155,7 +156,7 @@ static uint64_t batch_overlap(const struct plan *p, uint64_t cl)
 
 			if (!batch_file(o))
 				continue;
-			on = round_up_u64((uint64_t)o->st.st_size, cl);
+			on = round_up_u64((uint64_t)o->source->st.st_size, cl);
 			bytes -= on;
 			sum -= MIN(on, round_up_u64(o->dst_freed, cl));
 			count--;
@@ -184,11 +185,11 @@ uint64_t plan_space_needed(const struct plan *p, const struct fs_space *fs)
 		if (!writes_name(e))
 			continue;
 		dirents += dirent_bytes(fs, last_name(e->dst));
-		if (e->type != PLAN_FILE) {
+		if (e->source->type != PLAN_FILE) {
 			meta += cl; /* a new directory, a symlink */
 			continue;
 		}
-		n = round_up_u64((uint64_t)e->st.st_size, cl);
+		n = round_up_u64((uint64_t)e->source->st.st_size, cl);
 		f = round_up_u64(e->dst_freed, cl);
 		growth += n > f ? n - f : 0;
 	}
@@ -237,10 +238,10 @@ int plan_check(const struct plan *p, const struct fs_space *fs,
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct plan_entry *e = &p->entries[i];
 
-		if (e->type == PLAN_FILE && !e->skip_existing &&
-		    (uint64_t)e->st.st_size > fs->max_file_size)
-			return problem_set(problem, PLAN_FILE_TOO_BIG, e->src, e->dst,
-					   (uint64_t)e->st.st_size, fs->max_file_size);
+		if (e->source->type == PLAN_FILE && !e->skip_existing &&
+		    (uint64_t)e->source->st.st_size > fs->max_file_size)
+			return problem_set(problem, PLAN_FILE_TOO_BIG, e->source->src, e->dst,
+					   (uint64_t)e->source->st.st_size, fs->max_file_size);
 	}
 	/* the engine removes dead copies' temporaries before it writes */
 	have = fs->avail_bytes == UINT64_MAX ? UINT64_MAX : fs->avail_bytes + p->stale.bytes;

@@ -1,6 +1,7 @@
-/* plan_internal.h: what plan.c (arguments, destination) and plan_walk.c
- * (the tree walk) share while a plan is being built, and plan_check.c
- * its problem setter.  Not for cmd/. */
+/* plan_internal.h: what the plan's files share while a source tree and
+ * its plans are built: plan.c (arguments, destination), source_tree.c and
+ * source_walk.c (the tree), plan_view.c (a destination's entries),
+ * plan_check.c and plan_names.c.  Not for cmd/. */
 #ifndef SAFECP_PLAN_INTERNAL_H
 #define SAFECP_PLAN_INTERNAL_H
 
@@ -10,10 +11,10 @@
 
 struct plan_builder {
 	struct plan *p;
-	size_t cap;                   /* allocated entries */
+	size_t cap;                   /* allocated entries of p */
 	const struct plan_options *opts;
 	struct plan_problem *problem; /* never NULL inside the builder */
-	const struct plan *tree;      /* plan_build_beside(): the source tree walked */
+	const struct plan *first;     /* plan_build_beside(): whose tree p shares */
 };
 
 /* Replace *pr with kind and copies of the paths (either may be NULL).
@@ -21,8 +22,8 @@ struct plan_builder {
 int plan_problem_set(struct plan_problem *pr, enum plan_problem_kind kind,
 		     const char *path, const char *path2);
 
-/* Record a refusal; returns -err, or -EINVAL when err is 0. */
-int plan_refuse(struct plan_builder *b, enum plan_problem_kind kind,
+/* Record a refusal in *pr; returns -err, or -EINVAL when err is 0. */
+int plan_refuse(struct plan_problem *pr, enum plan_problem_kind kind,
 		const char *path, const char *path2, int err);
 
 /* Join dir and name into buf (PATH_MAX bytes) with one '/' between them.
@@ -31,29 +32,55 @@ int plan_join(char buf[PATH_MAX], const char *dir, const char *name);
 
 enum plan_entry_type plan_type_of(mode_t mode);
 
-/* Append a copy of e (its strings copied into one block); *ret_idx is
- * its index (may be NULL). */
-int plan_add_entry(struct plan_builder *b, const struct plan_entry *e, size_t *ret_idx);
+/* source_tree.c.  A new, empty tree walked with o's -r and -L, with one
+ * reference; source_tree_unref() frees it with the last (NULL is fine). */
+struct source_tree *source_tree_new(const struct plan_options *o);
+void source_tree_unref(struct source_tree *t);
 
-/* Give e (an entry of a plan) the destination path dst: its string
- * block is reallocated, src_name and dst_name kept pointing into it.
- * Returns 0 or -ENOMEM (e unchanged). */
+/* Operand arg as cp sees it: stat (followed with -L or without -r), a
+ * directory needs -r, a symlink's target is read.  Fills e's src (arg
+ * itself), parent, type, st and link_target (malloc'ed: the caller's). */
+int source_examine(const struct plan_options *o, const char *arg, struct source_entry *e,
+		   struct plan_problem *pr);
+
+/* The same file as it was (type, identity, size, times, path, link)? */
+bool source_entry_same(const struct source_entry *a, const struct source_entry *b);
+
+/* Append a copy of e (its strings copied into one block) and count it;
+ * *ret_idx is its index (may be NULL). */
+int source_tree_add(struct source_tree *t, const struct source_entry *e, size_t *ret_idx);
+
+/* source_walk.c.  Walk the directory entry idx of t (already added) and
+ * append everything below it; added(ctx, i) (may be NULL) is called for
+ * every new entry i right after it is added, and a refusal from it stops
+ * the walk. */
+typedef int (*source_added_fn)(void *ctx, size_t idx);
+int source_walk(struct source_tree *t, size_t idx, struct plan_problem *pr,
+		source_added_fn added, void *ctx);
+
+/* plan_view.c.  Append e (dst copied) as the entry of the next tree
+ * index. */
+int plan_add_entry(struct plan_builder *b, const struct plan_entry *e);
+
+/* Append the entry of tree entry idx, a child: its destination is its
+ * name (as walked) in its parent's, classified where the parent exists.
+ * A source_added_fn for a struct plan_builder. */
+int plan_add_child(void *builder, size_t idx);
+
+/* Give e the destination path dst (copied); dst_name is kept pointing
+ * into it.  Returns 0 or -ENOMEM (e unchanged). */
 int plan_entry_set_dst(struct plan_entry *e, const char *dst);
 
-/* lstat e->dst and fill e's dst_* fields: merge, replace, keep (-n), or
- * refuse (same file, directory onto non-directory and vice versa). */
-int plan_classify_dst(struct plan_builder *b, struct plan_entry *e);
+/* lstat e->dst and fill e's dst_* fields for source s: merge, replace,
+ * keep (-n), or refuse (same file, directory onto non-directory and vice
+ * versa). */
+int plan_classify_dst(const struct plan_options *o, const struct source_entry *s,
+		      struct plan_entry *e, struct plan_problem *pr);
+
+/* The tree is complete: point each entry at its source entry. */
+void plan_link_sources(struct plan *p);
 
 /* (Re)count p's totals (n_files, total_bytes, ...) from its entries. */
 void plan_count(struct plan *p);
-
-/* Walk the directory entry at idx (already added and classified) and
- * append everything below it. */
-int plan_walk(struct plan_builder *b, size_t idx);
-
-/* The same from b->tree, without reading the source again: the entries
- * below the tree's top-level entry of the same source, each classified
- * against this plan's destination. */
-int plan_walk_tree(struct plan_builder *b, size_t idx);
 
 #endif

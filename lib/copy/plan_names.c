@@ -163,8 +163,8 @@ static int add_problem(struct ctx *c, enum plan_problem_kind kind, const char *p
 static int refuse_name(struct ctx *c, const struct plan_entry *e, const struct child *k)
 {
 	if (k->problem == NAME_RESERVED)
-		return add_problem(c, PLAN_NAME_RESERVED, e->src, e->dst, 0, 0);
-	return add_problem(c, PLAN_NAME_INVALID, e->src, e->dst, k->problem, k->ch);
+		return add_problem(c, PLAN_NAME_RESERVED, e->source->src, e->dst, 0, 0);
+	return add_problem(c, PLAN_NAME_INVALID, e->source->src, e->dst, k->problem, k->ch);
 }
 
 static int refuse_clash(struct ctx *c, const char *dir, const struct plan_entry *e,
@@ -173,10 +173,11 @@ static int refuse_clash(struct ctx *c, const char *dir, const struct plan_entry 
 	char other[PATH_MAX];
 
 	if (s->claim != NO_ENTRY)
-		return add_problem(c, PLAN_NAME_CLASH, e->src, c->p->entries[s->claim].dst, 0, 0);
+		return add_problem(c, PLAN_NAME_CLASH, e->source->src,
+				   c->p->entries[s->claim].dst, 0, 0);
 	if (plan_join(other, dir, s->existing) < 0)
 		snprintf(other, sizeof(other), "%s", s->existing);
-	return add_problem(c, PLAN_NAME_CLASH, e->src, other, 0, 1);
+	return add_problem(c, PLAN_NAME_CLASH, e->source->src, other, 0, 1);
 }
 
 /* Step 2 for one child. */
@@ -221,23 +222,22 @@ static void drop_stale(struct plan *p, size_t first, size_t end)
 	st->n = kept;
 }
 
-/* e's destination moved: what is there now (plan_walk.c's rules), looked
+/* e's destination moved: what is there now (plan_view.c's rules), looked
  * at only where its parent exists. */
 static int reclassify(struct ctx *c, size_t i)
 {
 	struct plan *p = c->p;
 	struct plan_entry *e = &p->entries[i];
 	struct plan_problem pb = { .kind = PLAN_OK };
-	struct plan_builder b = { .p = p, .opts = &p->opts, .problem = &pb };
 	int r;
 
 	e->dst_exists = e->skip_existing = false;
 	e->dst_dev = 0;
 	e->dst_ino = 0;
 	e->dst_old_size = e->dst_freed = 0;
-	if (e->parent != PLAN_TOP && !p->entries[e->parent].dst_exists)
+	if (e->source->parent != PLAN_TOP && !p->entries[e->source->parent].dst_exists)
 		return 0;
-	r = plan_classify_dst(&b, e);
+	r = plan_classify_dst(&p->opts, e->source, e, &pb);
 	if (r < 0 && pb.kind == PLAN_OK)
 		return r;
 	if (pb.kind != PLAN_OK) {
@@ -284,27 +284,28 @@ static int rename_entry(struct ctx *c, const char *dir, const struct child *k, c
 	if (!old)
 		return -ENOMEM;
 	if (plan_join(dst, dir, name) < 0)
-		return add_problem(c, PLAN_NAME_TOO_LONG, e->src, NULL, 0, 0);
+		return add_problem(c, PLAN_NAME_TOO_LONG, e->source->src, NULL, 0, 0);
 	r = add_rename(c, k, old);
-	if (r >= 0 && e->type == PLAN_DIR && e->dst_exists)
-		drop_stale(p, k->idx, e->end);
+	if (r >= 0 && e->source->type == PLAN_DIR && e->dst_exists)
+		drop_stale(p, k->idx, e->source->end);
 	/* below a refused entry nothing more is looked at: one problem, not one per file */
-	for (size_t i = k->idx, refused_end = 0; r >= 0 && i < e->end; i++) {
+	for (size_t i = k->idx, refused_end = 0; r >= 0 && i < e->source->end; i++) {
 		struct plan_entry *f = &p->entries[i];
 		size_t before = c->out->n_problems;
 		char buf[PATH_MAX];
 		int n = snprintf(buf, sizeof(buf), "%s%s", dst, f->dst + old_len);
 
 		if (n < 0 || n >= (int)sizeof(buf)) {
-			r = i < refused_end ? 0 : add_problem(c, PLAN_NAME_TOO_LONG, f->src, NULL, 0, 0);
-			refused_end = MAX(refused_end, f->end);
+			r = i < refused_end ? 0 :
+			    add_problem(c, PLAN_NAME_TOO_LONG, f->source->src, NULL, 0, 0);
+			refused_end = MAX(refused_end, f->source->end);
 			continue;
 		}
 		r = plan_entry_set_dst(f, buf);
 		if (r >= 0 && i >= refused_end)
 			r = reclassify(c, i);
 		if (c->out->n_problems > before)
-			refused_end = f->end;
+			refused_end = f->source->end;
 	}
 	return r;
 }
@@ -341,7 +342,7 @@ static bool no_name(const struct plan *p, size_t j)
 {
 	const struct plan_entry *e = &p->entries[j];
 
-	return e->type == PLAN_SKIP || !e->dst_name || strcmp(e->dst_name, ".") == 0 ||
+	return e->source->type == PLAN_SKIP || !e->dst_name || strcmp(e->dst_name, ".") == 0 ||
 	       (j == 0 && p->dest_root_entry == 0);
 }
 
@@ -350,7 +351,7 @@ static int check_dir(struct ctx *c, size_t d)
 	struct plan *p = c->p;
 	bool top = d == PLAN_TOP;
 	_cleanup_free_ char *dir = strdup(top ? p->dest_dir : p->entries[d].dst);
-	size_t first = top ? 0 : d + 1, end = top ? p->n_entries : p->entries[d].end;
+	size_t first = top ? 0 : d + 1, end = top ? p->n_entries : p->entries[d].source->end;
 	_cleanup_free_ struct child *kids = NULL;
 	size_t nk = 0, cap = 0;
 	void *root = NULL;
@@ -358,7 +359,7 @@ static int check_dir(struct ctx *c, size_t d)
 
 	if (r >= 0 && name_fs_folds_case(c->fs) && (top || p->entries[d].dst_exists))
 		r = read_existing(c, dir, top, &root);
-	for (size_t j = first; r >= 0 && j < end; j = p->entries[j].end) {
+	for (size_t j = first; r >= 0 && j < end; j = p->entries[j].source->end) {
 		if (no_name(p, j))
 			continue;
 		if (nk == cap) {
@@ -389,7 +390,7 @@ int plan_names_check(struct plan *p, enum name_fs fs, bool rename, struct plan_n
 	*ret = (struct plan_names){ 0 };
 	r = check_dir(&c, PLAN_TOP);
 	for (size_t i = 0; r >= 0 && i < p->n_entries; i++)
-		if (p->entries[i].type == PLAN_DIR)
+		if (p->entries[i].source->type == PLAN_DIR)
 			r = check_dir(&c, i);
 	if (r < 0) {
 		plan_names_done(ret);

@@ -16,7 +16,7 @@
  * change first, so the result is deterministic and a rerun picks the same
  * names (a mapped name that exists byte for byte is replaced, as any
  * existing file is).  A renamed entry's destination is classified again
- * (plan_walk.c's rules): that may refuse too. */
+ * (plan_view.c's rules): that may refuse too. */
 #ifndef SAFECP_PLAN_NAMES_H
 #define SAFECP_PLAN_NAMES_H
 

@@ -94,7 +94,7 @@ struct reader_cursor {
 };
 
 struct reader {
-	const struct plan *plan;  /* the source tree (every plan's is the same) */
+	const struct source_tree *tree; /* the source tree every plan shares */
 	bool *want;               /* per entry: some cursor writes this file */
 	size_t chunk, align;
 	struct ring *ring;
@@ -140,7 +140,7 @@ static bool wants(const struct plan *p, size_t idx)
 {
 	const struct plan_entry *e = &p->entries[idx];
 
-	return e->type == PLAN_FILE && !e->skip_existing;
+	return e->source->type == PLAN_FILE && !e->skip_existing;
 }
 
 static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
@@ -207,18 +207,18 @@ static int reopen_for_reading(int path_fd)
 
 /* The fd of the directory holding entry idx (AT_FDCWD for an operand),
  * or -errno. */
-static int parent_fd(struct reader *r, const struct plan_entry *e)
+static int parent_fd(struct reader *r, const struct source_entry *e)
 {
 	return e->parent == PLAN_TOP ? AT_FDCWD : dirstack_fd(&r->dirs, e->parent);
 }
 
 /* Open entry idx's source into *ret_fd: 0, 1 when what is there is not
  * the plan's regular file (nothing open), or -errno. */
-static int open_source(struct reader *r, const struct plan_entry *e, int *ret_fd)
+static int open_source(struct reader *r, const struct source_entry *e, int *ret_fd)
 {
-	const struct plan_options *o = &r->plan->opts;
-	bool follow = e->parent == PLAN_TOP ? o->follow_symlinks || !o->recursive
-					    : o->follow_symlinks;
+	const struct source_tree *t = r->tree;
+	bool follow = e->parent == PLAN_TOP ? t->follow_symlinks || !t->recursive
+					    : t->follow_symlinks;
 	const char *name = e->parent == PLAN_TOP ? e->src : e->src_name;
 	int dfd = parent_fd(r, e), fd;
 	struct stat st;
@@ -403,7 +403,7 @@ static bool drops_behind(struct reader *r, size_t idx, int fd)
 	return r->n == 1 && r->uncached[idx];
 }
 
-static bool maps_files(const struct reader *r, const struct plan_entry *e)
+static bool maps_files(const struct reader *r, const struct source_entry *e)
 {
 	return r->n == 1 && !r->first && !r->hashing && !r->tap.chunk && e->st.st_size >= MAP_MIN;
 }
@@ -465,7 +465,7 @@ static void unmap_oldest(struct reader *r, const struct reader_chunk *c)
  * false when told to stop. */
 static bool read_file(struct reader *r, size_t idx, uint64_t from)
 {
-	const struct plan_entry *e = &r->plan->entries[idx];
+	const struct source_entry *e = &r->tree->entries[idx];
 	struct reader_chunk c = { .entry = idx, .offset = from };
 	uint64_t left = (uint64_t)e->st.st_size > from ? (uint64_t)e->st.st_size - from : 0;
 	_cleanup_close_ int fd = -1;
@@ -522,14 +522,14 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
  * below one that cannot be opened get its error. */
 static void enter_dir(struct reader *r, size_t idx)
 {
-	const struct plan_entry *e = &r->plan->entries[idx];
+	const struct source_entry *e = &r->tree->entries[idx];
 	int dfd, fd, err;
 
 	dirstack_pop_to(&r->dirs, e->parent);
 	dfd = parent_fd(r, e);
 	fd = dfd < 0 && dfd != AT_FDCWD ? dfd
 		: dirstack_open_checked(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
-					r->plan->opts.follow_symlinks, e->st.st_dev, e->st.st_ino);
+					r->tree->follow_symlinks, e->st.st_dev, e->st.st_ino);
 	err = fd < 0 ? fd : dirstack_push(&r->dirs, idx, e->src_name, fd);
 	if (err < 0 && e->end > r->bad_dir_end) {
 		r->bad_dir_end = e->end;
@@ -541,8 +541,8 @@ static void *reader_thread(void *arg)
 {
 	struct reader *r = arg;
 
-	for (size_t i = 0; i < r->plan->n_entries; i++) {
-		const struct plan_entry *e = &r->plan->entries[i];
+	for (size_t i = 0; i < r->tree->n_entries; i++) {
+		const struct source_entry *e = &r->tree->entries[i];
 
 		/* a second reader starts inside the tree: the directories
 		 * wholly before its start are not entered */
@@ -575,23 +575,23 @@ static int reader_new(const struct plan *const *plans, unsigned n, const struct 
 
 	if (!r)
 		return -ENOMEM;
-	r->plan = plans[0];
+	r->tree = plans[0]->tree;
 	r->cancel = cancel;
 	r->chunk = wp->chunk;
 	r->align = MAX(wp->mem_align, 4096);
 	r->n = n;
 	r->hashing = n > 1;
-	dirstack_init(&r->dirs, r->plan->opts.follow_symlinks);
+	dirstack_init(&r->dirs, r->tree->follow_symlinks);
 	pthread_mutex_init(&r->lock, NULL);
 	r->cursors = calloc(n, sizeof(*r->cursors));
-	r->want = calloc(r->plan->n_entries + 1, sizeof(*r->want));
+	r->want = calloc(r->tree->n_entries + 1, sizeof(*r->want));
 	if (!r->cursors || !r->want) {
 		reader_free(r);
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		r->cursors[i] = (struct reader_cursor){ .r = r, .idx = i, .plan = plans[i] };
-		for (size_t j = 0; j < r->plan->n_entries; j++)
+		for (size_t j = 0; j < r->tree->n_entries; j++)
 			r->want[j] = r->want[j] || wants(plans[i], j);
 	}
 	/* one arena: a small file takes a page, not a chunk, so the reader
@@ -634,7 +634,7 @@ int reader_start_tapped(const struct plan *const *plans, unsigned n, const struc
 		return -EINVAL;
 	e = reader_new(plans, n, wp, cancel, &r);
 	/* the first reader's: second readers look it up there */
-	if (e == 0 && !(r->uncached = calloc(r->plan->n_entries + 1, sizeof(*r->uncached)))) {
+	if (e == 0 && !(r->uncached = calloc(r->tree->n_entries + 1, sizeof(*r->uncached)))) {
 		reader_free(r);
 		e = -ENOMEM;
 	}

@@ -54,7 +54,7 @@ struct reader_stats {
 };
 
 /* One reader for n destinations: plans[i] is destination i's plan (the
- * same source tree, entry for entry: plan_same_source()); cursor i
+ * same source tree, shared: plan_same_source()); cursor i
  * yields the files that plan writes (not its -n kept ones).  The ring
  * holds the write plan's ring_slots chunks of wp->chunk bytes aligned to
  * wp->mem_align; with several cursors each chunk is hashed, and a

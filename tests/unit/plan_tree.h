@@ -134,7 +134,7 @@ static inline void run_done(struct run *x)
 static inline const struct plan_entry *find(const struct plan *p, const char *rel)
 {
 	for (size_t i = 0; p && i < p->n_entries; i++)
-		if (strcmp(p->entries[i].rel, rel) == 0)
+		if (strcmp(p->entries[i].source->rel, rel) == 0)
 			return &p->entries[i];
 	return NULL;
 }

@@ -16,10 +16,10 @@ TEST(file_to_file_and_into_dir)
 	x = BUILD(&plain, "copy", "a");
 	CHECK_INT(x.r, 0);
 	CHECK_INT(x.p->n_entries, 1);
-	CHECK_INT(x.p->entries[0].type, PLAN_FILE);
-	CHECK_STR(x.p->entries[0].src, "a");
+	CHECK_INT(x.p->entries[0].source->type, PLAN_FILE);
+	CHECK_STR(x.p->entries[0].source->src, "a");
 	CHECK_STR(x.p->entries[0].dst, "copy");
-	CHECK_STR(x.p->entries[0].rel, "a");
+	CHECK_STR(x.p->entries[0].source->rel, "a");
 	CHECK(!x.p->entries[0].dst_exists);
 	CHECK_STR(x.p->dest_root, ".");
 	CHECK_U64(x.p->total_bytes, 3);
@@ -127,7 +127,7 @@ TEST(trailing_slashes)
 	x = BUILD(&rec, "d", "src/");  /* the directory itself, named src */
 	CHECK_INT(x.r, 0);
 	CHECK_STR(x.p->entries[0].dst, "d/src");
-	CHECK_STR(x.p->entries[0].rel, "src");
+	CHECK_STR(x.p->entries[0].source->rel, "src");
 	CHECK(find(x.p, "src/f") && strcmp(find(x.p, "src/f")->dst, "d/src/f") == 0);
 	run_done(&x);
 	x = BUILD(&rec, "new/", "src/"); /* DEST/ is created for a directory */
@@ -137,14 +137,14 @@ TEST(trailing_slashes)
 	run_done(&x);
 	x = BUILD(&rec, "d", "lsrc/"); /* the slash resolves the link: a directory */
 	CHECK_INT(x.r, 0);
-	CHECK_INT(x.p->entries[0].type, PLAN_DIR);
+	CHECK_INT(x.p->entries[0].source->type, PLAN_DIR);
 	CHECK_STR(x.p->entries[0].dst, "d/lsrc");
 	CHECK(find(x.p, "lsrc/f") != NULL);
 	run_done(&x);
 	x = BUILD(&rec, "d", "lsrc");  /* without it, -r copies the link */
 	CHECK_INT(x.r, 0);
 	CHECK_INT(x.p->n_entries, 1);
-	CHECK_INT(x.p->entries[0].type, PLAN_SYMLINK);
+	CHECK_INT(x.p->entries[0].source->type, PLAN_SYMLINK);
 	run_done(&x);
 	x = BUILD(&plain, "nod/", "a");
 	CHECK_REFUSED(x, PLAN_DEST_NOT_DIR);

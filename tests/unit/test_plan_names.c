@@ -87,12 +87,12 @@ TEST(rename_rewrites_entries_and_descendants)
 	e = find(x.p, "s/sub");
 	CHECK_STR(e->dst, "d/s/sub (2)");
 	CHECK_STR(e->dst_name, "sub (2)");
-	CHECK_STR(e->src_name, "sub");
+	CHECK_STR(e->source->src_name, "sub");
 	e = find(x.p, "s/sub/f");
 	CHECK_STR(e->dst, "d/s/sub (2)/f");
 	CHECK_STR(e->dst_name, "f");
-	CHECK_STR(e->src, "s/sub/f");
-	CHECK_STR(e->src_name, "f");
+	CHECK_STR(e->source->src, "s/sub/f");
+	CHECK_STR(e->source->src_name, "f");
 	CHECK_INT(n.renames[0].problem, NAME_RESERVED); /* CON, in plan order */
 	CHECK_STR(n.renames[0].old_dst, "d/s/CON");
 	CHECK_INT(x.p->n_files, 7);

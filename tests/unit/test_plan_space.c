@@ -161,16 +161,21 @@ TEST(space_with_replaced_files)
 
 /* A made-up plan of n replaced files: sizes that would take minutes to
  * write are only numbers here. */
+static struct source_entry fake_sources[4000];
 static struct plan_entry fake_entries[4000];
 
 static struct plan fake_plan(size_t n, uint64_t size, uint64_t freed)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		fake_sources[i] = (struct source_entry){
+			.type = PLAN_FILE, .src = (char *)"s", .rel = (char *)"f",
+			.st.st_size = (off_t)size,
+		};
 		fake_entries[i] = (struct plan_entry){
-			.type = PLAN_FILE, .src = (char *)"s", .dst = (char *)"d/f",
-			.rel = (char *)"f", .st.st_size = (off_t)size, .dst_exists = true,
+			.source = &fake_sources[i], .dst = (char *)"d/f", .dst_exists = true,
 			.dst_old_size = freed, .dst_freed = freed,
 		};
+	}
 	return (struct plan){ .entries = fake_entries, .n_entries = n,
 			      .dest_root = (char *)"d" };
 }
@@ -200,13 +205,13 @@ TEST(space_across_batches)
 	CHECK_U64(plan_space_needed(&p, &ext4), 1999 * 4096 + 1000 * 4096);
 	/* a big file after small ones does not join their batch */
 	p = fake_plan(11, 4096, 4096);
-	fake_entries[10].st.st_size = 100 << 20;
+	fake_sources[10].st.st_size = 100 << 20;
 	fake_entries[10].dst_freed = 100 << 20;
 	CHECK_U64(plan_space_needed(&p, &ext4), 100 << 20);
 	/* merged directories between the files are no batch members */
 	p = fake_plan(4000, 4096, 4096);
 	for (size_t i = 0; i < 4000; i += 2) {
-		fake_entries[i].type = PLAN_DIR;
+		fake_sources[i].type = PLAN_DIR;
 		fake_entries[i].dst_freed = 0;
 	}
 	CHECK_U64(plan_space_needed(&p, &ext4), 1000 * 4096);

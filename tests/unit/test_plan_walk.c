@@ -30,10 +30,10 @@ TEST(tree_order)
 	CHECK_INT(x.r, 0);
 	CHECK_INT(x.p->n_entries, ARRAY_SIZE(want));
 	for (size_t i = 0; i < ARRAY_SIZE(want) && i < x.p->n_entries; i++)
-		CHECK_STR(x.p->entries[i].rel, want[i]);
+		CHECK_STR(x.p->entries[i].source->rel, want[i]);
 	CHECK_STR(find(x.p, "src/c/a/deep")->dst, "out/c/a/deep");
-	CHECK_STR(find(x.p, "src/c/a/deep")->src, "src/c/a/deep");
-	CHECK_INT(x.p->n_dirs, 4);
+	CHECK_STR(find(x.p, "src/c/a/deep")->source->src, "src/c/a/deep");
+	CHECK_INT(x.p->tree->n_dirs, 4);
 	CHECK_INT(x.p->n_files, 6);
 	run_done(&x);
 	tree_done();
@@ -53,23 +53,23 @@ TEST(symlinks_as_links_or_followed)
 	x = BUILD(&rec, "out", "src");
 	CHECK_INT(x.r, 0);
 	e = find(x.p, "src/lf");
-	CHECK(e && e->type == PLAN_SYMLINK && strcmp(e->link_target, "f") == 0);
+	CHECK(e && e->source->type == PLAN_SYMLINK && strcmp(e->source->link_target, "f") == 0);
 	e = find(x.p, "src/ldir");
-	CHECK(e && e->type == PLAN_SYMLINK && strcmp(e->link_target, "../other") == 0);
+	CHECK(e && e->source->type == PLAN_SYMLINK && strcmp(e->source->link_target, "../other") == 0);
 	CHECK(find(x.p, "src/ldir/inside") == NULL);
 	CHECK_INT(x.p->n_symlinks, 2);
 	run_done(&x);
 	x = BUILD(&rec_L, "out", "src");
 	CHECK_INT(x.r, 0);
 	e = find(x.p, "src/lf");
-	CHECK(e && e->type == PLAN_FILE && e->st.st_size == 3 && !e->link_target);
-	CHECK(find(x.p, "src/ldir") && find(x.p, "src/ldir")->type == PLAN_DIR);
+	CHECK(e && e->source->type == PLAN_FILE && e->source->st.st_size == 3 && !e->source->link_target);
+	CHECK(find(x.p, "src/ldir") && find(x.p, "src/ldir")->source->type == PLAN_DIR);
 	CHECK(find(x.p, "src/ldir/inside") != NULL);
 	CHECK_INT(x.p->n_symlinks, 0);
 	run_done(&x);
 	x = BUILD(&plain, "copy", "src/lf"); /* without -r, sources are followed */
 	CHECK_INT(x.r, 0);
-	CHECK_INT(x.p->entries[0].type, PLAN_FILE);
+	CHECK_INT(x.p->entries[0].source->type, PLAN_FILE);
 	run_done(&x);
 	tree_done();
 }
@@ -83,7 +83,7 @@ TEST(dangling_symlinks)
 	CHECK_INT(symlink("nowhere", "src/dang"), 0);
 	x = BUILD(&rec, "out", "src");
 	CHECK_INT(x.r, 0);
-	CHECK(find(x.p, "src/dang") && find(x.p, "src/dang")->type == PLAN_SYMLINK);
+	CHECK(find(x.p, "src/dang") && find(x.p, "src/dang")->source->type == PLAN_SYMLINK);
 	run_done(&x);
 	x = BUILD(&rec_L, "out", "src");
 	CHECK_REFUSED(x, PLAN_SOURCE_MISSING);
@@ -110,7 +110,7 @@ TEST(loop_with_follow_is_refused)
 	run_done(&x);
 	x = BUILD(&rec, "out", "src");
 	CHECK_INT(x.r, 0);
-	CHECK_INT(find(x.p, "src/sub/up")->type, PLAN_SYMLINK);
+	CHECK_INT(find(x.p, "src/sub/up")->source->type, PLAN_SYMLINK);
 	run_done(&x);
 	tree_done();
 }
@@ -135,16 +135,16 @@ TEST(special_files_are_skipped)
 		printf("# not root: the device node case is not run (mknod needs root)\n");
 	x = BUILD(&rec, "out", "src");
 	CHECK_INT(x.r, 0);
-	CHECK_INT(find(x.p, "src/fifo")->type, PLAN_SKIP);
-	CHECK_INT(find(x.p, "src/sock")->type, PLAN_SKIP);
+	CHECK_INT(find(x.p, "src/fifo")->source->type, PLAN_SKIP);
+	CHECK_INT(find(x.p, "src/sock")->source->type, PLAN_SKIP);
 	if (root)
-		CHECK_INT(find(x.p, "src/null")->type, PLAN_SKIP);
-	CHECK_INT(x.p->n_skipped, root ? 3 : 2);
+		CHECK_INT(find(x.p, "src/null")->source->type, PLAN_SKIP);
+	CHECK_INT(x.p->tree->n_skipped, root ? 3 : 2);
 	CHECK_INT(x.p->n_files, 1);
 	run_done(&x);
 	x = BUILD(&plain, "out", "src/fifo");
 	CHECK_INT(x.r, 0);
-	CHECK_INT(x.p->entries[0].type, PLAN_SKIP);
+	CHECK_INT(x.p->entries[0].source->type, PLAN_SKIP);
 	run_done(&x);
 	tree_done();
 }
@@ -234,13 +234,13 @@ TEST(deep_tree_and_long_names)
 	}
 	x = BUILD(&rec, "out", "src");
 	CHECK_INT(x.r, 0);
-	CHECK_INT(x.p->n_dirs, 101);
+	CHECK_INT(x.p->tree->n_dirs, 101);
 	CHECK_INT(x.p->n_files, 10);
 	/* each directory is the previous one plus "/d": pre-order, no gaps */
 	for (size_t i = 0; x.p && i < x.p->n_entries; i++) {
-		const char *rel = x.p->entries[i].rel;
+		const char *rel = x.p->entries[i].source->rel;
 
-		if (x.p->entries[i].type != PLAN_DIR)
+		if (x.p->entries[i].source->type != PLAN_DIR)
 			continue;
 		if (prev && (strncmp(rel, prev, strlen(prev)) != 0 ||
 			     strcmp(rel + strlen(prev), "/d") != 0))
@@ -296,9 +296,9 @@ TEST(hundred_thousand_files)
 	x = BUILD(&rec, "out", "src");
 	CHECK_INT(x.r, 0);
 	CHECK_INT(x.p->n_files, DIRS * PER);
-	CHECK_INT(x.p->n_dirs, DIRS + 1);
-	CHECK_STR(x.p->entries[x.p->n_entries - 1].rel, "src/099/0999");
-	CHECK_STR(x.p->entries[2].rel, "src/000/0000");
+	CHECK_INT(x.p->tree->n_dirs, DIRS + 1);
+	CHECK_STR(x.p->entries[x.p->n_entries - 1].source->rel, "src/099/0999");
+	CHECK_STR(x.p->entries[2].source->rel, "src/000/0000");
 	run_done(&x);
 	tree_done();
 }
@@ -325,16 +325,16 @@ TEST(parents_names_and_subtrees)
 	CHECK(top && d && f);
 	if (!top || !d || !f)
 		goto out;
-	CHECK_U64(top->parent, PLAN_TOP);
-	CHECK(top->src_name == NULL);
+	CHECK_U64(top->source->parent, PLAN_TOP);
+	CHECK(top->source->src_name == NULL);
 	CHECK_STR(top->dst_name, "src");
-	CHECK_U64(d->parent, (size_t)(top - x.p->entries));
-	CHECK_U64(f->parent, (size_t)(d - x.p->entries));
-	CHECK_STR(f->src_name, "f");
+	CHECK_U64(d->source->parent, (size_t)(top - x.p->entries));
+	CHECK_U64(f->source->parent, (size_t)(d - x.p->entries));
+	CHECK_STR(f->source->src_name, "f");
 	CHECK_STR(f->dst_name, "f");
-	CHECK_U64(top->end, x.p->n_entries);
-	CHECK_U64(d->end, (size_t)(f - x.p->entries) + 1);
-	CHECK_U64(f->end, (size_t)(f - x.p->entries) + 1);
+	CHECK_U64(top->source->end, x.p->n_entries);
+	CHECK_U64(d->source->end, (size_t)(f - x.p->entries) + 1);
+	CHECK_U64(f->source->end, (size_t)(f - x.p->entries) + 1);
 	CHECK_STR(x.p->dest_dir, "dst");
 	CHECK_U64(x.p->dest_root_entry, PLAN_TOP);
 	run_done(&x);
@@ -355,9 +355,10 @@ out:
 	tree_done();
 }
 
-/* A second destination's plan from the first's tree is the plan a walk
+/* A second destination's plan on the first's tree is the plan a walk
  * would have made: same entries, its own destination classification
- * (an existing directory and file in b, nothing in a). */
+ * (an existing directory and file in b, nothing in a); the tree is
+ * shared, not copied, and outlives the plan that walked it. */
 TEST(beside_is_the_walk)
 {
 	const char *src[] = { "src", "one" };
@@ -384,24 +385,37 @@ TEST(beside_is_the_walk)
 	for (size_t i = 0; i < walked->n_entries && i < beside->n_entries; i++) {
 		const struct plan_entry *w = &walked->entries[i], *x = &beside->entries[i];
 
-		CHECK_STR(x->src, w->src);
+		CHECK_STR(x->source->src, w->source->src);
 		CHECK_STR(x->dst, w->dst);
 		CHECK_STR(x->dst_name, w->dst_name);
-		CHECK_INT(x->type, w->type);
-		CHECK_U64(x->parent, w->parent);
-		CHECK_U64(x->end, w->end);
+		CHECK_INT(x->source->type, w->source->type);
+		CHECK_U64(x->source->parent, w->source->parent);
+		CHECK_U64(x->source->end, w->source->end);
 		CHECK_INT(x->dst_exists, w->dst_exists);
 	}
 	CHECK(find(beside, "src/d/f") && find(beside, "src/d/f")->dst_exists);
 	CHECK(find(a.p, "src/d/f") && !find(a.p, "src/d/f")->dst_exists);
 	CHECK(plan_same_source(a.p, beside));
+	CHECK(beside->tree == a.p->tree && beside->entries[0].source == &a.p->tree->entries[0]);
+	CHECK(!plan_same_source(a.p, walked)); /* another walk, another tree */
 	CHECK_U64(beside->total_bytes, walked->total_bytes);
+	plan_free(beside);
+	beside = NULL;
+	/* an operand file that changed since the walk: the same tree, but
+	 * not the same source */
+	mkfile("one", 6);
+	CHECK_INT(plan_build_beside(a.p, src, 2, "b", &rec, &beside, &pr), 0);
+	CHECK(beside && beside->sources_changed && !plan_same_source(a.p, beside));
+	/* the last plan frees the tree: beside's still reads */
+	plan_free(a.p);
+	a.p = NULL;
+	CHECK(beside && strcmp(find(beside, "src/e/g")->source->src, "src/e/g") == 0);
 	plan_free(beside);
 	beside = NULL;
 	/* a source replaced since the tree was walked is refused */
 	CHECK(rename("src", "src.old") == 0);
 	mkdirs("src", NULL, NULL);
-	CHECK(plan_build_beside(a.p, src, 2, "b", &rec, &beside, &pr) < 0);
+	CHECK(plan_build_beside(walked, src, 2, "b", &rec, &beside, &pr) < 0);
 	CHECK_INT(pr.kind, PLAN_SOURCE_CHANGED);
 out:
 	plan_free(walked);

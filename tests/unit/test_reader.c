@@ -275,7 +275,7 @@ static uint64_t size_of(const struct plan *p, const char *rel)
 {
 	const struct plan_entry *e = find(p, rel);
 
-	return e ? (uint64_t)e->st.st_size : UINT64_MAX;
+	return e ? (uint64_t)e->source->st.st_size : UINT64_MAX;
 }
 
 /* The cursor got file rel whole, with its own bytes, unflagged. */
@@ -584,7 +584,7 @@ TEST(one_cursor_maps_large_files)
 	plan = x.p;
 	CHECK_INT(reader_start(&plan, 1, &wp, NULL, &r), 0);
 	while (reader_next(reader_cursor(r, 0), &c) == 0) {
-		const char *rel = x.p->entries[c.entry].rel;
+		const char *rel = x.p->entries[c.entry].source->rel;
 		bool rewritten = strstr(rel, "rewritten") != NULL;
 		unsigned seed = rewritten ? 2 : strstr(rel, "small") ? 3 : 1;
 

@@ -1,4 +1,4 @@
-/* plan_walk.c: the source tree walk and the per-entry destination check.
+/* source_walk.c: the walk that fills the source tree below a directory.
  *
  * The walk is iterative (no recursion, so depth is bounded by memory, not
  * the stack): a stack of frames, one per directory on the current path.
@@ -19,7 +19,11 @@
  * PLAN_SOURCE_MISSING.  Loops: a directory whose (st_dev, st_ino) is
  * already on the stack is refused with PLAN_LOOP, rather than skipped,
  * so a copy never silently leaves out part of a tree; this also catches
- * bind-mount loops without -L. */
+ * bind-mount loops without -L.
+ *
+ * Each entry is handed to the caller as soon as it is added (plan.c
+ * classifies it against the first destination then), so refusals come
+ * in the order cp would meet them, one file at a time. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,71 +39,23 @@
 
 struct frame {
 	int fd;             /* -1 once closed for depth */
-	size_t idx;         /* plan entry of this directory */
+	size_t idx;         /* tree entry of this directory */
 	dev_t dev;
 	ino_t ino;
-	bool dst_exists;    /* children's destinations may exist: lstat them */
 	char *blob;         /* the names, NUL-separated */
 	char **names;       /* sorted, pointing into blob */
 	size_t n, next;
 };
 
 struct walk {
-	struct plan_builder *b;
+	struct source_tree *t;
+	struct plan_problem *pr;
+	source_added_fn added;
+	void *ctx;
 	struct frame *f;
 	size_t depth, cap;
 	char *dents;
 };
-
-static bool same_inode(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
-/* Also through symlinks: a destination symlink leading to the source, or
- * a source symlink (copied as a link) leading to the destination. */
-static bool same_file(const struct plan_entry *e, const struct stat *d)
-{
-	struct stat t;
-
-	if (same_inode(&e->st, d))
-		return true;
-	if (S_ISLNK(d->st_mode) && stat(e->dst, &t) == 0 && same_inode(&e->st, &t))
-		return true;
-	return e->type == PLAN_SYMLINK && stat(e->src, &t) == 0 && same_inode(&t, d);
-}
-
-int plan_classify_dst(struct plan_builder *b, struct plan_entry *e)
-{
-	struct stat d;
-
-	if (e->type == PLAN_SKIP)
-		return 0;
-	if (lstat(e->dst, &d) < 0)
-		return errno == ENOENT ? 0 :
-		       plan_refuse(b, PLAN_DEST_MISSING, e->dst, e->dst, errno);
-	e->dst_exists = true;
-	e->dst_dev = d.st_dev;
-	e->dst_ino = d.st_ino;
-	if (same_file(e, &d))
-		return plan_refuse(b, PLAN_SAME_FILE, e->src, e->dst, 0);
-	if (S_ISDIR(d.st_mode)) {
-		if (e->type == PLAN_DIR)
-			return 0; /* merged into */
-		if (b->opts->no_clobber) {
-			e->skip_existing = true; /* GNU cp -n: silently kept */
-			return 0;
-		}
-		return plan_refuse(b, PLAN_NONDIR_ONTO_DIR, e->src, e->dst, EISDIR);
-	}
-	if (e->type == PLAN_DIR) /* even with -n, as GNU cp */
-		return plan_refuse(b, PLAN_DIR_ONTO_NONDIR, e->src, e->dst, ENOTDIR);
-	e->dst_old_size = (uint64_t)d.st_size;
-	e->skip_existing = b->opts->no_clobber;
-	if (!e->skip_existing && S_ISREG(d.st_mode) && d.st_nlink == 1)
-		e->dst_freed = (uint64_t)d.st_blocks * 512;
-	return 0;
-}
 
 static int cmp_names(const void *a, const void *b)
 {
@@ -176,10 +132,10 @@ static void frame_done(struct frame *f)
 
 static const char *entry_src(struct walk *w, size_t idx)
 {
-	return w->b->p->entries[idx].src;
+	return w->t->entries[idx].src;
 }
 
-/* Push the directory open on fd (taken over) as plan entry idx. */
+/* Push the directory open on fd (taken over) as tree entry idx. */
 static int walk_push(struct walk *w, int fd, size_t idx)
 {
 	_cleanup_close_ int dfd = fd;
@@ -188,10 +144,10 @@ static int walk_push(struct walk *w, int fd, size_t idx)
 	int r;
 
 	if (fstat(dfd, &st) < 0)
-		return plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, entry_src(w, idx), NULL, errno);
+		return plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, entry_src(w, idx), NULL, errno);
 	for (size_t i = 0; i < w->depth; i++)
 		if (w->f[i].dev == st.st_dev && w->f[i].ino == st.st_ino)
-			return plan_refuse(w->b, PLAN_LOOP, entry_src(w, idx),
+			return plan_refuse(w->pr, PLAN_LOOP, entry_src(w, idx),
 					   entry_src(w, w->f[i].idx), ELOOP);
 	if (w->depth == w->cap) {
 		size_t c = w->cap ? w->cap * 2 : 16;
@@ -204,12 +160,11 @@ static int walk_push(struct walk *w, int fd, size_t idx)
 	}
 	f.dev = st.st_dev;
 	f.ino = st.st_ino;
-	f.dst_exists = w->b->p->entries[idx].dst_exists;
 	r = read_names(w, dfd, &f);
 	if (r < 0) {
 		frame_done(&f);
 		return r == -ENOMEM ? r :
-		       plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, entry_src(w, idx), NULL, -r);
+		       plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, entry_src(w, idx), NULL, -r);
 	}
 	f.fd = TAKE_FD(dfd);
 	w->f[w->depth++] = f;
@@ -225,7 +180,7 @@ static int walk_push(struct walk *w, int fd, size_t idx)
 /* The frame's fd, reopened by path if it was closed for depth. */
 static int frame_fd(struct walk *w, struct frame *f)
 {
-	int nofollow = w->b->opts->follow_symlinks ? 0 : O_NOFOLLOW;
+	int nofollow = w->t->follow_symlinks ? 0 : O_NOFOLLOW;
 	const char *path = entry_src(w, f->idx);
 	struct stat st;
 
@@ -233,76 +188,74 @@ static int frame_fd(struct walk *w, struct frame *f)
 		return f->fd;
 	f->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow);
 	if (f->fd < 0)
-		return plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, path, NULL, errno);
+		return plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, path, NULL, errno);
 	if (fstat(f->fd, &st) < 0 || st.st_dev != f->dev || st.st_ino != f->ino)
-		return plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, path, NULL, ESTALE);
+		return plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, path, NULL, ESTALE);
 	return f->fd;
 }
 
-static int stat_child(struct walk *w, int fd, const char *name, struct plan_entry *e,
+static int stat_child(struct walk *w, int fd, const char *name, struct source_entry *e,
 		      char link[PATH_MAX])
 {
-	bool follow = w->b->opts->follow_symlinks;
+	bool follow = w->t->follow_symlinks;
 	ssize_t n;
 
 	if (fstatat(fd, name, &e->st, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
-		return plan_refuse(w->b, errno == ENOENT ? PLAN_SOURCE_MISSING :
+		return plan_refuse(w->pr, errno == ENOENT ? PLAN_SOURCE_MISSING :
 				   PLAN_SOURCE_UNREADABLE, e->src, NULL, errno);
 	e->type = plan_type_of(e->st.st_mode);
 	if (e->type != PLAN_SYMLINK)
 		return 0;
 	n = readlinkat(fd, name, link, PATH_MAX - 1);
 	if (n < 0)
-		return plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, e->src, NULL, errno);
+		return plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, e->src, NULL, errno);
 	link[n] = '\0';
 	e->link_target = link;
 	return 0;
 }
 
-/* Add name (a child of frame f) to the plan; a directory is pushed. */
+/* Add name (a child of frame f) to the tree; a directory is pushed. */
 static int walk_visit(struct walk *w, struct frame *f, int fd, const char *name)
 {
-	char src[PATH_MAX], dst[PATH_MAX], rel[PATH_MAX], link[PATH_MAX];
-	const struct plan_entry *parent = &w->b->p->entries[f->idx];
-	struct plan_entry e = { .src = src, .dst = dst, .rel = rel, .parent = f->idx };
-	bool dst_may_exist = f->dst_exists;
+	char src[PATH_MAX], rel[PATH_MAX], link[PATH_MAX];
+	const struct source_entry *parent = &w->t->entries[f->idx];
+	struct source_entry e = { .src = src, .rel = rel, .parent = f->idx };
 	size_t idx;
-	int r, cfd, nofollow = w->b->opts->follow_symlinks ? 0 : O_NOFOLLOW;
+	int r, cfd, nofollow = w->t->follow_symlinks ? 0 : O_NOFOLLOW;
 
-	if (plan_join(src, parent->src, name) < 0 || plan_join(dst, parent->dst, name) < 0 ||
-	    plan_join(rel, parent->rel, name) < 0)
-		return plan_refuse(w->b, PLAN_NAME_TOO_LONG, parent->src, NULL, ENAMETOOLONG);
+	if (plan_join(src, parent->src, name) < 0 || plan_join(rel, parent->rel, name) < 0)
+		return plan_refuse(w->pr, PLAN_NAME_TOO_LONG, parent->src, NULL, ENAMETOOLONG);
 	e.src_name = strrchr(src, '/') + 1; /* plan_join put a '/' before name */
-	e.dst_name = strrchr(dst, '/') + 1;
 	r = stat_child(w, fd, name, &e, link);
-	if (r >= 0 && dst_may_exist) /* in a new directory nothing can exist yet */
-		r = plan_classify_dst(w->b, &e);
 	if (r >= 0)
-		r = plan_add_entry(w->b, &e, &idx);
+		r = source_tree_add(w->t, &e, &idx);
+	if (r >= 0 && w->added)
+		r = w->added(w->ctx, idx);
 	if (r < 0 || e.type != PLAN_DIR)
 		return r;
 	cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow);
 	if (cfd < 0)
-		return plan_refuse(w->b, PLAN_SOURCE_UNREADABLE, src, NULL, errno);
+		return plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, src, NULL, errno);
 	return walk_push(w, cfd, idx);
 }
 
-int plan_walk(struct plan_builder *b, size_t idx)
+int source_walk(struct source_tree *t, size_t idx, struct plan_problem *pr,
+		source_added_fn added, void *ctx)
 {
-	struct walk w = { .b = b };
+	struct walk w = { .t = t, .pr = pr, .added = added, .ctx = ctx };
 	int fd, r;
 
 	w.dents = malloc(DENTS_SIZE);
 	if (!w.dents)
 		return -ENOMEM;
-	fd = open(b->p->entries[idx].src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	r = fd < 0 ? plan_refuse(b, PLAN_SOURCE_UNREADABLE, b->p->entries[idx].src, NULL, errno) :
+	fd = open(t->entries[idx].src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 ? plan_refuse(pr, PLAN_SOURCE_UNREADABLE, t->entries[idx].src, NULL, errno) :
 		     walk_push(&w, fd, idx);
 	while (r >= 0 && w.depth > 0) {
 		struct frame *f = &w.f[w.depth - 1];
 
 		if (f->next == f->n) {
-			b->p->entries[f->idx].end = b->p->n_entries;
+			t->entries[f->idx].end = t->n_entries;
 			frame_done(f);
 			w.depth--;
 			continue;
@@ -316,52 +269,4 @@ int plan_walk(struct plan_builder *b, size_t idx)
 	free(w.f);
 	free(w.dents);
 	return r < 0 ? r : 0;
-}
-
-/* The tree's top-level entry for the source of entry idx: the same
- * argument and the same file; PLAN_TOP if none. */
-static size_t tree_top_of(const struct plan *tree, const struct plan_entry *e)
-{
-	for (size_t k = 0; k < tree->n_entries; k = tree->entries[k].end) {
-		const struct plan_entry *t = &tree->entries[k];
-
-		if (t->parent == PLAN_TOP && strcmp(t->src, e->src) == 0 &&
-		    t->st.st_dev == e->st.st_dev && t->st.st_ino == e->st.st_ino)
-			return k;
-	}
-	return PLAN_TOP;
-}
-
-int plan_walk_tree(struct plan_builder *b, size_t idx)
-{
-	const struct plan *tree = b->tree;
-	size_t k = tree_top_of(tree, &b->p->entries[idx]);
-
-	if (k == PLAN_TOP || tree->entries[k].type != PLAN_DIR)
-		return plan_refuse(b, PLAN_SOURCE_CHANGED, b->p->entries[idx].src, NULL, 0);
-	for (size_t j = k + 1; j < tree->entries[k].end; j++) {
-		const struct plan_entry *t = &tree->entries[j];
-		size_t parent = t->parent - k + idx, n;
-		const struct plan_entry *pe = &b->p->entries[parent];
-		char dst[PATH_MAX];
-		struct plan_entry e = {
-			.type = t->type, .src = t->src, .dst = dst, .rel = t->rel,
-			.parent = parent, .src_name = t->src_name, .st = t->st,
-			.link_target = t->link_target,
-		};
-		int r;
-
-		/* the name as walked, not one a name rule gave the tree's copy */
-		if (plan_join(dst, pe->dst, t->src_name) < 0)
-			return plan_refuse(b, PLAN_NAME_TOO_LONG, t->src, NULL, ENAMETOOLONG);
-		e.dst_name = strrchr(dst, '/') + 1;
-		r = pe->dst_exists ? plan_classify_dst(b, &e) : 0;
-		if (r >= 0)
-			r = plan_add_entry(b, &e, &n);
-		if (r < 0)
-			return r;
-		b->p->entries[n].end = t->end - k + idx;
-	}
-	b->p->entries[idx].end = b->p->n_entries;
-	return 0;
 }
