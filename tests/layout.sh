@@ -36,7 +36,8 @@ declare -A MAY=(
 	[device]="util"
 	[dirty]="device util"
 	[io]="dirty device util"
-	[copy]="io dirty device util"
+	[mhl]="util"
+	[copy]="io dirty device util mhl"
 	[unmount]="io dirty device util"
 )
 # External libraries: header pattern (an extended regex on the name between < >) and the
@@ -53,7 +54,7 @@ declare -A EXT_RE=(
 	[systemd]='^systemd/'
 	[libxml]='^libxml/'
 )
-declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=io)
+declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=io [libxml]=mhl)
 
 LIB_PARTS=$(printf '%s\n' "${!MAY[@]}" | sort | tr '\n' ' ')
 CMD_PARTS=$(for d in cmd/*/; do d=${d%/}; printf '%s ' "${d#cmd/}"; done)
