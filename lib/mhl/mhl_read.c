@@ -66,6 +66,9 @@ struct parse {
 
 static enum mhl_read_kind problem(struct parse *p, enum mhl_read_kind kind)
 {
+	/* a value cut short by the end of a truncated file is the file's fault */
+	if (p->failed && kind != MHL_READ_NO_MEMORY)
+		kind = MHL_READ_MALFORMED;
 	if (p->why && p->why->kind == MHL_READ_OK) {
 		p->why->kind = kind;
 		p->why->line = p->error_line ? p->error_line : xmlTextReaderGetParserLineNumber(p->r);

@@ -381,8 +381,11 @@ static int write_entry(xmlTextWriterPtr w, const struct entry *e)
 static int write_generation(xmlTextWriterPtr w, const struct mhl_generation *g)
 {
 	TRY(xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL));
-	TRY(xmlTextWriterStartElementNS(w, NULL, X("hashlist"), X(MHL_NAMESPACE)));
+	/* version first, as the reference writes it (xmlns as an attribute, not through
+	 * StartElementNS, which would put it first) */
+	TRY(xmlTextWriterStartElement(w, X("hashlist")));
 	TRY(xmlTextWriterWriteAttribute(w, X("version"), X("2.0")));
+	TRY(xmlTextWriterWriteAttribute(w, X("xmlns"), X(MHL_NAMESPACE)));
 	if (write_creator(w, g) < 0 || write_process(w, g) < 0)
 		return -EIO;
 	/* the schema needs at least one entry in <hashes>; an empty generation has none */
@@ -404,7 +407,8 @@ static int write_chain(xmlTextWriterPtr w, const struct mhl_chain_link *links, s
 	char seq[16];
 
 	TRY(xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL));
-	TRY(xmlTextWriterStartElementNS(w, NULL, X("ascmhldirectory"), X(MHL_DIRECTORY_NAMESPACE)));
+	TRY(xmlTextWriterStartElement(w, X("ascmhldirectory")));
+	TRY(xmlTextWriterWriteAttribute(w, X("xmlns"), X(MHL_DIRECTORY_NAMESPACE)));
 	for (size_t i = 0; i < n; i++) {
 		snprintf(seq, sizeof(seq), "%u", links[i].sequence);
 		TRY(xmlTextWriterStartElement(w, X("hashlist")));
