@@ -176,17 +176,51 @@ static bool named(struct parse *p, const char *name)
 	return xmlStrEqual(xmlTextReaderConstLocalName(p->r), X(name));
 }
 
-/* The element's text (malloc'd, "" for an empty element); NULL on failure. */
-static char *text_of(struct parse *p)
+/* The text of the leaf element at hand (malloc'd; "" for an empty one), read through
+ * its end tag. Longer than limit: too_long; a child element: MHL_READ_BAD_VALUE.
+ * (Not xmlTextReaderReadString: it expands the whole subtree first, and 2.9.14 leaks
+ * its buffer on some inputs.) */
+static enum mhl_read_kind text_of(struct parse *p, size_t limit, enum mhl_read_kind too_long,
+				  char **ret)
 {
-	xmlChar *s;
+	int depth = xmlTextReaderDepth(p->r), r;
+	size_t len = 0;
+	char *s = malloc(limit + 1);
 
-	if (xmlTextReaderIsEmptyElement(p->r))
-		return strdup("");
-	s = xmlTextReaderReadString(p->r);
 	if (!s)
-		return strdup("");
-	return (char *)s; /* xmlFree is free() unless a program replaced it; we do not */
+		return MHL_READ_NO_MEMORY;
+	s[0] = '\0';
+	if (xmlTextReaderIsEmptyElement(p->r)) {
+		*ret = s;
+		return MHL_READ_OK;
+	}
+	while ((r = next(p)) > 0) {
+		int type = xmlTextReaderNodeType(p->r);
+
+		if (type == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(p->r) == depth) {
+			*ret = s;
+			return MHL_READ_OK;
+		}
+		if (type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_CDATA ||
+		    type == XML_READER_TYPE_WHITESPACE || type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE) {
+			const char *v = (const char *)xmlTextReaderConstValue(p->r);
+			size_t n = v ? strlen(v) : 0;
+
+			if (len + n > limit) {
+				free(s);
+				return too_long;
+			}
+			memcpy(s + len, v, n);
+			len += n;
+			s[len] = '\0';
+		} else if (type == XML_READER_TYPE_ELEMENT) {
+			free(s);
+			return MHL_READ_BAD_VALUE;
+		}
+		/* comments and processing instructions pass by */
+	}
+	free(s);
+	return r < 0 ? (enum mhl_read_kind)-r : MHL_READ_MALFORMED;
 }
 
 static char *attr(struct parse *p, const char *name)
@@ -278,9 +312,9 @@ static enum mhl_read_kind read_path(struct parse *p, struct pending *pe)
 		k = MHL_READ_BAD_VALUE;
 	else if (date && !(pe->e.has_mtime = mhl_date_parse(date, &pe->e.mtime)))
 		k = MHL_READ_BAD_VALUE;
-	else if (!(pe->path = text_of(p)))
-		k = MHL_READ_NO_MEMORY;
-	else if (strlen(pe->path) > PATH_LIMIT || !mhl_path_valid(pe->path))
+	else if ((k = text_of(p, PATH_LIMIT, MHL_READ_BAD_PATH, &pe->path)) != MHL_READ_OK)
+		;
+	else if (!mhl_path_valid(pe->path))
 		k = MHL_READ_BAD_PATH;
 	free(size);
 	free(date);
@@ -301,8 +335,8 @@ static enum mhl_read_kind read_hash(struct parse *p, struct pending *pe, int f)
 		k = MHL_READ_BAD_VALUE;
 	else if (date && !mhl_date_parse(date, &ignored))
 		k = MHL_READ_BAD_VALUE;
-	else if (!(value = text_of(p)))
-		k = MHL_READ_NO_MEMORY;
+	else if ((k = text_of(p, MHL_HASH_MAX, MHL_READ_BAD_VALUE, &value)) != MHL_READ_OK)
+		;
 	else if (!mhl_hash_valid(f, value))
 		k = MHL_READ_BAD_VALUE;
 	if (k == MHL_READ_OK) {
@@ -329,21 +363,19 @@ static enum mhl_read_kind read_entry(struct parse *p, struct mhl_manifest *m)
 		return problem(p, MHL_READ_BAD_VALUE);
 	while (k == MHL_READ_OK && (r = next(p)) > 0) {
 		int type = xmlTextReaderNodeType(p->r), f;
+		bool ours;
 
 		if (type == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(p->r) == depth)
 			break;
 		if (type != XML_READER_TYPE_ELEMENT)
 			continue;
-		if (!is_element(p, MHL_NAMESPACE) || xmlTextReaderDepth(p->r) != depth + 1) {
-			if ((r = skip(p)) < 0)
-				return (enum mhl_read_kind)-r;
-			continue;
-		}
-		if (named(p, "path"))
+		ours = is_element(p, MHL_NAMESPACE) && xmlTextReaderDepth(p->r) == depth + 1;
+		if (ours && named(p, "path"))
 			k = read_path(p, &pe);
-		else if ((f = mhl_format_from_name((const char *)xmlTextReaderConstLocalName(p->r))) >= 0)
+		else if (ours && (f = mhl_format_from_name((const char *)xmlTextReaderConstLocalName(p->r))) >= 0)
 			k = read_hash(p, &pe, f);
-		/* previousPath, metadata, xxh32: not ours; their text nodes pass by */
+		else if ((r = skip(p)) < 0) /* previousPath, metadata, xxh32, foreign elements */
+			k = (enum mhl_read_kind)-r;
 	}
 	if (k == MHL_READ_OK && r < 0)
 		k = (enum mhl_read_kind)-r;
@@ -359,11 +391,12 @@ static enum mhl_read_kind read_entry(struct parse *p, struct mhl_manifest *m)
 
 static enum mhl_read_kind add_ignore(struct parse *p, struct mhl_manifest *m)
 {
-	char *s = text_of(p);
+	char *s = NULL;
+	enum mhl_read_kind k = text_of(p, PATTERN_LIMIT, MHL_READ_BAD_VALUE, &s);
 
-	if (!s)
-		return problem(p, MHL_READ_NO_MEMORY);
-	if (!*s || strlen(s) > PATTERN_LIMIT || !mhl_text_valid(s)) {
+	if (k != MHL_READ_OK)
+		return problem(p, k);
+	if (!*s || !mhl_text_valid(s)) {
 		free(s);
 		return problem(p, MHL_READ_BAD_VALUE);
 	}
@@ -531,16 +564,16 @@ static enum mhl_read_kind read_link(struct parse *p, struct mhl_chain *c)
 		if (type != XML_READER_TYPE_ELEMENT || !is_element(p, MHL_DIRECTORY_NAMESPACE))
 			continue;
 		if (named(p, "path") && !path)
-			k = (path = text_of(p)) ? MHL_READ_OK : MHL_READ_NO_MEMORY;
+			k = text_of(p, 255, MHL_READ_BAD_CHAIN, &path);
 		else if (named(p, "c4") && !c4)
-			k = (c4 = text_of(p)) ? MHL_READ_OK : MHL_READ_NO_MEMORY;
+			k = text_of(p, MHL_HASH_MAX, MHL_READ_BAD_CHAIN, &c4);
 		else if (named(p, "path") || named(p, "c4"))
 			k = MHL_READ_BAD_CHAIN;
 	}
 	if (k == MHL_READ_OK && r <= 0)
 		k = r < 0 ? (enum mhl_read_kind)-r : MHL_READ_MALFORMED;
 	if (k == MHL_READ_OK &&
-	    (!path || !c4 || strlen(path) >= 256 || !mhl_text_valid(path) ||
+	    (!path || !c4 || !mhl_text_valid(path) ||
 	     mhl_generation_number(path) != l.sequence || !mhl_hash_valid(MHL_C4, c4)))
 		k = MHL_READ_BAD_CHAIN;
 	if (k == MHL_READ_OK && c->n == c->cap) {
