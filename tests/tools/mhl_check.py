@@ -18,7 +18,9 @@ It checks, and names the file and what to look at for every failure:
     listed size and (newest generation) a modification time within 2 s, and every
     listed hash of every generation matches the file's bytes now;
   - completeness: every regular file under DEST that the newest generation's ignore
-    patterns do not cover is listed in the newest generation.
+    patterns do not cover is listed in the newest generation;
+  - directory hashes, where a manifest has them (<directoryhash>, <roothash>): content
+    and structure hashes recomputed from the tree as the reference's create does.
 
 Exit 0 when all holds, 1 when something does not, 2 on a usage error. Parsing is safe
 for hostile input: no entity resolution, no DTD, no network, no huge trees.
@@ -95,6 +97,30 @@ def hash_file(path, formats):
     return {f: h.hexdigest() for f, h in hashers.items()}
 
 
+def hash_bytes(fmt, value):
+    """The digest bytes a hash string stands for (hex, or a C4 ID's base58)."""
+    if fmt != "c4":
+        return bytes.fromhex(value)
+    n = 0
+    for ch in value[2:]:
+        n = n * 58 + C4_ALPHABET.index(ch)
+    return n.to_bytes(64, "big")
+
+
+def hash_of_hashes(fmt, values):
+    """The reference's hash of a list of hashes: of their bytes, in sorted string order."""
+    h = HASHERS[fmt]()
+    for v in sorted(values):
+        h.update(hash_bytes(fmt, v))
+    return h.hexdigest()
+
+
+def hash_data(fmt, data):
+    h = HASHERS[fmt]()
+    h.update(data)
+    return h.hexdigest()
+
+
 def safe_parser():
     return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                            dtd_validation=False, huge_tree=False, remove_comments=False)
@@ -109,6 +135,7 @@ class Checker:
         self.manifest_schema = etree.XMLSchema(etree.parse(os.path.join(schema_dir, "ascmhl.xsd")))
         self.chain_schema = etree.XMLSchema(etree.parse(os.path.join(schema_dir, "ascmhl_directory.xsd")))
         self.hash_cache = {}  # path -> {format: hash}
+        self.dir_cache = {}  # (folder, format, patterns) -> (content, structure)
 
     def fail(self, where, what):
         self.problems += 1
@@ -260,6 +287,53 @@ class Checker:
             have.update(hash_file(os.path.join(self.dest, path), need))
         return have
 
+    def dir_hashes(self, rel, fmt, patterns):
+        """(content, structure) of folder rel ("" the root) in fmt, as the reference's
+        create computes them: content from the children's content hashes, structure
+        from each child's hash of its name's bytes and its hash (a folder's structure)."""
+        key = (rel, fmt, tuple(patterns))
+        if key in self.dir_cache:
+            return self.dir_cache[key]
+        contents, structures = [], []
+        for entry in os.scandir(os.path.join(self.dest, rel) if rel else self.dest):
+            child = rel + "/" + entry.name if rel else entry.name
+            if entry.is_symlink() or self.ignored(patterns, child, entry.is_dir()):
+                continue
+            if entry.is_dir():
+                content, structure = self.dir_hashes(child, fmt, patterns)
+                contents.append(content)
+                structures.append(hash_data(fmt, entry.name.encode() + hash_bytes(fmt, structure)))
+            elif entry.is_file():
+                content = self.file_hashes(child, [fmt])[fmt]
+                contents.append(content)
+                structures.append(hash_data(fmt, entry.name.encode() + hash_bytes(fmt, content)))
+        self.dir_cache[key] = (hash_of_hashes(fmt, contents), hash_of_hashes(fmt, structures))
+        return self.dir_cache[key]
+
+    def check_directories(self, name, doc, patterns):
+        """Every <directoryhash> and the <roothash> against the tree on disk."""
+        root = doc.getroot()
+        dirs = [(d.findtext(f"{{{NS}}}path"), d) for d in root.iterfind(f"{{{NS}}}hashes/{{{NS}}}directoryhash")]
+        dirs += [("", r) for r in root.iterfind(f"{{{NS}}}processinfo/{{{NS}}}roothash")]
+        for rel, el in dirs:
+            where = f"{self.rel(name)}:{el.sourceline}"
+            label = f"folder '{rel}'" if rel else "the root"
+            if rel and (rel.startswith("/") or any(c in ("", ".", "..") for c in rel.split("/"))):
+                self.fail(where, f"path '{rel}' is not inside the root")
+                continue
+            if rel and not os.path.isdir(os.path.join(self.dest, rel)):
+                self.fail(where, f"{label} is listed but is not a folder")
+                continue
+            for part, index in (("content", 0), ("structure", 1)):
+                for h in el.iterfind(f"{{{NS}}}{part}/*"):
+                    fmt = etree.QName(h).localname
+                    if fmt not in FORMATS:
+                        continue
+                    value = h.text if fmt == "c4" else (h.text or "").lower()
+                    actual = self.dir_hashes(rel, fmt, patterns)[index]
+                    if actual != value:
+                        self.fail(where, f"{label}: {part} {fmt} is {actual}, the manifest says {value}")
+
     def check_generations(self, found):
         first = {}  # (path, format) -> (hash, generation)
         listed_newest, patterns = set(), []
@@ -269,9 +343,11 @@ class Checker:
             if doc is None:
                 continue
             newest = number == max(found)
+            own = [p.text for p in doc.getroot().iterfind(
+                f"{{{NS}}}processinfo/{{{NS}}}ignore/{{{NS}}}pattern")]
             if newest:
-                patterns = [p.text for p in doc.getroot().iterfind(
-                    f"{{{NS}}}processinfo/{{{NS}}}ignore/{{{NS}}}pattern")]
+                patterns = own
+            self.check_directories(name, doc, own)
             for path, size, mtime, hashes, where in self.entries(name, doc):
                 if newest:
                     listed_newest.add(path)

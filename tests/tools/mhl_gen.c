@@ -10,8 +10,11 @@
  *
  * TOKENS are NUL-terminated fields (names may hold newlines): creation EPOCH, HOST,
  * TOOL, VERSION, then records "ignore" PATTERN | "file" PATH SIZE MTIME N then N times
- * FORMAT VALUE ACTION HASHDATE. The hashes come from the test: this tool computes none. */
+ * FORMAT VALUE ACTION HASHDATE | "dir" PATH MTIME N then N times FORMAT CONTENT
+ * STRUCTURE HASHDATE | "root" N and the same. The hashes come from the test: this tool
+ * computes none. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +99,25 @@ static int gen(void)
 			f.hashes = h;
 			if ((r = mhl_generation_add_file(g, &f)) < 0)
 				return die(f.path, r);
+		} else if (strcmp(kind, "dir") == 0 || strcmp(kind, "root") == 0) {
+			struct mhl_dir_hash h[MHL_FORMAT_COUNT];
+			bool root = kind[0] == 'r';
+			const char *path = root ? NULL : token();
+			time_t mtime = root ? 0 : (time_t)strtoll(token(), NULL, 10);
+			size_t n = strtoul(token(), NULL, 10);
+
+			if (n > MHL_FORMAT_COUNT)
+				return die("too many hashes", -EINVAL);
+			for (size_t i = 0; i < n; i++) {
+				h[i].format = (enum mhl_hash_format)mhl_format_from_name(token());
+				h[i].content = token();
+				h[i].structure = token();
+				h[i].hashdate = (time_t)strtoll(token(), NULL, 10);
+			}
+			r = root ? mhl_generation_set_root(g, h, n)
+				 : mhl_generation_add_directory(g, path, mtime, h, n);
+			if (r < 0)
+				return die(kind, r);
 		} else {
 			return die(kind, -EINVAL);
 		}

@@ -319,6 +319,41 @@ def path_outside_root_refused(base):
     expect_fail(dest, r"path '\.\./\.\./etc/passwd' is not inside the root")
 
 
+@test
+def directory_hashes_match_the_reference(base):
+    """The reference's own figures (its tests/test_dirhash.py: Stuff.txt "stuff\\n" and
+    A/A1.txt "A1\\n", xxh64): written through lib/mhl, the checker recomputes them."""
+    dest = os.path.join(base, "root")
+    os.makedirs(os.path.join(dest, "A"))
+    for path, data in (("Stuff.txt", b"stuff\n"), ("A/A1.txt", b"A1\n")):
+        with open(os.path.join(dest, path), "wb") as fh:
+            fh.write(data)
+
+    def generation(a_structure):
+        toks = [str(T0), "h", "safecp", "1",
+                "root", "1", "xxh64", "ca56d22f064fdf1b", "2ccca3899111eabb", str(T0),
+                "dir", "A", str(T0), "1", "xxh64", "d3904ee76bba3d2a", a_structure, str(T0)]
+        for path, data in (("A/A1.txt", b"A1\n"), ("Stuff.txt", b"stuff\n")):
+            st = os.stat(os.path.join(dest, path))
+            toks += ["file", path, str(len(data)), str(int(st.st_mtime)), "1",
+                     "xxh64", xxhash.xxh64(data).hexdigest(), "original", str(T0)]
+        r = run(MHL_GEN, "gen", data=b"".join(t.encode() + b"\0" for t in toks))
+        assert r.returncode == 0, r.stderr.decode()
+        os.makedirs(os.path.join(dest, "ascmhl"), exist_ok=True)
+        name = run(MHL_GEN, "name", "1", "root", str(T0)).stdout.decode().strip()
+        with open(os.path.join(dest, "ascmhl", name), "wb") as fh:
+            fh.write(r.stdout)
+        write_chain(dest, [name])
+    generation("3fbe33b2924e26aa")
+    rc, err = check(dest)
+    assert rc == 0, err
+    generation("3fbe33b2924e26ab")
+    expect_fail(dest, r"folder 'A': structure xxh64 is 3fbe33b2924e26aa, the manifest says 3fbe33b2924e26ab")
+    generation("3fbe33b2924e26aa")
+    os.rename(os.path.join(dest, "A/A1.txt"), os.path.join(dest, "A/A2.txt"))  # same bytes, new name
+    expect_fail(dest, r"folder 'A': structure xxh64 is")
+
+
 def main():
     print(f"1..{len(tests)}")
     failed = 0
