@@ -20,12 +20,11 @@
  *
  * Directory hashes: the reference's create writes a <directoryhash> per folder and a
  * <roothash>, each with a content and a structure hash per format, computed from the
- * files' hashes (content: the format's hash of the sorted hash bytes of the children;
- * structure: the same over each child's hash of name bytes + its hash bytes). Computing
- * them needs the hash functions, which this part does not own: the caller may compute
- * them and pass them in (mhl_generation_add_directory(), mhl_generation_set_root());
- * without them only files are listed, which the schema allows and the reference's
- * verify accepts (it does not look for directories). */
+ * files' hashes. mhl_dirhash.h computes them with a digest function the caller passes
+ * (this part owns no hash function); the caller adds them with
+ * mhl_generation_add_directory() and mhl_generation_set_root(). Without them only files
+ * are listed, which the schema allows and the reference's verify accepts (it does not
+ * look for directories). */
 #ifndef SAFECP_MHL_WRITE_H
 #define SAFECP_MHL_WRITE_H
 
