@@ -24,7 +24,10 @@
  * (this part owns no hash function); the caller adds them with
  * mhl_generation_add_directory() and mhl_generation_set_root(). Without them only files
  * are listed, which the schema allows and the reference's verify accepts (it does not
- * look for directories). */
+ * look for directories). But the reference's folder-hash verification (verify -dh)
+ * reads every generation's <roothash> without checking it is there and fails on a
+ * generation without one: where the reference's tools will read the history, set the
+ * root. */
 #ifndef SAFECP_MHL_WRITE_H
 #define SAFECP_MHL_WRITE_H
 
