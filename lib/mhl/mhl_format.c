@@ -1,13 +1,27 @@
 /* mhl_format.c: names, hash strings, paths, dates and file names of ASC MHL v2. */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libxml/chvalid.h>
+#include <libxml/parser.h>
 
 #include "mhl/mhl_format.h"
+
+static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
+
+static void xml_setup(void)
+{
+	xmlInitParser();
+}
+
+void mhl_xml_init(void)
+{
+	pthread_once(&xml_once, xml_setup);
+}
 
 static const char *const format_names[MHL_FORMAT_COUNT] = {
 	[MHL_MD5] = "md5",	 [MHL_SHA1] = "sha1", [MHL_C4] = "c4",

@@ -78,4 +78,10 @@ int mhl_generation_file_name(unsigned sequence, const char *root_name, time_t t,
  * the name does not have the form above's "NNNN_*.mhl" (at least 4 digits). */
 unsigned mhl_generation_number(const char *file_name);
 
+/* libxml2's global setup, once per process (pthread_once): libxml2 2.9 sets itself up
+ * lazily on first use, which races when two destinations' threads start at once. Every
+ * lib/mhl function that calls libxml2 calls this first; calling it from main() before
+ * any thread starts is allowed and costs nothing after the first time. */
+void mhl_xml_init(void);
+
 #endif

@@ -93,6 +93,7 @@ enum mhl_read_kind mhl_parse_open(struct mhl_parse *p, const char *buf, size_t l
 			why->kind = MHL_READ_DOCTYPE;
 		return MHL_READ_DOCTYPE;
 	}
+	mhl_xml_init();
 	p->r = xmlReaderForMemory(buf, (int)len, NULL, NULL, PARSE_OPTIONS);
 	if (!p->r) {
 		if (why)

@@ -425,11 +425,12 @@ static int write_chain(xmlTextWriterPtr w, const struct mhl_chain_link *links, s
 static int render(int (*fn)(xmlTextWriterPtr, const void *), const void *arg, char **ret_xml,
 		  size_t *ret_len)
 {
-	xmlBufferPtr buf = xmlBufferCreate();
+	xmlBufferPtr buf;
 	xmlTextWriterPtr w;
 	int r = -ENOMEM;
 
-	if (!buf)
+	mhl_xml_init();
+	if (!(buf = xmlBufferCreate()))
 		return -ENOMEM;
 	w = xmlNewTextWriterMemory(buf, 0);
 	if (!w)
