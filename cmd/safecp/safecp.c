@@ -25,6 +25,7 @@
 #include "common/exitcodes.h"
 #include "common/quote.h"
 #include "safecp/safecp.h"
+#include "safecp/safecp_check.h"
 #include "util/size.h"
 
 /* --window outside this range is a typo, not a tuning choice */
@@ -40,7 +41,7 @@ enum {
 /* popt's view of the command line, before validation */
 static struct {
 	int recursive, dereference, no_target_dir, dry_run, rename_invalid, verify;
-	char *strategy, *window, *progress, *no_preserve, *checksum, *sums;
+	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
 } raw;
@@ -82,6 +83,9 @@ static struct poptOption options[] = {
 	{ "sums", '\0', POPT_ARG_STRING, &raw.sums, 0,
 	  "write the checksums as PREFIX.ALG lists (xxhsum -c, sha256sum -c; "
 	  "default algorithm xxh128)", "PREFIX" },
+	{ "check", '\0', POPT_ARG_STRING, &raw.check, 0,
+	  "copy nothing: read the copy in DIR back from the device and compare it with "
+	  "DIR/ascmhl's newest manifest, or with the --sums lists (exit 4: one differs)", "DIR" },
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
@@ -164,6 +168,16 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 
 	while (args && args[n])
 		n++;
+	if (raw.check) {
+		if (n)
+			cli_usage_error("--check DIR takes no operand, found %s; try '%s --help'",
+					quote(args[0]), program_name);
+		if (raw.n_target_dirs || raw.verify || raw.checksum || raw.dry_run)
+			cli_usage_error("--check copies nothing: it takes --sums, --progress, -v "
+					"and -q, not -t, --verify, --checksum or --dry-run");
+		o->check_dir = raw.check;
+		return;
+	}
 	if (raw.n_target_dirs && raw.no_target_dir)
 		cli_usage_error("cannot combine --target-directory (-t) and --no-target-directory (-T)");
 	if (n == 0)
@@ -442,6 +456,11 @@ int main(int argc, const char **argv)
 	cli_init("safecp", "Copy files to removable media: bounded dirty memory, progress the "
 		 "device confirms,\nand nothing left to write when it ends.");
 	ctx = parse_options(argc, argv, &o);
+	if (o.check_dir) {
+		status = run_check(&o);
+		poptFreeContext(ctx);
+		return status;
+	}
 	raise_fd_limit();
 	/* every destination is checked before the first byte goes to any */
 	for (; n < o.n_dests && status == 0; n++)

@@ -8,6 +8,7 @@
  *   safecp_names.c   the destination's name rules as sentences
  *   safecp_dryrun.c  --dry-run: the plan and the target, nothing written
  *   safecp_sums.c    --checksum, --sums: the checksum lists
+ *   safecp_check*.c  --check: an existing copy read back (safecp_check.h)
  *
  * Private to cmd/safecp*; lib/ knows nothing of it. */
 #ifndef SAFECP_CMD_SAFECP_H
@@ -48,6 +49,7 @@ struct safecp_options {
 	bool verify;               /* --verify */
 	checksum_set checksums;    /* --checksum (xxh128 for --sums alone), or 0 */
 	const char *sums_prefix;   /* --sums, or NULL */
+	const char *check_dir;     /* --check DIR (safecp_check.c), or NULL */
 };
 
 /* Everything decided before the first byte. */
