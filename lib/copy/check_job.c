@@ -19,6 +19,7 @@
 #include "copy/check.h"
 #include "device/fs_traits.h"
 #include "util/debug.h"
+#include "util/test_hook.h"
 
 /* a rename elsewhere in DIR makes openat2 answer EAGAIN: look again */
 #define OPEN_TRIES 8
@@ -139,10 +140,12 @@ static void check_one(struct check_job *j, const struct check_entry *e, struct c
 		o->result = CHECK_NOT_REGULAR;
 	} else {
 		o->size = (uint64_t)st.st_size;
-		if (e->has_size && o->size != e->size)
+		if (e->has_size && o->size != e->size) {
 			o->result = CHECK_SIZE_DIFFERS;
-		else
+		} else {
+			test_hook("check", e->path);
 			compare(j, e, fd, o);
+		}
 	}
 	close(fd);
 }
