@@ -68,6 +68,7 @@ struct events {
 static const char *phase_item(int phase)
 {
 	switch (phase) {
+	case COPY_PHASE_RECHECK: return "reading back again";
 	case COPY_PHASE_FINAL_SYNC: return "flushing to the device";
 	case COPY_PHASE_WAIT_IDLE: return "waiting for the device";
 	}
@@ -280,6 +281,19 @@ static void on_file_done(void *ctx, const struct plan_entry *e)
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
+static void on_file_withdrawn(void *ctx, const struct plan_entry *e)
+{
+	struct events *ev = ctx;
+
+	pthread_mutex_lock(&ev->sh->lock);
+	ev->published[e - ev->job->plan->entries] = false;
+	if (ev->json_mode) {
+		jsonev_file(&ev->json, e, "withdrawn", "read back different at the end");
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
 bool events_published(struct events *ev, size_t idx)
 {
 	bool done;
@@ -297,6 +311,38 @@ void events_list_written(struct events *ev, const char *path, const char *alg, s
 		say(ev, "%s list %s: %zu files", alg, quote(path), files);
 	if (ev->json_mode) {
 		jsonev_list(&ev->json, path, alg, files);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_manifest_written(struct events *ev, const char *path, unsigned sequence,
+			     size_t files, size_t unlisted)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	if (unlisted)
+		note_line(ev, MSG_WARNING, "%zu %s left out of the ASC MHL manifest %s: ASC MHL "
+			  "holds only UTF-8 names without control characters", unlisted,
+			  unlisted == 1 ? "file is" : "files are", quote(path));
+	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+		say(ev, "ASC MHL generation %u %s: %zu files", sequence, quote(path), files);
+	if (ev->json_mode) {
+		jsonev_manifest(&ev->json, path, sequence, files, unlisted);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_manifest_failed(struct events *ev, const char *path, int err)
+{
+	_cleanup_free_ char *msg = words_format("cannot write the ASC MHL manifest %s: %s; the "
+						"files are copied, make room and copy again for "
+						"the manifest", quote(path), strerror(err));
+
+	pthread_mutex_lock(&ev->sh->lock);
+	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
+	if (ev->json_mode) {
+		jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, err, path, msg, false);
 		stdout_check(ev);
 	}
 	pthread_mutex_unlock(&ev->sh->lock);
@@ -414,6 +460,7 @@ void events_callbacks(struct events *ev, struct copy_callbacks *ret)
 		.ctx = ev,
 		.file_start = on_file_start,
 		.file_done = on_file_done,
+		.file_withdrawn = on_file_withdrawn,
 		.skipped = on_skipped,
 		.error = on_error,
 		.note = on_note,

@@ -149,7 +149,9 @@ void jsonev_progress(struct json *j, const struct snapshot *s)
 	json_kv_u64(j, "bytes_on_device", s->confirmed);
 	json_kv_u64(j, "bytes_written", s->written);
 	json_kv_name(j, "file", s->file);
-	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing" : "copying");
+	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing"
+				   : s->phase == COPY_PHASE_RECHECK ? "rechecking"
+								    : "copying");
 	kv_maybe(j, "rate", s->rate, 1);
 	kv_maybe(j, "eta", s->eta, 1);
 	if (s->verify)
@@ -261,6 +263,17 @@ void jsonev_list(struct json *j, const char *path, const char *alg, size_t files
 	json_kv_name(j, "path", path);
 	json_kv_string(j, "algorithm", alg);
 	json_kv_u64(j, "files", files);
+	event_end(j);
+}
+
+void jsonev_manifest(struct json *j, const char *path, unsigned sequence, size_t files,
+		     size_t unlisted)
+{
+	begin(j, "manifest", clock_realtime());
+	json_kv_name(j, "path", path);
+	json_kv_u64(j, "sequence", sequence);
+	json_kv_u64(j, "files", files);
+	json_kv_u64(j, "unlisted", unlisted);
 	event_end(j);
 }
 
