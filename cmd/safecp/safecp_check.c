@@ -167,6 +167,14 @@ static int wait_for_check(struct checker *c, const sigset_t *set)
 		}
 		checkout_tick(c);
 	}
+	/* a signal that came while the main thread was not waiting (the job may
+	 * end in between): the user asked to stop, so say interrupted */
+	if (signo == 0) {
+		const struct timespec now = { 0, 0 };
+		int sig = sigtimedwait(set, NULL, &now);
+
+		signo = sig > 0 ? sig : 0;
+	}
 	checkout_tick(c);
 	return signo;
 }
@@ -217,6 +225,13 @@ int run_check(const struct safecp_options *o)
 		return status;
 	}
 	check_list_finish(&c.list);
+	if (c.list.n == 0) {
+		/* passing a check that read nothing would let a card be erased */
+		cli_error("the reference for %s lists no file: nothing can be checked against "
+			  "it; give the lists or the manifest of the copy", quote(o->check_dir));
+		checker_free(&c);
+		return EXIT_USAGE;
+	}
 	signals_block(&set);
 	r = checkout_new(&c);
 	if (r == 0)

@@ -133,9 +133,12 @@ static char *reference_words(const struct checker *c)
 {
 	_cleanup_free_ char *s = NULL;
 
-	if (c->manifest)
-		return words_format("the ASC MHL manifest %s/%s (%zu files)", MHL_FOLDER,
-				    quote(c->manifest), c->list.n);
+	if (c->manifest) {
+		_cleanup_free_ char *m = words_format("%s/%s", MHL_FOLDER, c->manifest);
+
+		return m ? words_format("the ASC MHL manifest %s (%zu files)", quote(m), c->list.n)
+			 : NULL;
+	}
 	for (size_t i = 0; i < c->n_lists; i++) {
 		char *n = words_format("%s%s%s (%zu files)", s ? s : "", s ? ", " : "",
 				       quote(c->lists[i]), c->list_files[i]);
@@ -322,7 +325,7 @@ static char *algs_words(const struct checker *c)
 		if (!s)
 			return NULL;
 	}
-	return s ? TAKE_PTR(s) : strdup("their digests");
+	return s ? TAKE_PTR(s) : strdup("digests");
 }
 
 /* How the files were read back, every way seen. */

@@ -58,16 +58,19 @@ marked() {
 }
 
 # change_on_image: one byte of the marker changed on the device, under the page cache
-# (the device node's too: a FUSE daemon reads through it)
+# (the device node's too: a FUSE daemon reads through it); every copy of it, so that
+# the blocks of a replaced copy cannot take the change instead of the live file
 change_on_image() {
-	local off
-	off=$(grep -obUaF "$MARK" "$STICK_IMG" | head -n 1 | cut -d: -f1)
-	[[ -n $off ]]
+	local off offs
+	offs=$(grep -obUaF "$MARK" "$STICK_IMG" | cut -d: -f1)
+	[[ -n $offs ]]
 	dd if="$STICK_DEV" of=/dev/null bs=1M status=none
-	printf 'X' | dd of="$STICK_IMG" bs=1 seek="$off" conv=notrunc status=none
-	# the image changed, the device node's cache still holds the old byte
-	[[ $(dd if="$STICK_IMG" bs=1 skip="$off" count=1 status=none) == X ]]
-	[[ $(dd if="$STICK_DEV" bs=1 skip="$off" count=1 status=none) == S ]]
+	for off in $offs; do
+		printf 'X' | dd of="$STICK_IMG" bs=1 seek="$off" conv=notrunc status=none
+		# the image changed, the device node's cache still holds the old byte
+		[[ $(dd if="$STICK_IMG" bs=1 skip="$off" count=1 status=none) == X ]]
+		[[ $(dd if="$STICK_DEV" bs=1 skip="$off" count=1 status=none) == S ]]
+	done
 }
 
 @test "a clean copy checks against its lists: exit 0, every file by xxh128, from the device" {
@@ -202,6 +205,11 @@ cached_then_changed() {
 	run -2 --separate-stderr safecp --check "$STICK_MNT" "$SRC"
 	[[ $stderr == *"--check DIR takes no operand"* ]]
 	run -2 --separate-stderr safecp --check "$BATS_TEST_TMPDIR/nowhere" --sums="$SUMS"
+	# a reference that lists nothing proves nothing
+	rm "$SUMS.xxh128"
+	: >"$SUMS.sha256"
+	run -2 --separate-stderr safecp --check "$STICK_MNT" --sums="$SUMS"
+	[[ $stderr == *"the reference for '$STICK_MNT' lists no file: nothing can be checked against it"* ]]
 }
 
 # write_mhl DIR [FAILED_PATH]: a one-generation ASC MHL history of every file in DIR,
@@ -250,7 +258,7 @@ EOF
 	write_mhl "$dest"
 	run -0 --separate-stderr safecp --check "$dest" --progress=json
 	echo "$stderr"
-	[[ $stderr == *"against the ASC MHL manifest ascmhl/'0001_card_"*".mhl' (4 files)"* ]]
+	[[ $stderr == *"against the ASC MHL manifest 'ascmhl/0001_card_"*".mhl' (4 files)"* ]]
 	[[ $stderr == *"4 of 4 files match their xxh128"* ]]
 	jq -s -e '.[0].reference == "mhl" and (.[0].manifest | startswith("0001_card_")) and
 		.[-1].matched == 4' <<<"$output"
@@ -269,6 +277,28 @@ EOF
 	sed -i 's/<tool /<tool  /' "$dest"/ascmhl/0001_*.mhl
 	run -2 --separate-stderr safecp --check "$dest"
 	[[ $stderr == *"is not the one ascmhl_chain.xml records (its C4 ID differs)"* ]]
+}
+
+@test "safecp --mhl, then --check DIR: the newest generation; a byte changed under the cache, exit 4" {
+	require_cmd xxhsum
+	stick_up --size 64 --rate 0
+	marked "$SRC/card/m"
+	run -0 safecp -r --mhl --checksum=xxh128,md5 "$SRC/card" "$STICK_MNT"
+	# a rerun (every file copied again) appends the generation --check takes
+	run -0 safecp -r --mhl "$SRC/card" "$STICK_MNT"
+	[[ -e $STICK_MNT/ascmhl/ascmhl_chain.xml ]]
+	run -0 --separate-stderr safecp --check "$STICK_MNT" --progress=json
+	echo "$stderr"
+	[[ $stderr == *"against the ASC MHL manifest 'ascmhl/0002_"*"' (5 files)"* ]]
+	[[ $stderr == *"5 of 5 files match their xxh128"* ]]
+	jq -s -e '.[0].reference == "mhl" and (.[0].manifest | startswith("0002_")) and
+		.[-1].matched == 5' <<<"$output"
+	cat "$STICK_MNT/card/m" >/dev/null
+	change_on_image
+	cmp "$SRC/card/m" "$STICK_MNT/card/m"
+	run -4 --separate-stderr safecp --check "$STICK_MNT"
+	echo "$stderr"
+	[[ $stderr == *"'$STICK_MNT/card/m' read back from the device"*"differs from its xxh128"* ]]
 }
 
 @test "SIGINT during a check: exit 130, the done event says interrupted" {
