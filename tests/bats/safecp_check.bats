@@ -140,6 +140,25 @@ cached_then_changed() {
 		<<<"$output"
 }
 
+@test "exfat (FUSE) without root: matches, but says the device cache was not bypassed" {
+	require_cmd setpriv
+	NFILES=3
+	rm "$SRC/card/DCIM/it's a \"quote\".jpg"
+	mv "$SRC/card/PRIVATE/ two  spaces " "$SRC/card/PRIVATE/ two  spaces"
+	stick_up --fs exfat --size 64 --rate 0
+	run -0 safecp -r --sums="$STICK_MNT/offload" "$SRC/card" "$STICK_MNT"
+	chmod 755 "$BATS_TEST_TMPDIR"
+	cp "$SAFECP_BUILD/cmd/safecp" "$BATS_TEST_TMPDIR/safecp"
+	# nobody cannot open the device node, so its page cache cannot be dropped
+	run -0 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$BATS_TEST_TMPDIR/safecp" --check "$STICK_MNT" --sums="$STICK_MNT/offload" \
+		--progress=json
+	echo "$stderr"
+	[[ $stderr == *"3 of 3 files match their xxh128"*"; device cache not bypassed (run as root to bypass it)"* ]]
+	jq -s -e '.[-1] | .matched == 3 and .cache_bypassed == false and
+		(.read_back | index("cached") != null)' <<<"$output"
+}
+
 @test "a deleted file is missing, exit 4; the others still match" {
 	copied ext4
 	rm "$STICK_MNT/card/DCIM/C0001.MP4"
