@@ -35,11 +35,12 @@ enum {
 	OPT_NO_CLOBBER = 1,
 	OPT_FORCE,
 	OPT_TARGET,
+	OPT_VERIFY,
 };
 
 /* popt's view of the command line, before validation */
 static struct {
-	int recursive, dereference, no_target_dir, dry_run, rename_invalid, verify, mhl;
+	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl;
 	char *strategy, *window, *progress, *no_preserve, *checksum, *sums;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
@@ -73,9 +74,10 @@ static struct poptOption options[] = {
 	  "bar, plain, json or none (default: bar on a terminal)", "MODE" },
 	{ "no-preserve", '\0', POPT_ARG_STRING, &raw.no_preserve, 0,
 	  "do not keep these attributes: timestamps, mode, all", "LIST" },
-	{ "verify", '\0', POPT_ARG_NONE, &raw.verify, 0,
+	{ "verify", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_VERIFY,
 	  "read every file back from the device before it gets its name; one that "
-	  "differs is not named (exit 4)", NULL },
+	  "differs is not named (exit 4); =source: read every source file twice too",
+	  "source" },
 	{ "mhl", '\0', POPT_ARG_NONE, &raw.mhl, 0,
 	  "write an ASC MHL generation into each destination's ascmhl folder", NULL },
 	{ "checksum", '\0', POPT_ARG_STRING, &raw.checksum, 0,
@@ -131,6 +133,22 @@ static void parse_checksum(const char *list, struct safecp_options *o)
 			"or sha256", quote(strndup(list + e.pos, e.len)));
 }
 
+/* --verify, or --verify=source; a separate word after a bare --verify
+ * is an operand. */
+static void parse_verify(poptContext ctx, int argc, const char **argv, struct safecp_options *o)
+{
+	_cleanup_free_ char *a = poptGetOptArg(ctx);
+
+	o->verify = true;
+	if (!a || strcmp(a, "source") == 0) {
+		o->verify_source = a != NULL;
+		return;
+	}
+	if (cli_give_back_operand(ctx, argc, argv, a))
+		return;
+	cli_usage_error("unknown value %s for --verify: use --verify or --verify=source", quote(a));
+}
+
 /* The values of the string options, checked. */
 static void validate_values(struct safecp_options *o, bool progress_given)
 {
@@ -152,7 +170,6 @@ static void validate_values(struct safecp_options *o, bool progress_given)
 	if (raw.sums && !raw.sums[0])
 		cli_usage_error("--sums needs a prefix, such as /media/usb/offload");
 	o->sums_prefix = raw.sums;
-	o->verify = raw.verify;
 	o->mhl = raw.mhl;
 	if (raw.sums && !o->checksums)
 		o->checksums = CHECKSUM_BIT(CHECKSUM_XXH128);
@@ -223,6 +240,7 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 		case OPT_NO_CLOBBER: o->plan.no_clobber = true; o->force = false; break;
 		case OPT_FORCE: o->force = true; o->plan.no_clobber = false; break;
 		case OPT_TARGET: add_target_dir(ctx); break;
+		case OPT_VERIFY: parse_verify(ctx, argc, argv, o); break;
 		}
 	}
 	if (rc != -1)

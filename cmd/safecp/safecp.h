@@ -46,6 +46,7 @@ struct safecp_options {
 	bool force;
 	bool rename_invalid;       /* --rename-invalid */
 	bool verify;               /* --verify */
+	bool verify_source;        /* --verify=source */
 	bool mhl;                  /* --mhl */
 	checksum_set checksums;    /* --checksum (xxh128 for --sums alone), or 0 */
 	const char *sums_prefix;   /* --sums, or NULL */

@@ -173,7 +173,8 @@ static int drain_file(struct engine *g, size_t idx)
 }
 
 /* 0 when the whole file is written, 1 with *src_err when reading the
- * source failed, 2 when it changed, -errno when the destination failed. */
+ * source failed, 2 when it changed, 3 when a second read of it gave other
+ * bytes (verify_source), -errno when the destination failed. */
 static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 {
 	struct reader_chunk c;
@@ -206,6 +207,8 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		}
 		if (c.changed)
 			return 2;
+		if (c.reread_differs)
+			return 3;
 		if (r < 0)
 			return r;
 		/* the bytes we wrote, not mapped ones (the reader reads for --verify) */
@@ -267,6 +270,11 @@ static int copy_file(struct engine *g, size_t idx)
 	if (r == 1 || r == 2) {
 		fail_item(g, &it, r == 1 ? COPY_STEP_READ : COPY_STEP_CHANGED,
 			  r == 1 ? src_err : 0, e->source->src);
+		return 0;
+	}
+	if (r == 3) {
+		atomic_fetch_add(&g->stats->files_mismatched, 1);
+		fail_item(g, &it, COPY_STEP_SOURCE_VERIFY, -EBADMSG, e->source->src);
 		return 0;
 	}
 	if (r == 0)

@@ -63,6 +63,8 @@ enum copy_step {
 			     * while it was read: not published, the copy goes on */
 	COPY_STEP_VERIFY,   /* --verify: read back different (err EBADMSG) or
 			     * unreadable: not published, the copy goes on */
+	COPY_STEP_SOURCE_VERIFY, /* verify_source: the source read again gave
+				  * other bytes: not published, the copy goes on */
 };
 
 /* Why an entry is not copied (cmd/ words it). */
@@ -116,6 +118,10 @@ struct copy_options {
 	/* read every file back from the device before it gets its name
 	 * (read_back.h): one that differs is not published */
 	bool verify;
+	/* also read every source file again past the page cache and compare
+	 * (a card that returned wrong bytes once): the reader does it, once
+	 * for all destinations; any destination asking is enough */
+	bool verify_source;
 	/* Called once every file is written, before the directories get
 	 * their times and before the final sync and idle wait, so that
 	 * "done" covers what it writes: the caller's own files (checksum
