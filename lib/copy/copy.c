@@ -395,6 +395,8 @@ static int copy_dir(struct engine *g, size_t idx)
 
 static enum copy_skip_reason skip_reason(const struct plan_entry *e)
 {
+	if (e->identical)
+		return COPY_SKIP_IDENTICAL;
 	if (e->skip_existing)
 		return COPY_SKIP_KEPT;
 	if (S_ISFIFO(e->source->st.st_mode))
