@@ -84,7 +84,7 @@ static struct poptOption options[] = {
 	  OPT_SKIP_IDENTICAL,
 	  "leave alone files the destination holds already: quick (the default: same "
 	  "size and modification time) or hash (the same checksum: ascmhl, the --sums "
-	  "lists, or both copies read); give the mode with '='", "=MODE" },
+	  "lists, or both copies read); give the mode with '='", "MODE" },
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
