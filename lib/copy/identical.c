@@ -165,11 +165,12 @@ static int judge_by_content(const struct plan *p, size_t idx, const struct recor
 							   : PLAN_IDENTICAL_NO;
 }
 
-/* A file that would replace an existing regular file of its size. */
+/* A file whose destination is a regular file of its size: replaced, or
+ * kept by -n (an identical one is then counted as identical, not kept). */
 static bool candidate(const struct plan_entry *e)
 {
-	return e->source->type == PLAN_FILE && e->dst_exists && !e->skip_existing &&
-	       e->dst_regular && e->dst_old_size == (uint64_t)e->source->st.st_size;
+	return e->source->type == PLAN_FILE && e->dst_exists && e->dst_regular &&
+	       e->dst_old_size == (uint64_t)e->source->st.st_size;
 }
 
 int plan_skip_identical(struct plan *p, const struct identical_options *o)
@@ -193,9 +194,10 @@ int plan_skip_identical(struct plan *p, const struct identical_options *o)
 				return r;
 		}
 		e->identical = (enum plan_identical)r;
-		e->skip_existing = r != PLAN_IDENTICAL_NO;
-		if (e->skip_existing)
-			e->dst_freed = 0; /* nothing replaced, nothing freed */
+		if (r == PLAN_IDENTICAL_NO)
+			continue;
+		e->skip_existing = true;
+		e->dst_freed = 0; /* nothing replaced, nothing freed */
 	}
 	plan_count(p);
 	return 0;

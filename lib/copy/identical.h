@@ -3,9 +3,9 @@
  * different.
  *
  * plan_skip_identical() looks at every regular file of a plan whose
- * destination exists as a regular file of the same size and would be
- * replaced (-n kept files stay kept), and leaves it alone (skip_existing,
- * with plan_entry.identical saying why) when:
+ * destination exists as a regular file of the same size, to be replaced
+ * or (-n) kept, and leaves it alone (skip_existing, with
+ * plan_entry.identical saying why: it counts as identical, not kept) when:
  *   quick  its mtime is the source's as the destination filesystem stores
  *          it (identical_mtime(): within one step of fs_traits'
  *          mtime_step_ns);

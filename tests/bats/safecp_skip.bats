@@ -86,6 +86,10 @@ started_files() {
 	run -0 safecp -r --dry-run --skip-identical "$SRC/card" "$STICK_MNT"
 	grep -q "^plan: 0 files, " <<<"$output"
 	grep -q "^identical: $NFILES files, .* already there: not copied (--skip-identical=quick)$" <<<"$output"
+	# it overrides -n: identical, not kept
+	run -0 --separate-stderr safecp -r -n --skip-identical --progress=json "$SRC/card" "$STICK_MNT"
+	jq -s -e --argjson n "$NFILES" 'map(select(.event == "start"))[0]
+		| .kept == 0 and .skipped_identical == $n' <<<"$output"
 	# without it, everything is written again
 	run -0 safecp -r --progress=json "$SRC/card" "$STICK_MNT"
 	jq -s -e 'last | .event == "done" and .files == 5 and .skipped_identical == 0' <<<"$output"

@@ -224,7 +224,7 @@ TEST(plan_quick)
 	tree_done();
 }
 
-TEST(plan_quick_leaves_no_clobber_kept)
+TEST(plan_quick_overrides_no_clobber)
 {
 	struct plan_options n = { .recursive = true, .no_clobber = true };
 	struct identical_options o = { .mode = IDENTICAL_QUICK, .mtime_step_ns = 1 };
@@ -235,9 +235,13 @@ TEST(plan_quick_leaves_no_clobber_kept)
 	x = BUILD(&n, "d", "src");
 	CHECK_INT(x.r, 0);
 	CHECK_INT(plan_skip_identical(x.p, &o), 0);
-	CHECK_INT(judged(x.p, "src/same") == PLAN_IDENTICAL_NO, 1);
+	/* identical overrides -n: counted as identical; the others stay kept */
+	CHECK_INT(judged(x.p, "src/same"), PLAN_IDENTICAL_QUICK);
 	CHECK(find(x.p, "src/same")->skip_existing);
-	CHECK_INT(x.p->n_identical, 0);
+	CHECK_INT(judged(x.p, "src/touched"), PLAN_IDENTICAL_NO);
+	CHECK(find(x.p, "src/touched")->skip_existing);
+	CHECK_INT(x.p->n_identical, 2);
+	CHECK_INT(x.p->n_existing_kept, 4); /* touched, other size, not regular, a link */
 	CHECK_INT(x.p->n_files, 1); /* new */
 	run_done(&x);
 	tree_done();
@@ -356,7 +360,7 @@ int main(void)
 	RUN(mtime_steps_of_the_table);
 	RUN(sums_index_reads_lists);
 	RUN(plan_quick);
-	RUN(plan_quick_leaves_no_clobber_kept);
+	RUN(plan_quick_overrides_no_clobber);
 	RUN(plan_hash_reads_both_copies);
 	RUN(plan_hash_by_record);
 	RUN(plan_hash_by_list);
