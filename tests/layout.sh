@@ -37,7 +37,8 @@ declare -A MAY=(
 	[device]="util"
 	[dirty]="device util"
 	[io]="hash dirty device util"
-	[copy]="io hash dirty device util"
+	[mhl]="util"
+	[copy]="io hash dirty device util mhl"
 	[unmount]="io hash dirty device util"
 )
 # External libraries: header pattern (an extended regex on the name between < >) and the
@@ -54,7 +55,7 @@ declare -A EXT_RE=(
 	[systemd]='^systemd/'
 	[libxml]='^libxml/'
 )
-declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash)
+declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash [libxml]=mhl)
 
 LIB_PARTS=$(printf '%s\n' "${!MAY[@]}" | sort | tr '\n' ' ')
 CMD_PARTS=$(for d in cmd/*/; do d=${d%/}; printf '%s ' "${d#cmd/}"; done)

@@ -9,6 +9,8 @@ enum {
 	EXIT_PARTIAL = 1,     /* some files or steps failed; the rest done */
 	EXIT_USAGE = 2,       /* bad usage, bad input, refused plan, not found */
 	EXIT_BUSY = 3,        /* safeunmount: the filesystem is in use */
+	EXIT_MISMATCH = 4,    /* safecp --verify: a file read back different (it
+			       * is not under its name); 130 > 2 > 4 > 1 > 0 */
 	EXIT_INTERRUPTED = 130, /* SIGINT (128 + 2), as shells report it */
 };
 

@@ -40,7 +40,7 @@ enum {
 
 /* popt's view of the command line, before validation */
 static struct {
-	int recursive, dereference, no_target_dir, dry_run, rename_invalid;
+	int recursive, dereference, no_target_dir, dry_run, rename_invalid, verify;
 	char *strategy, *window, *progress, *no_preserve, *checksum, *sums;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
@@ -74,6 +74,9 @@ static struct poptOption options[] = {
 	  "bar, plain, json or none (default: bar on a terminal)", "MODE" },
 	{ "no-preserve", '\0', POPT_ARG_STRING, &raw.no_preserve, 0,
 	  "do not keep these attributes: timestamps, mode, all", "LIST" },
+	{ "verify", '\0', POPT_ARG_NONE, &raw.verify, 0,
+	  "read every file back from the device before it gets its name; one that "
+	  "differs is not named (exit 4)", NULL },
 	{ "checksum", '\0', POPT_ARG_STRING, &raw.checksum, 0,
 	  "checksum every file as it is read: xxh128, xxh3, xxh64, md5, sha1, sha256 "
 	  "(a comma list)", "ALG" },
@@ -153,6 +156,7 @@ static void validate_values(struct safecp_options *o, bool progress_given)
 	if (raw.sums && !raw.sums[0])
 		cli_usage_error("--sums needs a prefix, such as /media/usb/offload");
 	o->sums_prefix = raw.sums;
+	o->verify = raw.verify;
 	if (raw.sums && !o->checksums)
 		o->checksums = CHECKSUM_BIT(CHECKSUM_XXH128);
 }

@@ -48,6 +48,7 @@ struct safecp_options {
 	bool keep_mode;
 	bool force;
 	bool rename_invalid;       /* --rename-invalid */
+	bool verify;               /* --verify */
 	checksum_set checksums;    /* --checksum (xxh128 for --sums alone), or 0 */
 	const char *sums_prefix;   /* --sums, or NULL */
 	enum identical_mode skip_identical; /* --skip-identical, or 0 */
@@ -143,6 +144,10 @@ struct snapshot {
 	const char *file;    /* the plan entry's rel, or NULL */
 	int phase;           /* enum copy_phase */
 	double rate, eta;    /* negative: unknown */
+	bool verify;         /* --verify: the figures below count */
+	uint64_t verified, files_verified, files_mismatched;
+	bool verify_cached;  /* some read-back could not bypass the cache */
+	char label[64];      /* the bar's words after the sizes */
 };
 
 /* safecp_json.c: one event per call, a whole line, flushed. */
@@ -154,6 +159,7 @@ struct dest_outcome {
 	const char *outcome;  /* "ok", "failed", "interrupted" */
 	const char *error;    /* what stopped it, or NULL */
 	uint64_t files, errors, bytes_on_device, identical;
+	const struct snapshot *snap; /* its verify figures */
 };
 /* d: NULL with one destination (today's fields), else n outcomes */
 void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_outcome *d,

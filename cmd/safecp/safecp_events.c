@@ -99,14 +99,26 @@ static void snapshot_take(struct events *ev, struct snapshot *s)
 	cur = atomic_load(&st->current);
 	s->file = s->phase == COPY_PHASE_COPYING && cur < p->n_entries ?
 		  p->entries[cur].source->rel : NULL;
+	s->verify = ev->o->verify;
+	s->verified = atomic_load(&st->bytes_verified);
+	s->files_verified = atomic_load(&st->files_verified);
+	s->files_mismatched = atomic_load(&st->files_mismatched);
+	s->verify_cached = atomic_load(&st->verify_cached);
 	s->t_real = clock_realtime();
 	s->rate = progress_rate_sample(&ev->rate, clock_monotonic(), s->confirmed);
 	s->eta = progress_eta(s->total > s->confirmed ? s->total - s->confirmed : 0, s->rate);
 }
 
-static void state_from(const struct snapshot *s, struct progress_state *ret)
+static void state_from(struct snapshot *s, struct progress_state *ret)
 {
 	const char *item = phase_item(s->phase);
+	char verified[SIZE_FORMAT_MAX];
+
+	snprintf(s->label, sizeof(s->label), "on device");
+	if (s->verify) {
+		size_format(verified, sizeof(verified), s->verified);
+		snprintf(s->label, sizeof(s->label), "on device, %s verified", verified);
+	}
 
 	*ret = (struct progress_state){
 		.total = s->total,
@@ -115,7 +127,7 @@ static void state_from(const struct snapshot *s, struct progress_state *ret)
 		.rate = s->rate,
 		.eta = s->eta,
 		.item = item ? item : s->file,
-		.label = "on device",
+		.label = s->label,
 	};
 }
 
@@ -147,6 +159,7 @@ static struct dest_outcome outcome_of(const struct events *e)
 		.errors = e->snap.files_failed,
 		.bytes_on_device = e->snap.confirmed,
 		.identical = e->job->plan->n_identical,
+		.snap = &e->snap,
 	};
 }
 
@@ -557,30 +570,35 @@ static char *final_line(const struct events *ev, int failed)
 	bool idle = ev->stats && atomic_load(&ev->stats->device_idle);
 	const char *after = failed ? "; some files failed (see above)"
 			    : idle && disk_removable(t) ? "; it can be removed" : "";
-	char *line = NULL, *same = NULL;
+	_cleanup_free_ char *checked = NULL, *same = NULL;
+	char *line = NULL;
 	int r;
 
+	if (s->verify)
+		checked = words_format(" (%ju read back from the device and matched%s)",
+				       (uintmax_t)s->files_verified,
+				       s->verify_cached ? "; device cache not bypassed" : "");
 	/* --skip-identical: what was already there, first */
-	if (s->identical && asprintf(&same, "%ju identical %s already there, not copied; ",
-				     (uintmax_t)s->identical,
-				     s->identical == 1 ? "file was" : "files were") < 0)
-		return NULL;
+	if (s->identical)
+		same = words_format("%ju identical %s already there, not copied; ",
+				    (uintmax_t)s->identical,
+				    s->identical == 1 ? "file was" : "files were");
 
 	size_format(size, sizeof(size), s->confirmed);
 	/* idle means seen idle: without debugfs, or with someone else's
 	 * writes going on, only syncfs returning is known */
 	if (t->has_block)
-		r = asprintf(&line, "%s%s in %ju %s is on %s and %s%s", same ? same : "", size,
-			     (uintmax_t)s->files_done, files, quote_bare(t->devnode),
+		r = asprintf(&line, "%s%s in %ju %s%s is on %s and %s%s", same ? same : "", size,
+			     (uintmax_t)s->files_done, files, checked ? checked : "",
+			     quote_bare(t->devnode),
 			     idle ? "the device is idle"
 				  : "flushed (the device's idle state could not be confirmed; "
 				    "wait for its light before removing it)",
 			     after);
 	else
-		r = asprintf(&line, "%s%s in %ju %s is on %s%s", same ? same : "", size,
-			     (uintmax_t)s->files_done,
-			     files, quote(t->mountpoint ? t->mountpoint : t->path), after);
-	free(same);
+		r = asprintf(&line, "%s%s in %ju %s%s is on %s%s", same ? same : "", size,
+			     (uintmax_t)s->files_done, files, checked ? checked : "",
+			     quote(t->mountpoint ? t->mountpoint : t->path), after);
 	return r < 0 ? NULL : line;
 }
 

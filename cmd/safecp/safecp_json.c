@@ -154,7 +154,20 @@ void jsonev_progress(struct json *j, const struct snapshot *s)
 	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing" : "copying");
 	kv_maybe(j, "rate", s->rate, 1);
 	kv_maybe(j, "eta", s->eta, 1);
+	if (s->verify)
+		json_kv_u64(j, "bytes_verified", s->verified);
 	event_end(j);
+}
+
+/* --verify's figures, in done and each destination's outcome */
+static void kv_verify(struct json *j, const struct snapshot *s)
+{
+	if (!s || !s->verify)
+		return;
+	json_kv_u64(j, "bytes_verified", s->verified);
+	json_kv_u64(j, "files_verified", s->files_verified);
+	json_kv_u64(j, "files_mismatched", s->files_mismatched);
+	json_kv_bool(j, "verify_cache_bypassed", !s->verify_cached);
 }
 
 static void kv_outcome(struct json *j, const struct dest_outcome *d)
@@ -166,6 +179,7 @@ static void kv_outcome(struct json *j, const struct dest_outcome *d)
 	json_kv_u64(j, "errors", d->errors);
 	json_kv_u64(j, "bytes_on_device", d->bytes_on_device);
 	json_kv_u64(j, "skipped_identical", d->identical);
+	kv_verify(j, d->snap);
 }
 
 void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_outcome *d,
@@ -178,6 +192,7 @@ void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_out
 		json_kv_u64(j, "files", s->files_done);
 		json_kv_u64(j, "errors", s->files_failed);
 		json_kv_u64(j, "skipped_identical", s->identical);
+		kv_verify(j, s);
 	} else {
 		/* the job's end, not one destination's: no "dest" */
 		event_begin(j, "done", clock_realtime());

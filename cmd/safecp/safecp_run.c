@@ -163,6 +163,7 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
 				.keep_times = o->keep_times,
 				.keep_mode = o->keep_mode,
 				.force = o->force,
+				.verify = o->verify,
 			},
 			.cb = &r.cb[i],
 		};
@@ -202,6 +203,12 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
 	} else {
 		status = finish_all(&r, signo);
 	}
+	if (status == EXIT_OK && lists_failed)
+		status = EXIT_PARTIAL;
+	/* a file that read back different outranks other failures */
+	for (size_t i = 0; (status == EXIT_OK || status == EXIT_PARTIAL) && i < n; i++)
+		if (atomic_load(&copy_job_stats(r.job, i)->files_mismatched) > 0)
+			status = EXIT_MISMATCH;
 	runner_free(&r);
-	return status == EXIT_OK && lists_failed ? EXIT_PARTIAL : status;
+	return status;
 }

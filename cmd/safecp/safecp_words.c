@@ -64,6 +64,7 @@ const char *words_step_name(enum copy_step step)
 	case COPY_STEP_ATTRS: return "attrs";
 	case COPY_STEP_FINAL_SYNC: return "final-sync";
 	case COPY_STEP_CHANGED: return "changed";
+	case COPY_STEP_VERIFY: return "verify";
 	}
 	return "unknown";
 }
@@ -245,6 +246,8 @@ static char *failed_action(const struct plan_entry *e, enum copy_step step, cons
 	case COPY_STEP_CHANGED:
 		return words_format("%s changed while it was copied, or was replaced since the copy "
 			      "was planned", quote(src ? src : "?"));
+	case COPY_STEP_VERIFY:
+		return words_format("the copy of %s", quote(dst ? dst : "?"));
 	}
 	return words_format("cannot copy %s", quote(src ? src : "?"));
 }
@@ -268,6 +271,18 @@ char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 	if (step == COPY_STEP_CHANGED)
 		return words_format("%s; not copied (nothing partial is left under its name): "
 			      "copy it again", action);
+	if (step == COPY_STEP_VERIFY) {
+		dev = t ? words_device(t) : NULL;
+		if (err != EBADMSG)
+			return words_format("cannot read back %s from the device%s%s%s: %s; it is "
+					    "not under its name: copy it again",
+					    quote(e ? e->dst : path ? path : "?"),
+					    dev ? " (" : "", dev ? dev : "", dev ? ")" : "", why(err));
+		return words_format("%s read back from the device%s%s%s different from what was "
+				    "written; it is not under its name: the stick may be failing "
+				    "or fake, copy it again to another one", action,
+				    dev ? " (" : "", dev ? dev : "", dev ? ")" : "");
+	}
 	/* destination errors name the device: which stick, which filesystem */
 	if (t && step != COPY_STEP_READ && step != COPY_STEP_ATTRS)
 		dev = words_device(t);
@@ -364,6 +379,10 @@ char *words_note(enum copy_note_kind kind, int err, uint64_t bytes)
 	case COPY_NOTE_NO_MODES:
 		return words_format("this filesystem does not store file modes; files get its "
 				    "default");
+	case COPY_NOTE_VERIFY_CACHED:
+		return words_format("verified, device cache not bypassed: the read-back may come "
+				    "from memory, not from the stick (run safecp as root to drop "
+				    "the device's cache)");
 	}
 	return words_format("note");
 }

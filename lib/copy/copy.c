@@ -208,6 +208,9 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			return 2;
 		if (r < 0)
 			return r;
+		/* the bytes we wrote, not mapped ones (the reader reads for --verify) */
+		if (it->hash)
+			checksum_update(it->hash, c.buf, c.len);
 		atomic_fetch_add(&g->stats->bytes_written, (uint64_t)c.len);
 		if (c.last)
 			return 0;
@@ -245,6 +248,8 @@ static int copy_file(struct engine *g, size_t idx)
 	if ((uint64_t)e->source->st.st_size > g->o->wplan->window && (r = batch_commit(g)) < 0)
 		return r;
 	r = start_item(g, idx, &it);
+	if (r == 0 && g->o->verify && !(it.hash = checksum_new(CHECKSUM_BIT(CHECKSUM_XXH128))))
+		r = -ENOMEM;
 	if (r == 0)
 		r = open_writer(g, &it, &hooks);
 	if (r < 0) {
@@ -511,7 +516,9 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	atomic_store(&stats->phase, COPY_PHASE_COPYING);
 	fd_budget(g);
 	g->made = calloc(p->n_entries ? p->n_entries : 1, sizeof(*g->made));
-	return g->made ? 0 : -ENOMEM;
+	if (!g->made)
+		return -ENOMEM;
+	return o->verify ? read_back_init(&g->rb, MAX(o->wplan->chunk, (uint64_t)(1 << 20))) : 0;
 }
 
 /* A new fd of dest_dir, or -errno. */
@@ -614,6 +621,7 @@ static void engine_done(struct engine *g)
 	free(g->batch.items);
 	free(g->done_dirs);
 	free(g->made);
+	read_back_done(&g->rb);
 }
 
 int copy_engine_run(const struct plan *p, const struct copy_options *o,

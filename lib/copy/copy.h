@@ -44,6 +44,10 @@ struct copy_stats {
 	_Atomic bool device_idle;          /* the end: the device was seen idle (not
 					    * just given up on: someone else's writes,
 					    * or no debugfs to look at) */
+	_Atomic uint64_t bytes_verified;   /* --verify: read back and compared */
+	_Atomic uint64_t files_verified;   /*   files that read back the same */
+	_Atomic uint64_t files_mismatched; /*   files that read back different */
+	_Atomic bool verify_cached;        /*   some read-back came from the cache */
 };
 
 enum copy_step {
@@ -56,6 +60,8 @@ enum copy_step {
 	COPY_STEP_FINAL_SYNC,
 	COPY_STEP_CHANGED,  /* the source is not what the plan saw, or changed
 			     * while it was read: not published, the copy goes on */
+	COPY_STEP_VERIFY,   /* --verify: read back different (err EBADMSG) or
+			     * unreadable: not published, the copy goes on */
 };
 
 /* Why an entry is not copied (cmd/ words it). */
@@ -74,6 +80,8 @@ enum copy_note_kind {
 	COPY_NOTE_STALE_REMOVED, /* path: a dead copy's temporary, bytes freed */
 	COPY_NOTE_STALE_KEPT,    /* path: could not be removed (err), bytes it holds */
 	COPY_NOTE_NO_MODES,      /* path: the filesystem stores no file modes */
+	COPY_NOTE_VERIFY_CACHED, /* path (dest root): a read-back could not bypass
+				  * the page cache (once per destination) */
 };
 
 /* Called from the engine thread; the caller serialises its own output. */
@@ -102,6 +110,9 @@ struct copy_options {
 	/* -f: with replace-by-rename a read-only destination is replaced
 	 * anyway, so nothing in the engine depends on it */
 	bool force;
+	/* read every file back from the device before it gets its name
+	 * (read_back.h): one that differs is not published */
+	bool verify;
 	/* Called once every file is written, before the directories get
 	 * their times and before the final sync and idle wait, so that
 	 * "done" covers what it writes: the caller's own files (checksum

@@ -51,6 +51,8 @@ void batch_item_done(struct batch_item *it)
 	it->w = NULL;
 	free(it->name);
 	it->name = NULL;
+	checksum_free(it->hash);
+	it->hash = NULL;
 }
 
 void batch_close_dirs(struct batch *b)
@@ -208,6 +210,40 @@ static void set_attrs(struct engine *g, struct batch_item *it)
 	}
 }
 
+/* --verify: the durable file read back from the device must be what
+ * was written, or it is not named (read_back.h). */
+static void verify_item(struct engine *g, struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+	char want[CHECKSUM_TEXT_MAX], got[CHECKSUM_TEXT_MAX];
+	struct checksum_result res;
+	enum readback_how how;
+	int r;
+
+	checksum_final(it->hash, &res);
+	memcpy(want, checksum_result_text(&res, CHECKSUM_XXH128), sizeof(want));
+	test_hook("verify", e->dst);
+	r = read_back_file(&g->rb, writer_fd(it->w), writer_written(it->w), g->fuse, g->bdev_fd,
+			   got, &how, &g->stats->bytes_verified);
+	if (r == 0 && how == READBACK_CACHED && !g->verify_noted) {
+		g->verify_noted = true;
+		atomic_store(&g->stats->verify_cached, true);
+		if (g->cb && g->cb->note)
+			g->cb->note(g->cb->ctx, COPY_NOTE_VERIFY_CACHED, g->plan->dest_root, 0, 0);
+	}
+	if (r == 0 && strcmp(want, got) == 0) {
+		atomic_fetch_add(&g->stats->files_verified, 1);
+		return;
+	}
+	copy_report(g, it->entry, COPY_STEP_VERIFY, r < 0 ? r : -EBADMSG, e->dst, false);
+	if (r == 0)
+		atomic_fetch_add(&g->stats->files_mismatched, 1);
+	it->rejected = it->settled = true;
+	copy_remove_temp(it);
+	copy_forget_bytes(g, it);
+	copy_count_failed(g);
+}
+
 static int durable_files(struct engine *g)
 {
 	struct batch *b = &g->batch;
@@ -219,23 +255,38 @@ static int durable_files(struct engine *g)
 	for (size_t i = 0; i < b->n; i++) {
 		struct batch_item *it = &b->items[i];
 		bool sync = g->fuse && it->w && (!last || it == last);
-		int r = 0;
 
 		if (!last)
 			set_attrs(g, it);
-		if (sync && fsync(writer_fd(it->w)) < 0)
-			r = -errno;
-		/* an unnamed file needs its fd until it is linked */
-		if (r == 0 && it->w && !it->unnamed)
-			r = writer_close(it->w);
-		if (r < 0) {
-			copy_report(g, it->entry, COPY_STEP_SYNC, r, g->plan->entries[it->entry].dst, true);
-			return r;
+		if (sync && fsync(writer_fd(it->w)) < 0) {
+			copy_report(g, it->entry, COPY_STEP_SYNC, -errno,
+				    g->plan->entries[it->entry].dst, true);
+			return -errno;
 		}
 	}
 	if (!g->fuse && !g->journaled && syncfs(g->dest_fd) < 0) {
 		copy_report(g, b->items[0].entry, COPY_STEP_SYNC, -errno, g->plan->dest_root, true);
 		return -errno;
+	}
+	/* durable now; read back before any of them is named */
+	for (size_t i = 0; g->o->verify && i < b->n; i++) {
+		/* stopped: what is not verified must not be named */
+		if (g->cancel && atomic_load(g->cancel))
+			return -ECANCELED;
+		if (b->items[i].w && b->items[i].hash)
+			verify_item(g, &b->items[i]);
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		struct batch_item *it = &b->items[i];
+		int r = 0;
+
+		/* an unnamed file needs its fd until it is linked */
+		if (it->w && !it->unnamed && !it->rejected)
+			r = writer_close(it->w);
+		if (r < 0) {
+			copy_report(g, it->entry, COPY_STEP_SYNC, r, g->plan->entries[it->entry].dst, true);
+			return r;
+		}
 	}
 	return 0;
 }
@@ -366,7 +417,11 @@ int batch_commit(struct engine *g)
 		r = durable_files(g);
 	for (size_t i = 0; r == 0 && i < b->n; i++) {
 		struct batch_item *it = &b->items[i];
-		int rr = publish_item(g, it);
+		int rr;
+
+		if (it->rejected)
+			continue;
+		rr = publish_item(g, it);
 
 		if (copy_fatal_error(rr)) {
 			copy_report(g, it->entry, COPY_STEP_RENAME, rr,

@@ -6,6 +6,7 @@
 
 #include "copy/copy.h"
 #include "copy/dirstack.h"
+#include "copy/read_back.h"
 #include "copy/reader.h"
 #include "copy/stale_temps.h"
 #include "io/writer.h"
@@ -21,6 +22,8 @@ struct batch_item {
 	struct writer *w; /* NULL for symlinks */
 	bool renamed;    /* under its final name */
 	bool settled;    /* renamed, kept (-n) or dropped in its commit */
+	bool rejected;   /* --verify: read back different; not to be named */
+	struct checksum_state *hash; /* --verify: of the bytes written */
 };
 
 /* The parent directories of a batch's items, each a dup of the
@@ -85,6 +88,8 @@ struct engine {
 	struct batch batch;
 	size_t next;        /* the plan entry not yet (fully) copied */
 	size_t failed;
+	struct read_back rb; /* --verify */
+	bool verify_noted;
 };
 
 void copy_forget_bytes(struct engine *g, const struct batch_item *it);

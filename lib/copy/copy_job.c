@@ -50,6 +50,7 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	const struct plan *plans[COPY_DESTS_MAX];
 	const struct write_plan *wplans[COPY_DESTS_MAX];
 	struct copy_job *j;
+	bool verify = false;
 	int r;
 
 	if (n == 0 || n > COPY_DESTS_MAX)
@@ -65,6 +66,7 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	for (size_t i = 0; i < n; i++) {
 		plans[i] = dests[i].plan;
 		wplans[i] = dests[i].opts.wplan;
+		verify = verify || dests[i].opts.verify;
 	}
 	r = j->runs ? sizing_reader_plan(wplans, n, &j->rplan) : -ENOMEM;
 	/* one reader serves every destination: entry i must be one source */
@@ -72,8 +74,8 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 		if (plans[i]->tree != plans[0]->tree)
 			r = -EINVAL;
 	if (r == 0)
-		r = reader_start_tapped(plans, (unsigned)n, &j->rplan, j->hooks.tap, &j->cancel,
-					&j->reader);
+		r = reader_start_tapped(plans, (unsigned)n, &j->rplan, j->hooks.tap, verify,
+					&j->cancel, &j->reader);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		struct dest_run *dr = &j->runs[i];
 

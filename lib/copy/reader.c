@@ -102,6 +102,7 @@ struct reader {
 	pthread_t thread;
 	bool started;
 	bool hashing;
+	bool bytes_seen;          /* a consumer hashes the bytes: map nothing */
 	struct reader_tap tap;    /* the first reader only */
 	pthread_mutex_t lock;
 	unsigned n;
@@ -405,7 +406,8 @@ static bool drops_behind(struct reader *r, size_t idx, int fd)
 
 static bool maps_files(const struct reader *r, const struct source_entry *e)
 {
-	return r->n == 1 && !r->first && !r->hashing && !r->tap.chunk && e->st.st_size >= MAP_MIN;
+	return r->n == 1 && !r->first && !r->hashing && !r->tap.chunk && !r->bytes_seen &&
+	       e->st.st_size >= MAP_MIN;
 }
 
 /* Map and populate chunk c's want bytes of fd, to publish in place of
@@ -621,11 +623,12 @@ static int reader_run(struct reader *r)
 int reader_start(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
 		 atomic_bool *cancel, struct reader **ret)
 {
-	return reader_start_tapped(plans, n, wp, NULL, cancel, ret);
+	return reader_start_tapped(plans, n, wp, NULL, false, cancel, ret);
 }
 
 int reader_start_tapped(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-			const struct reader_tap *tap, atomic_bool *cancel, struct reader **ret)
+			const struct reader_tap *tap, bool bytes_seen, atomic_bool *cancel,
+			struct reader **ret)
 {
 	struct reader *r;
 	int e;
@@ -640,6 +643,8 @@ int reader_start_tapped(const struct plan *const *plans, unsigned n, const struc
 	}
 	if (e == 0 && tap)
 		r->tap = *tap;
+	if (e == 0)
+		r->bytes_seen = bytes_seen;
 	if (e == 0 && (e = reader_run(r)) < 0)
 		reader_free(r);
 	if (e == 0)

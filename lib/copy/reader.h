@@ -74,9 +74,11 @@ struct reader_tap {
 	void (*chunk)(void *ctx, const struct reader_chunk *c);
 };
 
-/* reader_start() with a tap (NULL: none). */
+/* reader_start() with a tap (NULL: none); bytes_seen: a consumer looks
+ * at the bytes in user space (hashes them), so nothing is mapped. */
 int reader_start_tapped(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-			const struct reader_tap *tap, atomic_bool *cancel, struct reader **ret);
+			const struct reader_tap *tap, bool bytes_seen, atomic_bool *cancel,
+			struct reader **ret);
 
 /* Cursor i of the reader (i < n). */
 struct reader_cursor *reader_cursor(struct reader *r, unsigned i);

@@ -20,6 +20,8 @@
  *   chunk-write  before a chunk of a source file is written (read, or
  *                mapped: then its bytes are read by this write); path:
  *                its source
+ *   verify       before a durable file is read back (--verify); path:
+ *                its destination path
  *   publish      before a file or symlink is put under its final name;
  *                path: its destination path */
 #ifndef SAFECP_TEST_HOOK_H

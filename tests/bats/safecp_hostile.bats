@@ -77,21 +77,6 @@ stick() {
 	[[ $STICK_FS == exfat ]] || chown nobody:nogroup "$DEST"
 }
 
-# proc_state PID: the state letter of /proc/PID/stat, or nothing when it is gone.
-proc_state() {
-	local stat
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
-	stat=${stat##*) }
-	echo "${stat%% *}"
-}
-
-# require_hooks: skip unless the binaries have the pause points (a build configured
-# with -Dtest_hooks=true, as tests/run configures its builds).
-require_hooks() {
-	grep -qs '^#define SAFECP_TEST_HOOKS 1' "$SAFECP_BUILD/config.h" ||
-		skip "needs a build with the pause points: meson configure -Dtest_hooks=true (tests/run does)"
-}
-
 # hostile_start POINT[:SUBSTRING] CMD...: CMD (safecp ...) in the background with the
 # pause point set, stdout in $EV, stderr in $ERR; returns once it has stopped itself.
 # Sets CP_PID.

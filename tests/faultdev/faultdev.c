@@ -21,6 +21,9 @@
  *   fail-write-after N       writes fail with EIO once N more bytes were written
  *   vanish                   every read, write, flush and discard fails with EIO
  *   readonly                 writes and discards fail with EROFS
+ *   flip-write MINLEN        the next write of MINLEN bytes or more is stored with
+ *                            its middle byte inverted, and reported as done (a stick
+ *                            that corrupts data silently; metadata writes are smaller)
  *   counterfeit REAL wrap|drop
  *                            only REAL bytes exist: offsets past them wrap onto the
  *                            start, or are dropped (writes lost, reads give zeros);
@@ -58,6 +61,8 @@ struct state {
 	/* counters */
 	uint64_t bytes_read, bytes_written, failed_reads, failed_writes, dropped_writes;
 	bool snapshot_taken;
+	uint64_t flip_min;       /* flip-write: armed for a write this large; 0: off */
+	uint64_t flipped_writes;
 };
 
 static struct {
@@ -152,12 +157,12 @@ static int ctl_status(char *buf, size_t size)
 			"fail_read %d %" PRIu64 " %" PRIu64 "\nfail_write %d %" PRIu64 " %" PRIu64 "\n"
 			"write_budget %d %" PRIu64 "\nbytes_read %" PRIu64 "\nbytes_written %" PRIu64 "\n"
 			"failed_reads %" PRIu64 "\nfailed_writes %" PRIu64 "\ndropped_writes %" PRIu64 "\n"
-			"snapshot_taken %d\n",
+			"snapshot_taken %d\nflipped_writes %" PRIu64 "\n",
 			g.size, s.vanished, s.readonly, s.real, s.wrap ? "wrap" : "drop",
 			s.fail_read.on, s.fail_read.from, s.fail_read.len, s.fail_write.on,
 			s.fail_write.from, s.fail_write.len, s.write_budget_on, s.write_budget,
 			s.bytes_read, s.bytes_written, s.failed_reads, s.failed_writes,
-			s.dropped_writes, s.snapshot_taken);
+			s.dropped_writes, s.snapshot_taken, s.flipped_writes);
 }
 
 static int ctl_command(char *line)
@@ -173,6 +178,7 @@ static int ctl_command(char *line)
 		s->fail_read.on = s->fail_write.on = s->write_budget_on = false;
 		s->vanished = s->readonly = false;
 		s->real = 0;
+		s->flip_min = 0;
 	} else if ((strcmp(word, "fail-read") == 0 || strcmp(word, "fail-write") == 0) && n >= 2) {
 		struct range *r = word[5] == 'r' ? &s->fail_read : &s->fail_write;
 
@@ -180,6 +186,8 @@ static int ctl_command(char *line)
 	} else if (strcmp(word, "fail-write-after") == 0 && n == 2) {
 		s->write_budget_on = true;
 		s->write_budget = a;
+	} else if (strcmp(word, "flip-write") == 0 && n == 2 && a > 0) {
+		s->flip_min = a;
 	} else if (strcmp(word, "vanish") == 0) {
 		s->vanished = true;
 	} else if (strcmp(word, "readonly") == 0) {
@@ -309,6 +317,33 @@ static size_t map_piece(uint64_t off, size_t len, uint64_t *at)
 	return (size_t)(*at + len > real ? real - *at : len);
 }
 
+
+/* flip-write: the armed write's middle byte is stored inverted, once. */
+static void flip_if_armed(uint64_t off, size_t size)
+{
+	uint64_t at;
+	unsigned char byte;
+	bool armed;
+
+	pthread_mutex_lock(&g.lock);
+	armed = g.st.flip_min && size >= g.st.flip_min;
+	if (armed) {
+		g.st.flip_min = 0;
+		g.st.flipped_writes++;
+	}
+	pthread_mutex_unlock(&g.lock);
+	if (!armed)
+		return;
+	pthread_rwlock_rdlock(&g.io);
+	map_piece(off + size / 2, 1, &at);
+	if (at != UINT64_MAX && pread(g.fd, &byte, 1, (off_t)at) == 1) {
+		byte = (unsigned char)~byte;
+		if (pwrite(g.fd, &byte, 1, (off_t)at) == 1)
+			fprintf(stderr, "faultdev: flipped the byte at %" PRIu64 "\n", off + size / 2);
+	}
+	pthread_rwlock_unlock(&g.io);
+}
+
 static int disk_io(bool write, char *buf, size_t size, off_t offset)
 {
 	uint64_t off = (uint64_t)offset, at;
@@ -367,6 +402,8 @@ static int disk_io(bool write, char *buf, size_t size, off_t offset)
 	pthread_rwlock_unlock(&g.io);
 	if (r < 0)
 		return r;
+	if (write)
+		flip_if_armed(off, size);
 	pthread_mutex_lock(&g.lock);
 	if (write)
 		g.st.bytes_written += done;

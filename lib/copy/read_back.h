@@ -1,0 +1,47 @@
+/* read_back.h: a written file read back from the device, not from the
+ * page cache, for --verify.
+ *
+ * The file is durable when this is called.  Where the filesystem reads
+ * O_DIRECT (ext4, xfs, btrfs, vfat: a direct read takes the blocks from
+ * the device even when clean pages of the file are cached), that is the
+ * read.  Elsewhere the file's pages are dropped (POSIX_FADV_DONTNEED)
+ * and cachestat(2) must show none left before a buffered read.  On FUSE
+ * the daemon reads the block device through that device's own page
+ * cache: with the device node open (root), it is flushed, dropped and
+ * proved empty by cachestat, and the file read O_DIRECT (past the FUSE
+ * page cache, to the daemon).  What cannot be bypassed is said
+ * (READBACK_CACHED), never claimed.  The device's own RAM cache is out
+ * of reach of all of these: a stick that answers from it is not caught. */
+#ifndef SAFECP_READ_BACK_H
+#define SAFECP_READ_BACK_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash/checksum.h"
+
+enum readback_how {
+	READBACK_DIRECT,         /* O_DIRECT reads of the file */
+	READBACK_DROPPED,        /* its pages dropped, proved gone, then read */
+	READBACK_DEVICE_DROPPED, /* FUSE: the device's cache dropped and proved */
+	READBACK_CACHED,         /* the cache could not be bypassed */
+};
+
+struct read_back {
+	void *buf;       /* aligned to 4096 */
+	size_t buf_size; /* a multiple of 4096 */
+};
+
+int read_back_init(struct read_back *rb, size_t buf_size);
+void read_back_done(struct read_back *rb);
+
+/* Read the durable file fd (size bytes) back as above; bdev_fd: on FUSE,
+ * the block device node, or -1.  0 with its xxh128 text in text and the
+ * way it was read in *how, or -errno (the read failed: -EIO, or the file
+ * is shorter than size: -ENODATA).  Adds each block read to *verified. */
+int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int bdev_fd,
+		   char text[CHECKSUM_TEXT_MAX], enum readback_how *how,
+		   _Atomic uint64_t *verified);
+
+#endif

@@ -1,0 +1,130 @@
+#!/usr/bin/env bats
+# tests/bats/safecp_verify.bats: --verify reads every file back from the device before
+# it gets its name.
+# - a stick that stores a byte wrong (tests/faultdev flip-write: the write is reported
+#   done, the device holds something else) is caught on ext4 (O_DIRECT read-back) and on
+#   exfat-fuse (the device's page cache dropped and proved empty): that file is not
+#   under its name, the error names it and the device, the others are copied, exit 4;
+#   without --verify the same stick leaves a damaged file (the fault is real);
+# - with several destinations only the bad one reports it;
+# - a clean copy counts every byte verified, never more than the device confirmed.
+
+load helpers
+load safecp_common
+
+setup() {
+	require_tool safecp
+	require_root
+	require_cmd jq
+	[[ -x $SAFECP_BUILD/tests/faultdev ]] ||
+		skip "needs $SAFECP_BUILD/tests/faultdev (built when libfuse3-dev is installed)"
+	SRC=$BATS_TEST_TMPDIR/src
+	mkdir -p "$SRC/c/sub"
+	make_file "$SRC/c/big.mov" $((3 * MIB + 5))
+	make_file "$SRC/c/sub/a.jpg" 4097
+	make_file "$SRC/c/sub/b.jpg" 20000
+}
+
+teardown() {
+	stick_down_all
+}
+
+fault() {
+	echo "$*" >"$STICK_CTL"
+}
+
+ctl_get() {
+	awk -v k="$1" '$1 == k { print $2 }' "$STICK_CTL"
+}
+
+# flipped_copy FS [OPTION...]: a stick of FS that stores one large write wrong
+flipped_copy() {
+	stick_up --faulty --fs "$1" --size 64 --rate 0
+	fault flip-write 65536
+	run -4 --separate-stderr safecp -r --verify --progress=json "${@:2}" "$SRC/c" "$STICK_MNT"
+	[[ $(ctl_get flipped_writes) == 1 ]]
+	# that file is not under its name; the others are, whole
+	[[ ! -e $STICK_MNT/c/big.mov ]]
+	cmp "$SRC/c/sub/a.jpg" "$STICK_MNT/c/sub/a.jpg"
+	cmp "$SRC/c/sub/b.jpg" "$STICK_MNT/c/sub/b.jpg"
+	assert_no_temporaries "$STICK_MNT"
+	# the error names the file and the device, and the JSON says verify
+	echo "$stderr"
+	[[ $stderr == *"the copy of '$STICK_MNT/c/big.mov' read back from the device ("*"$STICK_DISK) different from what was written"* ]]
+	jq -s -e 'map(select(.event == "error" and .step == "verify")) | length == 1 and
+		(.[0].path | endswith("/c/big.mov")) and .[0].fatal == false' <<<"$output"
+	jq -s -e '.[-1] | .event == "done" and .files_mismatched == 1 and .files_verified == 2
+		and .files == 2 and .verify_cache_bypassed == true' <<<"$output"
+}
+
+@test "ext4: a stick that stores a byte wrong: that file is not named, exit 4, the rest copied" {
+	flipped_copy ext4
+}
+
+@test "ext4: a byte changed on the device under a clean page cache that holds the right bytes" {
+	require_hooks
+	stick_up --faulty --size 64 --rate 0
+	mkdir "$SRC/m"
+	{ head -c $((MIB + 7)) /dev/urandom; printf 'SAFECP-VERIFY-MARK-%s' "$RANDOM$RANDOM"
+		head -c $MIB /dev/urandom; } >"$SRC/m/f"
+	SAFECP_TEST_PAUSE=verify:/m/f safecp -r --verify --progress=json "$SRC/m" "$STICK_MNT" \
+		>"$BATS_TEST_TMPDIR/ev" 2>"$BATS_TEST_TMPDIR/err" &
+	local pid=$! n fd off
+	for ((n = 0; n < 300; n++)); do
+		[[ $(proc_state "$pid") == T ]] && break
+		sleep 0.1
+	done
+	[[ $(proc_state "$pid") == T ]]
+	# the durable copy, read once so that its pages are cached, clean and right
+	for fd in /proc/"$pid"/fd/*; do
+		[[ $(readlink "$fd") == "$STICK_MNT"/m/* ]] && cat "$fd" >/dev/null
+	done
+	# then one byte changes on the device underneath
+	off=$(grep -obUaF "SAFECP-VERIFY-MARK-" "$STICK_IMG" | head -n 1 | cut -d: -f1)
+	[[ -n $off ]]
+	printf 'X' | dd of="$STICK_IMG" bs=1 seek="$off" conv=notrunc status=none
+	kill -CONT "$pid"
+	wait "$pid" || n=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	[[ $n == 4 ]]
+	[[ ! -e $STICK_MNT/m/f ]]
+}
+
+@test "exfat (FUSE): a stick that stores a byte wrong is caught past the device's page cache, exit 4" {
+	flipped_copy exfat
+}
+
+@test "without --verify the same fault leaves a damaged file under its name (the fault is real)" {
+	stick_up --faulty --size 64 --rate 0
+	fault flip-write 65536
+	run -0 safecp -r "$SRC/c" "$STICK_MNT"
+	[[ $(ctl_get flipped_writes) == 1 ]]
+	# what the device holds, not the page cache
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	run -1 cmp "$SRC/c/big.mov" "$STICK_MNT/c/big.mov"
+}
+
+@test "two destinations, one stick stores a byte wrong: only that one reports it, exit 4" {
+	stick_up --faulty --size 64 --rate 0
+	BAD=$STICK_MNT BAD_CTL=$STICK_CTL
+	stick_up --size 64 --rate 0
+	GOOD=$STICK_MNT
+	echo flip-write 65536 >"$BAD_CTL"
+	run -4 --separate-stderr safecp -r --verify --progress=json "$SRC/c" -t "$BAD" -t "$GOOD"
+	[[ ! -e $BAD/c/big.mov ]]
+	cmp "$SRC/c/big.mov" "$GOOD/c/big.mov"
+	jq -s -e --arg b "$BAD" --arg g "$GOOD" '.[-1].destinations as $d |
+		($d[] | select(.dest == $b) | .files_mismatched == 1) and
+		($d[] | select(.dest == $g) | .files_mismatched == 0 and .files_verified == 3)' <<<"$output"
+}
+
+@test "a clean copy: every byte verified, never ahead of what the device confirmed" {
+	stick_up --size 64 --rate $((8 * MIB))
+	run -0 --separate-stderr safecp -r --verify --progress=json "$SRC/c" "$STICK_MNT"
+	jq -s -e '.[-1] | .files_verified == 3 and .bytes_verified == .bytes_total and
+		.files_mismatched == 0' <<<"$output"
+	jq -s -e 'map(select(.event == "progress") | .bytes_verified <= .bytes_on_device) | all' \
+		<<<"$output"
+	jq -s -e 'map(select(.event == "progress")) | length > 0' <<<"$output"
+}
