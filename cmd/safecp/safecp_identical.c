@@ -3,12 +3,12 @@
  *
  * quick compares size and mtime within the destination filesystem's step
  * (fs_traits.h).  hash asks, in this order: the destination's ASC MHL
- * history (the seam mhl_record() below, until the manifest reader is
- * wired in), then the --sums lists a run before wrote, then both copies
- * read.  A list counts for a destination when it lies on that
- * destination's filesystem (it lists what that destination holds), or
- * when there is one destination: a list kept elsewhere with several names
- * what any of them got. */
+ * history (its newest generation, used only when the chain's C4 ID
+ * vouches for its bytes: mhl_record.h), then the --sums lists a run
+ * before wrote, then both copies read.  A list counts for a destination
+ * when it lies on that destination's filesystem (it lists what that
+ * destination holds), or when there is one destination: a list kept
+ * elsewhere with several names what any of them got. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,7 @@
 #include "common/exitcodes.h"
 #include "common/msg.h"
 #include "common/quote.h"
+#include "copy/mhl_record.h"
 #include "safecp/safecp.h"
 #include "util/cleanup.h"
 
@@ -66,26 +67,68 @@ void identical_load_lists(struct safecp_options *o)
 	o->old_lists = idx;
 }
 
-/* The seam for ASC MHL: the newest generation in job's DEST/ascmhl as a
- * record (identical.h's struct recorded_sums, basis
- * PLAN_IDENTICAL_MANIFEST, each entry's action carried: failed is never
- * skipped).  NULL until the manifest reader (lib/mhl/mhl_read.h) is
- * wired in here; hash then falls back to the lists and to reading both
- * copies. */
-static const struct recorded_sums *mhl_record(const struct safecp_job *job)
+/* Why a history cannot be used, in words (mhl_read.h's kinds). */
+static const char *history_problem(const struct mhl_read_problem *why)
 {
-	(void)job;
+	switch (why->kind) {
+	case MHL_READ_IO: return strerror(why->err);
+	case MHL_READ_NOT_REGULAR: return "not a regular file";
+	case MHL_READ_TOO_BIG: return "too large to be a manifest";
+	case MHL_READ_DOCTYPE: return "it declares a DOCTYPE, which is refused";
+	case MHL_READ_MALFORMED: return "not well-formed XML (cut short?)";
+	case MHL_READ_NOT_MHL: return "not an ASC MHL v2 document";
+	case MHL_READ_BAD_VALUE: return "a value not of the schema's form";
+	case MHL_READ_BAD_PATH: return "a listed path that climbs out or is not text";
+	case MHL_READ_DUPLICATE: return "a path or sequence number given twice";
+	case MHL_READ_BAD_CHAIN: return "the chain's links are wrong";
+	case MHL_READ_OK: case MHL_READ_NO_HISTORY: case MHL_READ_NO_MEMORY: break;
+	}
+	return "unreadable";
+}
+
+/* hash's first record: the newest generation in the destination's
+ * ascmhl folder (paths relative to the destination directory, as the
+ * lists'), or NULL (none, or unusable: said why; the lists or both
+ * copies decide then).  *ret is the caller's to free. */
+static const struct recorded_sums *mhl_record(const struct safecp_job *job,
+					      struct mhl_record **ret,
+					      struct recorded_sums *rec)
+{
+	const char *dir = job->plan->dest_dir;
+	struct mhl_read_problem why = { 0 };
+	_cleanup_free_ char *where = NULL;
+
+	switch (mhl_record_open(dir, ret, &why)) {
+	case MHL_RECORD_OK:
+		*rec = mhl_record_recorded(*ret);
+		return rec;
+	case MHL_RECORD_NONE:
+		return NULL;
+	case MHL_RECORD_NO_MEMORY:
+		cli_usage_error("out of memory");
+	case MHL_RECORD_C4_MISMATCH:
+		msg_warning("the ASC MHL generation %s in %s/ascmhl is not the one its "
+			    "ascmhl_chain.xml records (another C4 ID): not trusted; files are "
+			    "compared with the --sums lists or by reading both copies",
+			    quote(why.file), quote(dir));
+		return NULL;
+	case MHL_RECORD_UNREADABLE:
+		break;
+	}
+	if (why.line > 0)
+		where = words_format("%s/ascmhl/%s, line %d", dir, why.file, why.line);
+	else
+		where = words_format("%s/ascmhl%s%s", dir, *why.file ? "/" : "", why.file);
+	msg_warning("cannot use the ASC MHL history %s: %s; files are compared with the "
+		    "--sums lists or by reading both copies", quote(where ? where : dir),
+		    history_problem(&why));
 	return NULL;
 }
 
-static const struct recorded_sums *record_of(const struct safecp_options *o,
-					     const struct safecp_job *job,
-					     struct recorded_sums *lists)
+static const struct recorded_sums *lists_record(const struct safecp_options *o,
+						const struct safecp_job *job,
+						struct recorded_sums *lists)
 {
-	const struct recorded_sums *mhl = mhl_record(job);
-
-	if (mhl)
-		return mhl;
 	if (!o->old_lists || (o->n_dests > 1 && o->old_lists_dev != job->plan->dest_dir_dev))
 		return NULL;
 	*lists = sums_index_recorded(o->old_lists);
@@ -94,7 +137,8 @@ static const struct recorded_sums *record_of(const struct safecp_options *o,
 
 int identical_judge(const struct safecp_options *o, struct safecp_job *job)
 {
-	struct recorded_sums lists;
+	struct recorded_sums rec;
+	struct mhl_record *mhl = NULL;
 	struct identical_options io = {
 		.mode = o->skip_identical,
 		.mtime_step_ns = fs_traits_of(job->target)->mtime_step_ns,
@@ -103,9 +147,13 @@ int identical_judge(const struct safecp_options *o, struct safecp_job *job)
 
 	if (!o->skip_identical)
 		return 0;
-	if (io.mode == IDENTICAL_HASH)
-		io.recorded = record_of(o, job, &lists);
+	if (io.mode == IDENTICAL_HASH) {
+		io.recorded = mhl_record(job, &mhl, &rec);
+		if (!io.recorded)
+			io.recorded = lists_record(o, job, &rec);
+	}
 	r = plan_skip_identical(job->plan, &io);
+	mhl_record_free(mhl);
 	if (r < 0) {
 		cli_error("cannot compare the files already in %s: %s", quote(job->plan->dest_root),
 			  strerror(-r));

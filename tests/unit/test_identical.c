@@ -3,12 +3,16 @@
  * writer's rounding up, the local-time offset changing), checksum lists
  * read back (sums_index), and plan_skip_identical() on temporary trees:
  * quick, hash by a list (a file not listed, or listed with another digest,
- * is copied), hash by reading both copies. */
+ * is copied), by the ASC MHL history (written with lib/mhl: a failed entry
+ * is copied, a generation the chain does not vouch for is not used), by
+ * reading both copies. */
 #include <stdio.h>
 #include <sys/time.h>
 
 #include "copy/identical.h"
+#include "copy/mhl_record.h"
 #include "copy/sums_index.h"
+#include "mhl/mhl_write.h"
 #include "device/fs_traits.h"
 #include "plan_tree.h"
 #include "test.h"
@@ -350,10 +354,107 @@ TEST(plan_hash_by_list)
 	tree_done();
 }
 
+static void write_bytes(const char *path, const char *buf, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
+		FAIL_AT("write %s", path);
+}
+
+static void c4_of(const char *buf, size_t len, char out[CHECKSUM_TEXT_MAX])
+{
+	struct checksum_state *s = checksum_new(CHECKSUM_BIT(CHECKSUM_C4));
+	struct checksum_result r;
+
+	checksum_update(s, buf, len);
+	checksum_final(s, &r);
+	checksum_free(s);
+	snprintf(out, CHECKSUM_TEXT_MAX, "%s", r.text[CHECKSUM_C4]);
+}
+
+/* d/ascmhl with one generation: src/same (xxh128 of "abc", verified),
+ * src/failed (xxh128 of "abc", failed); tamper: the chain's C4 ID is
+ * another's. */
+static void write_history(const char *abc, bool tamper)
+{
+	const struct mhl_creator who = { 1700000000, "host", "safecp", "test" };
+	struct mhl_hash good = { MHL_XXH128, abc, MHL_VERIFIED, 1700000000 };
+	struct mhl_hash bad = { MHL_XXH128, abc, MHL_FAILED, 1700000000 };
+	const struct mhl_file files[] = {
+		{ "src/same", 3, 1700000000, &good, 1 },
+		{ "src/failed", 3, 1700000000, &bad, 1 },
+	};
+	struct mhl_generation *g = NULL;
+	char name[128], path[256], c4[CHECKSUM_TEXT_MAX], *xml = NULL, *chain = NULL;
+	size_t len = 0, clen = 0;
+
+	CHECK_INT(mhl_generation_new(&who, &g), 0);
+	for (size_t i = 0; i < 2; i++)
+		CHECK_INT(mhl_generation_add_file(g, &files[i]), 0);
+	CHECK_INT(mhl_generation_render(g, &xml, &len), 0);
+	CHECK_INT(mhl_generation_file_name(1, "d", 1700000000, name, sizeof(name)), 0);
+	mkdir("d/ascmhl", 0755); /* the second time it is there */
+	snprintf(path, sizeof(path), "d/ascmhl/%s", name);
+	write_bytes(path, xml, len);
+	c4_of(tamper ? "other" : xml, tamper ? 5 : len, c4);
+	CHECK_INT(mhl_chain_render(&(struct mhl_chain_link){ 1, name, c4 }, 1, &chain, &clen), 0);
+	write_bytes("d/ascmhl/ascmhl_chain.xml", chain, clen);
+	free(xml);
+	free(chain);
+	mhl_generation_free(g);
+}
+
+TEST(plan_hash_by_manifest)
+{
+	char abc[CHECKSUM_TEXT_MAX];
+	struct mhl_record *m = NULL;
+	struct mhl_read_problem why;
+	struct recorded_sums record;
+	struct identical_options o = { .mode = IDENTICAL_HASH };
+	struct recorded_file f;
+	struct run x;
+
+	xxh128_of("abc", abc);
+	tree_new();
+	CHECK_INT(mhl_record_open(".", &m, &why), MHL_RECORD_NONE);
+	quick_tree();
+	pair("failed", "abc", "abc");
+	write_history(abc, false);
+	CHECK_INT(mhl_record_open("d", &m, &why), MHL_RECORD_OK);
+	record = mhl_record_recorded(m);
+	CHECK_INT(record.basis, PLAN_IDENTICAL_MANIFEST);
+	CHECK_INT(record.lookup(record.ctx, "src/same", &f), 1);
+	CHECK_INT(f.action, RECORDED_GOOD);
+	CHECK_INT(f.sums.algs, CHECKSUM_BIT(CHECKSUM_XXH128));
+	CHECK_STR(f.sums.text[CHECKSUM_XXH128], abc);
+	CHECK_INT(record.lookup(record.ctx, "src/failed", &f), 1);
+	CHECK_INT(f.action, RECORDED_FAILED);
+	CHECK_INT(record.lookup(record.ctx, "src/touched", &f), 0);
+	o.recorded = &record;
+	x = BUILD(&rec, "d", "src");
+	CHECK_INT(plan_skip_identical(x.p, &o), 0);
+	CHECK_INT(judged(x.p, "src/same"), PLAN_IDENTICAL_MANIFEST);
+	CHECK_INT(judged(x.p, "src/failed"), PLAN_IDENTICAL_NO);
+	CHECK_INT(judged(x.p, "src/touched"), PLAN_IDENTICAL_NO);
+	run_done(&x);
+	mhl_record_free(m);
+	/* a generation whose bytes are not the chain's: not trusted */
+	write_history(abc, true);
+	CHECK_INT(mhl_record_open("d", &m, &why), MHL_RECORD_C4_MISMATCH);
+	CHECK(m == NULL);
+	CHECK(strstr(why.file, ".mhl") != NULL);
+	/* a chain that is not XML: refused, with the file named */
+	write_bytes("d/ascmhl/ascmhl_chain.xml", "<ascmhl", 7);
+	CHECK_INT(mhl_record_open("d", &m, &why), MHL_RECORD_UNREADABLE);
+	CHECK_STR(why.file, "ascmhl_chain.xml");
+	tree_done();
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	TEST_PLAN(10);
+	TEST_PLAN(11);
 	RUN(mtime_exact_on_fine_filesystems);
 	RUN(mtime_fat_two_seconds);
 	RUN(mtime_exfat_steps);
@@ -364,5 +465,6 @@ int main(void)
 	RUN(plan_hash_reads_both_copies);
 	RUN(plan_hash_by_record);
 	RUN(plan_hash_by_list);
+	RUN(plan_hash_by_manifest);
 	return test_summary();
 }
