@@ -9,6 +9,9 @@
 # - same size and mtime with other bytes: quick leaves it, hash copies it;
 # - hash with the --sums lists of the first run: judged by the list, a file the list does
 #   not name is copied, and the lists written again still name every file;
+# - hash with an ASC MHL history (made with lib/mhl through tests/tools/mhl_gen): judged by
+#   its newest generation; a file it marks failed or does not list is copied; a generation
+#   the chain's C4 ID does not vouch for is passed over with a warning;
 # - several destinations: each judged on its own, and a file every destination holds is
 #   not read;
 # - FAT32 (fusefat): the 2 s step of its times;
@@ -257,4 +260,64 @@ no_fat_names() {
 	run -0 --separate-stderr safecp -r --skip-identical --progress=json "$SRC/card" "$STICK_MNT"
 	printf '%s\n' "$output" >"$EV"
 	[[ $(identical_events) == $((NFILES - 1)) && $(started_files) == 1 ]]
+}
+
+# make_history DEST FAILED OMITTED: DEST/ascmhl with one generation listing every file
+# below DEST (but OMITTED, and ascmhl) by its xxh128, FAILED with action failed; the
+# chain holds the generation's C4 ID
+make_history() {
+	python3 - "$1" "$2" "$3" "$SAFECP_BUILD/tests/mhl_gen" <<'PY'
+import hashlib, os, subprocess, sys
+dest, failed, omitted, gen = sys.argv[1:]
+tok = [b"1700000000", b"host", b"safecp-test", b"1"]
+for root, dirs, files in os.walk(dest):
+    dirs[:] = [d for d in dirs if d != "ascmhl"]
+    for f in sorted(files):
+        p = os.path.join(root, f)
+        rel = os.path.relpath(p, dest)
+        if rel == omitted:
+            continue
+        h = subprocess.run(["xxhsum", "-H2", p], capture_output=True, check=True).stdout.split()[0]
+        st = os.stat(p)
+        tok += [b"file", rel.encode(), str(st.st_size).encode(), str(int(st.st_mtime)).encode(),
+                b"1", b"xxh128", h, b"failed" if rel == failed else b"original", b"1700000000"]
+xml = subprocess.run([gen, "gen"], input=b"".join(t + b"\0" for t in tok),
+                     capture_output=True, check=True).stdout
+name = "0001_dest_2023-11-14_221320Z.mhl"
+os.makedirs(os.path.join(dest, "ascmhl"), exist_ok=True)
+open(os.path.join(dest, "ascmhl", name), "wb").write(xml)
+n = int.from_bytes(hashlib.sha512(xml).digest(), "big")
+alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+b58 = ""
+while n:
+    n, r = divmod(n, 58)
+    b58 = alphabet[r] + b58
+c4 = "c4" + b58.rjust(88, "1")
+chain = subprocess.run([gen, "chain", "1", name, c4], capture_output=True, check=True).stdout
+open(os.path.join(dest, "ascmhl", "ascmhl_chain.xml"), "wb").write(chain)
+PY
+}
+
+@test "hash with an ASC MHL history: judged by its newest generation, failed and unlisted copied" {
+	require_cmd xxhsum
+	[[ -x $SAFECP_BUILD/tests/mhl_gen ]] || skip "tests/mhl_gen not built"
+	stick_up --size 64 --rate 0
+	local img="card/DCIM/100 CANON/IMG 0001.JPG" clip="card/PRIVATE/M4ROOT/clip é ü.MP4"
+	run -0 safecp -r "$SRC/card" "$STICK_MNT"
+	make_history "$STICK_MNT" "$img" "$clip"
+	run -0 --separate-stderr safecp -r --skip-identical=hash --progress=json "$SRC/card" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	[[ $(ev_count '.judged == "manifest"') == $((NFILES - 2)) && $(started_files) == 2 ]]
+	[[ $(file_events started "$img") == 1 && $(file_events started "$clip") == 1 ]]
+	# the generation changed on the stick (still well formed): its C4 ID is not the
+	# chain's, so it is passed over and both copies are read
+	sed -i 's/safecp-test/safecp-tamper/' "$STICK_MNT"/ascmhl/0001_*.mhl
+	run -0 --separate-stderr safecp -r --skip-identical=hash --progress=json "$SRC/card" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	[[ $(ev_count '.judged == "content"') == "$NFILES" && $(started_files) == 0 ]]
+	grep -q "warning: the ASC MHL generation '0001_dest_2023-11-14_221320Z.mhl' in '$STICK_MNT'/ascmhl is not the one its ascmhl_chain.xml records" <<<"$stderr"
+	# a chain cut short: named, passed over
+	truncate -s 20 "$STICK_MNT/ascmhl/ascmhl_chain.xml"
+	run -0 --separate-stderr safecp -r --skip-identical=hash "$SRC/card" "$STICK_MNT"
+	grep -q "warning: cannot use the ASC MHL history '$STICK_MNT/ascmhl/ascmhl_chain.xml.*': not well-formed XML" <<<"$stderr"
 }
