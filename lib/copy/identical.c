@@ -44,22 +44,6 @@ bool identical_mtime(const struct timespec *src, const struct timespec *dst, uin
 	return diff > -(long long)step_ns && diff < (long long)step_ns && on_grid(dst, step_ns);
 }
 
-/* Entry idx's path relative to p->dest_dir, as the lists and manifests
- * name it; false when it has none (dest_dir itself) or is too long. */
-static bool rel_path(const struct plan *p, size_t idx, char buf[PATH_MAX])
-{
-	const struct plan_entry *e = &p->entries[idx];
-	size_t len;
-
-	if (e->source->parent == PLAN_TOP)
-		return strcmp(e->dst_name, ".") != 0 &&
-		       snprintf(buf, PATH_MAX, "%s", e->dst_name) < PATH_MAX;
-	if (!rel_path(p, e->source->parent, buf)) /* the parent is dest_dir (-rT) */
-		return snprintf(buf, PATH_MAX, "%s", e->dst_name) < PATH_MAX;
-	len = strlen(buf);
-	return snprintf(buf + len, PATH_MAX - len, "/%s", e->dst_name) < (int)(PATH_MAX - len);
-}
-
 static bool same_time(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
@@ -142,7 +126,7 @@ static int judge_by_content(const struct plan *p, size_t idx, const struct recor
 	int r;
 
 	if (rec) {
-		if (!rel_path(p, idx, rel))
+		if (!plan_dest_rel(p, idx, rel, sizeof(rel)))
 			return PLAN_IDENTICAL_NO;
 		r = rec->lookup(rec->ctx, rel, &f);
 		if (r == -ENOMEM)
