@@ -1,18 +1,28 @@
-/* mhl_record.c: the newest ASC MHL generation as identical.h's record
- * (mhl_record.h): the chain's C4 ID checked against the manifest's bytes,
- * then each lookup maps the entry's hash formats onto checksum.h's
- * algorithms (ASC MHL's formats are all among them) and its actions onto
- * good or failed. */
+/* mhl_record.c: the ASC MHL history as identical.h's record
+ * (mhl_record.h): the newest generation (mhl_history_read()), then the
+ * older ones the chain names, newest first, each used only when its bytes
+ * have the C4 ID its link records; the first one that cannot be read or
+ * does not match ends the list (older ones are not used).  A lookup asks
+ * them in that order: the newest generation that lists a path decides
+ * (a rerun that hashed nothing lists nothing).  Each entry's hash formats
+ * map onto checksum.h's algorithms (ASC MHL's are all among them) and its
+ * actions onto good or failed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "copy/mhl_record.h"
+#include "util/cleanup.h"
 
 struct mhl_record {
 	struct mhl_history *h;
 	const struct mhl_manifest *newest;
+	struct mhl_manifest **older; /* newest first */
+	size_t n_older;
 };
 
 static const enum checksum_alg alg_of[MHL_FORMAT_COUNT] = {
@@ -21,14 +31,11 @@ static const enum checksum_alg alg_of[MHL_FORMAT_COUNT] = {
 	[MHL_XXH3] = CHECKSUM_XXH3,   [MHL_XXH128] = CHECKSUM_XXH128,
 };
 
-/* Do the bytes of h's newest generation have the C4 ID its link records? */
-static int newest_matches_chain(const struct mhl_history *h, bool *ret)
+/* Do len bytes have the C4 ID link records? */
+static int c4_matches(const struct mhl_link *link, const void *bytes, size_t len, bool *ret)
 {
-	const struct mhl_link *link = mhl_history_newest_link(h);
 	struct checksum_state *s = checksum_new(CHECKSUM_BIT(CHECKSUM_C4));
 	struct checksum_result res;
-	size_t len = 0;
-	const void *bytes = mhl_history_bytes(h, &len);
 
 	if (!s)
 		return -ENOMEM;
@@ -39,12 +46,108 @@ static int newest_matches_chain(const struct mhl_history *h, bool *ret)
 	return 0;
 }
 
+static int newest_matches_chain(const struct mhl_history *h, bool *ret)
+{
+	size_t len = 0;
+	const void *bytes = mhl_history_bytes(h, &len);
+
+	return c4_matches(mhl_history_newest_link(h), bytes, len, ret);
+}
+
 void mhl_record_free(struct mhl_record *r)
 {
 	if (!r)
 		return;
+	for (size_t i = 0; i < r->n_older; i++)
+		mhl_manifest_free(r->older[i]);
+	free(r->older);
 	mhl_history_free(r->h);
 	free(r);
+}
+
+/* The regular file name in afd, whole (at most MHL_READ_MAX_BYTES), never
+ * through a symlink.  0 or -errno. */
+static int read_generation(int afd, const char *name, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = openat(afd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	size_t got = 0;
+	char *buf;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)MHL_READ_MAX_BYTES)
+		return -EINVAL;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return n < 0 ? -errno : -EINVAL;
+		}
+		got += (size_t)n;
+	}
+	*ret = buf;
+	*ret_len = got;
+	return 0;
+}
+
+/* One older generation of link, if it is the one the chain records: 1
+ * added, 0 not usable (the search ends), -ENOMEM. */
+static int add_older(struct mhl_record *r, int afd, const struct mhl_link *link)
+{
+	_cleanup_free_ char *bytes = NULL;
+	struct mhl_manifest *m = NULL;
+	struct mhl_manifest **grown;
+	bool matches = false;
+	size_t len = 0;
+	int e = read_generation(afd, link->path, &bytes, &len);
+
+	if (e == -ENOMEM)
+		return e;
+	if (e < 0)
+		return 0;
+	if (c4_matches(link, bytes, len, &matches) < 0)
+		return -ENOMEM;
+	if (!matches)
+		return 0;
+	switch (mhl_manifest_parse(bytes, len, link->path, &m, NULL)) {
+	case MHL_READ_OK: break;
+	case MHL_READ_NO_MEMORY: return -ENOMEM;
+	default: return 0;
+	}
+	grown = reallocarray(r->older, r->n_older + 1, sizeof(*grown));
+	if (!grown) {
+		mhl_manifest_free(m);
+		return -ENOMEM;
+	}
+	r->older = grown;
+	r->older[r->n_older++] = m;
+	return 1;
+}
+
+/* The chain's older links, newest first, while each is usable. */
+static int read_older(struct mhl_record *r, const char *dir)
+{
+	const struct mhl_chain *c = mhl_history_chain(r->h);
+	size_t n = mhl_chain_count(c);
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int afd = dfd < 0 ? -1 : openat(dfd, MHL_FOLDER, O_RDONLY | O_DIRECTORY |
+							 O_NOFOLLOW | O_CLOEXEC);
+	int k = 1;
+
+	/* the last link is the newest, already read */
+	for (size_t i = n > 0 ? n - 1 : 0; afd >= 0 && k == 1 && i-- > 0;)
+		k = add_older(r, afd, mhl_chain_link(c, i));
+	return k < 0 ? k : 0;
 }
 
 enum mhl_record_kind mhl_record_open(const char *dir, struct mhl_record **ret,
@@ -84,6 +187,10 @@ enum mhl_record_kind mhl_record_open(const char *dir, struct mhl_record **ret,
 	}
 	r->h = h;
 	r->newest = mhl_history_newest(h);
+	if (read_older(r, dir) < 0) {
+		mhl_record_free(r);
+		return MHL_RECORD_NO_MEMORY;
+	}
 	*ret = r;
 	return MHL_RECORD_OK;
 }
@@ -100,6 +207,8 @@ static int lookup(const void *ctx, const char *rel, struct recorded_file *ret)
 	const struct mhl_record *r = ctx;
 	const struct mhl_entry *e = mhl_manifest_find(r->newest, rel);
 
+	for (size_t i = 0; !e && i < r->n_older; i++)
+		e = mhl_manifest_find(r->older[i], rel);
 	if (!e)
 		return 0;
 	*ret = (struct recorded_file){ .action = RECORDED_GOOD };

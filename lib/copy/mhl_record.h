@@ -1,10 +1,11 @@
 /* mhl_record.h: a destination's ASC MHL history (DIR/ascmhl) as the record
  * identical.h asks for (struct recorded_sums, basis PLAN_IDENTICAL_MANIFEST):
- * the newest generation, looked up by path.
+ * a path is looked up in the newest generation that lists it.
  *
- * The newest generation is used only when its bytes have the C4 ID the chain
- * records for it, so a manifest replaced or damaged on the stick is not
- * trusted.  Each entry carries its hashes and its action: a file any of
+ * A generation is used only when its bytes have the C4 ID the chain records
+ * for it, so a manifest replaced or damaged on the stick is not trusted: the
+ * newest one not matching refuses the history, an older one ends the search
+ * there.  Each entry carries its hashes and its action: a file any of
  * whose hashes the generation marks failed is RECORDED_FAILED, never
  * skipped.  Parsing is mhl_read.h's (libxml2); this file only maps. */
 #ifndef SAFECP_MHL_RECORD_H
