@@ -415,6 +415,7 @@ static int job_prepare(const struct safecp_options *o, const char *dest,
 
 static void job_done(struct safecp_job *job)
 {
+	mhl_record_free(job->identical_mhl);
 	plan_names_done(&job->names);
 	plan_problem_done(&job->refusal);
 	target_free(job->target);

@@ -24,6 +24,7 @@
 #include "copy/copy.h"
 #include "copy/file_sums.h"
 #include "copy/identical.h"
+#include "copy/mhl_record.h"
 #include "copy/sums_index.h"
 #include "common/json.h"
 #include "copy/plan.h"
@@ -70,6 +71,10 @@ struct safecp_job {
 	struct write_plan wplan;
 	struct plan_problem refusal; /* PLAN_OK, or why plan_check said no */
 	struct plan_names names;     /* name rule problems, or the renames */
+	/* --skip-identical=hash by the ASC MHL history: the record that judged
+	 * (the manifest carries its entries of the files left alone), or NULL */
+	struct mhl_record *identical_mhl;
+	struct recorded_sums identical_rec;
 };
 
 struct sums;

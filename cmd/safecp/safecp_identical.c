@@ -138,7 +138,6 @@ static const struct recorded_sums *lists_record(const struct safecp_options *o,
 int identical_judge(const struct safecp_options *o, struct safecp_job *job)
 {
 	struct recorded_sums rec;
-	struct mhl_record *mhl = NULL;
 	struct identical_options io = {
 		.mode = o->skip_identical,
 		.mtime_step_ns = fs_traits_of(job->target)->mtime_step_ns,
@@ -148,12 +147,12 @@ int identical_judge(const struct safecp_options *o, struct safecp_job *job)
 	if (!o->skip_identical)
 		return 0;
 	if (io.mode == IDENTICAL_HASH) {
-		io.recorded = mhl_record(job, &mhl, &rec);
+		/* kept: --mhl carries what it vouched for (job_done frees it) */
+		io.recorded = mhl_record(job, &job->identical_mhl, &job->identical_rec);
 		if (!io.recorded)
 			io.recorded = lists_record(o, job, &rec);
 	}
 	r = plan_skip_identical(job->plan, &io);
-	mhl_record_free(mhl);
 	if (r < 0) {
 		cli_error("cannot compare the files already in %s: %s", quote(job->plan->dest_root),
 			  strerror(-r));
