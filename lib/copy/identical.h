@@ -10,8 +10,9 @@
  *          it (identical_mtime(): within one step of fs_traits'
  *          mtime_step_ns);
  *   hash   the source's digest is the one the destination's record holds
- *          for it (struct recorded_sums: the newest ASC MHL generation, or
- *          the checksum lists), and the record does not say it failed; or,
+ *          for it (struct recorded_sums: the ASC MHL history, mhl_record.h,
+ *          or the checksum lists, sums_index.h), and the record does not
+ *          say it failed; or,
  *          without a record, both copies read whole have the same xxh128.
  * A file without a record entry, a record without a common algorithm, a
  * file that cannot be read or is no longer what the plan saw: copied as
