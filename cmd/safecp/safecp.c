@@ -36,6 +36,7 @@ enum {
 	OPT_FORCE,
 	OPT_TARGET,
 	OPT_VERIFY,
+	OPT_SKIP_IDENTICAL,
 };
 
 /* popt's view of the command line, before validation */
@@ -86,6 +87,11 @@ static struct poptOption options[] = {
 	{ "sums", '\0', POPT_ARG_STRING, &raw.sums, 0,
 	  "write the checksums as PREFIX.ALG lists (xxhsum -c, sha256sum -c; "
 	  "default algorithm xxh128)", "PREFIX" },
+	{ "skip-identical", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL,
+	  OPT_SKIP_IDENTICAL,
+	  "leave alone files the destination holds already: quick (the default: same "
+	  "size and modification time) or hash (the same checksum: ascmhl, the --sums "
+	  "lists, or both copies read); give the mode with '='", "MODE" },
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
@@ -208,6 +214,31 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 	o->n_dests = 1;
 }
 
+/* --skip-identical[=quick|hash].  popt takes the next word as the
+ * optional argument; only --skip-identical=MODE gives a mode, a separate
+ * word is an operand and goes back to popt. */
+static void skip_identical_option(poptContext ctx, int argc, const char **argv,
+				  struct safecp_options *o)
+{
+	_cleanup_free_ char *arg = poptGetOptArg(ctx);
+	bool attached = false;
+
+	for (int i = 1; arg && i < argc && !attached; i++)
+		attached = strncmp(argv[i], "--skip-identical=", 17) == 0 &&
+			   strcmp(argv[i] + 17, arg) == 0;
+	if (arg && !attached) {
+		poptStuffArgs(ctx, (const char *[]){ arg, NULL });
+		o->skip_identical = IDENTICAL_QUICK;
+	} else if (!arg || strcmp(arg, "quick") == 0) {
+		o->skip_identical = IDENTICAL_QUICK;
+	} else if (strcmp(arg, "hash") == 0) {
+		o->skip_identical = IDENTICAL_HASH;
+	} else {
+		cli_usage_error("unknown mode %s for --skip-identical: use quick or hash",
+				quote(arg));
+	}
+}
+
 /* -t DIR, once per destination; the same directory twice is a typo. */
 static void add_target_dir(poptContext ctx)
 {
@@ -241,6 +272,7 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 		case OPT_FORCE: o->force = true; o->plan.no_clobber = false; break;
 		case OPT_TARGET: add_target_dir(ctx); break;
 		case OPT_VERIFY: parse_verify(ctx, argc, argv, o); break;
+		case OPT_SKIP_IDENTICAL: skip_identical_option(ctx, argc, argv, o); break;
 		}
 	}
 	if (rc != -1)
@@ -380,6 +412,9 @@ static int job_prepare(const struct safecp_options *o, const char *dest,
 	r = check_names(o, job);
 	if (r)
 		return r;
+	r = identical_judge(o, job);
+	if (r)
+		return r;
 	job->space_needed = plan_space_needed(job->plan, &job->space);
 	r = plan_check(job->plan, &job->space, &job->refusal);
 	if (r < 0) {
@@ -398,6 +433,7 @@ static int job_prepare(const struct safecp_options *o, const char *dest,
 
 static void job_done(struct safecp_job *job)
 {
+	mhl_record_free(job->identical_mhl);
 	plan_names_done(&job->names);
 	plan_problem_done(&job->refusal);
 	target_free(job->target);
@@ -463,6 +499,7 @@ int main(int argc, const char **argv)
 	cli_init("safecp", "Copy files to removable media: bounded dirty memory, progress the "
 		 "device confirms,\nand nothing left to write when it ends.");
 	ctx = parse_options(argc, argv, &o);
+	identical_load_lists(&o);
 	raise_fd_limit();
 	/* every destination is checked before the first byte goes to any */
 	for (; n < o.n_dests && status == 0; n++)
@@ -497,6 +534,7 @@ int main(int argc, const char **argv)
 		job_done(&jobs[i]);
 	for (size_t i = 0; i < raw.n_target_dirs; i++)
 		free(raw.target_dirs[i]);
+	sums_index_free(o.old_lists);
 	poptFreeContext(ctx);
 	return status;
 }

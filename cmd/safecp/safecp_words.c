@@ -360,6 +360,8 @@ const char *words_skip_reason(enum copy_skip_reason why)
 {
 	switch (why) {
 	case COPY_SKIP_KEPT: return "exists, not replaced (--no-clobber)";
+	/* a word, not a sentence: scripts count these (--skip-identical) */
+	case COPY_SKIP_IDENTICAL: return "identical";
 	case COPY_SKIP_APPEARED:
 		return "appeared at the destination during the copy; kept (--no-clobber)";
 	case COPY_SKIP_FIFO: return "a FIFO is not copied";

@@ -408,6 +408,8 @@ static int copy_dir(struct engine *g, size_t idx)
 
 static enum copy_skip_reason skip_reason(const struct plan_entry *e)
 {
+	if (e->identical)
+		return COPY_SKIP_IDENTICAL;
 	if (e->skip_existing)
 		return COPY_SKIP_KEPT;
 	if (S_ISFIFO(e->source->st.st_mode))
@@ -515,6 +517,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	/* blkid needs root to name it; unknown FUSE filesystems get fsync per file */
 	g->volume_fsync = fs->volume_fsync && o->wplan->strategy == STRATEGY_SYNC_WINDOW;
 	g->fs_has_modes = fs->stores_modes;
+	g->times_after_rename = fs->rename_sets_mtime;
 	/* the daemon's data is in the device's cache: watch it (root only) */
 	if (t && fs->device_cache && t->has_block && t->devnode[0])
 		g->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);

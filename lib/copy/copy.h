@@ -70,6 +70,7 @@ enum copy_step {
 /* Why an entry is not copied (cmd/ words it). */
 enum copy_skip_reason {
 	COPY_SKIP_KEPT,      /* -n: it exists at the destination */
+	COPY_SKIP_IDENTICAL, /* the destination holds it already (plan_entry.identical) */
 	COPY_SKIP_APPEARED,  /* -n: it appeared at the destination during the copy */
 	COPY_SKIP_FIFO,
 	COPY_SKIP_SOCKET,
