@@ -21,6 +21,7 @@
 #include "common/exitcodes.h"
 #include "common/quote.h"
 #include "copy/check_input.h"
+#include "copy/mhl_record.h"
 #include "safecp/safecp.h"
 #include "safecp/safecp_check.h"
 #include "util/cleanup.h"
@@ -43,6 +44,21 @@ static const char *mhl_problem_words(enum mhl_read_kind k)
 	case MHL_READ_NO_MEMORY: return "cannot be read: out of memory";
 	default: return "cannot be used";
 	}
+}
+
+/* Paths the newest generation does not list, from the newest older one
+ * that does (those the chain vouches for). */
+static int add_older(struct checker *c)
+{
+	struct mhl_record *rec = NULL;
+	int r = 0;
+
+	if (mhl_record_open(c->o->check_dir, &rec, NULL) != MHL_RECORD_OK)
+		return 0;
+	for (size_t i = 0; i < mhl_record_older_count(rec) && r == 0; i++)
+		r = check_list_add_manifest(mhl_record_older(rec, i), &c->list);
+	mhl_record_free(rec);
+	return r;
 }
 
 /* DIR/ascmhl as the reference; 0 or EXIT_USAGE after saying why. */
@@ -80,7 +96,7 @@ static int load_mhl(struct checker *c)
 			  quote(file), MHL_CHAIN_FILE);
 		return EXIT_USAGE;
 	}
-	if (check_list_from_mhl(c->mhl, &c->list) < 0) {
+	if (check_list_from_mhl(c->mhl, &c->list) < 0 || add_older(c) < 0) {
 		cli_error("cannot read the manifest %s: out of memory", quote(c->manifest));
 		return EXIT_USAGE;
 	}

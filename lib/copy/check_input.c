@@ -47,14 +47,18 @@ static int add_entry(struct check_list *l, const struct mhl_entry *e)
 	return r;
 }
 
-int check_list_from_mhl(const struct mhl_history *h, struct check_list *l)
+int check_list_add_manifest(const struct mhl_manifest *m, struct check_list *l)
 {
-	const struct mhl_manifest *m = mhl_history_newest(h);
 	int r = 0;
 
 	for (size_t i = 0; i < mhl_manifest_count(m) && r == 0; i++)
 		r = add_entry(l, mhl_manifest_entry(m, i));
 	return r == -EINVAL ? 0 : r; /* a digest mhl_read let through is its own form */
+}
+
+int check_list_from_mhl(const struct mhl_history *h, struct check_list *l)
+{
+	return check_list_add_manifest(mhl_history_newest(h), l);
 }
 
 static enum check_list_kind fail(struct check_list_problem *why, enum check_list_kind kind,

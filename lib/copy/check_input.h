@@ -24,6 +24,9 @@ bool check_mhl_c4_matches(const struct mhl_history *h);
  * that checksum.h has (all of ASC MHL's) count; a file with a "failed"
  * action in any format is marked failed.  0, -ENOMEM. */
 int check_list_from_mhl(const struct mhl_history *h, struct check_list *l);
+/* An older generation's entries, for the paths l does not have yet (a
+ * rerun with -n or --skip-identical=quick lists only what it copied). */
+int check_list_add_manifest(const struct mhl_manifest *m, struct check_list *l);
 
 enum check_list_kind {
 	CHECK_LIST_OK,

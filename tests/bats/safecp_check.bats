@@ -340,3 +340,16 @@ EOF
 	jq -s -e '.[-1] | .event == "done" and .outcome == "interrupted" and .signal == "INT"
 		and .matched < 4' "$BATS_TEST_TMPDIR/ev"
 }
+
+@test "after a rerun with -n lists only the new file, --check still checks every file (older generations)" {
+	stick_up --size 64 --rate 0
+	run -0 safecp -r --mhl "$SRC/card" "$STICK_MNT"
+	make_file "$SRC/card/DCIM/C0002.MP4" 5000
+	run -0 safecp -r -n --mhl "$SRC/card" "$STICK_MNT"
+	[[ $(grep -c '<hash>' "$STICK_MNT"/ascmhl/0002_*.mhl) == 1 ]]
+	run -0 --separate-stderr safecp --check "$STICK_MNT"
+	[[ $output == *"5 of 5 files match"* || $stderr == *"5 of 5 files match"* ]]
+	# a change to a file only the first generation lists is found
+	printf 'X' | dd of="$STICK_MNT/card/DCIM/C0001.MP4" bs=1 seek=1000 conv=notrunc status=none
+	run -4 safecp --check "$STICK_MNT"
+}
