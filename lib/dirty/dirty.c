@@ -23,6 +23,7 @@
 #include "util/clock.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 
 static uint64_t page_size_get(void)

@@ -22,6 +22,7 @@
 #include "util/cleanup.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 
 #define DEBUGFS_DIR "/sys/kernel/debug"
