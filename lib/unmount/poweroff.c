@@ -38,6 +38,7 @@
 #include "util/debug.h"
 #include "unmount/poweroff.h"
 #include "device/sysfs_disk.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 #include "unmount/unmount.h"
 
@@ -91,7 +92,7 @@ static int read_devno(const char *dir, unsigned *maj, unsigned *min)
 	r = sysroot_read_line(rel, line, sizeof(line));
 	if (r < 0)
 		return r;
-	return sscanf(line, "%u:%u", maj, min) == 2 ? 0 : -EINVAL;
+	return parse_devnum(line, maj, min, NULL) < 0 ? -EINVAL : 0;
 }
 
 static int add_dev(struct poweroff_plan *p, const char *dir, bool is_disk)
