@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "device/blockdev.h"
+#include "dirty/dirty.h"
 #include "util/cleanup.h"
 #include "util/debug.h"
 #include "unmount/poweroff.h"
@@ -434,11 +435,11 @@ static void scsi_flush_and_stop(int fd, struct poweroff_result *res)
 static bool inflight_zero(const char *disk)
 {
 	char rel[128], line[64];
-	unsigned long rd, wr;
+	unsigned rd, wr;
 
 	snprintf(rel, sizeof(rel), "/sys/block/%s/inflight", disk);
 	if (sysroot_read_line(rel, line, sizeof(line)) < 0 ||
-	    sscanf(line, "%lu %lu", &rd, &wr) != 2)
+	    dirty_inflight_parse(line, &rd, &wr) < 0)
 		return true; /* gone already */
 	return rd == 0 && wr == 0;
 }
