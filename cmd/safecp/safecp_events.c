@@ -256,6 +256,16 @@ static void say(struct events *ev, const char *fmt, ...)
 
 /* ---- engine callbacks (engine thread) */
 
+/* A file event in --progress=json, with the lock held. */
+static void json_file(struct events *ev, const struct plan_entry *e, const char *state,
+		      const char *reason)
+{
+	if (!ev->json_mode)
+		return;
+	jsonev_file(&ev->jev, e, state, reason);
+	stdout_check(ev);
+}
+
 static void on_file_start(void *ctx, const struct plan_entry *e)
 {
 	struct events *ev = ctx;
@@ -263,37 +273,28 @@ static void on_file_start(void *ctx, const struct plan_entry *e)
 	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 		say(ev, "%s -> %s", quote(e->source->src), quote(e->dst));
-	if (ev->json_mode) {
-		jsonev_file(&ev->jev, e, "started", NULL);
-		stdout_check(ev);
-	}
+	json_file(ev, e, "started", NULL);
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+/* The file is under its final name now, or no longer (events_published()). */
+static void file_published(struct events *ev, const struct plan_entry *e, bool published,
+			   const char *state, const char *reason)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	ev->published[e - ev->job->plan->entries] = published;
+	json_file(ev, e, state, reason);
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 static void on_file_done(void *ctx, const struct plan_entry *e)
 {
-	struct events *ev = ctx;
-
-	pthread_mutex_lock(&ev->sh->lock);
-	ev->published[e - ev->job->plan->entries] = true;
-	if (ev->json_mode) {
-		jsonev_file(&ev->jev, e, "finished", NULL);
-		stdout_check(ev);
-	}
-	pthread_mutex_unlock(&ev->sh->lock);
+	file_published(ctx, e, true, "finished", NULL);
 }
 
 static void on_file_withdrawn(void *ctx, const struct plan_entry *e)
 {
-	struct events *ev = ctx;
-
-	pthread_mutex_lock(&ev->sh->lock);
-	ev->published[e - ev->job->plan->entries] = false;
-	if (ev->json_mode) {
-		jsonev_file(&ev->jev, e, "withdrawn", "read back different at the end");
-		stdout_check(ev);
-	}
-	pthread_mutex_unlock(&ev->sh->lock);
+	file_published(ctx, e, false, "withdrawn", "read back different at the end");
 }
 
 bool events_published(struct events *ev, size_t idx)
