@@ -336,12 +336,10 @@ void events_manifest_written(struct events *ev, const char *path, unsigned seque
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
-void events_manifest_failed(struct events *ev, const char *path, int err)
+/* A file written beside the data (a checksum list, a manifest) failed;
+ * the copy stands.  msg: the words, or NULL when they took no memory. */
+static void beside_failed(struct events *ev, const char *path, int err, const char *msg)
 {
-	_cleanup_free_ char *msg = words_format("cannot write the ASC MHL manifest %s: %s; the "
-						"files are copied, make room and copy again for "
-						"the manifest", quote(path), strerror(err));
-
 	pthread_mutex_lock(&ev->sh->lock);
 	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
 	if (ev->json_mode) {
@@ -351,19 +349,22 @@ void events_manifest_failed(struct events *ev, const char *path, int err)
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
+void events_manifest_failed(struct events *ev, const char *path, int err)
+{
+	_cleanup_free_ char *msg = words_format("cannot write the ASC MHL manifest %s: %s; the "
+						"files are copied, make room and copy again for "
+						"the manifest", quote(path), strerror(err));
+
+	beside_failed(ev, path, err, msg);
+}
+
 void events_list_failed(struct events *ev, const char *path, int err)
 {
 	_cleanup_free_ char *msg = words_format("cannot write the checksum list %s: %s; the "
 						"files are copied, make room and copy again for "
 						"the list", quote(path), strerror(err));
 
-	pthread_mutex_lock(&ev->sh->lock);
-	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
-	if (ev->json_mode) {
-		jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, err, path, msg, false);
-		stdout_check(ev);
-	}
-	pthread_mutex_unlock(&ev->sh->lock);
+	beside_failed(ev, path, err, msg);
 }
 
 /* Kept files (-n) and identical ones are what the user asked for: named
