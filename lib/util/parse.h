@@ -32,7 +32,7 @@ const char *parse_skip_blanks(const char *s);
 /* Splits line in place at runs of spaces and tabs into at most max
  * fields and returns how many it found; the last of max fields holds the
  * rest of the line, blanks and all (the path at the end of a maps line).
- * Leading and trailing blanks make no empty fields. */
+ * Runs of blanks make no empty fields; the rest field keeps its own. */
 size_t parse_fields(char *line, char **ret, size_t max);
 
 /* Undoes in place the octal escapes the kernel writes into names in
