@@ -1,0 +1,215 @@
+#!/usr/bin/env bats
+# tests/bats/offload_card.bats: examples/offload-card, the camera-card offload, from the
+# outside: a read-throttled simulated card (ext4, a label with a space) and two
+# simulated sticks (ext4 and exfat-fuse).
+# - a full run: both sticks get the whole card tree (DCIM, PRIVATE, XDROOT) in
+#   STICK/<date>/<label>/, the lists pass xxhsum -c, the card's UUID is recorded, the
+#   card got no write, both sticks are called safe to remove and the card erasable;
+# - kill -9 of the script and its safecp mid-copy, then a rerun "the next day"
+#   (OFFLOAD_TODAY) that resumes in the first day's folder and copies only what was
+#   missing (files already there keep their inodes);
+# - a stick that stores a byte wrong: that stick is named as failed, the card must not
+#   be erased, exit 1;
+# - usage and refusals (exit 2) before anything is written.
+
+load helpers
+load safecp_common
+
+OFFLOAD=$SAFECP_SRC/examples/offload-card
+LABEL="EOS DIGITAL"
+DAY1=2026-05-01
+DAY2=2026-05-02
+
+setup() {
+	require_tool safecp
+	require_tool safeunmount
+	require_root
+	require_cmd jq
+	require_cmd xxhsum
+	CARD_AT=$BATS_TEST_TMPDIR/card
+	SRC=$BATS_TEST_TMPDIR/src
+}
+
+# The script's card mount (left behind by a killed run) goes before the card stick.
+teardown() {
+	if [[ -n ${PGID-} ]]; then kill -9 -- "-$PGID" 2>/dev/null || true; fi
+	if mountpoint -q "$CARD_AT" 2>/dev/null; then umount "$CARD_AT" || true; fi
+	stick_down_all
+}
+
+# make_card [READ_RATE]: the card tree in $SRC, on a stick labelled $LABEL that reads
+# at READ_RATE, unmounted as a card in a reader is. Sets CARD_ID, CARD_DEV, CARD_UUID.
+make_card() {
+	local i
+	mkdir -p "$SRC/DCIM/100CANON" "$SRC/PRIVATE/M4ROOT/CLIP" "$SRC/XDROOT/Clip"
+	for i in 1 2 3 4 5 6; do make_file "$SRC/DCIM/100CANON/IMG_000$i.JPG" $((MIB + i)); done
+	make_file "$SRC/DCIM/100CANON/it's ünï.JPG" 4097
+	make_file "$SRC/PRIVATE/M4ROOT/CLIP/C0001.MP4" $((3 * MIB + 5))
+	make_file "$SRC/XDROOT/Clip/Clip0001.MXF" $((2 * MIB))
+	stick_up --size 64 --rate 0 --read-rate "${1:-$((16 * MIB))}" --label "$LABEL"
+	CARD_ID=$STICK_ID CARD_DEV=$STICK_DEV
+	cp -a "$SRC"/. "$STICK_MNT"/
+	umount "$STICK_MNT"
+	CARD_UUID=$(blkid -c /dev/null -o value -s UUID "$CARD_DEV")
+	[[ -n $CARD_UUID ]]
+}
+
+# make_sticks [--faulty]: stick A (ext4; faulty with --faulty) and B (exfat-fuse),
+# write-throttled so that a copy lasts long enough to be killed in the middle.
+make_sticks() {
+	stick_up "$@" --size 64 --rate $((4 * MIB))
+	A=$STICK_MNT A_ID=$STICK_ID A_CTL=$STICK_CTL
+	stick_up --fs exfat --size 64 --rate $((4 * MIB))
+	B=$STICK_MNT B_ID=$STICK_ID
+}
+
+card_sectors_written() {
+	disk_sectors_written "$(<"/sys/class/block/${CARD_DEV#/dev/}/dev")"
+}
+
+# files_of DIR: the regular files below DIR, relative, sorted, one a line.
+files_of() {
+	(cd "$1" && find . -type f ! -name '.safecp-*' -printf '%P\n' | LC_ALL=C sort)
+}
+
+# check_stick ID DATE: the stick, looked at afresh, holds the card's tree in
+# DATE/$LABEL, its list passes xxhsum -c there, and the card's UUID is recorded.
+check_stick() {
+	stick_reattach "$1"
+	local d="$STICK_MNT/$2/$LABEL"
+	[[ -d $d ]]
+	[[ $(files_of "$d") == "$(files_of "$SRC")" ]]
+	assert_final_names_complete "$SRC" "$d"
+	(cd "$d" && xxhsum -c "../$LABEL.xxh128")
+	[[ $(grep -c . "$STICK_MNT/$2/$LABEL.xxh128") == $(files_of "$SRC" | grep -c .) ]]
+	grep -qx "uuid=$CARD_UUID" "$STICK_MNT/$2/.offload-card/$CARD_UUID"
+	grep -qx "folder=$LABEL" "$STICK_MNT/$2/.offload-card/$CARD_UUID"
+}
+
+@test "offload-card: usage errors exit 2 and say how it is used" {
+	run -2 "$OFFLOAD"
+	[[ $output == *"Usage: offload-card"* ]]
+	run -2 "$OFFLOAD" --bogus LABEL=x /tmp
+	run -0 "$OFFLOAD" --help
+	[[ $output == *"Exit status"* ]]
+}
+
+@test "offload-card: a card that is not there, or a stick that is not a mount point, is refused (exit 2)" {
+	stick_up --size 64 --rate 0
+	run -2 --separate-stderr "$OFFLOAD" "LABEL=NO SUCH CARD $RANDOM" "$STICK_MNT"
+	[[ $stderr == *"no card 'LABEL=NO SUCH CARD"* ]]
+	make_card
+	mkdir "$BATS_TEST_TMPDIR/not-a-stick"
+	run -2 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "UUID=$CARD_UUID" "$BATS_TEST_TMPDIR/not-a-stick"
+	[[ $stderr == *"is not a mount point"* ]]
+	[[ -z $(ls -A "$BATS_TEST_TMPDIR/not-a-stick") ]]
+	refute mountpoint -q "$CARD_AT"
+}
+
+@test "offload-card: a card mounted read-write is refused, nothing written" {
+	make_card
+	stick_up --size 64 --rate 0
+	mkdir "$CARD_AT"
+	mount "$CARD_DEV" "$CARD_AT"
+	run -2 --separate-stderr "$OFFLOAD" "LABEL=$LABEL" "$STICK_MNT"
+	[[ $stderr == *"is mounted read-write at '$CARD_AT'"* ]]
+	[[ -z $(find "$STICK_MNT" -mindepth 1 ! -path "$STICK_MNT/lost+found*") ]]
+}
+
+@test "offload-card: a full run: both sticks verified, safe to remove, the card may be erased and was not written" {
+	make_card $((8 * MIB))
+	make_sticks
+	local before
+	before=$(card_sectors_written)
+	OFFLOAD_TODAY=$DAY1 run -0 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
+	echo "$output"
+	echo "$stderr"
+	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"the card '$LABEL' (UUID $CARD_UUID) may be erased"* ]]
+	# read-only means read-only: not one sector written to the card
+	[[ $(card_sectors_written) == "$before" ]]
+	refute mountpoint -q "$CARD_AT"
+	# safeunmount ran on both
+	refute mountpoint -q "$A"
+	refute mountpoint -q "$B"
+	check_stick "$A_ID" "$DAY1"
+	check_stick "$B_ID" "$DAY1"
+}
+
+@test "offload-card: killed mid-copy (kill -9), the rerun the next day resumes in the same folder and copies only what is missing" {
+	make_card $((8 * MIB))
+	make_sticks
+	OFFLOAD_TODAY=$DAY1 setsid "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B" \
+		>"$BATS_TEST_TMPDIR/out1" 2>&1 &
+	PGID=$!
+	local d="$A/$DAY1/$LABEL" n
+	# some file complete on stick A, and the copy still going
+	for ((n = 0; n < 600; n++)); do
+		[[ -n $(files_of "$d" 2>/dev/null) ]] && break
+		sleep 0.05
+	done
+	kill -9 -- "-$PGID"
+	wait "$PGID" || true
+	PGID=''
+	cat "$BATS_TEST_TMPDIR/out1"
+	local had_a had_b
+	had_a=$(files_of "$d")
+	had_b=$(files_of "$B/$DAY1/$LABEL" 2>/dev/null || true)
+	[[ -n $had_a ]]
+	# the kill came in the middle: something is still missing on A
+	[[ $had_a != "$(files_of "$SRC")" ]]
+	# inodes of what is already there, to tell a skipped file from a copied one
+	(cd "$d" && find . -type f ! -name '.safecp-*' -printf '%i %P\n' | LC_ALL=C sort) >"$BATS_TEST_TMPDIR/inodes-a"
+
+	# the card is still mounted (read-only) by the killed run: the rerun uses that mount
+	mountpoint -q "$CARD_AT"
+	OFFLOAD_TODAY=$DAY2 run -0 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
+	echo "$output"
+	echo "$stderr"
+	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"may be erased"* ]]
+	refute mountpoint -q "$CARD_AT"
+	stick_reattach "$A_ID"
+	[[ ! -e $STICK_MNT/$DAY2 ]]
+	check_stick "$A_ID" "$DAY1"
+	check_stick "$B_ID" "$DAY1"
+	[[ ! -e $STICK_MNT/$DAY2 ]]
+
+	safecp --help | grep -q -- --skip-identical ||
+		skip "this safecp has no --skip-identical: the rerun copied every file again (the resume part is untested)"
+	# every file the killed run had finished on A is the same inode: not copied again
+	stick_load "$A_ID"
+	local ino rel
+	while read -r ino rel; do
+		[[ $(stat -c %i "$STICK_MNT/$DAY1/$LABEL/$rel") == "$ino" ]] ||
+			{ echo "'$rel' was copied again" >&2; return 1; }
+	done <"$BATS_TEST_TMPDIR/inodes-a"
+	# and the rerun says how many it left alone on each
+	local n_a n_b
+	n_a=$(grep -c . "$BATS_TEST_TMPDIR/inodes-a")
+	n_b=$(grep -c . <<<"$had_b" || true)
+	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL' ("*", $n_a already there)"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL' ("*", $n_b already there)"* ]]
+}
+
+@test "offload-card: a stick that stores a byte wrong: named as failed, the card must NOT be erased, exit 1" {
+	[[ -x $SAFECP_BUILD/tests/faultdev ]] ||
+		skip "needs $SAFECP_BUILD/tests/faultdev (built when libfuse3-dev is installed)"
+	make_card
+	make_sticks --faulty
+	echo "flip-write 65536" >"$A_CTL"
+	OFFLOAD_TODAY=$DAY1 run -1 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
+	echo "$output"
+	echo "$stderr"
+	[[ $(awk '$1 == "flipped_writes" { print $2 }' "$A_CTL") == 1 ]]
+	[[ $output == *"stick '$A': FAILED: 1 file(s) read back different from the card"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"the card '$LABEL' (UUID $CARD_UUID) must NOT be erased"* ]]
+	[[ $output != *"may be erased"* ]]
+	# the failed stick got no list claiming a whole copy; the good one is whole
+	stick_reattach "$A_ID"
+	[[ ! -e "$STICK_MNT/$DAY1/$LABEL.xxh128" ]]
+	check_stick "$B_ID" "$DAY1"
+}
