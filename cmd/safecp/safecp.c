@@ -39,7 +39,7 @@ enum {
 
 /* popt's view of the command line, before validation */
 static struct {
-	int recursive, dereference, no_target_dir, dry_run, rename_invalid, verify;
+	int recursive, dereference, no_target_dir, dry_run, rename_invalid, verify, mhl;
 	char *strategy, *window, *progress, *no_preserve, *checksum, *sums;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
@@ -76,6 +76,8 @@ static struct poptOption options[] = {
 	{ "verify", '\0', POPT_ARG_NONE, &raw.verify, 0,
 	  "read every file back from the device before it gets its name; one that "
 	  "differs is not named (exit 4)", NULL },
+	{ "mhl", '\0', POPT_ARG_NONE, &raw.mhl, 0,
+	  "write an ASC MHL generation into each destination's ascmhl folder", NULL },
 	{ "checksum", '\0', POPT_ARG_STRING, &raw.checksum, 0,
 	  "checksum every file as it is read: xxh128, xxh3, xxh64, md5, sha1, sha256 "
 	  "(a comma list)", "ALG" },
@@ -151,6 +153,7 @@ static void validate_values(struct safecp_options *o, bool progress_given)
 		cli_usage_error("--sums needs a prefix, such as /media/usb/offload");
 	o->sums_prefix = raw.sums;
 	o->verify = raw.verify;
+	o->mhl = raw.mhl;
 	if (raw.sums && !o->checksums)
 		o->checksums = CHECKSUM_BIT(CHECKSUM_XXH128);
 }
@@ -454,14 +457,22 @@ int main(int argc, const char **argv)
 		for (size_t i = 0; o.dry_run && i < n; i++)
 			dryrun_print(&o, &jobs[i]);
 		struct sums *sums = NULL;
+		struct manifests *mhl = NULL;
 
 		refused = report_refusals(&o, jobs, n);
-		if (refused)
+		if (refused) {
 			status = EXIT_USAGE;
-		else if (!o.dry_run && sums_prepare(&o, jobs, n, &sums) < 0)
-			status = EXIT_PARTIAL, cli_error("out of memory");
-		else if (!o.dry_run)
-			status = run_copy(&o, jobs, n, sums);
+		} else if (!o.dry_run) {
+			if (sums_prepare(&o, jobs, n, &sums) < 0 ||
+			    manifests_prepare(&o, jobs, n, &mhl) < 0) {
+				cli_error("out of memory");
+				status = EXIT_PARTIAL;
+			} else {
+				sums_ignore_in(sums, mhl);
+				status = run_copy(&o, jobs, n, sums, mhl);
+			}
+		}
+		manifests_free(mhl);
 		sums_free(sums);
 	}
 	for (size_t i = 0; i < n; i++)

@@ -46,6 +46,7 @@ struct safecp_options {
 	bool force;
 	bool rename_invalid;       /* --rename-invalid */
 	bool verify;               /* --verify */
+	bool mhl;                  /* --mhl */
 	checksum_set checksums;    /* --checksum (xxh128 for --sums alone), or 0 */
 	const char *sums_prefix;   /* --sums, or NULL */
 };
@@ -64,12 +65,13 @@ struct safecp_job {
 };
 
 struct sums;
+struct manifests;
 struct events;
 
 /* safecp_run.c: run the job (sums: NULL, or sums_prepare()'s); returns
  * the exit status. */
 int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
-	     struct sums *sums);
+	     struct sums *sums, struct manifests *mhl);
 
 /* safecp_sums.c: refuses (exits EXIT_USAGE) a list that cannot be
  * written or would replace a copied file; *ret NULL without --checksum.
@@ -82,8 +84,22 @@ const struct reader_tap *sums_tap(struct sums *s);
 const struct file_sums *sums_digests(const struct sums *s);
 /* ev[i]: destination i's events, until sums_finish(). */
 void sums_set_events(struct sums *s, struct events *const *ev);
-/* Destination d writes the lists on its filesystem in its epilogue. */
-void sums_epilogue(struct sums *s, size_t d, struct copy_options *o);
+/* Destination d's epilogue: the lists on its filesystem; how many failed. */
+unsigned sums_write_dest(struct sums *s, size_t d);
+/* Lists written inside a destination directory are in its manifest's
+ * ignore patterns. */
+void sums_ignore_in(const struct sums *s, struct manifests *m);
+
+/* safecp_mhl.c: --mhl.  Refuses (exits EXIT_USAGE) a destination whose
+ * ascmhl history is damaged; *ret NULL without --mhl.  0 or -errno. */
+int manifests_prepare(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
+		      struct manifests **ret);
+void manifests_free(struct manifests *m);
+/* rel (relative to destination d's directory) is in its ignore patterns. */
+void manifests_ignore(struct manifests *m, size_t d, const char *rel);
+/* Destination d's epilogue: its generation; how many writes failed. */
+unsigned manifests_write(struct manifests *m, size_t d, int dest_dir_fd,
+			 const struct file_sums *fs, struct events *ev);
 /* The copy ended (not interrupted): the lists on no destination; how
  * many failed. */
 unsigned sums_finish(struct sums *s);
@@ -158,6 +174,8 @@ void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step ste
 		  const char *path, const char *msg, bool fatal);
 void jsonev_note(struct json *j, const char *path, const char *msg);
 void jsonev_list(struct json *j, const char *path, const char *alg, size_t files);
+void jsonev_manifest(struct json *j, const char *path, unsigned sequence, size_t files,
+		     size_t unlisted);
 void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_strategy s,
 		     const char *why);
 void jsonev_interrupted(struct json *j, const struct snapshot *s, int signo);
@@ -185,6 +203,10 @@ bool events_published(struct events *ev, size_t idx);
 /* A checksum list was written, or could not be (err: errno). */
 void events_list_written(struct events *ev, const char *path, const char *alg, size_t files);
 void events_list_failed(struct events *ev, const char *path, int err);
+/* An ASC MHL generation was written, or could not be. */
+void events_manifest_written(struct events *ev, const char *path, unsigned sequence,
+			     size_t files, size_t unlisted);
+void events_manifest_failed(struct events *ev, const char *path, int err);
 void events_callbacks(struct events *ev, struct copy_callbacks *ret);
 /* The start event, and with -v the strategy line. */
 void events_start(struct events *ev);

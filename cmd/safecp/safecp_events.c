@@ -302,6 +302,38 @@ void events_list_written(struct events *ev, const char *path, const char *alg, s
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
+void events_manifest_written(struct events *ev, const char *path, unsigned sequence,
+			     size_t files, size_t unlisted)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	if (unlisted)
+		note_line(ev, MSG_WARNING, "%zu %s left out of the ASC MHL manifest %s: ASC MHL "
+			  "holds only UTF-8 names without control characters", unlisted,
+			  unlisted == 1 ? "file is" : "files are", quote(path));
+	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+		say(ev, "ASC MHL generation %u %s: %zu files", sequence, quote(path), files);
+	if (ev->json_mode) {
+		jsonev_manifest(&ev->json, path, sequence, files, unlisted);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_manifest_failed(struct events *ev, const char *path, int err)
+{
+	_cleanup_free_ char *msg = words_format("cannot write the ASC MHL manifest %s: %s; the "
+						"files are copied, make room and copy again for "
+						"the manifest", quote(path), strerror(err));
+
+	pthread_mutex_lock(&ev->sh->lock);
+	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
+	if (ev->json_mode) {
+		jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, err, path, msg, false);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
 void events_list_failed(struct events *ev, const char *path, int err)
 {
 	_cleanup_free_ char *msg = words_format("cannot write the checksum list %s: %s; the "

@@ -264,6 +264,17 @@ void jsonev_list(struct json *j, const char *path, const char *alg, size_t files
 	event_end(j);
 }
 
+void jsonev_manifest(struct json *j, const char *path, unsigned sequence, size_t files,
+		     size_t unlisted)
+{
+	begin(j, "manifest", clock_realtime());
+	json_kv_name(j, "path", path);
+	json_kv_u64(j, "sequence", sequence);
+	json_kv_u64(j, "files", files);
+	json_kv_u64(j, "unlisted", unlisted);
+	event_end(j);
+}
+
 void jsonev_note(struct json *j, const char *path, const char *msg)
 {
 	begin(j, "note", clock_realtime());

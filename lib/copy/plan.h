@@ -162,6 +162,11 @@ int plan_build_beside(const struct plan *first, const char *const *sources, size
  * times)?  Then one reader serves both: entry i is the same source in
  * each. */
 bool plan_same_source(const struct plan *a, const struct plan *b);
+
+/* Entry idx's destination path relative to p->dest_dir ("card/DCIM/a.jpg"),
+ * the path checksum lists and manifests give, in buf (size bytes).  False
+ * for dest_dir itself (-rT's top entry) and for a path that does not fit. */
+bool plan_dest_rel(const struct plan *p, size_t idx, char *buf, size_t size);
 void plan_problem_done(struct plan_problem *p);
 
 /* The destination filesystem's space and limits. */

@@ -1,0 +1,62 @@
+/* manifest.h: this copy's ASC MHL generation, written into a
+ * destination's ascmhl/ folder (lib/mhl renders the XML).
+ *
+ * The generation lists every file this destination published whose
+ * checksums the first read computed (file_sums.h), with the ASC MHL
+ * formats among them; a file the newest earlier generation lists with the
+ * same hash is "verified", any other "original".  Process "transfer".
+ * The manifest NNNN_<root>_<date>_<time>Z.mhl and then ascmhl_chain.xml
+ * (the earlier links and this one, with the C4 ID of the manifest's
+ * bytes) are each written with small_file.h: a pulled stick leaves the
+ * old chain or the new one, never a truncated one.  The ascmhl folder is
+ * made or opened from the destination directory's fd without following
+ * a symlink. */
+#ifndef SAFECP_MANIFEST_H
+#define SAFECP_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "copy/file_sums.h"
+#include "copy/plan.h"
+#include "mhl/mhl_read.h"
+
+/* The ASC MHL formats among algs (c4, md5, sha1, xxh128, xxh3, xxh64). */
+checksum_set manifest_formats(checksum_set algs);
+
+struct manifest_input {
+	const struct plan *plan;          /* this destination's */
+	const struct file_sums *sums;
+	bool (*published)(void *ctx, size_t idx); /* under its name here? */
+	void *ctx;
+	const struct mhl_history *prev;   /* NULL: the first generation */
+	const char *root_name;            /* the destination directory's name */
+	time_t now;
+	bool keep_times;                  /* the copies carry the sources' mtimes */
+	const char *tool_version;
+	const char *const *ignores;       /* more ignore patterns (lists written here) */
+	size_t n_ignores;
+};
+
+/* Where it failed. */
+enum manifest_step {
+	MANIFEST_STEP_NONE,
+	MANIFEST_STEP_BUILD,   /* libxml2 or memory */
+	MANIFEST_STEP_FOLDER,  /* ascmhl/ could not be made or opened */
+	MANIFEST_STEP_WRITE,   /* the manifest file */
+	MANIFEST_STEP_CHAIN,   /* ascmhl_chain.xml */
+};
+
+struct manifest_result {
+	unsigned sequence;
+	char file[128];       /* the manifest's name in ascmhl/ */
+	size_t files;         /* listed */
+	size_t unlisted;      /* names ASC MHL cannot hold (not UTF-8, controls) */
+	enum manifest_step step;
+};
+
+/* 0, or -errno with res->step saying where. */
+int manifest_write(int dest_dir_fd, const struct manifest_input *in, struct manifest_result *res);
+
+#endif
