@@ -245,3 +245,22 @@ has_mhl() {
 	[[ ! -e "$STICK_MNT/$DAY1/$LABEL.xxh128" ]]
 	check_stick "$B_ID" "$DAY1"
 }
+
+@test "offload-card: a stick that fails mid-copy (EIO): named as failed, the other complete, the card must NOT be erased, exit 1" {
+	[[ -x $SAFECP_BUILD/tests/faultdev ]] ||
+		skip "needs $SAFECP_BUILD/tests/faultdev (built when libfuse3-dev is installed)"
+	make_card
+	make_sticks --faulty
+	# the record goes through; the copy's writes fail after 4 MiB
+	echo "fail-write-after $((4 * MIB))" >"$A_CTL"
+	OFFLOAD_TODAY=$DAY1 run -1 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
+	echo "$output"
+	echo "$stderr"
+	(($(awk '$1 == "failed_writes" { print $2 }' "$A_CTL") > 0))
+	[[ $output == *"stick '$A': FAILED: the copy failed"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"the card '$LABEL' (UUID $CARD_UUID) must NOT be erased"* ]]
+	[[ $output != *"may be erased"* ]]
+	refute mountpoint -q "$CARD_AT"
+	check_stick "$B_ID" "$DAY1"
+}
