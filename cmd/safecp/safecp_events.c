@@ -68,6 +68,7 @@ struct events {
 static const char *phase_item(int phase)
 {
 	switch (phase) {
+	case COPY_PHASE_RECHECK: return "reading back again";
 	case COPY_PHASE_FINAL_SYNC: return "flushing to the device";
 	case COPY_PHASE_WAIT_IDLE: return "waiting for the device";
 	}
@@ -280,6 +281,19 @@ static void on_file_done(void *ctx, const struct plan_entry *e)
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
+static void on_file_withdrawn(void *ctx, const struct plan_entry *e)
+{
+	struct events *ev = ctx;
+
+	pthread_mutex_lock(&ev->sh->lock);
+	ev->published[e - ev->job->plan->entries] = false;
+	if (ev->json_mode) {
+		jsonev_file(&ev->json, e, "withdrawn", "read back different at the end");
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
 bool events_published(struct events *ev, size_t idx)
 {
 	bool done;
@@ -446,6 +460,7 @@ void events_callbacks(struct events *ev, struct copy_callbacks *ret)
 		.ctx = ev,
 		.file_start = on_file_start,
 		.file_done = on_file_done,
+		.file_withdrawn = on_file_withdrawn,
 		.skipped = on_skipped,
 		.error = on_error,
 		.note = on_note,

@@ -149,7 +149,9 @@ void jsonev_progress(struct json *j, const struct snapshot *s)
 	json_kv_u64(j, "bytes_on_device", s->confirmed);
 	json_kv_u64(j, "bytes_written", s->written);
 	json_kv_name(j, "file", s->file);
-	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing" : "copying");
+	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing"
+				   : s->phase == COPY_PHASE_RECHECK ? "rechecking"
+								    : "copying");
 	kv_maybe(j, "rate", s->rate, 1);
 	kv_maybe(j, "eta", s->eta, 1);
 	if (s->verify)

@@ -619,6 +619,7 @@ static void engine_done(struct engine *g)
 	free(g->batch.items);
 	free(g->done_dirs);
 	free(g->made);
+	free(g->named);
 	read_back_done(&g->rb);
 }
 
@@ -643,6 +644,9 @@ int copy_engine_run(const struct plan *p, const struct copy_options *o,
 		batch_abort(&g);
 	/* the other destinations need not wait for this one any more */
 	reader_leave(cursor);
+	/* after every data write, before the lists and manifests name them */
+	if (r == 0)
+		r = recheck_named(&g);
 	/* before the directories get their times (the caller's files may
 	 * go into one) and before the final sync, which then covers them */
 	if (r == 0 && o->epilogue && !cancelled(&g))

@@ -26,6 +26,7 @@
 enum copy_phase {
 	COPY_PHASE_START = 0,
 	COPY_PHASE_COPYING,
+	COPY_PHASE_RECHECK,     /* --verify: files named earlier read back again */
 	COPY_PHASE_FINAL_SYNC,  /* syncfs + root fsync */
 	COPY_PHASE_WAIT_IDLE,   /* device draining what the fs wrote last */
 	COPY_PHASE_DONE,
@@ -88,6 +89,9 @@ struct copy_callbacks {
 	void *ctx;
 	void (*file_start)(void *ctx, const struct plan_entry *e);
 	void (*file_done)(void *ctx, const struct plan_entry *e);
+	/* --verify: a file named earlier read back different at the end
+	 * (a later write landed on it): it was removed from its name */
+	void (*file_withdrawn)(void *ctx, const struct plan_entry *e);
 	void (*skipped)(void *ctx, const struct plan_entry *e, enum copy_skip_reason why);
 	/* fatal: the copy stops; else that entry (a directory: its
 	 * subtree) is not copied and the rest goes on */

@@ -232,7 +232,14 @@ static void verify_item(struct engine *g, struct batch_item *it)
 			g->cb->note(g->cb->ctx, COPY_NOTE_VERIFY_CACHED, g->plan->dest_root, 0, 0);
 	}
 	if (r == 0 && strcmp(want, got) == 0) {
+		struct stat st;
+
 		atomic_fetch_add(&g->stats->files_verified, 1);
+		memcpy(it->digest, got, sizeof(it->digest));
+		if (fstat(writer_fd(it->w), &st) == 0) {
+			it->dev = st.st_dev;
+			it->ino = st.st_ino;
+		}
 		return;
 	}
 	copy_report(g, it->entry, COPY_STEP_VERIFY, r < 0 ? r : -EBADMSG, e->dst, false);
@@ -365,8 +372,28 @@ static void reset(struct batch *b)
 	batch_close_dirs(b);
 }
 
+/* Remember a verified file for the recheck at the end. */
+static void remember(struct engine *g, const struct batch_item *it)
+{
+	struct named_file *grown;
+
+	if (!it->digest[0])
+		return;
+	grown = realloc(g->named, (g->n_named + 1) * sizeof(*grown));
+	if (!grown)
+		return; /* that one is not read again: it was verified once */
+	g->named = grown;
+	g->named[g->n_named] = (struct named_file){
+		.entry = it->entry, .dev = it->dev, .ino = it->ino,
+		.size = (uint64_t)g->plan->entries[it->entry].source->st.st_size,
+		.commit = g->commits,
+	};
+	memcpy(g->named[g->n_named++].digest, it->digest, sizeof(it->digest));
+}
+
 static void renamed(struct engine *g, struct batch_item *it)
 {
+	remember(g, it);
 	atomic_fetch_add(&g->stats->files_done, 1);
 	if (g->cb && g->cb->file_done)
 		g->cb->file_done(g->cb->ctx, &g->plan->entries[it->entry]);
@@ -447,6 +474,7 @@ int batch_commit(struct engine *g)
 	for (size_t i = 0; i < b->n; i++)
 		if (b->items[i].renamed)
 			renamed(g, &b->items[i]);
+	g->commits++;
 	if (r == 0) {
 		finish_dirs(g, false);
 		r = sync_dirs(g);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "copy/read_back.h"
@@ -11,8 +12,10 @@
 #include "util/debug.h"
 
 #define ALIGN 4096
-/* a page or two can come back while we look: a few tries, then say so */
-#define DROP_TRIES 3
+/* a page or two can come back while we look (a FUSE daemon reading its
+ * metadata): a few tries, a moment apart, then say so */
+#define DROP_TRIES 20
+#define DROP_PAUSE_NS (5 * 1000 * 1000)
 
 int read_back_init(struct read_back *rb, size_t buf_size)
 {
@@ -52,6 +55,7 @@ static bool drop_cache(int fd)
 			return false;
 		if (fc.cached == 0)
 			return true;
+		nanosleep(&(struct timespec){ 0, DROP_PAUSE_NS }, NULL);
 	}
 	return false;
 }
