@@ -37,18 +37,24 @@ teardown() {
 	stick_down_all
 }
 
-# make_card [READ_RATE]: the card tree in $SRC, on a stick labelled $LABEL that reads
-# at READ_RATE, unmounted as a card in a reader is. Sets CARD_ID, CARD_DEV, CARD_UUID.
+# make_card [READ_RATE [FS]]: the card tree in $SRC, on a stick of FS (ext4) labelled
+# $LABEL that reads at READ_RATE, unmounted as a card in a reader is. Sets CARD_ID,
+# CARD_DEV, CARD_UUID.
 make_card() {
 	local i
 	mkdir -p "$SRC/DCIM/100CANON" "$SRC/PRIVATE/M4ROOT/CLIP" "$SRC/XDROOT/Clip"
 	for i in 1 2 3 4 5 6; do make_file "$SRC/DCIM/100CANON/IMG_000$i.JPG" $((MIB + i)); done
-	make_file "$SRC/DCIM/100CANON/it's ünï.JPG" 4097
+	# (fusefat, which fills the FAT32 card, refuses non-ASCII names)
+	if [[ ${2:-ext4} == fat32 ]]; then
+		make_file "$SRC/DCIM/100CANON/it's odd.JPG" 4097
+	else
+		make_file "$SRC/DCIM/100CANON/it's ünï.JPG" 4097
+	fi
 	make_file "$SRC/PRIVATE/M4ROOT/CLIP/C0001.MP4" $((3 * MIB + 5))
 	make_file "$SRC/XDROOT/Clip/Clip0001.MXF" $((2 * MIB))
-	stick_up --size 64 --rate 0 --read-rate "${1:-$((16 * MIB))}" --label "$LABEL"
+	stick_up --fs "${2:-ext4}" --size 64 --rate 0 --read-rate "${1:-$((16 * MIB))}" --label "$LABEL"
 	CARD_ID=$STICK_ID CARD_DEV=$STICK_DEV
-	cp -a "$SRC"/. "$STICK_MNT"/
+	cp -r "$SRC"/. "$STICK_MNT"/
 	umount "$STICK_MNT"
 	CARD_UUID=$(blkid -c /dev/null -o value -s UUID "$CARD_DEV")
 	[[ -n $CARD_UUID ]]
@@ -155,6 +161,36 @@ has_mhl() {
 	refute mountpoint -q "$B"
 	check_stick "$A_ID" "$DAY1"
 	check_stick "$B_ID" "$DAY1"
+}
+
+# card_fuse FS: a card the kernel cannot mount here goes through its FUSE driver,
+# read-only, and is copied whole without a sector written to it.
+card_fuse() {
+	make_card $((8 * MIB)) "$1"
+	stick_up --size 64 --rate 0
+	local before d="$STICK_MNT/$DAY1/$LABEL"
+	before=$(card_sectors_written)
+	OFFLOAD_TODAY=$DAY1 run -0 --separate-stderr "$OFFLOAD" -k --card-mount "$CARD_AT" "LABEL=$LABEL" "$STICK_MNT"
+	echo "$output"
+	echo "$stderr"
+	[[ $output == *"may be erased"* ]]
+	[[ $output == *"still mounted (-k): run safeunmount '$STICK_MNT' before removing it"* ]]
+	mountpoint -q "$STICK_MNT"
+	[[ $(card_sectors_written) == "$before" ]]
+	refute mountpoint -q "$CARD_AT"
+	local rel
+	while IFS= read -r rel; do
+		cmp -- "$SRC/$rel" "$d/$rel"
+	done < <(files_of "$SRC")
+	(cd "$d" && xxhsum -c "../$LABEL.xxh128")
+}
+
+@test "offload-card: an exFAT card (exfat-fuse) is mounted read-only, copied whole, not written" {
+	card_fuse exfat
+}
+
+@test "offload-card: a FAT32 card (fusefat) is mounted read-only, copied whole, not written" {
+	card_fuse fat32
 }
 
 @test "offload-card: killed mid-copy (kill -9), the rerun the next day resumes in the same folder and copies only what is missing" {
