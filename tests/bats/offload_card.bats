@@ -193,6 +193,18 @@ card_fuse() {
 	card_fuse fat32
 }
 
+@test "offload-card: -P powers each stick off (a loop stick is detached)" {
+	make_card
+	stick_up --size 64 --rate 0
+	OFFLOAD_TODAY=$DAY1 run -0 --separate-stderr "$OFFLOAD" -P --card-mount "$CARD_AT" "UUID=$CARD_UUID" "$STICK_MNT"
+	echo "$output"
+	echo "$stderr"
+	[[ $output == *"stick '$STICK_MNT': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"may be erased"* ]]
+	[[ -z $(losetup -j "$STICK_LOOPFILE") ]]
+	check_stick "$STICK_ID" "$DAY1"
+}
+
 @test "offload-card: killed mid-copy (kill -9), the rerun the next day resumes in the same folder and copies only what is missing" {
 	make_card $((8 * MIB))
 	# B unthrottled runs ahead of A: what A had at the kill B has too, so the rerun
