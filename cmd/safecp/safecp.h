@@ -8,6 +8,7 @@
  *   safecp_names.c   the destination's name rules as sentences
  *   safecp_dryrun.c  --dry-run: the plan and the target, nothing written
  *   safecp_sums.c    --checksum, --sums: the checksum lists
+ *   safecp_identical.c  --skip-identical: what the destination holds already
  *
  * Private to cmd/safecp*; lib/ knows nothing of it. */
 #ifndef SAFECP_CMD_SAFECP_H
@@ -22,6 +23,9 @@
 #include "common/cli.h" /* enum verbosity */
 #include "copy/copy.h"
 #include "copy/file_sums.h"
+#include "copy/identical.h"
+#include "copy/mhl_record.h"
+#include "copy/sums_index.h"
 #include "common/json.h"
 #include "copy/plan.h"
 #include "copy/plan_names.h"
@@ -46,9 +50,15 @@ struct safecp_options {
 	bool force;
 	bool rename_invalid;       /* --rename-invalid */
 	bool verify;               /* --verify */
+	bool verify_source;        /* --verify=source */
 	bool mhl;                  /* --mhl */
 	checksum_set checksums;    /* --checksum (xxh128 for --sums alone), or 0 */
 	const char *sums_prefix;   /* --sums, or NULL */
+	enum identical_mode skip_identical; /* --skip-identical, or 0 */
+	/* --skip-identical with --sums: the lists a run before wrote, read
+	 * back (NULL: none found), and the filesystem they are on */
+	struct sums_index *old_lists;
+	dev_t old_lists_dev;
 };
 
 /* Everything decided before the first byte. */
@@ -62,6 +72,10 @@ struct safecp_job {
 	struct write_plan wplan;
 	struct plan_problem refusal; /* PLAN_OK, or why plan_check said no */
 	struct plan_names names;     /* name rule problems, or the renames */
+	/* --skip-identical=hash by the ASC MHL history: the record that judged
+	 * (the manifest carries its entries of the files left alone), or NULL */
+	struct mhl_record *identical_mhl;
+	struct recorded_sums identical_rec;
 };
 
 struct sums;
@@ -104,6 +118,17 @@ unsigned manifests_write(struct manifests *m, size_t d, int dest_dir_fd,
  * many failed. */
 unsigned sums_finish(struct sums *s);
 
+/* safecp_identical.c: read back the lists of an earlier run (--sums),
+ * warning about what cannot be read; o->old_lists stays NULL when none. */
+void identical_load_lists(struct safecp_options *o);
+/* Leave job's identical files alone (--skip-identical); 0 or EXIT_USAGE
+ * after saying why. */
+int identical_judge(const struct safecp_options *o, struct safecp_job *job);
+/* "size-mtime", "manifest", "list", "content": JSON's word for a basis */
+const char *identical_basis_name(enum plan_identical basis);
+/* "same size and modification time", ...: the -v line's */
+const char *identical_basis_words(enum plan_identical basis);
+
 /* safecp_dryrun.c: print the plan and the target on stdout. */
 void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);
 
@@ -137,6 +162,7 @@ const char *words_step_name(enum copy_step step);
 struct snapshot {
 	double t_real;       /* CLOCK_REALTIME, taken after the counters */
 	uint64_t total, confirmed, written, files_done, files_failed;
+	uint64_t identical;  /* files left alone as identical (the plan's) */
 	const char *file;    /* the plan entry's rel, or NULL */
 	int phase;           /* enum copy_phase */
 	double rate, eta;    /* negative: unknown */
@@ -154,7 +180,7 @@ struct dest_outcome {
 	const char *dest;     /* as given */
 	const char *outcome;  /* "ok", "failed", "interrupted" */
 	const char *error;    /* what stopped it, or NULL */
-	uint64_t files, errors, bytes_on_device;
+	uint64_t files, errors, bytes_on_device, identical;
 	const struct snapshot *snap; /* its verify figures */
 };
 /* d: NULL with one destination (today's fields), else n outcomes */
@@ -169,6 +195,10 @@ void jsonev_bind_dest(struct json *j, const char *dest);
 void jsonev_set_source(const struct copy_source_stats *src);
 void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 		 const char *reason);
+/* A file left alone as identical: state "skipped", reason (the word),
+ * and how it was judged (identical_basis_name()). */
+void jsonev_identical(struct json *j, const struct plan_entry *e, const char *reason,
+		      const char *judged);
 void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg);
 void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step step, int err,
 		  const char *path, const char *msg, bool fatal);

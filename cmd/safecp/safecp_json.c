@@ -125,6 +125,8 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	json_kv_u64(j, "symlinks", p->n_symlinks);
 	json_kv_u64(j, "skipped", p->tree->n_skipped);
 	json_kv_u64(j, "kept", p->n_existing_kept);
+	json_kv_u64(j, "skipped_identical", p->n_identical);
+	json_kv_u64(j, "skipped_identical_bytes", p->identical_bytes);
 	json_kv_u64(j, "stale_temps", p->stale.n);
 	json_kv_u64(j, "stale_bytes", p->stale.bytes);
 	json_kv_name(j, dest_of(j) ? "dest_root" : "dest", p->dest_root);
@@ -178,6 +180,7 @@ static void kv_outcome(struct json *j, const struct dest_outcome *d)
 	json_kv_u64(j, "files", d->files);
 	json_kv_u64(j, "errors", d->errors);
 	json_kv_u64(j, "bytes_on_device", d->bytes_on_device);
+	json_kv_u64(j, "skipped_identical", d->identical);
 	kv_verify(j, d->snap);
 }
 
@@ -190,6 +193,7 @@ void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_out
 		json_kv_u64(j, "bytes_on_device", s->confirmed);
 		json_kv_u64(j, "files", s->files_done);
 		json_kv_u64(j, "errors", s->files_failed);
+		json_kv_u64(j, "skipped_identical", s->identical);
 		kv_verify(j, s);
 	} else {
 		/* the job's end, not one destination's: no "dest" */
@@ -217,10 +221,9 @@ void jsonev_dest_done(struct json *j, const struct snapshot *s, const struct des
 	end(j);
 }
 
-void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
-		 const char *reason)
+static void file_fields(struct json *j, const struct plan_entry *e, const char *state,
+			const char *reason)
 {
-	begin(j, "file", clock_realtime());
 	json_kv_string(j, "state", state);
 	json_kv_name(j, "file", e->source->rel);
 	json_kv_name(j, "source", e->source->src);
@@ -229,6 +232,22 @@ void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 	json_kv_u64(j, "bytes", e->source->type == PLAN_FILE ? (uint64_t)e->source->st.st_size : 0);
 	if (reason)
 		json_kv_string(j, "reason", reason);
+}
+
+void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
+		 const char *reason)
+{
+	begin(j, "file", clock_realtime());
+	file_fields(j, e, state, reason);
+	event_end(j);
+}
+
+void jsonev_identical(struct json *j, const struct plan_entry *e, const char *reason,
+		      const char *judged)
+{
+	begin(j, "file", clock_realtime());
+	file_fields(j, e, "skipped", reason);
+	json_kv_string(j, "judged", judged);
 	event_end(j);
 }
 

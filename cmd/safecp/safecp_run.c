@@ -184,6 +184,7 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
 				.keep_mode = o->keep_mode,
 				.force = o->force,
 				.verify = o->verify,
+				.verify_source = o->verify_source,
 			},
 			.cb = &r.cb[i],
 		};

@@ -187,26 +187,58 @@ static bool published(const struct sums *s, int d, size_t idx)
 	return false;
 }
 
-/* The list's text: one line per published file with a digest; names
- * the list's format cannot hold are warned about through ev. */
+/* Was entry idx left alone as identical on destination d (any, d < 0)? */
+static bool identical_on(const struct sums *s, int d, size_t idx)
+{
+	for (size_t i = 0; i < s->n_jobs; i++)
+		if ((d < 0 || (size_t)d == i) && s->jobs[i].plan->entries[idx].identical)
+			return true;
+	return false;
+}
+
+/* Entry idx's digest for the list: the one read's for a published file;
+ * for an identical one (not read), the line the last run's list gave it
+ * (--skip-identical), else none (*unknown set). */
+static const char *digest_of(const struct sums *s, const struct sums_list *l, size_t idx,
+			     const char *rel, bool *unknown)
+{
+	const char *digest = file_sums_text(s->fs, idx, l->alg);
+
+	if (published(s, l->holder, idx))
+		return digest;
+	if (!identical_on(s, l->holder, idx))
+		return NULL;
+	if (!digest && s->o->old_lists)
+		digest = sums_index_text(s->o->old_lists, rel, l->alg);
+	*unknown = !digest;
+	return digest;
+}
+
+/* The list's text: one line per published file with a digest, and per
+ * identical file whose digest is known; names the list's format cannot
+ * hold are warned about through ev, and identical files it cannot name. */
 static int list_text(struct sums *s, const struct sums_list *l, struct events *ev, char **ret,
 		     size_t *ret_len, size_t *ret_files)
 {
 	const struct plan *p = s->jobs[0].plan;
 	char rel[PATH_MAX];
 	char *buf = NULL;
-	size_t len = 0, files = 0;
+	size_t len = 0, files = 0, unknown = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n_entries; i++) {
-		const char *digest = file_sums_text(s->fs, i, l->alg);
 		_cleanup_free_ char *line = NULL;
+		const char *digest;
+		bool missing = false;
 		int r;
 
-		if (p->entries[i].source->type != PLAN_FILE || !digest || !published(s, l->holder, i) ||
-		    !plan_dest_rel(p, i, rel, sizeof(rel)))
+		if (p->entries[i].source->type != PLAN_FILE || !plan_dest_rel(p, i, rel, sizeof(rel)))
+			continue;
+		digest = digest_of(s, l, i, rel, &missing);
+		unknown += missing;
+		if (!digest)
 			continue;
 		r = sums_line_alloc(l->alg, digest, rel, &line);
 		if (r == SUMS_LINE_UNLISTABLE) {
@@ -228,6 +260,13 @@ static int list_text(struct sums *s, const struct sums_list *l, struct events *e
 		free(buf);
 		return -ENOMEM;
 	}
+	if (unknown)
+		events_warn(ev, "%zu %s left alone as identical %s not in %s: %s not read and "
+			    "the last list did not have %s; copy without --skip-identical to "
+			    "list %s", unknown, unknown == 1 ? "file" : "files",
+			    unknown == 1 ? "is" : "are", quote(l->path),
+			    unknown == 1 ? "it was" : "they were", unknown == 1 ? "it" : "them",
+			    unknown == 1 ? "it" : "them");
 	*ret = buf;
 	*ret_len = len;
 	*ret_files = files;

@@ -399,6 +399,17 @@ static void renamed(struct engine *g, struct batch_item *it)
 		g->cb->file_done(g->cb->ctx, &g->plan->entries[it->entry]);
 }
 
+/* fusefat gives a renamed file the rename's time: the source's again, on
+ * the final name (step 5's directory fsync makes it durable). */
+static void times_again(struct engine *g, struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+	const struct timespec times[2] = { e->source->st.st_atim, e->source->st.st_mtim };
+
+	if (g->o->keep_times && utimensat(it->dirfd, it->name, times, AT_SYMLINK_NOFOLLOW) < 0)
+		copy_report(g, it->entry, COPY_STEP_ATTRS, -errno, e->dst, false);
+}
+
 /* Put an item under its final name.  An unnamed file is linked there;
  * onto an existing entry it is linked under a temporary name first and
  * renamed over it, so the old file is replaced in one step. */
@@ -407,8 +418,12 @@ static int publish_item(struct engine *g, struct batch_item *it)
 	int r, rc;
 
 	test_hook("publish", g->plan->entries[it->entry].dst);
-	if (!it->unnamed)
-		return rename_item(g, it);
+	if (!it->unnamed) {
+		r = rename_item(g, it);
+		if (r == 0 && g->times_after_rename)
+			times_again(g, it);
+		return r;
+	}
 	r = link_as(it, it->name);
 	if (r == -EEXIST && !g->plan->opts.no_clobber) {
 		copy_temp_name(g, it);

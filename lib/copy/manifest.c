@@ -75,6 +75,43 @@ static int add_entry(struct mhl_generation *g, const struct manifest_input *in, 
 	return r == -EILSEQ ? 1 : r;
 }
 
+/* A file --skip-identical=hash left alone because the history vouched
+ * for it had those hashes computed from the source again, and equal: they
+ * go on, verified, so this generation still lists it.  One left alone
+ * otherwise was not hashed by this process and is not listed (ASC MHL has
+ * no action for a hash taken over unchecked).  0 (listed, or nothing to
+ * carry), or -errno. */
+static int carry_entry(struct mhl_generation *g, const struct manifest_input *in, size_t idx)
+{
+	const struct plan_entry *e = &in->plan->entries[idx];
+	struct recorded_file f = { 0 };
+	struct mhl_hash h[N_FORMATS];
+	char rel[PATH_MAX];
+	size_t n = 0;
+	int r;
+
+	if (e->identical != PLAN_IDENTICAL_MANIFEST || !in->judged_by ||
+	    !plan_dest_rel(in->plan, idx, rel, sizeof(rel)))
+		return 0;
+	r = in->judged_by->lookup(in->judged_by->ctx, rel, &f);
+	if (r <= 0 || f.action != RECORDED_GOOD)
+		return r == -ENOMEM ? r : 0;
+	for (size_t i = 0; i < N_FORMATS; i++)
+		if (f.sums.algs & CHECKSUM_BIT(FORMATS[i].alg))
+			h[n++] = (struct mhl_hash){ FORMATS[i].format, f.sums.text[FORMATS[i].alg],
+						    MHL_VERIFIED, in->now };
+	if (n == 0)
+		return 0;
+	r = mhl_generation_add_file(g, &(struct mhl_file){
+		.path = rel,
+		.size = (uint64_t)e->source->st.st_size,
+		.mtime = in->keep_times ? e->source->st.st_mtim.tv_sec : in->now,
+		.hashes = h,
+		.n_hashes = n,
+	});
+	return r == -EILSEQ ? 0 : r;
+}
+
 static int build(const struct manifest_input *in, struct mhl_generation **ret, size_t *unlisted)
 {
 	struct mhl_generation *g;
@@ -96,8 +133,13 @@ static int build(const struct manifest_input *in, struct mhl_generation **ret, s
 	for (size_t i = 0; r >= 0 && i < in->n_ignores; i++)
 		r = mhl_generation_add_ignore(g, in->ignores[i]);
 	for (size_t i = 0; r >= 0 && i < in->plan->n_entries; i++) {
-		if (in->plan->entries[i].source->type != PLAN_FILE || !in->published(in->ctx, i))
+		if (in->plan->entries[i].source->type != PLAN_FILE)
 			continue;
+		if (!in->published(in->ctx, i)) {
+			if (in->plan->entries[i].identical)
+				r = carry_entry(g, in, i);
+			continue;
+		}
 		r = add_entry(g, in, i);
 		if (r == 1)
 			(*unlisted)++;

@@ -4,7 +4,12 @@
  * The generation lists every file this destination published whose
  * checksums the first read computed (file_sums.h), with the ASC MHL
  * formats among them; a file the newest earlier generation lists with the
- * same hash is "verified", any other "original".  Process "transfer".
+ * same hash is "verified", any other "original".  A file
+ * --skip-identical=hash left alone because the history vouched for it
+ * (PLAN_IDENTICAL_MANIFEST: its hashes computed from the source again and
+ * equal to the newest generation listing it) is listed with those hashes,
+ * verified; other files left alone were not hashed and are not listed.
+ * Process "transfer".
  * The manifest NNNN_<root>_<date>_<time>Z.mhl and then ascmhl_chain.xml
  * (the earlier links and this one, with the C4 ID of the manifest's
  * bytes) are each written with small_file.h: a pulled stick leaves the
@@ -19,6 +24,7 @@
 #include <time.h>
 
 #include "copy/file_sums.h"
+#include "copy/identical.h"
 #include "copy/plan.h"
 #include "mhl/mhl_read.h"
 
@@ -31,6 +37,9 @@ struct manifest_input {
 	bool (*published)(void *ctx, size_t idx); /* under its name here? */
 	void *ctx;
 	const struct mhl_history *prev;   /* NULL: the first generation */
+	/* the history --skip-identical=hash asked (mhl_record.h), or NULL:
+	 * its entries of the files it vouched for go on */
+	const struct recorded_sums *judged_by;
 	const char *root_name;            /* the destination directory's name */
 	time_t now;
 	bool keep_times;                  /* the copies carry the sources' mtimes */
