@@ -25,6 +25,7 @@
 #include "common/exitcodes.h"
 #include "common/quote.h"
 #include "safecp/safecp.h"
+#include "safecp/safecp_check.h"
 #include "util/size.h"
 
 /* --window outside this range is a typo, not a tuning choice */
@@ -42,7 +43,7 @@ enum {
 /* popt's view of the command line, before validation */
 static struct {
 	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl;
-	char *strategy, *window, *progress, *no_preserve, *checksum, *sums;
+	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
 } raw;
@@ -92,6 +93,9 @@ static struct poptOption options[] = {
 	  "leave alone files the destination holds already: quick (the default: same "
 	  "size and modification time) or hash (the same checksum: ascmhl, the --sums "
 	  "lists, or both copies read); give the mode with '='", "MODE" },
+	{ "check", '\0', POPT_ARG_STRING, &raw.check, 0,
+	  "copy nothing: read the copy in DIR back from the device and compare it with "
+	  "DIR/ascmhl's newest manifest, or with the --sums lists (exit 4: one differs)", "DIR" },
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
@@ -190,6 +194,18 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 
 	while (args && args[n])
 		n++;
+	if (raw.check) {
+		if (n)
+			cli_usage_error("--check DIR takes no operand, found %s; try '%s --help'",
+					quote(args[0]), program_name);
+		if (raw.n_target_dirs || o->verify || raw.checksum || raw.dry_run || raw.mhl ||
+		    o->skip_identical)
+			cli_usage_error("--check copies nothing: it takes --sums, --progress, -v "
+					"and -q, not -t, --verify, --checksum, --mhl, "
+					"--skip-identical or --dry-run");
+		o->check_dir = raw.check;
+		return;
+	}
 	if (raw.n_target_dirs && raw.no_target_dir)
 		cli_usage_error("cannot combine --target-directory (-t) and --no-target-directory (-T)");
 	if (n == 0)
@@ -499,6 +515,11 @@ int main(int argc, const char **argv)
 	cli_init("safecp", "Copy files to removable media: bounded dirty memory, progress the "
 		 "device confirms,\nand nothing left to write when it ends.");
 	ctx = parse_options(argc, argv, &o);
+	if (o.check_dir) {
+		status = run_check(&o);
+		poptFreeContext(ctx);
+		return status;
+	}
 	identical_load_lists(&o);
 	raise_fd_limit();
 	/* every destination is checked before the first byte goes to any */

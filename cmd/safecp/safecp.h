@@ -9,6 +9,7 @@
  *   safecp_dryrun.c  --dry-run: the plan and the target, nothing written
  *   safecp_sums.c    --checksum, --sums: the checksum lists
  *   safecp_identical.c  --skip-identical: what the destination holds already
+ *   safecp_check*.c  --check: an existing copy read back (safecp_check.h)
  *
  * Private to cmd/safecp*; lib/ knows nothing of it. */
 #ifndef SAFECP_CMD_SAFECP_H
@@ -59,6 +60,7 @@ struct safecp_options {
 	 * back (NULL: none found), and the filesystem they are on */
 	struct sums_index *old_lists;
 	dev_t old_lists_dev;
+	const char *check_dir;     /* --check DIR (safecp_check.c), or NULL */
 };
 
 /* Everything decided before the first byte. */

@@ -215,27 +215,25 @@ static void set_attrs(struct engine *g, struct batch_item *it)
 static void verify_item(struct engine *g, struct batch_item *it)
 {
 	const struct plan_entry *e = &g->plan->entries[it->entry];
-	char want[CHECKSUM_TEXT_MAX], got[CHECKSUM_TEXT_MAX];
-	struct checksum_result res;
+	struct checksum_result want, got;
 	enum readback_how how;
 	int r;
 
-	checksum_final(it->hash, &res);
-	memcpy(want, checksum_result_text(&res, CHECKSUM_XXH128), sizeof(want));
+	checksum_final(it->hash, &want);
 	test_hook("verify", e->dst);
 	r = read_back_file(&g->rb, writer_fd(it->w), writer_written(it->w), g->fuse, g->bdev_fd,
-			   got, &how, &g->stats->bytes_verified);
+			   CHECKSUM_BIT(CHECKSUM_XXH128), &got, &how, &g->stats->bytes_verified);
 	if (r == 0 && how == READBACK_CACHED && !g->verify_noted) {
 		g->verify_noted = true;
 		atomic_store(&g->stats->verify_cached, true);
 		if (g->cb && g->cb->note)
 			g->cb->note(g->cb->ctx, COPY_NOTE_VERIFY_CACHED, g->plan->dest_root, 0, 0);
 	}
-	if (r == 0 && strcmp(want, got) == 0) {
+	if (r == 0 && checksum_result_match(&want, &got)) {
 		struct stat st;
 
 		atomic_fetch_add(&g->stats->files_verified, 1);
-		memcpy(it->digest, got, sizeof(it->digest));
+		memcpy(it->digest, checksum_result_text(&got, CHECKSUM_XXH128), sizeof(it->digest));
 		if (fstat(writer_fd(it->w), &st) == 0) {
 			it->dev = st.st_dev;
 			it->ino = st.st_ino;

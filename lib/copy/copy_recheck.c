@@ -71,7 +71,8 @@ static int withdraw(struct engine *g, const struct named_file *f, const char *re
 static bool recheck_one(struct engine *g, const struct named_file *f)
 {
 	const struct plan_entry *e = &g->plan->entries[f->entry];
-	char rel[PATH_MAX], got[CHECKSUM_TEXT_MAX];
+	char rel[PATH_MAX];
+	struct checksum_result got;
 	enum readback_how how;
 	_cleanup_close_ int fd = -1;
 	struct stat st;
@@ -84,8 +85,9 @@ static bool recheck_one(struct engine *g, const struct named_file *f)
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != f->dev || st.st_ino != f->ino)
 		return false;
 	test_hook("recheck", e->dst);
-	r = read_back_file(&g->rb, fd, f->size, g->fuse, g->bdev_fd, got, &how, NULL);
-	if (r == 0 && strcmp(got, f->digest) == 0)
+	r = read_back_file(&g->rb, fd, f->size, g->fuse, g->bdev_fd, CHECKSUM_BIT(CHECKSUM_XXH128),
+			   &got, &how, NULL);
+	if (r == 0 && strcmp(checksum_result_text(&got, CHECKSUM_XXH128), f->digest) == 0)
 		return false;
 	r = r < 0 ? r : -EBADMSG;
 	copy_report(g, f->entry, COPY_STEP_VERIFY, r, e->dst, false);

@@ -195,6 +195,16 @@ enum mhl_record_kind mhl_record_open(const char *dir, struct mhl_record **ret,
 	return MHL_RECORD_OK;
 }
 
+size_t mhl_record_older_count(const struct mhl_record *r)
+{
+	return r->n_older;
+}
+
+const struct mhl_manifest *mhl_record_older(const struct mhl_record *r, size_t i)
+{
+	return i < r->n_older ? r->older[i] : NULL;
+}
+
 const char *mhl_record_generation(const struct mhl_record *r)
 {
 	const struct mhl_link *link = mhl_history_newest_link(r->h);

@@ -34,6 +34,11 @@ void mhl_record_free(struct mhl_record *r);
 /* The generation's file name inside the ascmhl folder. */
 const char *mhl_record_generation(const struct mhl_record *r);
 
+/* The older generations whose bytes match the chain, newest first (the
+ * search stops at the first that does not). */
+size_t mhl_record_older_count(const struct mhl_record *r);
+const struct mhl_manifest *mhl_record_older(const struct mhl_record *r, size_t i);
+
 /* r as identical.h's record (it keeps a pointer to r). */
 struct recorded_sums mhl_record_recorded(const struct mhl_record *r);
 

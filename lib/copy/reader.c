@@ -470,8 +470,7 @@ static void unmap_oldest(struct reader *r, const struct reader_chunk *c)
  * device and compare. */
 static void source_again(struct reader *r, int fd, struct reader_chunk *c, uint64_t size)
 {
-	struct checksum_result res;
-	char again[CHECKSUM_TEXT_MAX];
+	struct checksum_result res, again;
 	enum readback_how how;
 
 	if (c->offset == 0)
@@ -481,8 +480,10 @@ static void source_again(struct reader *r, int fd, struct reader_chunk *c, uint6
 	if (!c->last || c->err || c->changed)
 		return;
 	checksum_final(r->src_hash, &res);
-	if (read_back_file(&r->src_rb, fd, size, false, -1, again, &how, NULL) < 0 ||
-	    strcmp(again, checksum_result_text(&res, CHECKSUM_XXH128)) != 0)
+	if (read_back_file(&r->src_rb, fd, size, false, -1, CHECKSUM_BIT(CHECKSUM_XXH128), &again,
+			   &how, NULL) < 0 ||
+	    strcmp(checksum_result_text(&again, CHECKSUM_XXH128),
+		   checksum_result_text(&res, CHECKSUM_XXH128)) != 0)
 		c->reread_differs = true;
 }
 
