@@ -56,6 +56,11 @@ make_card() {
 	CARD_ID=$STICK_ID CARD_DEV=$STICK_DEV
 	cp -r "$SRC"/. "$STICK_MNT"/
 	umount "$STICK_MNT"
+	# a FUSE daemon (exfat, fat32) may still write the card after umount returns: the
+	# card is in the reader only once it is gone (its pid is in the stick's log)
+	local pid
+	pid=$(awk '$1 == "fuse" { print $3 }' "$STICK_REGISTRY/$CARD_ID/steps")
+	[[ -z $pid || $pid == 0 ]] || wait_for 30 pid_gone "$pid"
 	CARD_UUID=$(blkid -c /dev/null -o value -s UUID "$CARD_DEV")
 	[[ -n $CARD_UUID ]]
 }
@@ -68,6 +73,11 @@ make_sticks() {
 	A=$STICK_MNT A_ID=$STICK_ID A_CTL=$STICK_CTL
 	stick_up --fs exfat --size 64 --rate "${B_RATE:-$((4 * MIB))}"
 	B=$STICK_MNT B_ID=$STICK_ID
+}
+
+# pid_gone PID: exited, or a zombie (which has closed everything).
+pid_gone() {
+	[[ ! -d /proc/$1 || $(proc_state "$1") == Z ]]
 }
 
 group_gone() {
