@@ -133,14 +133,16 @@ static void parse_window(const char *s, struct safecp_options *o)
 static void parse_checksum(const char *list, struct safecp_options *o)
 {
 	struct checksum_list_error e;
+	char bad[64];
 
 	if (checksum_list_parse(list, CHECKSUM_SET_LISTS, &o->checksums, &e) == 0)
 		return;
 	if (e.kind == CHECKSUM_LIST_EMPTY)
 		cli_usage_error("empty name in --checksum %s: use names such as xxh128,sha256",
 				quote(list));
+	snprintf(bad, sizeof(bad), "%.*s", (int)MIN(e.len, sizeof(bad) - 1), list + e.pos);
 	cli_usage_error("unknown checksum %s in --checksum: use xxh128, xxh3, xxh64, md5, sha1 "
-			"or sha256", quote(strndup(list + e.pos, e.len)));
+			"or sha256", quote(bad));
 }
 
 /* --verify, or --verify=source; a separate word after a bare --verify

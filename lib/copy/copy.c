@@ -192,6 +192,10 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		}
 		test_hook("chunk-write", g->plan->entries[it->entry].source->src);
 		r = c.err || c.changed ? 0 : writer_write(it->w, c.buf, c.len);
+		/* the bytes we wrote, while the slot is still ours: once released
+		 * the reader fills it again (never mapped: --verify reads) */
+		if (r >= 0 && !c.err && !c.changed && it->hash)
+			checksum_update(it->hash, c.buf, c.len);
 		reader_written(g->cursor, &c, r);
 		reader_release(g->cursor, &c);
 		/* found by the write (a mapped chunk): the rest must not reach
@@ -211,9 +215,6 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			return 3;
 		if (r < 0)
 			return r;
-		/* the bytes we wrote, not mapped ones (the reader reads for --verify) */
-		if (it->hash)
-			checksum_update(it->hash, c.buf, c.len);
 		atomic_fetch_add(&g->stats->bytes_written, (uint64_t)c.len);
 		if (c.last)
 			return 0;

@@ -209,3 +209,16 @@ misread_card() {
 	run -0 safecp -r --verify "$SRC/c" "$STICK_MNT"
 	cmp "$SRC/c/big.mov" "$STICK_MNT/c/big.mov"
 }
+
+@test "a stick slower than the source: the ring's slots are reused while the copy verifies, and every file still matches" {
+	stick_up --size 160 --rate $((32 * MIB))
+	A=$STICK_MNT
+	stick_up --size 160 --rate $((16 * MIB))
+	B=$STICK_MNT
+	mkdir "$SRC/r"
+	for i in 1 2 3 4 5 6 7 8; do make_file "$SRC/r/f$i" $((8 * MIB + i)); done
+	run -0 --separate-stderr safecp -r --verify --progress=json "$SRC/r" -t "$A" -t "$B"
+	echo "$stderr"
+	jq -s -e '.[-1].destinations | map(.files_verified == 8 and .files_mismatched == 0) | all' \
+		<<<"$output"
+}
