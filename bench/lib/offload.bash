@@ -18,7 +18,7 @@
 # at full speed), before the stick goes down (a rule outlives losetup -d and would throttle
 # the next user of that loop device), and from the EXIT trap, on failure too.
 
-B_OFFLOAD_WORKLOADS=(verify checksum noop-rerun)
+B_OFFLOAD_WORKLOADS=(verify checksum noop-rerun two-sticks-verify)
 B_NOOP_FILES=1000 B_NOOP_SIZE=32768
 B_READ_RULES=() # "MAJ:MIN STICK_ID" of every stick read rule in place
 
