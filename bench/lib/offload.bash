@@ -148,8 +148,8 @@ bench_offload_after() {
 	cp "$B_TMP/cmd.out" "$json"
 	{
 		jq -r 'select(.event == "done") | "bytes_on_device\t\(.bytes_on_device // "-")", "bytes_total\t\(.bytes_total // "-")",
-			"files\t\(.files // "-")", "identical\t\(.identical // "-")"' "$json" 2>/dev/null
-		jq -r 'select(.event == "start") | "skipped\t\(.skipped // "-")"' "$json" 2>/dev/null
+			"files\t\(.files // "-")", "skipped_identical\t\(.skipped_identical // "-")"' "$json" 2>/dev/null
+		jq -r 'select(.event == "start") | "skipped_identical_bytes\t\(.skipped_identical_bytes // "-")"' "$json" 2>/dev/null
 		jq -r 'select(.event == "progress") | "bytes_written\t\(.bytes_written // "-")"' "$json" 2>/dev/null | tail -n 1
 		printf 'file_events\t%s\n' "$(jq -r 'select(.event == "file") | .state' "$json" 2>/dev/null | sort | uniq -c | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }')"
 		# what reached the device during the rerun and its umount, metadata included
@@ -248,9 +248,11 @@ bench_offload_report() {
 			    t, CMD["noop-rerun", "safecp+skip"], UM["noop-rerun", "safecp+skip"], ok(t < 1)
 			printf "- noop-rerun safecp --skip-identical: bytes copied (the last progress event: bytes_written) %s; done event: bytes_on_device %s, bytes_total %s (target 0 copied): %s\n",
 			    bw, X["noop-rerun", "safecp+skip", "bytes_on_device"], X["noop-rerun", "safecp+skip", "bytes_total"], ok(bw == "0")
-			printf "- noop-rerun safecp --skip-identical: of %d files: done event identical %s, start event skipped %s; file events: %s; device written during the rerun and its umount %s KiB (reported)\n",
-			    nfiles, X["noop-rerun", "safecp+skip", "identical"], X["noop-rerun", "safecp+skip", "skipped"], X["noop-rerun", "safecp+skip", "file_events"],
-			    X["noop-rerun", "safecp+skip", "device_written_kib"]
+			si = X["noop-rerun", "safecp+skip", "skipped_identical"]
+			printf "- noop-rerun safecp --skip-identical: skipped as identical %s of %d files, %s bytes (target all): %s\n",
+			    si, nfiles, X["noop-rerun", "safecp+skip", "skipped_identical_bytes"], ok(si == nfiles)
+			printf "- noop-rerun safecp --skip-identical: file events: %s; during the rerun and its umount the stick read %d KiB (a cold cache) and wrote %s KiB (metadata) (reported)\n",
+			    X["noop-rerun", "safecp+skip", "file_events"], RD["noop-rerun", "safecp+skip"] / 1024, X["noop-rerun", "safecp+skip", "device_written_kib"]
 		}
 	}' nfiles="$B_NOOP_FILES" "$B_OUT/results.tsv" "$B_OUT/runs.tsv" "$B_OUT/offload.tsv"
 }
