@@ -25,6 +25,7 @@
 #include "common/exitcodes.h"
 #include "common/quote.h"
 #include "safecp/safecp.h"
+#include "safecp/safecp_check.h"
 #include "util/size.h"
 
 /* --window outside this range is a typo, not a tuning choice */
@@ -35,12 +36,14 @@ enum {
 	OPT_NO_CLOBBER = 1,
 	OPT_FORCE,
 	OPT_TARGET,
+	OPT_VERIFY,
+	OPT_SKIP_IDENTICAL,
 };
 
 /* popt's view of the command line, before validation */
 static struct {
-	int recursive, dereference, no_target_dir, dry_run, rename_invalid, verify;
-	char *strategy, *window, *progress, *no_preserve, *checksum, *sums;
+	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl;
+	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
 } raw;
@@ -73,15 +76,26 @@ static struct poptOption options[] = {
 	  "bar, plain, json or none (default: bar on a terminal)", "MODE" },
 	{ "no-preserve", '\0', POPT_ARG_STRING, &raw.no_preserve, 0,
 	  "do not keep these attributes: timestamps, mode, all", "LIST" },
-	{ "verify", '\0', POPT_ARG_NONE, &raw.verify, 0,
+	{ "verify", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_VERIFY,
 	  "read every file back from the device before it gets its name; one that "
-	  "differs is not named (exit 4)", NULL },
+	  "differs is not named (exit 4); =source: read every source file twice too",
+	  "source" },
+	{ "mhl", '\0', POPT_ARG_NONE, &raw.mhl, 0,
+	  "write an ASC MHL generation into each destination's ascmhl folder", NULL },
 	{ "checksum", '\0', POPT_ARG_STRING, &raw.checksum, 0,
 	  "checksum every file as it is read: xxh128, xxh3, xxh64, md5, sha1, sha256 "
 	  "(a comma list)", "ALG" },
 	{ "sums", '\0', POPT_ARG_STRING, &raw.sums, 0,
 	  "write the checksums as PREFIX.ALG lists (xxhsum -c, sha256sum -c; "
 	  "default algorithm xxh128)", "PREFIX" },
+	{ "skip-identical", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL,
+	  OPT_SKIP_IDENTICAL,
+	  "leave alone files the destination holds already: quick (the default: same "
+	  "size and modification time) or hash (the same checksum: ascmhl, the --sums "
+	  "lists, or both copies read); give the mode with '='", "MODE" },
+	{ "check", '\0', POPT_ARG_STRING, &raw.check, 0,
+	  "copy nothing: read the copy in DIR back from the device and compare it with "
+	  "DIR/ascmhl's newest manifest, or with the --sums lists (exit 4: one differs)", "DIR" },
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
@@ -129,6 +143,22 @@ static void parse_checksum(const char *list, struct safecp_options *o)
 			"or sha256", quote(strndup(list + e.pos, e.len)));
 }
 
+/* --verify, or --verify=source; a separate word after a bare --verify
+ * is an operand. */
+static void parse_verify(poptContext ctx, int argc, const char **argv, struct safecp_options *o)
+{
+	_cleanup_free_ char *a = poptGetOptArg(ctx);
+
+	o->verify = true;
+	if (!a || strcmp(a, "source") == 0) {
+		o->verify_source = a != NULL;
+		return;
+	}
+	if (cli_give_back_operand(ctx, argc, argv, a))
+		return;
+	cli_usage_error("unknown value %s for --verify: use --verify or --verify=source", quote(a));
+}
+
 /* The values of the string options, checked. */
 static void validate_values(struct safecp_options *o, bool progress_given)
 {
@@ -150,7 +180,7 @@ static void validate_values(struct safecp_options *o, bool progress_given)
 	if (raw.sums && !raw.sums[0])
 		cli_usage_error("--sums needs a prefix, such as /media/usb/offload");
 	o->sums_prefix = raw.sums;
-	o->verify = raw.verify;
+	o->mhl = raw.mhl;
 	if (raw.sums && !o->checksums)
 		o->checksums = CHECKSUM_BIT(CHECKSUM_XXH128);
 }
@@ -164,6 +194,18 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 
 	while (args && args[n])
 		n++;
+	if (raw.check) {
+		if (n)
+			cli_usage_error("--check DIR takes no operand, found %s; try '%s --help'",
+					quote(args[0]), program_name);
+		if (raw.n_target_dirs || o->verify || raw.checksum || raw.dry_run || raw.mhl ||
+		    o->skip_identical)
+			cli_usage_error("--check copies nothing: it takes --sums, --progress, -v "
+					"and -q, not -t, --verify, --checksum, --mhl, "
+					"--skip-identical or --dry-run");
+		o->check_dir = raw.check;
+		return;
+	}
 	if (raw.n_target_dirs && raw.no_target_dir)
 		cli_usage_error("cannot combine --target-directory (-t) and --no-target-directory (-T)");
 	if (n == 0)
@@ -186,6 +228,31 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 	o->n_sources = n - 1;
 	o->dest = o->dests[0] = args[n - 1];
 	o->n_dests = 1;
+}
+
+/* --skip-identical[=quick|hash].  popt takes the next word as the
+ * optional argument; only --skip-identical=MODE gives a mode, a separate
+ * word is an operand and goes back to popt. */
+static void skip_identical_option(poptContext ctx, int argc, const char **argv,
+				  struct safecp_options *o)
+{
+	_cleanup_free_ char *arg = poptGetOptArg(ctx);
+	bool attached = false;
+
+	for (int i = 1; arg && i < argc && !attached; i++)
+		attached = strncmp(argv[i], "--skip-identical=", 17) == 0 &&
+			   strcmp(argv[i] + 17, arg) == 0;
+	if (arg && !attached) {
+		poptStuffArgs(ctx, (const char *[]){ arg, NULL });
+		o->skip_identical = IDENTICAL_QUICK;
+	} else if (!arg || strcmp(arg, "quick") == 0) {
+		o->skip_identical = IDENTICAL_QUICK;
+	} else if (strcmp(arg, "hash") == 0) {
+		o->skip_identical = IDENTICAL_HASH;
+	} else {
+		cli_usage_error("unknown mode %s for --skip-identical: use quick or hash",
+				quote(arg));
+	}
 }
 
 /* -t DIR, once per destination; the same directory twice is a typo. */
@@ -220,6 +287,8 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 		case OPT_NO_CLOBBER: o->plan.no_clobber = true; o->force = false; break;
 		case OPT_FORCE: o->force = true; o->plan.no_clobber = false; break;
 		case OPT_TARGET: add_target_dir(ctx); break;
+		case OPT_VERIFY: parse_verify(ctx, argc, argv, o); break;
+		case OPT_SKIP_IDENTICAL: skip_identical_option(ctx, argc, argv, o); break;
 		}
 	}
 	if (rc != -1)
@@ -359,6 +428,9 @@ static int job_prepare(const struct safecp_options *o, const char *dest,
 	r = check_names(o, job);
 	if (r)
 		return r;
+	r = identical_judge(o, job);
+	if (r)
+		return r;
 	job->space_needed = plan_space_needed(job->plan, &job->space);
 	r = plan_check(job->plan, &job->space, &job->refusal);
 	if (r < 0) {
@@ -377,6 +449,7 @@ static int job_prepare(const struct safecp_options *o, const char *dest,
 
 static void job_done(struct safecp_job *job)
 {
+	mhl_record_free(job->identical_mhl);
 	plan_names_done(&job->names);
 	plan_problem_done(&job->refusal);
 	target_free(job->target);
@@ -442,6 +515,12 @@ int main(int argc, const char **argv)
 	cli_init("safecp", "Copy files to removable media: bounded dirty memory, progress the "
 		 "device confirms,\nand nothing left to write when it ends.");
 	ctx = parse_options(argc, argv, &o);
+	if (o.check_dir) {
+		status = run_check(&o);
+		poptFreeContext(ctx);
+		return status;
+	}
+	identical_load_lists(&o);
 	raise_fd_limit();
 	/* every destination is checked before the first byte goes to any */
 	for (; n < o.n_dests && status == 0; n++)
@@ -454,20 +533,29 @@ int main(int argc, const char **argv)
 		for (size_t i = 0; o.dry_run && i < n; i++)
 			dryrun_print(&o, &jobs[i]);
 		struct sums *sums = NULL;
+		struct manifests *mhl = NULL;
 
 		refused = report_refusals(&o, jobs, n);
-		if (refused)
+		if (refused) {
 			status = EXIT_USAGE;
-		else if (!o.dry_run && sums_prepare(&o, jobs, n, &sums) < 0)
-			status = EXIT_PARTIAL, cli_error("out of memory");
-		else if (!o.dry_run)
-			status = run_copy(&o, jobs, n, sums);
+		} else if (!o.dry_run) {
+			if (sums_prepare(&o, jobs, n, &sums) < 0 ||
+			    manifests_prepare(&o, jobs, n, &mhl) < 0) {
+				cli_error("out of memory");
+				status = EXIT_PARTIAL;
+			} else {
+				sums_ignore_in(sums, mhl);
+				status = run_copy(&o, jobs, n, sums, mhl);
+			}
+		}
+		manifests_free(mhl);
 		sums_free(sums);
 	}
 	for (size_t i = 0; i < n; i++)
 		job_done(&jobs[i]);
 	for (size_t i = 0; i < raw.n_target_dirs; i++)
 		free(raw.target_dirs[i]);
+	sums_index_free(o.old_lists);
 	poptFreeContext(ctx);
 	return status;
 }

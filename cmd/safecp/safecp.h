@@ -8,6 +8,8 @@
  *   safecp_names.c   the destination's name rules as sentences
  *   safecp_dryrun.c  --dry-run: the plan and the target, nothing written
  *   safecp_sums.c    --checksum, --sums: the checksum lists
+ *   safecp_identical.c  --skip-identical: what the destination holds already
+ *   safecp_check*.c  --check: an existing copy read back (safecp_check.h)
  *
  * Private to cmd/safecp*; lib/ knows nothing of it. */
 #ifndef SAFECP_CMD_SAFECP_H
@@ -22,6 +24,9 @@
 #include "common/cli.h" /* enum verbosity */
 #include "copy/copy.h"
 #include "copy/file_sums.h"
+#include "copy/identical.h"
+#include "copy/mhl_record.h"
+#include "copy/sums_index.h"
 #include "common/json.h"
 #include "copy/plan.h"
 #include "copy/plan_names.h"
@@ -46,8 +51,16 @@ struct safecp_options {
 	bool force;
 	bool rename_invalid;       /* --rename-invalid */
 	bool verify;               /* --verify */
+	bool verify_source;        /* --verify=source */
+	bool mhl;                  /* --mhl */
 	checksum_set checksums;    /* --checksum (xxh128 for --sums alone), or 0 */
 	const char *sums_prefix;   /* --sums, or NULL */
+	enum identical_mode skip_identical; /* --skip-identical, or 0 */
+	/* --skip-identical with --sums: the lists a run before wrote, read
+	 * back (NULL: none found), and the filesystem they are on */
+	struct sums_index *old_lists;
+	dev_t old_lists_dev;
+	const char *check_dir;     /* --check DIR (safecp_check.c), or NULL */
 };
 
 /* Everything decided before the first byte. */
@@ -61,15 +74,20 @@ struct safecp_job {
 	struct write_plan wplan;
 	struct plan_problem refusal; /* PLAN_OK, or why plan_check said no */
 	struct plan_names names;     /* name rule problems, or the renames */
+	/* --skip-identical=hash by the ASC MHL history: the record that judged
+	 * (the manifest carries its entries of the files left alone), or NULL */
+	struct mhl_record *identical_mhl;
+	struct recorded_sums identical_rec;
 };
 
 struct sums;
+struct manifests;
 struct events;
 
 /* safecp_run.c: run the job (sums: NULL, or sums_prepare()'s); returns
  * the exit status. */
 int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
-	     struct sums *sums);
+	     struct sums *sums, struct manifests *mhl);
 
 /* safecp_sums.c: refuses (exits EXIT_USAGE) a list that cannot be
  * written or would replace a copied file; *ret NULL without --checksum.
@@ -82,11 +100,36 @@ const struct reader_tap *sums_tap(struct sums *s);
 const struct file_sums *sums_digests(const struct sums *s);
 /* ev[i]: destination i's events, until sums_finish(). */
 void sums_set_events(struct sums *s, struct events *const *ev);
-/* Destination d writes the lists on its filesystem in its epilogue. */
-void sums_epilogue(struct sums *s, size_t d, struct copy_options *o);
+/* Destination d's epilogue: the lists on its filesystem; how many failed. */
+unsigned sums_write_dest(struct sums *s, size_t d);
+/* Lists written inside a destination directory are in its manifest's
+ * ignore patterns. */
+void sums_ignore_in(const struct sums *s, struct manifests *m);
+
+/* safecp_mhl.c: --mhl.  Refuses (exits EXIT_USAGE) a destination whose
+ * ascmhl history is damaged; *ret NULL without --mhl.  0 or -errno. */
+int manifests_prepare(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
+		      struct manifests **ret);
+void manifests_free(struct manifests *m);
+/* rel (relative to destination d's directory) is in its ignore patterns. */
+void manifests_ignore(struct manifests *m, size_t d, const char *rel);
+/* Destination d's epilogue: its generation; how many writes failed. */
+unsigned manifests_write(struct manifests *m, size_t d, int dest_dir_fd,
+			 const struct file_sums *fs, struct events *ev);
 /* The copy ended (not interrupted): the lists on no destination; how
  * many failed. */
 unsigned sums_finish(struct sums *s);
+
+/* safecp_identical.c: read back the lists of an earlier run (--sums),
+ * warning about what cannot be read; o->old_lists stays NULL when none. */
+void identical_load_lists(struct safecp_options *o);
+/* Leave job's identical files alone (--skip-identical); 0 or EXIT_USAGE
+ * after saying why. */
+int identical_judge(const struct safecp_options *o, struct safecp_job *job);
+/* "size-mtime", "manifest", "list", "content": JSON's word for a basis */
+const char *identical_basis_name(enum plan_identical basis);
+/* "same size and modification time", ...: the -v line's */
+const char *identical_basis_words(enum plan_identical basis);
 
 /* safecp_dryrun.c: print the plan and the target on stdout. */
 void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);
@@ -121,6 +164,7 @@ const char *words_step_name(enum copy_step step);
 struct snapshot {
 	double t_real;       /* CLOCK_REALTIME, taken after the counters */
 	uint64_t total, confirmed, written, files_done, files_failed;
+	uint64_t identical;  /* files left alone as identical (the plan's) */
 	const char *file;    /* the plan entry's rel, or NULL */
 	int phase;           /* enum copy_phase */
 	double rate, eta;    /* negative: unknown */
@@ -138,7 +182,7 @@ struct dest_outcome {
 	const char *dest;     /* as given */
 	const char *outcome;  /* "ok", "failed", "interrupted" */
 	const char *error;    /* what stopped it, or NULL */
-	uint64_t files, errors, bytes_on_device;
+	uint64_t files, errors, bytes_on_device, identical;
 	const struct snapshot *snap; /* its verify figures */
 };
 /* d: NULL with one destination (today's fields), else n outcomes */
@@ -153,11 +197,17 @@ void jsonev_bind_dest(struct json *j, const char *dest);
 void jsonev_set_source(const struct copy_source_stats *src);
 void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 		 const char *reason);
+/* A file left alone as identical: state "skipped", reason (the word),
+ * and how it was judged (identical_basis_name()). */
+void jsonev_identical(struct json *j, const struct plan_entry *e, const char *reason,
+		      const char *judged);
 void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg);
 void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step step, int err,
 		  const char *path, const char *msg, bool fatal);
 void jsonev_note(struct json *j, const char *path, const char *msg);
 void jsonev_list(struct json *j, const char *path, const char *alg, size_t files);
+void jsonev_manifest(struct json *j, const char *path, unsigned sequence, size_t files,
+		     size_t unlisted);
 void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_strategy s,
 		     const char *why);
 void jsonev_interrupted(struct json *j, const struct snapshot *s, int signo);
@@ -185,6 +235,10 @@ bool events_published(struct events *ev, size_t idx);
 /* A checksum list was written, or could not be (err: errno). */
 void events_list_written(struct events *ev, const char *path, const char *alg, size_t files);
 void events_list_failed(struct events *ev, const char *path, int err);
+/* An ASC MHL generation was written, or could not be. */
+void events_manifest_written(struct events *ev, const char *path, unsigned sequence,
+			     size_t files, size_t unlisted);
+void events_manifest_failed(struct events *ev, const char *path, int err);
 void events_callbacks(struct events *ev, struct copy_callbacks *ret);
 /* The start event, and with -v the strategy line. */
 void events_start(struct events *ev);

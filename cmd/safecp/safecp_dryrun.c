@@ -35,6 +35,12 @@ static void print_entry(const struct plan_entry *e)
 {
 	char size[SIZE_FORMAT_MAX] = "";
 
+	if (e->identical) {
+		size_format(size, sizeof(size), (uint64_t)e->source->st.st_size);
+		printf("  same     %10s  %s = %s (%s)\n", size, quote(e->source->rel), quote(e->dst),
+		       identical_basis_words(e->identical));
+		return;
+	}
 	if (e->skip_existing) {
 		printf("  keep     %10s  %s (exists)\n", "", quote(e->dst));
 		return;
@@ -73,6 +79,12 @@ static void print_plan(const struct safecp_options *o, const struct plan *p)
 	if (p->n_existing_kept)
 		printf("kept: %zu existing %s (--no-clobber)\n", p->n_existing_kept,
 		       plural(p->n_existing_kept, "file", "files"));
+	if (o->skip_identical) {
+		size_format(total, sizeof(total), p->identical_bytes);
+		printf("identical: %zu %s, %s (%" PRIu64 " bytes), already there: not copied "
+		       "(--skip-identical=%s)\n", p->n_identical, plural(p->n_identical, "file", "files"),
+		       total, p->identical_bytes, o->skip_identical == IDENTICAL_HASH ? "hash" : "quick");
+	}
 	printf("into: %s\n", quote(p->dest_root));
 	if (p->stale.n) {
 		size_format(total, sizeof(total), p->stale.bytes);

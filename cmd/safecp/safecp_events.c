@@ -68,6 +68,7 @@ struct events {
 static const char *phase_item(int phase)
 {
 	switch (phase) {
+	case COPY_PHASE_RECHECK: return "reading back again";
 	case COPY_PHASE_FINAL_SYNC: return "flushing to the device";
 	case COPY_PHASE_WAIT_IDLE: return "waiting for the device";
 	}
@@ -82,10 +83,11 @@ static void snapshot_take(struct events *ev, struct snapshot *s)
 
 	if (!st) { /* not started */
 		*s = (struct snapshot){ .total = p->total_bytes, .rate = -1, .eta = -1,
-					.t_real = clock_realtime() };
+					.identical = p->n_identical, .t_real = clock_realtime() };
 		return;
 	}
 
+	s->identical = p->n_identical;
 	s->confirmed = atomic_load(&st->bytes_confirmed);
 	/* written >= confirmed at every instant; reading it second keeps that */
 	s->written = atomic_load(&st->bytes_written);
@@ -157,6 +159,7 @@ static struct dest_outcome outcome_of(const struct events *e)
 		.files = e->snap.files_done,
 		.errors = e->snap.files_failed,
 		.bytes_on_device = e->snap.confirmed,
+		.identical = e->job->plan->n_identical,
 		.snap = &e->snap,
 	};
 }
@@ -280,6 +283,19 @@ static void on_file_done(void *ctx, const struct plan_entry *e)
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
+static void on_file_withdrawn(void *ctx, const struct plan_entry *e)
+{
+	struct events *ev = ctx;
+
+	pthread_mutex_lock(&ev->sh->lock);
+	ev->published[e - ev->job->plan->entries] = false;
+	if (ev->json_mode) {
+		jsonev_file(&ev->json, e, "withdrawn", "read back different at the end");
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
 bool events_published(struct events *ev, size_t idx)
 {
 	bool done;
@@ -302,6 +318,38 @@ void events_list_written(struct events *ev, const char *path, const char *alg, s
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
+void events_manifest_written(struct events *ev, const char *path, unsigned sequence,
+			     size_t files, size_t unlisted)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	if (unlisted)
+		note_line(ev, MSG_WARNING, "%zu %s left out of the ASC MHL manifest %s: ASC MHL "
+			  "holds only UTF-8 names without control characters", unlisted,
+			  unlisted == 1 ? "file is" : "files are", quote(path));
+	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+		say(ev, "ASC MHL generation %u %s: %zu files", sequence, quote(path), files);
+	if (ev->json_mode) {
+		jsonev_manifest(&ev->json, path, sequence, files, unlisted);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_manifest_failed(struct events *ev, const char *path, int err)
+{
+	_cleanup_free_ char *msg = words_format("cannot write the ASC MHL manifest %s: %s; the "
+						"files are copied, make room and copy again for "
+						"the manifest", quote(path), strerror(err));
+
+	pthread_mutex_lock(&ev->sh->lock);
+	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
+	if (ev->json_mode) {
+		jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, err, path, msg, false);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
 void events_list_failed(struct events *ev, const char *path, int err)
 {
 	_cleanup_free_ char *msg = words_format("cannot write the checksum list %s: %s; the "
@@ -317,7 +365,8 @@ void events_list_failed(struct events *ev, const char *path, int err)
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
-/* Kept files (-n) are what the user asked for: named with -v only.
+/* Kept files (-n) and identical ones are what the user asked for: named
+ * with -v only.
  * Devices, FIFOs and sockets are a warning. */
 static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_reason reason)
 {
@@ -326,7 +375,11 @@ static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_rea
 	struct events *ev = ctx;
 
 	pthread_mutex_lock(&ev->sh->lock);
-	if (e->skip_existing) {
+	if (e->identical) {
+		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+			say(ev, "%s identical to %s (%s): not copied", quote(e->source->src),
+			    quote(e->dst), identical_basis_words(e->identical));
+	} else if (e->skip_existing) {
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 			say(ev, "%s kept: %s exists", quote(e->source->src), quote(e->dst));
 	} else if (ev->o->verbosity >= VERBOSITY_NORMAL) {
@@ -334,7 +387,10 @@ static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_rea
 			      why);
 	}
 	if (ev->json_mode) {
-		jsonev_file(&ev->json, e, e->skip_existing ? "kept" : "skipped", why);
+		if (e->identical)
+			jsonev_identical(&ev->json, e, why, identical_basis_name(e->identical));
+		else
+			jsonev_file(&ev->json, e, e->skip_existing ? "kept" : "skipped", why);
 		stdout_check(ev);
 	}
 	pthread_mutex_unlock(&ev->sh->lock);
@@ -414,6 +470,7 @@ void events_callbacks(struct events *ev, struct copy_callbacks *ret)
 		.ctx = ev,
 		.file_start = on_file_start,
 		.file_done = on_file_done,
+		.file_withdrawn = on_file_withdrawn,
 		.skipped = on_skipped,
 		.error = on_error,
 		.note = on_note,
@@ -560,7 +617,7 @@ static char *final_line(const struct events *ev, int failed)
 	bool idle = ev->stats && atomic_load(&ev->stats->device_idle);
 	const char *after = failed ? "; some files failed (see above)"
 			    : idle && disk_removable(t) ? "; it can be removed" : "";
-	_cleanup_free_ char *checked = NULL;
+	_cleanup_free_ char *checked = NULL, *same = NULL;
 	char *line = NULL;
 	int r;
 
@@ -568,12 +625,17 @@ static char *final_line(const struct events *ev, int failed)
 		checked = words_format(" (%ju read back from the device and matched%s)",
 				       (uintmax_t)s->files_verified,
 				       s->verify_cached ? "; device cache not bypassed" : "");
+	/* --skip-identical: what was already there, first */
+	if (s->identical)
+		same = words_format("%ju identical %s already there, not copied; ",
+				    (uintmax_t)s->identical,
+				    s->identical == 1 ? "file was" : "files were");
 
 	size_format(size, sizeof(size), s->confirmed);
 	/* idle means seen idle: without debugfs, or with someone else's
 	 * writes going on, only syncfs returning is known */
 	if (t->has_block)
-		r = asprintf(&line, "%s in %ju %s%s is on %s and %s%s", size,
+		r = asprintf(&line, "%s%s in %ju %s%s is on %s and %s%s", same ? same : "", size,
 			     (uintmax_t)s->files_done, files, checked ? checked : "",
 			     quote_bare(t->devnode),
 			     idle ? "the device is idle"
@@ -581,8 +643,8 @@ static char *final_line(const struct events *ev, int failed)
 				    "wait for its light before removing it)",
 			     after);
 	else
-		r = asprintf(&line, "%s in %ju %s%s is on %s%s", size, (uintmax_t)s->files_done,
-			     files, checked ? checked : "",
+		r = asprintf(&line, "%s%s in %ju %s%s is on %s%s", same ? same : "", size,
+			     (uintmax_t)s->files_done, files, checked ? checked : "",
 			     quote(t->mountpoint ? t->mountpoint : t->path), after);
 	return r < 0 ? NULL : line;
 }

@@ -125,6 +125,8 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	json_kv_u64(j, "symlinks", p->n_symlinks);
 	json_kv_u64(j, "skipped", p->tree->n_skipped);
 	json_kv_u64(j, "kept", p->n_existing_kept);
+	json_kv_u64(j, "skipped_identical", p->n_identical);
+	json_kv_u64(j, "skipped_identical_bytes", p->identical_bytes);
 	json_kv_u64(j, "stale_temps", p->stale.n);
 	json_kv_u64(j, "stale_bytes", p->stale.bytes);
 	json_kv_name(j, dest_of(j) ? "dest_root" : "dest", p->dest_root);
@@ -149,7 +151,9 @@ void jsonev_progress(struct json *j, const struct snapshot *s)
 	json_kv_u64(j, "bytes_on_device", s->confirmed);
 	json_kv_u64(j, "bytes_written", s->written);
 	json_kv_name(j, "file", s->file);
-	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing" : "copying");
+	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing"
+				   : s->phase == COPY_PHASE_RECHECK ? "rechecking"
+								    : "copying");
 	kv_maybe(j, "rate", s->rate, 1);
 	kv_maybe(j, "eta", s->eta, 1);
 	if (s->verify)
@@ -176,6 +180,7 @@ static void kv_outcome(struct json *j, const struct dest_outcome *d)
 	json_kv_u64(j, "files", d->files);
 	json_kv_u64(j, "errors", d->errors);
 	json_kv_u64(j, "bytes_on_device", d->bytes_on_device);
+	json_kv_u64(j, "skipped_identical", d->identical);
 	kv_verify(j, d->snap);
 }
 
@@ -188,6 +193,7 @@ void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_out
 		json_kv_u64(j, "bytes_on_device", s->confirmed);
 		json_kv_u64(j, "files", s->files_done);
 		json_kv_u64(j, "errors", s->files_failed);
+		json_kv_u64(j, "skipped_identical", s->identical);
 		kv_verify(j, s);
 	} else {
 		/* the job's end, not one destination's: no "dest" */
@@ -215,10 +221,9 @@ void jsonev_dest_done(struct json *j, const struct snapshot *s, const struct des
 	end(j);
 }
 
-void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
-		 const char *reason)
+static void file_fields(struct json *j, const struct plan_entry *e, const char *state,
+			const char *reason)
 {
-	begin(j, "file", clock_realtime());
 	json_kv_string(j, "state", state);
 	json_kv_name(j, "file", e->source->rel);
 	json_kv_name(j, "source", e->source->src);
@@ -227,6 +232,22 @@ void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
 	json_kv_u64(j, "bytes", e->source->type == PLAN_FILE ? (uint64_t)e->source->st.st_size : 0);
 	if (reason)
 		json_kv_string(j, "reason", reason);
+}
+
+void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
+		 const char *reason)
+{
+	begin(j, "file", clock_realtime());
+	file_fields(j, e, state, reason);
+	event_end(j);
+}
+
+void jsonev_identical(struct json *j, const struct plan_entry *e, const char *reason,
+		      const char *judged)
+{
+	begin(j, "file", clock_realtime());
+	file_fields(j, e, "skipped", reason);
+	json_kv_string(j, "judged", judged);
 	event_end(j);
 }
 
@@ -261,6 +282,17 @@ void jsonev_list(struct json *j, const char *path, const char *alg, size_t files
 	json_kv_name(j, "path", path);
 	json_kv_string(j, "algorithm", alg);
 	json_kv_u64(j, "files", files);
+	event_end(j);
+}
+
+void jsonev_manifest(struct json *j, const char *path, unsigned sequence, size_t files,
+		     size_t unlisted)
+{
+	begin(j, "manifest", clock_realtime());
+	json_kv_name(j, "path", path);
+	json_kv_u64(j, "sequence", sequence);
+	json_kv_u64(j, "files", files);
+	json_kv_u64(j, "unlisted", unlisted);
 	event_end(j);
 }
 

@@ -30,8 +30,19 @@
 #define TICK_NS (100 * 1000 * 1000)
 #define SIGNAL_WAKE SIGUSR1
 
+struct runner;
+
+/* What a destination's thread writes after its files (the epilogue). */
+struct dest_end {
+	struct runner *r;
+	size_t i;
+};
+
 struct runner {
 	struct copy_dest dests[COPY_DESTS_MAX];
+	struct dest_end ends[COPY_DESTS_MAX];
+	struct sums *sums;
+	struct manifests *mhl;
 	struct copy_callbacks cb[COPY_DESTS_MAX];
 	struct events *ev[COPY_DESTS_MAX];
 	bool shown[COPY_DESTS_MAX]; /* its end was shown */
@@ -39,6 +50,15 @@ struct runner {
 	struct copy_job *job;
 	pthread_t main_thread;
 };
+
+static unsigned on_epilogue(void *ctx, int dest_dir_fd)
+{
+	struct dest_end *de = ctx;
+	struct runner *r = de->r;
+
+	return sums_write_dest(r->sums, de->i) +
+	       manifests_write(r->mhl, de->i, dest_dir_fd, sums_digests(r->sums), r->ev[de->i]);
+}
 
 /* A destination's thread ended: show it now, not on the next tick. */
 static void on_finished(void *ctx, size_t dest)
@@ -145,9 +165,9 @@ static void runner_free(struct runner *r)
 }
 
 int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
-	     struct sums *sums)
+	     struct sums *sums, struct manifests *mhl)
 {
-	struct runner r = { .n = n, .main_thread = pthread_self() };
+	struct runner r = { .n = n, .main_thread = pthread_self(), .sums = sums, .mhl = mhl };
 	struct copy_job_hooks hooks = { &r, on_finished, sums_tap(sums) };
 	unsigned lists_failed = 0;
 	sigset_t set;
@@ -164,10 +184,15 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
 				.keep_mode = o->keep_mode,
 				.force = o->force,
 				.verify = o->verify,
+				.verify_source = o->verify_source,
 			},
 			.cb = &r.cb[i],
 		};
-		sums_epilogue(sums, i, &r.dests[i].opts);
+		r.ends[i] = (struct dest_end){ &r, i };
+		if (sums || mhl) {
+			r.dests[i].opts.epilogue = on_epilogue;
+			r.dests[i].opts.epilogue_ctx = &r.ends[i];
+		}
 	}
 	signals_block(&set);
 	for (size_t i = 0; i < n && err == 0; i++)

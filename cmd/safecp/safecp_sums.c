@@ -22,6 +22,7 @@
 #include "common/cli.h"
 #include "common/exitcodes.h"
 #include "common/quote.h"
+#include "copy/manifest.h"
 #include "copy/small_file.h"
 #include "hash/sums_list.h"
 #include "safecp/safecp.h"
@@ -45,28 +46,7 @@ struct sums {
 	struct sums_list lists[CHECKSUM_ALG_COUNT];
 	size_t n_lists;
 	struct events *const *ev; /* set by run_copy: per destination */
-	struct sums_dest { struct sums *s; size_t i; } dest[COPY_DESTS_MAX];
 };
-
-/* The path of entry idx relative to plan->dest_dir, in buf (PATH_MAX);
- * false when too long. */
-static bool rel_path(const struct plan *p, size_t idx, char *buf)
-{
-	const struct plan_entry *e = &p->entries[idx];
-	size_t len;
-
-	if (e->source->parent == PLAN_TOP) {
-		if (strcmp(e->dst_name, ".") == 0)
-			return false; /* dest_dir itself: not a file */
-		return snprintf(buf, PATH_MAX, "%s", e->dst_name) < PATH_MAX;
-	}
-	if (!rel_path(p, e->source->parent, buf)) {
-		/* the parent is dest_dir itself (-rT) */
-		return snprintf(buf, PATH_MAX, "%s", e->dst_name) < PATH_MAX;
-	}
-	len = strlen(buf);
-	return snprintf(buf + len, PATH_MAX - len, "/%s", e->dst_name) < (int)(PATH_MAX - len);
-}
 
 static void list_split(struct sums_list *l)
 {
@@ -99,7 +79,7 @@ static bool list_clashes(const struct sums_list *l, const struct plan *p)
 		     l->name) < 0)
 		return false;
 	for (size_t i = 0; i < p->n_entries && !clash; i++)
-		clash = rel_path(p, i, rel) && strcmp(rel, want) == 0;
+		clash = plan_dest_rel(p, i, rel, sizeof(rel)) && strcmp(rel, want) == 0;
 	free(want);
 	return clash;
 }
@@ -136,7 +116,7 @@ int sums_prepare(const struct safecp_options *o, const struct safecp_job *jobs, 
 	int r;
 
 	*ret = NULL;
-	if (!o->checksums)
+	if (!o->checksums && !o->mhl)
 		return 0;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -156,12 +136,14 @@ int sums_prepare(const struct safecp_options *o, const struct safecp_job *jobs, 
 		list_open(s, l);
 		s->n_lists++;
 	}
-	r = file_sums_new(jobs[0].plan, o->checksums, &s->fs);
+	/* a manifest needs an ASC MHL format: xxh128 when none is asked for */
+	r = file_sums_new(jobs[0].plan,
+			  o->checksums | (o->mhl && !manifest_formats(o->checksums)
+						  ? CHECKSUM_BIT(CHECKSUM_XXH128) : 0),
+			  &s->fs);
 	if (r < 0)
 		return r;
 	s->tap = file_sums_tap(s->fs);
-	for (size_t d = 0; d < n; d++)
-		s->dest[d] = (struct sums_dest){ s, d };
 	*ret = TAKE_PTR(s);
 	return 0;
 }
@@ -205,26 +187,58 @@ static bool published(const struct sums *s, int d, size_t idx)
 	return false;
 }
 
-/* The list's text: one line per published file with a digest; names
- * the list's format cannot hold are warned about through ev. */
+/* Was entry idx left alone as identical on destination d (any, d < 0)? */
+static bool identical_on(const struct sums *s, int d, size_t idx)
+{
+	for (size_t i = 0; i < s->n_jobs; i++)
+		if ((d < 0 || (size_t)d == i) && s->jobs[i].plan->entries[idx].identical)
+			return true;
+	return false;
+}
+
+/* Entry idx's digest for the list: the one read's for a published file;
+ * for an identical one (not read), the line the last run's list gave it
+ * (--skip-identical), else none (*unknown set). */
+static const char *digest_of(const struct sums *s, const struct sums_list *l, size_t idx,
+			     const char *rel, bool *unknown)
+{
+	const char *digest = file_sums_text(s->fs, idx, l->alg);
+
+	if (published(s, l->holder, idx))
+		return digest;
+	if (!identical_on(s, l->holder, idx))
+		return NULL;
+	if (!digest && s->o->old_lists)
+		digest = sums_index_text(s->o->old_lists, rel, l->alg);
+	*unknown = !digest;
+	return digest;
+}
+
+/* The list's text: one line per published file with a digest, and per
+ * identical file whose digest is known; names the list's format cannot
+ * hold are warned about through ev, and identical files it cannot name. */
 static int list_text(struct sums *s, const struct sums_list *l, struct events *ev, char **ret,
 		     size_t *ret_len, size_t *ret_files)
 {
 	const struct plan *p = s->jobs[0].plan;
 	char rel[PATH_MAX];
 	char *buf = NULL;
-	size_t len = 0, files = 0;
+	size_t len = 0, files = 0, unknown = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n_entries; i++) {
-		const char *digest = file_sums_text(s->fs, i, l->alg);
 		_cleanup_free_ char *line = NULL;
+		const char *digest;
+		bool missing = false;
 		int r;
 
-		if (p->entries[i].source->type != PLAN_FILE || !digest || !published(s, l->holder, i) ||
-		    !rel_path(p, i, rel))
+		if (p->entries[i].source->type != PLAN_FILE || !plan_dest_rel(p, i, rel, sizeof(rel)))
+			continue;
+		digest = digest_of(s, l, i, rel, &missing);
+		unknown += missing;
+		if (!digest)
 			continue;
 		r = sums_line_alloc(l->alg, digest, rel, &line);
 		if (r == SUMS_LINE_UNLISTABLE) {
@@ -246,6 +260,13 @@ static int list_text(struct sums *s, const struct sums_list *l, struct events *e
 		free(buf);
 		return -ENOMEM;
 	}
+	if (unknown)
+		events_warn(ev, "%zu %s left alone as identical %s not in %s: %s not read and "
+			    "the last list did not have %s; copy without --skip-identical to "
+			    "list %s", unknown, unknown == 1 ? "file" : "files",
+			    unknown == 1 ? "is" : "are", quote(l->path),
+			    unknown == 1 ? "it was" : "they were", unknown == 1 ? "it" : "them",
+			    unknown == 1 ? "it" : "them");
 	*ret = buf;
 	*ret_len = len;
 	*ret_files = files;
@@ -278,20 +299,28 @@ static unsigned write_lists(struct sums *s, int d, struct events *ev)
 	return failed;
 }
 
-static unsigned on_epilogue(void *ctx, int dest_dir_fd)
+unsigned sums_write_dest(struct sums *s, size_t d)
 {
-	struct sums_dest *sd = ctx;
-
-	(void)dest_dir_fd;
-	return write_lists(sd->s, (int)sd->i, sd->s->ev[sd->i]);
+	return s ? write_lists(s, (int)d, s->ev[d]) : 0;
 }
 
-void sums_epilogue(struct sums *s, size_t d, struct copy_options *o)
+void sums_ignore_in(const struct sums *s, struct manifests *m)
 {
-	if (!s || s->n_lists == 0)
-		return;
-	o->epilogue = on_epilogue;
-	o->epilogue_ctx = &s->dest[d];
+	for (size_t i = 0; s && m && i < s->n_lists; i++) {
+		const struct sums_list *l = &s->lists[i];
+		char ldir[PATH_MAX], ddir[PATH_MAX], rel[PATH_MAX];
+		size_t dlen;
+
+		if (l->holder < 0 || !realpath(l->dir, ldir) ||
+		    !realpath(s->jobs[l->holder].plan->dest_dir, ddir))
+			continue;
+		dlen = strlen(ddir);
+		if (strncmp(ldir, ddir, dlen) != 0 || (ldir[dlen] != '/' && ldir[dlen] != '\0'))
+			continue;
+		snprintf(rel, sizeof(rel), "%s%s%s", ldir[dlen] ? ldir + dlen + 1 : "",
+			 ldir[dlen] ? "/" : "", l->name);
+		manifests_ignore(m, (size_t)l->holder, rel);
+	}
 }
 
 unsigned sums_finish(struct sums *s)

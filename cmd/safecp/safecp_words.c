@@ -65,6 +65,7 @@ const char *words_step_name(enum copy_step step)
 	case COPY_STEP_FINAL_SYNC: return "final-sync";
 	case COPY_STEP_CHANGED: return "changed";
 	case COPY_STEP_VERIFY: return "verify";
+	case COPY_STEP_SOURCE_VERIFY: return "source-verify";
 	}
 	return "unknown";
 }
@@ -248,6 +249,8 @@ static char *failed_action(const struct plan_entry *e, enum copy_step step, cons
 			      "was planned", quote(src ? src : "?"));
 	case COPY_STEP_VERIFY:
 		return words_format("the copy of %s", quote(dst ? dst : "?"));
+	case COPY_STEP_SOURCE_VERIFY:
+		return words_format("%s read a second time", quote(src ? src : "?"));
 	}
 	return words_format("cannot copy %s", quote(src ? src : "?"));
 }
@@ -271,6 +274,10 @@ char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 	if (step == COPY_STEP_CHANGED)
 		return words_format("%s; not copied (nothing partial is left under its name): "
 			      "copy it again", action);
+	if (step == COPY_STEP_SOURCE_VERIFY)
+		return words_format("%s gave other bytes than the first read: the card or disk may be "
+				    "failing; not copied (nothing partial is left under its name): "
+				    "copy it again, or from a backup", action);
 	if (step == COPY_STEP_VERIFY) {
 		dev = t ? words_device(t) : NULL;
 		if (err != EBADMSG)
@@ -353,6 +360,8 @@ const char *words_skip_reason(enum copy_skip_reason why)
 {
 	switch (why) {
 	case COPY_SKIP_KEPT: return "exists, not replaced (--no-clobber)";
+	/* a word, not a sentence: scripts count these (--skip-identical) */
+	case COPY_SKIP_IDENTICAL: return "identical";
 	case COPY_SKIP_APPEARED:
 		return "appeared at the destination during the copy; kept (--no-clobber)";
 	case COPY_SKIP_FIFO: return "a FIFO is not copied";

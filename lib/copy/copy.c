@@ -173,7 +173,8 @@ static int drain_file(struct engine *g, size_t idx)
 }
 
 /* 0 when the whole file is written, 1 with *src_err when reading the
- * source failed, 2 when it changed, -errno when the destination failed. */
+ * source failed, 2 when it changed, 3 when a second read of it gave other
+ * bytes (verify_source), -errno when the destination failed. */
 static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 {
 	struct reader_chunk c;
@@ -206,6 +207,8 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		}
 		if (c.changed)
 			return 2;
+		if (c.reread_differs)
+			return 3;
 		if (r < 0)
 			return r;
 		/* the bytes we wrote, not mapped ones (the reader reads for --verify) */
@@ -267,6 +270,11 @@ static int copy_file(struct engine *g, size_t idx)
 	if (r == 1 || r == 2) {
 		fail_item(g, &it, r == 1 ? COPY_STEP_READ : COPY_STEP_CHANGED,
 			  r == 1 ? src_err : 0, e->source->src);
+		return 0;
+	}
+	if (r == 3) {
+		atomic_fetch_add(&g->stats->files_mismatched, 1);
+		fail_item(g, &it, COPY_STEP_SOURCE_VERIFY, -EBADMSG, e->source->src);
 		return 0;
 	}
 	if (r == 0)
@@ -400,6 +408,8 @@ static int copy_dir(struct engine *g, size_t idx)
 
 static enum copy_skip_reason skip_reason(const struct plan_entry *e)
 {
+	if (e->identical)
+		return COPY_SKIP_IDENTICAL;
 	if (e->skip_existing)
 		return COPY_SKIP_KEPT;
 	if (S_ISFIFO(e->source->st.st_mode))
@@ -507,6 +517,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	/* blkid needs root to name it; unknown FUSE filesystems get fsync per file */
 	g->volume_fsync = fs->volume_fsync && o->wplan->strategy == STRATEGY_SYNC_WINDOW;
 	g->fs_has_modes = fs->stores_modes;
+	g->times_after_rename = fs->rename_sets_mtime;
 	/* the daemon's data is in the device's cache: watch it (root only) */
 	if (t && fs->device_cache && t->has_block && t->devnode[0])
 		g->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -619,6 +630,7 @@ static void engine_done(struct engine *g)
 	free(g->batch.items);
 	free(g->done_dirs);
 	free(g->made);
+	free(g->named);
 	read_back_done(&g->rb);
 }
 
@@ -643,6 +655,9 @@ int copy_engine_run(const struct plan *p, const struct copy_options *o,
 		batch_abort(&g);
 	/* the other destinations need not wait for this one any more */
 	reader_leave(cursor);
+	/* after every data write, before the lists and manifests name them */
+	if (r == 0)
+		r = recheck_named(&g);
 	/* before the directories get their times (the caller's files may
 	 * go into one) and before the final sync, which then covers them */
 	if (r == 0 && o->epilogue && !cancelled(&g))

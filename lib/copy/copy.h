@@ -26,6 +26,7 @@
 enum copy_phase {
 	COPY_PHASE_START = 0,
 	COPY_PHASE_COPYING,
+	COPY_PHASE_RECHECK,     /* --verify: files named earlier read back again */
 	COPY_PHASE_FINAL_SYNC,  /* syncfs + root fsync */
 	COPY_PHASE_WAIT_IDLE,   /* device draining what the fs wrote last */
 	COPY_PHASE_DONE,
@@ -62,11 +63,14 @@ enum copy_step {
 			     * while it was read: not published, the copy goes on */
 	COPY_STEP_VERIFY,   /* --verify: read back different (err EBADMSG) or
 			     * unreadable: not published, the copy goes on */
+	COPY_STEP_SOURCE_VERIFY, /* verify_source: the source read again gave
+				  * other bytes: not published, the copy goes on */
 };
 
 /* Why an entry is not copied (cmd/ words it). */
 enum copy_skip_reason {
 	COPY_SKIP_KEPT,      /* -n: it exists at the destination */
+	COPY_SKIP_IDENTICAL, /* the destination holds it already (plan_entry.identical) */
 	COPY_SKIP_APPEARED,  /* -n: it appeared at the destination during the copy */
 	COPY_SKIP_FIFO,
 	COPY_SKIP_SOCKET,
@@ -88,6 +92,9 @@ struct copy_callbacks {
 	void *ctx;
 	void (*file_start)(void *ctx, const struct plan_entry *e);
 	void (*file_done)(void *ctx, const struct plan_entry *e);
+	/* --verify: a file named earlier read back different at the end
+	 * (a later write landed on it): it was removed from its name */
+	void (*file_withdrawn)(void *ctx, const struct plan_entry *e);
 	void (*skipped)(void *ctx, const struct plan_entry *e, enum copy_skip_reason why);
 	/* fatal: the copy stops; else that entry (a directory: its
 	 * subtree) is not copied and the rest goes on */
@@ -112,6 +119,10 @@ struct copy_options {
 	/* read every file back from the device before it gets its name
 	 * (read_back.h): one that differs is not published */
 	bool verify;
+	/* also read every source file again past the page cache and compare
+	 * (a card that returned wrong bytes once): the reader does it, once
+	 * for all destinations; any destination asking is enough */
+	bool verify_source;
 	/* Called once every file is written, before the directories get
 	 * their times and before the final sync and idle wait, so that
 	 * "done" covers what it writes: the caller's own files (checksum

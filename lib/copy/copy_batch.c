@@ -215,24 +215,29 @@ static void set_attrs(struct engine *g, struct batch_item *it)
 static void verify_item(struct engine *g, struct batch_item *it)
 {
 	const struct plan_entry *e = &g->plan->entries[it->entry];
-	char want[CHECKSUM_TEXT_MAX], got[CHECKSUM_TEXT_MAX];
-	struct checksum_result res;
+	struct checksum_result want, got;
 	enum readback_how how;
 	int r;
 
-	checksum_final(it->hash, &res);
-	memcpy(want, checksum_result_text(&res, CHECKSUM_XXH128), sizeof(want));
+	checksum_final(it->hash, &want);
 	test_hook("verify", e->dst);
 	r = read_back_file(&g->rb, writer_fd(it->w), writer_written(it->w), g->fuse, g->bdev_fd,
-			   got, &how, &g->stats->bytes_verified);
+			   CHECKSUM_BIT(CHECKSUM_XXH128), &got, &how, &g->stats->bytes_verified);
 	if (r == 0 && how == READBACK_CACHED && !g->verify_noted) {
 		g->verify_noted = true;
 		atomic_store(&g->stats->verify_cached, true);
 		if (g->cb && g->cb->note)
 			g->cb->note(g->cb->ctx, COPY_NOTE_VERIFY_CACHED, g->plan->dest_root, 0, 0);
 	}
-	if (r == 0 && strcmp(want, got) == 0) {
+	if (r == 0 && checksum_result_match(&want, &got)) {
+		struct stat st;
+
 		atomic_fetch_add(&g->stats->files_verified, 1);
+		memcpy(it->digest, checksum_result_text(&got, CHECKSUM_XXH128), sizeof(it->digest));
+		if (fstat(writer_fd(it->w), &st) == 0) {
+			it->dev = st.st_dev;
+			it->ino = st.st_ino;
+		}
 		return;
 	}
 	copy_report(g, it->entry, COPY_STEP_VERIFY, r < 0 ? r : -EBADMSG, e->dst, false);
@@ -365,11 +370,42 @@ static void reset(struct batch *b)
 	batch_close_dirs(b);
 }
 
+/* Remember a verified file for the recheck at the end. */
+static void remember(struct engine *g, const struct batch_item *it)
+{
+	struct named_file *grown;
+
+	if (!it->digest[0])
+		return;
+	grown = realloc(g->named, (g->n_named + 1) * sizeof(*grown));
+	if (!grown)
+		return; /* that one is not read again: it was verified once */
+	g->named = grown;
+	g->named[g->n_named] = (struct named_file){
+		.entry = it->entry, .dev = it->dev, .ino = it->ino,
+		.size = (uint64_t)g->plan->entries[it->entry].source->st.st_size,
+		.commit = g->commits,
+	};
+	memcpy(g->named[g->n_named++].digest, it->digest, sizeof(it->digest));
+}
+
 static void renamed(struct engine *g, struct batch_item *it)
 {
+	remember(g, it);
 	atomic_fetch_add(&g->stats->files_done, 1);
 	if (g->cb && g->cb->file_done)
 		g->cb->file_done(g->cb->ctx, &g->plan->entries[it->entry]);
+}
+
+/* fusefat gives a renamed file the rename's time: the source's again, on
+ * the final name (step 5's directory fsync makes it durable). */
+static void times_again(struct engine *g, struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+	const struct timespec times[2] = { e->source->st.st_atim, e->source->st.st_mtim };
+
+	if (g->o->keep_times && utimensat(it->dirfd, it->name, times, AT_SYMLINK_NOFOLLOW) < 0)
+		copy_report(g, it->entry, COPY_STEP_ATTRS, -errno, e->dst, false);
 }
 
 /* Put an item under its final name.  An unnamed file is linked there;
@@ -380,8 +416,12 @@ static int publish_item(struct engine *g, struct batch_item *it)
 	int r, rc;
 
 	test_hook("publish", g->plan->entries[it->entry].dst);
-	if (!it->unnamed)
-		return rename_item(g, it);
+	if (!it->unnamed) {
+		r = rename_item(g, it);
+		if (r == 0 && g->times_after_rename)
+			times_again(g, it);
+		return r;
+	}
 	r = link_as(it, it->name);
 	if (r == -EEXIST && !g->plan->opts.no_clobber) {
 		copy_temp_name(g, it);
@@ -447,6 +487,7 @@ int batch_commit(struct engine *g)
 	for (size_t i = 0; i < b->n; i++)
 		if (b->items[i].renamed)
 			renamed(g, &b->items[i]);
+	g->commits++;
 	if (r == 0) {
 		finish_dirs(g, false);
 		r = sync_dirs(g);

@@ -24,6 +24,19 @@ struct batch_item {
 	bool settled;    /* renamed, kept (-n) or dropped in its commit */
 	bool rejected;   /* --verify: read back different; not to be named */
 	struct checksum_state *hash; /* --verify: of the bytes written */
+	char digest[CHECKSUM_TEXT_MAX]; /* --verify: what read back, matching */
+	dev_t dev;       /* --verify: the file, for the recheck at the end */
+	ino_t ino;
+};
+
+/* --verify: a named file to read back again at the end (copy_recheck.c). */
+struct named_file {
+	size_t entry;
+	dev_t dev;
+	ino_t ino;
+	uint64_t size;
+	uint64_t commit;  /* the commit that named it */
+	char digest[CHECKSUM_TEXT_MAX];
 };
 
 /* The parent directories of a batch's items, each a dup of the
@@ -80,6 +93,7 @@ struct engine {
 	bool fuse;        /* durability by fsync per file, not syncfs */
 	bool journaled;   /* the fs orders a rename after the inode's metadata */
 	bool volume_fsync; /* FUSE whose fsync flushes the whole volume (exfat-fuse) */
+	bool times_after_rename; /* the rename resets the mtime (fusefat): set it again */
 	bool tmpfile;     /* O_TMPFILE works here, until it fails once */
 	bool fs_has_modes;
 	bool mode_noted;
@@ -90,7 +104,15 @@ struct engine {
 	size_t failed;
 	struct read_back rb; /* --verify */
 	bool verify_noted;
+	struct named_file *named; /* --verify: every file named, for the recheck */
+	size_t n_named;
+	uint64_t commits;         /* batch commits that named something */
 };
+
+/* copy_recheck.c: --verify, at the end: read back again every file named
+ * before the last commit; one that differs now is removed from its name.
+ * 0, or -ECANCELED. */
+int recheck_named(struct engine *g);
 
 void copy_forget_bytes(struct engine *g, const struct batch_item *it);
 /* Give it->tmp a fresh temporary name (not yet created). */

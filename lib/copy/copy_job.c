@@ -50,7 +50,7 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	const struct plan *plans[COPY_DESTS_MAX];
 	const struct write_plan *wplans[COPY_DESTS_MAX];
 	struct copy_job *j;
-	bool verify = false;
+	bool verify = false, verify_source = false;
 	int r;
 
 	if (n == 0 || n > COPY_DESTS_MAX)
@@ -67,6 +67,7 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 		plans[i] = dests[i].plan;
 		wplans[i] = dests[i].opts.wplan;
 		verify = verify || dests[i].opts.verify;
+		verify_source = verify_source || dests[i].opts.verify_source;
 	}
 	r = j->runs ? sizing_reader_plan(wplans, n, &j->rplan) : -ENOMEM;
 	/* one reader serves every destination: entry i must be one source */
@@ -75,7 +76,7 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 			r = -EINVAL;
 	if (r == 0)
 		r = reader_start_tapped(plans, (unsigned)n, &j->rplan, j->hooks.tap, verify,
-					&j->cancel, &j->reader);
+					verify_source, &j->cancel, &j->reader);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		struct dest_run *dr = &j->runs[i];
 

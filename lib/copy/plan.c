@@ -546,3 +546,24 @@ bool plan_same_source(const struct plan *a, const struct plan *b)
 {
 	return a->tree == b->tree && !a->sources_changed && !b->sources_changed;
 }
+
+bool plan_dest_rel(const struct plan *p, size_t idx, char *buf, size_t size)
+{
+	const struct plan_entry *e = &p->entries[idx];
+	size_t parent = e->source->parent, len;
+	int n;
+
+	if (parent == PLAN_TOP)
+		return strcmp(e->dst_name, ".") != 0 &&
+		       (n = snprintf(buf, size, "%s", e->dst_name)) >= 0 && (size_t)n < size;
+	/* under -rT's top entry, dest_dir itself: names start there */
+	if (!plan_dest_rel(p, parent, buf, size)) {
+		if (p->entries[parent].source->parent != PLAN_TOP ||
+		    strcmp(p->entries[parent].dst_name, ".") != 0)
+			return false;
+		buf[0] = '\0';
+	}
+	len = strlen(buf);
+	n = snprintf(buf + len, size - len, "%s%s", len ? "/" : "", e->dst_name);
+	return n >= 0 && (size_t)n < size - len;
+}

@@ -35,6 +35,16 @@
 #include "device/fs_traits.h"
 #include "device/target.h"
 
+/* How a file at the destination was judged the source's copy, so that it
+ * is left alone (identical.h). */
+enum plan_identical {
+	PLAN_IDENTICAL_NO = 0,
+	PLAN_IDENTICAL_QUICK,    /* same size, mtime within the destination's step */
+	PLAN_IDENTICAL_MANIFEST, /* the source's digest is the manifest's (ascmhl) */
+	PLAN_IDENTICAL_LIST,     /* the source's digest is a checksum list's */
+	PLAN_IDENTICAL_CONTENT,  /* both copies read: the same xxh128 */
+};
+
 /* One entry of the tree (source_tree.h) at this plan's destination.  dst
  * is the entry's own allocation; dst_name points into it. */
 struct plan_entry {
@@ -49,7 +59,12 @@ struct plan_entry {
 	uint64_t dst_old_size; /* st_size of the existing non-directory */
 	uint64_t dst_freed; /* bytes replacing it frees: its st_blocks * 512 if a
 			     * regular file with one link, else 0 */
-	bool skip_existing; /* -n and dst_exists (never set on directories) */
+	struct timespec dst_mtim; /* st_mtim of the existing non-directory */
+	bool dst_regular;   /* the existing non-directory is a regular file */
+	bool skip_existing; /* the existing entry is left alone, not written:
+			     * -n, or identical (never set on directories) */
+	enum plan_identical identical; /* why an identical file is left alone
+					* (identical.h), else PLAN_IDENTICAL_NO */
 };
 
 enum plan_problem_kind {
@@ -115,6 +130,8 @@ struct plan {
 	size_t n_files;         /* regular files to write (kept ones excluded) */
 	size_t n_symlinks;      /* symlinks to create (kept ones excluded) */
 	size_t n_existing_kept; /* -n: files and symlinks left alone */
+	size_t n_identical;     /* files left alone as identical (identical.h) */
+	uint64_t identical_bytes; /* their bytes */
 	bool sources_changed;   /* plan_build_beside(): an operand is no longer
 				 * as the tree has it (plan_same_source()) */
 	char *dest_root;        /* the directory the top-level entries go into, or
@@ -162,6 +179,11 @@ int plan_build_beside(const struct plan *first, const char *const *sources, size
  * times)?  Then one reader serves both: entry i is the same source in
  * each. */
 bool plan_same_source(const struct plan *a, const struct plan *b);
+
+/* Entry idx's destination path relative to p->dest_dir ("card/DCIM/a.jpg"),
+ * the path checksum lists and manifests give, in buf (size bytes).  False
+ * for dest_dir itself (-rT's top entry) and for a path that does not fit. */
+bool plan_dest_rel(const struct plan *p, size_t idx, char *buf, size_t size);
 void plan_problem_done(struct plan_problem *p);
 
 /* The destination filesystem's space and limits. */

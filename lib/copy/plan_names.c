@@ -231,7 +231,8 @@ static int reclassify(struct ctx *c, size_t i)
 	struct plan_problem pb = { .kind = PLAN_OK };
 	int r;
 
-	e->dst_exists = e->skip_existing = false;
+	e->dst_exists = e->skip_existing = e->dst_regular = false;
+	e->identical = PLAN_IDENTICAL_NO;
 	e->dst_dev = 0;
 	e->dst_ino = 0;
 	e->dst_old_size = e->dst_freed = 0;

@@ -58,6 +58,8 @@ int plan_classify_dst(const struct plan_options *o, const struct source_entry *s
 	if (s->type == PLAN_DIR) /* even with -n, as GNU cp */
 		return plan_refuse(pr, PLAN_DIR_ONTO_NONDIR, s->src, e->dst, ENOTDIR);
 	e->dst_old_size = (uint64_t)d.st_size;
+	e->dst_mtim = d.st_mtim;
+	e->dst_regular = S_ISREG(d.st_mode);
 	e->skip_existing = o->no_clobber;
 	if (!e->skip_existing && S_ISREG(d.st_mode) && d.st_nlink == 1)
 		e->dst_freed = (uint64_t)d.st_blocks * 512;
@@ -141,15 +143,18 @@ void plan_link_sources(struct plan *p)
 
 void plan_count(struct plan *p)
 {
-	p->n_existing_kept = p->n_symlinks = p->n_files = 0;
-	p->total_bytes = 0;
+	p->n_existing_kept = p->n_symlinks = p->n_files = p->n_identical = 0;
+	p->total_bytes = p->identical_bytes = 0;
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct plan_entry *e = &p->entries[i];
 		const struct source_entry *s = e->source;
 
 		if (s->type == PLAN_DIR || s->type == PLAN_SKIP)
 			continue;
-		if (e->skip_existing)
+		if (e->identical) {
+			p->n_identical++;
+			p->identical_bytes += (uint64_t)s->st.st_size;
+		} else if (e->skip_existing)
 			p->n_existing_kept++;
 		else if (s->type == PLAN_SYMLINK)
 			p->n_symlinks++;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "copy/read_back.h"
@@ -11,8 +12,10 @@
 #include "util/debug.h"
 
 #define ALIGN 4096
-/* a page or two can come back while we look: a few tries, then say so */
-#define DROP_TRIES 3
+/* a page or two can come back while we look (a FUSE daemon reading its
+ * metadata): a few tries, a moment apart, then say so */
+#define DROP_TRIES 20
+#define DROP_PAUSE_NS (5 * 1000 * 1000)
 
 int read_back_init(struct read_back *rb, size_t buf_size)
 {
@@ -52,6 +55,7 @@ static bool drop_cache(int fd)
 			return false;
 		if (fc.cached == 0)
 			return true;
+		nanosleep(&(struct timespec){ 0, DROP_PAUSE_NS }, NULL);
 	}
 	return false;
 }
@@ -61,19 +65,23 @@ static bool drop_device_cache(int bdev_fd)
 	return bdev_fd >= 0 && fsync(bdev_fd) == 0 && drop_cache(bdev_fd);
 }
 
-static int hash_all(struct read_back *rb, int fd, uint64_t size, char text[CHECKSUM_TEXT_MAX],
-		    _Atomic uint64_t *verified)
+static int hash_all(struct read_back *rb, int fd, uint64_t size, checksum_set algs,
+		    struct checksum_result *ret, _Atomic uint64_t *verified)
 {
-	struct checksum_state *st = checksum_new(CHECKSUM_BIT(CHECKSUM_XXH128));
-	struct checksum_result res;
+	struct checksum_state *st = checksum_new(algs);
 	uint64_t off = 0;
 	int r = 0;
 
 	if (!st)
 		return -ENOMEM;
 	while (off < size) {
-		ssize_t n = pread(fd, rb->buf, rb->buf_size, (off_t)off);
+		ssize_t n;
 
+		if (rb->cancel && atomic_load(rb->cancel)) {
+			r = -ECANCELED;
+			break;
+		}
+		n = pread(fd, rb->buf, rb->buf_size, (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -87,16 +95,14 @@ static int hash_all(struct read_back *rb, int fd, uint64_t size, char text[CHECK
 		if (verified)
 			atomic_fetch_add(verified, (uint64_t)n);
 	}
-	if (r == 0) {
-		checksum_final(st, &res);
-		memcpy(text, checksum_result_text(&res, CHECKSUM_XXH128), CHECKSUM_TEXT_MAX);
-	}
+	if (r == 0)
+		checksum_final(st, ret);
 	checksum_free(st);
 	return r;
 }
 
 int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int bdev_fd,
-		   char text[CHECKSUM_TEXT_MAX], enum readback_how *how,
+		   checksum_set algs, struct checksum_result *ret, enum readback_how *how,
 		   _Atomic uint64_t *verified)
 {
 	int rfd = -1, r;
@@ -121,7 +127,7 @@ int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int b
 		else if (!drop_cache(rfd))
 			*how = READBACK_CACHED;
 	}
-	r = hash_all(rb, rfd, size, text, verified);
+	r = hash_all(rb, rfd, size, algs, ret, verified);
 	/* a filesystem that takes O_DIRECT at open but not for reads */
 	if (r == -EINVAL && *how != READBACK_CACHED) {
 		close(rfd);
@@ -131,7 +137,7 @@ int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int b
 		*how = drop_cache(rfd) && (!fuse || drop_device_cache(bdev_fd))
 			       ? (fuse ? READBACK_DEVICE_DROPPED : READBACK_DROPPED)
 			       : READBACK_CACHED;
-		r = hash_all(rb, rfd, size, text, NULL);
+		r = hash_all(rb, rfd, size, algs, ret, NULL);
 	}
 	close(rfd);
 	DEBUG(DEBUG_COPY, "read back %llu bytes: %d, how %d", (unsigned long long)size, r, (int)*how);

@@ -31,17 +31,21 @@ enum readback_how {
 struct read_back {
 	void *buf;       /* aligned to 4096 */
 	size_t buf_size; /* a multiple of 4096 */
+	/* NULL, or set after init: a read stops between blocks with
+	 * -ECANCELED once it is true (a large file on a slow stick) */
+	const _Atomic bool *cancel;
 };
 
 int read_back_init(struct read_back *rb, size_t buf_size);
 void read_back_done(struct read_back *rb);
 
 /* Read the durable file fd (size bytes) back as above; bdev_fd: on FUSE,
- * the block device node, or -1.  0 with its xxh128 text in text and the
- * way it was read in *how, or -errno (the read failed: -EIO, or the file
- * is shorter than size: -ENODATA).  Adds each block read to *verified. */
+ * the block device node, or -1.  0 with the digests of the algorithms in
+ * algs (not empty) in *ret and the way it was read in *how, or -errno (the
+ * read failed: -EIO, or the file is shorter than size: -ENODATA; -ENOMEM,
+ * -ECANCELED).  Adds each block read to *verified (NULL: not counted). */
 int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int bdev_fd,
-		   char text[CHECKSUM_TEXT_MAX], enum readback_how *how,
+		   checksum_set algs, struct checksum_result *ret, enum readback_how *how,
 		   _Atomic uint64_t *verified);
 
 #endif

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "copy/dirstack.h"
+#include "copy/read_back.h"
 #include "copy/reader.h"
 #include "dirty/cachestat.h"
 #include "hash/chunk_hash.h"
@@ -103,6 +104,8 @@ struct reader {
 	bool started;
 	bool hashing;
 	bool bytes_seen;          /* a consumer hashes the bytes: map nothing */
+	struct checksum_state *src_hash; /* verify_source: this file's first read */
+	struct read_back src_rb;
 	struct reader_tap tap;    /* the first reader only */
 	pthread_mutex_t lock;
 	unsigned n;
@@ -463,6 +466,27 @@ static void unmap_oldest(struct reader *r, const struct reader_chunk *c)
 	close(m.fd);
 }
 
+/* verify_source: hash chunk c; at the file's end read it again from the
+ * device and compare. */
+static void source_again(struct reader *r, int fd, struct reader_chunk *c, uint64_t size)
+{
+	struct checksum_result res, again;
+	enum readback_how how;
+
+	if (c->offset == 0)
+		checksum_reset(r->src_hash);
+	if (!c->err && !c->changed)
+		checksum_update(r->src_hash, c->buf, c->len);
+	if (!c->last || c->err || c->changed)
+		return;
+	checksum_final(r->src_hash, &res);
+	if (read_back_file(&r->src_rb, fd, size, false, -1, CHECKSUM_BIT(CHECKSUM_XXH128), &again,
+			   &how, NULL) < 0 ||
+	    strcmp(checksum_result_text(&again, CHECKSUM_XXH128),
+		   checksum_result_text(&res, CHECKSUM_XXH128)) != 0)
+		c->reread_differs = true;
+}
+
 /* Read one file into the ring from `from`, never past the plan's size;
  * false when told to stop. */
 static bool read_file(struct reader *r, size_t idx, uint64_t from)
@@ -510,6 +534,8 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 			c.err = (int)n;
 		else if (c.last)
 			c.changed = (size_t)c.len < want || n > 0 || !unchanged(fd, &e->st);
+		if (r->src_hash)
+			source_again(r, fd, &c, (uint64_t)e->st.st_size);
 		if (n >= 0 && drop_behind && !c.mapped)
 			drop_pages(fd, c.offset, c.len, c.last);
 		publish(r, &c);
@@ -623,12 +649,12 @@ static int reader_run(struct reader *r)
 int reader_start(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
 		 atomic_bool *cancel, struct reader **ret)
 {
-	return reader_start_tapped(plans, n, wp, NULL, false, cancel, ret);
+	return reader_start_tapped(plans, n, wp, NULL, false, false, cancel, ret);
 }
 
 int reader_start_tapped(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-			const struct reader_tap *tap, bool bytes_seen, atomic_bool *cancel,
-			struct reader **ret)
+			const struct reader_tap *tap, bool bytes_seen, bool verify_source,
+			atomic_bool *cancel, struct reader **ret)
 {
 	struct reader *r;
 	int e;
@@ -644,7 +670,13 @@ int reader_start_tapped(const struct plan *const *plans, unsigned n, const struc
 	if (e == 0 && tap)
 		r->tap = *tap;
 	if (e == 0)
-		r->bytes_seen = bytes_seen;
+		r->bytes_seen = bytes_seen || verify_source;
+	if (e == 0 && verify_source) {
+		r->src_hash = checksum_new(CHECKSUM_BIT(CHECKSUM_XXH128));
+		e = r->src_hash ? read_back_init(&r->src_rb, r->chunk) : -ENOMEM;
+		if (e < 0)
+			reader_free(r);
+	}
 	if (e == 0 && (e = reader_run(r)) < 0)
 		reader_free(r);
 	if (e == 0)
@@ -817,6 +849,8 @@ void reader_free(struct reader *r)
 	free(r->cursors);
 	free(r->want);
 	free(r->uncached);
+	checksum_free(r->src_hash);
+	read_back_done(&r->src_rb);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 }

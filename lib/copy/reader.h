@@ -41,6 +41,8 @@ struct reader_chunk {
 			   * changed while it was read, or a second read gave
 			   * other bytes than the first; skip the file */
 	uint64_t hash;    /* chunk_hash() of the bytes, with several cursors */
+	bool reread_differs; /* last: verify_source read the file again from
+			      * the device and got other bytes; skip the file */
 	bool mapped;      /* buf is a mapping of the source: its bytes are
 			   * read as the write takes them (reader_written) */
 };
@@ -75,10 +77,13 @@ struct reader_tap {
 };
 
 /* reader_start() with a tap (NULL: none); bytes_seen: a consumer looks
- * at the bytes in user space (hashes them), so nothing is mapped. */
+ * at the bytes in user space (hashes them), so nothing is mapped;
+ * verify_source: each file is hashed as it is read and, before its last
+ * chunk is published, read again past the page cache (read_back.h) and
+ * compared: a card that returned wrong bytes once (reread_differs). */
 int reader_start_tapped(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-			const struct reader_tap *tap, bool bytes_seen, atomic_bool *cancel,
-			struct reader **ret);
+			const struct reader_tap *tap, bool bytes_seen, bool verify_source,
+			atomic_bool *cancel, struct reader **ret);
 
 /* Cursor i of the reader (i < n). */
 struct reader_cursor *reader_cursor(struct reader *r, unsigned i);

@@ -17,6 +17,10 @@
  *   fpathconf(_PC_FILESIZEBITS) (plan_check.c).
  * - volume fsync: exfat-fuse's fsync and fsyncdir flush every node, the
  *   bitmap and the device (exfat_flush_nodes, exfat_flush, fsync).
+ * - rename sets mtime: fusefat 1.0 gives a renamed file the time of the
+ *   rename (measured: utimensat, fsync, rename; stat after the attribute
+ *   cache expires shows the rename's time), so the engine sets the times
+ *   again on the final name; harmless where it is not needed (fuseblk).
  * - write: a FUSE daemon dirties the device's cache (fuseblk) or its own
  *   storage, where neither O_DIRECT nor sync_file_range on our file
  *   bounds anything; only fdatasync per window does (io/sizing.c).
@@ -105,7 +109,7 @@ static const struct fs_traits rows[N_ROWS] = {
 	/* fusefat -o blkdev; dirents not counted, as before the table */
 	[ROW_FUSEFAT_BLK] = {
 		FUSEBLK_DAEMON("fusefat-blkdev"), .mtime_step_ns = 2 * SEC, .names = NAME_FS_FAT,
-		.max_file_size = FS_FAT_MAX_FILE_SIZE,
+		.max_file_size = FS_FAT_MAX_FILE_SIZE, .rename_sets_mtime = true,
 	},
 	/* symlinks: ntfs-3g stores them, but not counted so, as before the table */
 	[ROW_NTFS_3G] = {
@@ -117,13 +121,14 @@ static const struct fs_traits rows[N_ROWS] = {
 	 * that exfat-fuse would hold is worse than fusefat's EFBIG */
 	[ROW_FUSEBLK] = {
 		FUSEBLK_DAEMON("fuseblk"), .mtime_step_ns = 2 * SEC, .names = NAME_FS_FUSEBLK,
+		.rename_sets_mtime = true,
 	},
 	/* fusefat without a block device: FAT names; modes, symlinks and
 	 * the 4 GiB limit as before the table */
 	[ROW_FUSEFAT] = {
 		.id = "fusefat", .fuse = true, .stores_modes = true, .stores_symlinks = true,
 		.mtime_step_ns = 2 * SEC, .name_case = FS_CASE_INSENSITIVE, .names = NAME_FS_FAT,
-		.write = FS_WRITE_SYNC_WINDOW,
+		.write = FS_WRITE_SYNC_WINDOW, .rename_sets_mtime = true,
 	},
 	[ROW_FUSE] = {
 		.id = "fuse", .fuse = true, .stores_modes = true, .stores_symlinks = true,

@@ -58,6 +58,8 @@ struct fs_traits {
 	bool stores_modes;
 	bool stores_symlinks;
 	bool volume_fsync;     /* any fsync flushes the whole volume (exfat-fuse) */
+	bool rename_sets_mtime; /* a renamed file gets the rename's time as its mtime
+				 * (fusefat): times are set again after it */
 	uint32_t mtime_step_ns; /* a stored mtime is a multiple of this; unknown
 				 * filesystems: FAT's 2 s, the coarsest known */
 	enum fs_case name_case;

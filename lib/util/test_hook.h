@@ -23,7 +23,9 @@
  *   verify       before a durable file is read back (--verify); path:
  *                its destination path
  *   publish      before a file or symlink is put under its final name;
- *                path: its destination path */
+ *                path: its destination path
+ *   check        --check: before a file is read back; path: as the
+ *                reference lists it (relative to the directory) */
 #ifndef SAFECP_TEST_HOOK_H
 #define SAFECP_TEST_HOOK_H
 

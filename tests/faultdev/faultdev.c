@@ -24,6 +24,8 @@
  *   flip-write MINLEN        the next write of MINLEN bytes or more is stored with
  *                            its middle byte inverted, and reported as done (a stick
  *                            that corrupts data silently; metadata writes are smaller)
+ *   flip-read-once AT        the next read that covers byte AT returns it inverted,
+ *                            once (a card that misreads; reading again gives the truth)
  *   counterfeit REAL wrap|drop
  *                            only REAL bytes exist: offsets past them wrap onto the
  *                            start, or are dropped (writes lost, reads give zeros);
@@ -63,6 +65,8 @@ struct state {
 	bool snapshot_taken;
 	uint64_t flip_min;       /* flip-write: armed for a write this large; 0: off */
 	uint64_t flipped_writes;
+	bool flip_read_on;       /* flip-read-once: armed for byte flip_read_at */
+	uint64_t flip_read_at, flipped_reads;
 };
 
 static struct {
@@ -157,12 +161,12 @@ static int ctl_status(char *buf, size_t size)
 			"fail_read %d %" PRIu64 " %" PRIu64 "\nfail_write %d %" PRIu64 " %" PRIu64 "\n"
 			"write_budget %d %" PRIu64 "\nbytes_read %" PRIu64 "\nbytes_written %" PRIu64 "\n"
 			"failed_reads %" PRIu64 "\nfailed_writes %" PRIu64 "\ndropped_writes %" PRIu64 "\n"
-			"snapshot_taken %d\nflipped_writes %" PRIu64 "\n",
+			"snapshot_taken %d\nflipped_writes %" PRIu64 "\nflipped_reads %" PRIu64 "\n",
 			g.size, s.vanished, s.readonly, s.real, s.wrap ? "wrap" : "drop",
 			s.fail_read.on, s.fail_read.from, s.fail_read.len, s.fail_write.on,
 			s.fail_write.from, s.fail_write.len, s.write_budget_on, s.write_budget,
 			s.bytes_read, s.bytes_written, s.failed_reads, s.failed_writes,
-			s.dropped_writes, s.snapshot_taken, s.flipped_writes);
+			s.dropped_writes, s.snapshot_taken, s.flipped_writes, s.flipped_reads);
 }
 
 static int ctl_command(char *line)
@@ -179,6 +183,7 @@ static int ctl_command(char *line)
 		s->vanished = s->readonly = false;
 		s->real = 0;
 		s->flip_min = 0;
+		s->flip_read_on = false;
 	} else if ((strcmp(word, "fail-read") == 0 || strcmp(word, "fail-write") == 0) && n >= 2) {
 		struct range *r = word[5] == 'r' ? &s->fail_read : &s->fail_write;
 
@@ -186,6 +191,9 @@ static int ctl_command(char *line)
 	} else if (strcmp(word, "fail-write-after") == 0 && n == 2) {
 		s->write_budget_on = true;
 		s->write_budget = a;
+	} else if (strcmp(word, "flip-read-once") == 0 && n == 2) {
+		s->flip_read_on = true;
+		s->flip_read_at = a;
 	} else if (strcmp(word, "flip-write") == 0 && n == 2 && a > 0) {
 		s->flip_min = a;
 	} else if (strcmp(word, "vanish") == 0) {
@@ -318,6 +326,19 @@ static size_t map_piece(uint64_t off, size_t len, uint64_t *at)
 }
 
 
+/* flip-read-once: the armed byte comes back inverted from this read. */
+static void flip_read_if_armed(char *buf, uint64_t off, size_t len)
+{
+	pthread_mutex_lock(&g.lock);
+	if (g.st.flip_read_on && g.st.flip_read_at >= off && g.st.flip_read_at < off + len) {
+		buf[g.st.flip_read_at - off] = (char)~buf[g.st.flip_read_at - off];
+		g.st.flip_read_on = false;
+		g.st.flipped_reads++;
+		fprintf(stderr, "faultdev: read the byte at %" PRIu64 " inverted\n", g.st.flip_read_at);
+	}
+	pthread_mutex_unlock(&g.lock);
+}
+
 /* flip-write: the armed write's middle byte is stored inverted, once. */
 static void flip_if_armed(uint64_t off, size_t size)
 {
@@ -404,6 +425,8 @@ static int disk_io(bool write, char *buf, size_t size, off_t offset)
 		return r;
 	if (write)
 		flip_if_armed(off, size);
+	else
+		flip_read_if_armed(buf, off, done);
 	pthread_mutex_lock(&g.lock);
 	if (write)
 		g.st.bytes_written += done;

@@ -110,6 +110,7 @@ TEST(exfat_fuse_row)
 	CHECK_STR(t->id, "exfat-fuse");
 	check_fuseblk_common(t);
 	CHECK(t->volume_fsync);
+	CHECK(!t->rename_sets_mtime);
 	CHECK_INT(t->mtime_step_ns, 1 * SEC);
 	CHECK_INT(t->names, NAME_FS_EXFAT);
 	CHECK_U64(t->max_file_size, 0);
@@ -124,6 +125,7 @@ TEST(fusefat_blkdev_row)
 	check_fuseblk_common(t);
 	CHECK(!t->volume_fsync);
 	CHECK_INT(t->mtime_step_ns, 2 * SEC);
+	CHECK(t->rename_sets_mtime); /* fusefat: the rename's time */
 	CHECK_INT(t->names, NAME_FS_FAT);
 	CHECK_U64(t->max_file_size, 0xffffffffULL);
 }
@@ -154,6 +156,7 @@ TEST(fuseblk_unknown_is_safe)
 		check_fuseblk_common(t);
 		CHECK(!t->volume_fsync); /* fsync of every file, not one for all */
 		CHECK_INT(t->mtime_step_ns, 2 * SEC);
+		CHECK(t->rename_sets_mtime); /* it may be fusefat */
 		CHECK_INT(t->names, NAME_FS_FUSEBLK);
 	}
 	/* the mount's fstype never names a fuseblk row */

@@ -1,0 +1,186 @@
+/* safecp_identical.c: --skip-identical: which record judges a destination's
+ * files, and the words for how each was judged.
+ *
+ * quick compares size and mtime within the destination filesystem's step
+ * (fs_traits.h).  hash asks, in this order: the destination's ASC MHL
+ * history (its newest generation, used only when the chain's C4 ID
+ * vouches for its bytes: mhl_record.h), then the --sums lists a run
+ * before wrote, then both copies read.  A list counts for a destination
+ * when it lies on that destination's filesystem (it lists what that
+ * destination holds), or when there is one destination: a list kept
+ * elsewhere with several names what any of them got. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/cli.h"
+#include "common/exitcodes.h"
+#include "common/msg.h"
+#include "common/quote.h"
+#include "copy/mhl_record.h"
+#include "safecp/safecp.h"
+#include "util/cleanup.h"
+
+void identical_load_lists(struct safecp_options *o)
+{
+	struct sums_index *idx;
+
+	if (!o->skip_identical || !o->sums_prefix)
+		return;
+	idx = sums_index_new();
+	if (!idx)
+		cli_usage_error("out of memory");
+	for (int a = 0; a < CHECKSUM_ALG_COUNT; a++) {
+		_cleanup_free_ char *path = NULL;
+		size_t bad = 0;
+		struct stat st;
+		int r;
+
+		if (!(o->checksums & CHECKSUM_BIT(a)))
+			continue;
+		if (asprintf(&path, "%s.%s", o->sums_prefix, checksum_alg_name(a)) < 0)
+			cli_usage_error("out of memory");
+		r = sums_index_add_list(idx, (enum checksum_alg)a, path, &bad);
+		if (r == -ENOMEM)
+			cli_usage_error("out of memory");
+		if (r == -ENOENT)
+			continue;
+		if (r < 0) {
+			msg_warning("cannot read the checksum list %s: %s; the files it lists are "
+				    "compared by reading both copies", quote(path),
+				    r == -EINVAL ? "not a regular file" : strerror(-r));
+			continue;
+		}
+		if (bad)
+			msg_warning("%zu %s of the checksum list %s could not be read; the files "
+				    "they name are compared by reading both copies", bad,
+				    bad == 1 ? "line" : "lines", quote(path));
+		if (stat(path, &st) == 0)
+			o->old_lists_dev = st.st_dev;
+	}
+	if (sums_index_algs(idx) == 0) {
+		sums_index_free(idx);
+		return;
+	}
+	o->old_lists = idx;
+}
+
+/* Why a history cannot be used, in words (mhl_read.h's kinds). */
+static const char *history_problem(const struct mhl_read_problem *why)
+{
+	switch (why->kind) {
+	case MHL_READ_IO: return strerror(why->err);
+	case MHL_READ_NOT_REGULAR: return "not a regular file";
+	case MHL_READ_TOO_BIG: return "too large to be a manifest";
+	case MHL_READ_DOCTYPE: return "it declares a DOCTYPE, which is refused";
+	case MHL_READ_MALFORMED: return "not well-formed XML (cut short?)";
+	case MHL_READ_NOT_MHL: return "not an ASC MHL v2 document";
+	case MHL_READ_BAD_VALUE: return "a value not of the schema's form";
+	case MHL_READ_BAD_PATH: return "a listed path that climbs out or is not text";
+	case MHL_READ_DUPLICATE: return "a path or sequence number given twice";
+	case MHL_READ_BAD_CHAIN: return "the chain's links are wrong";
+	case MHL_READ_OK: case MHL_READ_NO_HISTORY: case MHL_READ_NO_MEMORY: break;
+	}
+	return "unreadable";
+}
+
+/* hash's first record: the newest generation in the destination's
+ * ascmhl folder (paths relative to the destination directory, as the
+ * lists'), or NULL (none, or unusable: said why; the lists or both
+ * copies decide then).  *ret is the caller's to free. */
+static const struct recorded_sums *mhl_record(const struct safecp_job *job,
+					      struct mhl_record **ret,
+					      struct recorded_sums *rec)
+{
+	const char *dir = job->plan->dest_dir;
+	struct mhl_read_problem why = { 0 };
+	_cleanup_free_ char *where = NULL;
+
+	switch (mhl_record_open(dir, ret, &why)) {
+	case MHL_RECORD_OK:
+		*rec = mhl_record_recorded(*ret);
+		return rec;
+	case MHL_RECORD_NONE:
+		return NULL;
+	case MHL_RECORD_NO_MEMORY:
+		cli_usage_error("out of memory");
+	case MHL_RECORD_C4_MISMATCH:
+		msg_warning("the ASC MHL generation %s in %s/ascmhl is not the one its "
+			    "ascmhl_chain.xml records (another C4 ID): not trusted; files are "
+			    "compared with the --sums lists or by reading both copies",
+			    quote(why.file), quote(dir));
+		return NULL;
+	case MHL_RECORD_UNREADABLE:
+		break;
+	}
+	if (why.line > 0)
+		where = words_format("%s/ascmhl/%s, line %d", dir, why.file, why.line);
+	else
+		where = words_format("%s/ascmhl%s%s", dir, *why.file ? "/" : "", why.file);
+	msg_warning("cannot use the ASC MHL history %s: %s; files are compared with the "
+		    "--sums lists or by reading both copies", quote(where ? where : dir),
+		    history_problem(&why));
+	return NULL;
+}
+
+static const struct recorded_sums *lists_record(const struct safecp_options *o,
+						const struct safecp_job *job,
+						struct recorded_sums *lists)
+{
+	if (!o->old_lists || (o->n_dests > 1 && o->old_lists_dev != job->plan->dest_dir_dev))
+		return NULL;
+	*lists = sums_index_recorded(o->old_lists);
+	return lists;
+}
+
+int identical_judge(const struct safecp_options *o, struct safecp_job *job)
+{
+	struct recorded_sums rec;
+	struct identical_options io = {
+		.mode = o->skip_identical,
+		.mtime_step_ns = fs_traits_of(job->target)->mtime_step_ns,
+	};
+	int r;
+
+	if (!o->skip_identical)
+		return 0;
+	if (io.mode == IDENTICAL_HASH) {
+		/* kept: --mhl carries what it vouched for (job_done frees it) */
+		io.recorded = mhl_record(job, &job->identical_mhl, &job->identical_rec);
+		if (!io.recorded)
+			io.recorded = lists_record(o, job, &rec);
+	}
+	r = plan_skip_identical(job->plan, &io);
+	if (r < 0) {
+		cli_error("cannot compare the files already in %s: %s", quote(job->plan->dest_root),
+			  strerror(-r));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+const char *identical_basis_name(enum plan_identical basis)
+{
+	switch (basis) {
+	case PLAN_IDENTICAL_QUICK: return "size-mtime";
+	case PLAN_IDENTICAL_MANIFEST: return "manifest";
+	case PLAN_IDENTICAL_LIST: return "list";
+	case PLAN_IDENTICAL_CONTENT: return "content";
+	case PLAN_IDENTICAL_NO: break;
+	}
+	return NULL;
+}
+
+const char *identical_basis_words(enum plan_identical basis)
+{
+	switch (basis) {
+	case PLAN_IDENTICAL_QUICK: return "same size and modification time";
+	case PLAN_IDENTICAL_MANIFEST: return "the source's checksum is the ASC MHL manifest's";
+	case PLAN_IDENTICAL_LIST: return "the source's checksum is the checksum list's";
+	case PLAN_IDENTICAL_CONTENT: return "both copies read: the same xxh128";
+	case PLAN_IDENTICAL_NO: break;
+	}
+	return "not identical";
+}

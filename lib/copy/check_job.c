@@ -1,0 +1,267 @@
+/* check_job.c: the thread that reads a copy back for check.h.
+ *
+ * Two passes over the entries: the sizes the reference does not give are
+ * taken from the files first (metadata only, so the progress has a total
+ * before the first block is read), then each file is opened beneath DIR,
+ * checked to be regular and of the listed size, read back from the device
+ * and its digest compared.  Outcomes are written before files_done passes
+ * them (seq_cst atomics), so the poller reads each one once it is final. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "copy/check.h"
+#include "device/fs_traits.h"
+#include "util/debug.h"
+#include "util/test_hook.h"
+
+/* a rename elsewhere in DIR makes openat2 answer EAGAIN: look again */
+#define OPEN_TRIES 8
+
+struct check_job {
+	const struct check_list *list;
+	int dir_fd;
+	bool fuse;
+	int bdev_fd;
+	struct read_back rb;
+	struct check_stats stats;
+	struct check_outcome *outcomes;
+	uint64_t *sizes; /* per entry: listed, else found in the first pass */
+	atomic_bool cancel;
+	atomic_bool finished;
+	int result;
+	pthread_t thread;
+	bool started;
+};
+
+/* PATH beneath dir_fd, no symlink followed (check.h); fd or -errno. */
+static int open_beneath(int dir_fd, const char *path, uint64_t flags)
+{
+	struct open_how how = {
+		.flags = flags | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+
+	for (int i = 0; i < OPEN_TRIES; i++) {
+		long fd = syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
+
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN && errno != EINTR)
+			break;
+	}
+	return -errno;
+}
+
+static enum check_result open_failure(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ENOTDIR: return CHECK_MISSING;
+	case ELOOP: return CHECK_SYMLINK;
+	case EXDEV: return CHECK_OUTSIDE;
+	default: return CHECK_UNREADABLE;
+	}
+}
+
+/* The first pass: a total for the progress. */
+static void size_all(struct check_job *j)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < j->list->n && !atomic_load(&j->cancel); i++) {
+		const struct check_entry *e = &j->list->entries[i];
+		struct stat st;
+		int fd;
+
+		if (!e->has_size) {
+			fd = open_beneath(j->dir_fd, e->path, O_PATH);
+			j->sizes[i] = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+					      ? (uint64_t)st.st_size : 0;
+			if (fd >= 0)
+				close(fd);
+		} else {
+			j->sizes[i] = e->size;
+		}
+		total += j->sizes[i];
+		atomic_store(&j->stats.bytes_total, total);
+	}
+	atomic_store(&j->stats.sized, true);
+}
+
+/* Reads the open regular file fd back and compares; the outcome in *o. */
+static void compare(struct check_job *j, const struct check_entry *e, int fd,
+		    struct check_outcome *o)
+{
+	struct checksum_result res;
+	int r = read_back_file(&j->rb, fd, o->size, j->fuse, j->bdev_fd, CHECKSUM_BIT(e->alg),
+			       &res, &o->how, &j->stats.bytes_done);
+
+	if (r == -ECANCELED) {
+		o->err = ECANCELED;
+		return;
+	}
+	o->read = true;
+	atomic_fetch_or(&j->stats.hows, 1u << o->how);
+	if (r < 0) {
+		o->result = CHECK_UNREADABLE;
+		o->err = -r;
+		return;
+	}
+	o->result = strcmp(checksum_result_text(&res, e->alg), e->digest) == 0 ? CHECK_MATCH
+										: CHECK_DIFFERS;
+}
+
+static void check_one(struct check_job *j, const struct check_entry *e, struct check_outcome *o)
+{
+	struct stat st;
+	int fd;
+
+	*o = (struct check_outcome){ .result = CHECK_UNREADABLE };
+	if (e->failed_before) {
+		o->result = CHECK_FAILED_BEFORE;
+		return;
+	}
+	fd = open_beneath(j->dir_fd, e->path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		o->result = open_failure(-fd);
+		o->err = -fd;
+		return;
+	}
+	if (fstat(fd, &st) < 0) {
+		o->err = errno;
+	} else if (!S_ISREG(st.st_mode)) {
+		o->result = CHECK_NOT_REGULAR;
+	} else {
+		o->size = (uint64_t)st.st_size;
+		if (e->has_size && o->size != e->size) {
+			o->result = CHECK_SIZE_DIFFERS;
+		} else {
+			test_hook("check", e->path);
+			compare(j, e, fd, o);
+		}
+	}
+	close(fd);
+}
+
+static void *check_thread(void *arg)
+{
+	struct check_job *j = arg;
+	uint64_t done = 0;
+
+	size_all(j);
+	for (size_t i = 0; i < j->list->n && !atomic_load(&j->cancel); i++) {
+		struct check_outcome *o = &j->outcomes[i];
+
+		atomic_store(&j->stats.current, i);
+		check_one(j, &j->list->entries[i], o);
+		if (o->err == ECANCELED)
+			break;
+		/* a file not read, or not the size first seen, still counts whole */
+		done += j->sizes[i];
+		atomic_store(&j->stats.bytes_done, done);
+		if (o->read)
+			atomic_fetch_add(&j->stats.bytes_read, o->size);
+		atomic_fetch_add(&j->stats.count[o->result], 1);
+		atomic_store(&j->stats.files_done, i + 1);
+		DEBUG(DEBUG_COPY, "check %s: %s", j->list->entries[i].path,
+		      check_result_name(o->result));
+	}
+	j->result = atomic_load(&j->cancel) ? -ECANCELED : 0;
+	atomic_store(&j->finished, true);
+	return NULL;
+}
+
+static int job_open(struct check_job *j, const char *dir, const struct target *t)
+{
+	const struct fs_traits *fs = fs_traits_of(t);
+	int r;
+
+	j->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (j->dir_fd < 0)
+		return -errno;
+	j->fuse = fs->fuse;
+	/* the daemon reads through the device's page cache (root only) */
+	if (t && fs->device_cache && t->has_block && t->devnode[0])
+		j->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	j->outcomes = calloc(j->list->n ? j->list->n : 1, sizeof(*j->outcomes));
+	j->sizes = calloc(j->list->n ? j->list->n : 1, sizeof(*j->sizes));
+	if (!j->outcomes || !j->sizes)
+		return -ENOMEM;
+	r = read_back_init(&j->rb, 1 << 20);
+	if (r < 0)
+		return r;
+	j->rb.cancel = &j->cancel;
+	return 0;
+}
+
+int check_job_start(const char *dir, const struct target *t, const struct check_list *l,
+		    struct check_job **ret)
+{
+	struct check_job *j = calloc(1, sizeof(*j));
+	int r;
+
+	if (!j)
+		return -ENOMEM;
+	j->list = l;
+	j->dir_fd = j->bdev_fd = -1;
+	atomic_store(&j->stats.files_total, l->n);
+	r = job_open(j, dir, t);
+	if (r == 0)
+		r = -pthread_create(&j->thread, NULL, check_thread, j);
+	j->started = r == 0;
+	if (r < 0) {
+		check_job_free(j);
+		return r;
+	}
+	*ret = j;
+	return 0;
+}
+
+const struct check_stats *check_job_stats(const struct check_job *j)
+{
+	return &j->stats;
+}
+
+const struct check_outcome *check_job_outcome(const struct check_job *j, size_t i)
+{
+	return &j->outcomes[i];
+}
+
+bool check_job_done(const struct check_job *j, int *result)
+{
+	if (!atomic_load(&j->finished))
+		return false;
+	if (result)
+		*result = j->result;
+	return true;
+}
+
+void check_job_cancel(struct check_job *j)
+{
+	atomic_store(&j->cancel, true);
+}
+
+void check_job_free(struct check_job *j)
+{
+	if (!j)
+		return;
+	if (j->started) {
+		check_job_cancel(j);
+		pthread_join(j->thread, NULL);
+	}
+	read_back_done(&j->rb);
+	if (j->bdev_fd >= 0)
+		close(j->bdev_fd);
+	if (j->dir_fd >= 0)
+		close(j->dir_fd);
+	free(j->outcomes);
+	free(j->sizes);
+	free(j);
+}

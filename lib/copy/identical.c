@@ -1,0 +1,188 @@
+/* identical.c: plan_skip_identical() and the mtime comparison (identical.h).
+ *
+ * Files are read here through their paths, but each open is checked
+ * against what the plan saw (device, inode, size; the source's mtime and
+ * ctime too), so a file swapped or changed since is not judged: it is
+ * copied, and the engine checks it again. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy/identical.h"
+#include "copy/plan_internal.h"
+#include "util/cleanup.h"
+
+#define NSEC_PER_SEC 1000000000LL
+#define READ_BUF (1u << 20)
+
+/* dst on the grid of multiples of step (a divisor of a second, or whole
+ * seconds). */
+static bool on_grid(const struct timespec *t, uint32_t step)
+{
+	long long secs;
+
+	if (step < NSEC_PER_SEC)
+		return t->tv_nsec % step == 0;
+	secs = step / NSEC_PER_SEC;
+	return t->tv_nsec == 0 && ((t->tv_sec % secs) + secs) % secs == 0;
+}
+
+bool identical_mtime(const struct timespec *src, const struct timespec *dst, uint32_t step_ns)
+{
+	long long dsec = (long long)src->tv_sec - (long long)dst->tv_sec, diff;
+
+	if (dsec == 0 && src->tv_nsec == dst->tv_nsec)
+		return true;
+	if (step_ns <= 1 || dsec > 8 || dsec < -8) /* no step is 8 s: no overflow below */
+		return false;
+	diff = dsec * NSEC_PER_SEC + (src->tv_nsec - dst->tv_nsec);
+	return diff > -(long long)step_ns && diff < (long long)step_ns && on_grid(dst, step_ns);
+}
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* path opened for reading, if it is still the regular file of that
+ * device, inode and size (and, when times is given, mtime and ctime). */
+static int open_checked(const char *path, dev_t dev, ino_t ino, off_t size,
+			const struct stat *times)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != dev || st.st_ino != ino ||
+	    st.st_size != size ||
+	    (times && (!same_time(&st.st_mtim, &times->st_mtim) ||
+		       !same_time(&st.st_ctim, &times->st_ctim)))) {
+		close(fd);
+		return -ESTALE;
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return fd;
+}
+
+/* The digests in algs of fd's bytes, all of them (size of them). */
+static int digest_fd(int fd, off_t size, checksum_set algs, void *buf,
+		     struct checksum_result *ret)
+{
+	struct checksum_state *s = checksum_new(algs);
+	off_t got = 0;
+
+	if (!s)
+		return -ENOMEM;
+	while (got < size) {
+		ssize_t n = read(fd, buf, READ_BUF);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			checksum_free(s);
+			return n < 0 ? -errno : -ESTALE; /* shorter than it was */
+		}
+		checksum_update(s, buf, (size_t)n);
+		got += n;
+	}
+	checksum_final(s, ret);
+	checksum_free(s);
+	return 0;
+}
+
+static int digest_source(const struct source_entry *s, checksum_set algs, void *buf,
+			 struct checksum_result *ret)
+{
+	_cleanup_close_ int fd = open_checked(s->src, s->st.st_dev, s->st.st_ino, s->st.st_size,
+					      &s->st);
+
+	return fd < 0 ? fd : digest_fd(fd, s->st.st_size, algs, buf, ret);
+}
+
+static int digest_dest(const struct plan_entry *e, checksum_set algs, void *buf,
+		       struct checksum_result *ret)
+{
+	_cleanup_close_ int fd = open_checked(e->dst, e->dst_dev, e->dst_ino,
+					      (off_t)e->dst_old_size, NULL);
+
+	return fd < 0 ? fd : digest_fd(fd, (off_t)e->dst_old_size, algs, buf, ret);
+}
+
+/* hash: the record's word, else both copies read.  The judgement, or
+ * PLAN_IDENTICAL_NO; -ENOMEM. */
+static int judge_by_content(const struct plan *p, size_t idx, const struct recorded_sums *rec,
+			    void *buf)
+{
+	const struct plan_entry *e = &p->entries[idx];
+	struct checksum_result src, dst;
+	struct recorded_file f = { 0 };
+	char rel[PATH_MAX];
+	int r;
+
+	if (rec) {
+		if (!plan_dest_rel(p, idx, rel, sizeof(rel)))
+			return PLAN_IDENTICAL_NO;
+		r = rec->lookup(rec->ctx, rel, &f);
+		if (r == -ENOMEM)
+			return r;
+		/* never trust what is not listed, or listed as failed */
+		if (r <= 0 || f.action != RECORDED_GOOD || !(f.sums.algs & CHECKSUM_SET_ALL))
+			return PLAN_IDENTICAL_NO;
+		r = digest_source(e->source, f.sums.algs & CHECKSUM_SET_ALL, buf, &src);
+		if (r == -ENOMEM)
+			return r;
+		return r == 0 && checksum_result_match(&src, &f.sums) ? (int)rec->basis
+								      : PLAN_IDENTICAL_NO;
+	}
+	r = digest_source(e->source, CHECKSUM_BIT(CHECKSUM_XXH128), buf, &src);
+	if (r == 0)
+		r = digest_dest(e, CHECKSUM_BIT(CHECKSUM_XXH128), buf, &dst);
+	if (r == -ENOMEM)
+		return r;
+	return r == 0 && checksum_result_match(&src, &dst) ? PLAN_IDENTICAL_CONTENT
+							   : PLAN_IDENTICAL_NO;
+}
+
+/* A file whose destination is a regular file of its size: replaced, or
+ * kept by -n (an identical one is then counted as identical, not kept). */
+static bool candidate(const struct plan_entry *e)
+{
+	return e->source->type == PLAN_FILE && e->dst_exists && e->dst_regular &&
+	       e->dst_old_size == (uint64_t)e->source->st.st_size;
+}
+
+int plan_skip_identical(struct plan *p, const struct identical_options *o)
+{
+	_cleanup_free_ void *buf = NULL;
+
+	for (size_t i = 0; i < p->n_entries; i++) {
+		struct plan_entry *e = &p->entries[i];
+		int r;
+
+		if (!candidate(e))
+			continue;
+		if (o->mode == IDENTICAL_QUICK) {
+			r = identical_mtime(&e->source->st.st_mtim, &e->dst_mtim, o->mtime_step_ns)
+				    ? PLAN_IDENTICAL_QUICK : PLAN_IDENTICAL_NO;
+		} else {
+			if (!buf && !(buf = malloc(READ_BUF)))
+				return -ENOMEM;
+			r = judge_by_content(p, i, o->recorded, buf);
+			if (r < 0)
+				return r;
+		}
+		e->identical = (enum plan_identical)r;
+		if (r == PLAN_IDENTICAL_NO)
+			continue;
+		e->skip_existing = true;
+		e->dst_freed = 0; /* nothing replaced, nothing freed */
+	}
+	plan_count(p);
+	return 0;
+}

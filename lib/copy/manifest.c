@@ -1,0 +1,243 @@
+/* manifest.c: see manifest.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy/manifest.h"
+#include "copy/small_file.h"
+#include "mhl/mhl_write.h"
+#include "util/cleanup.h"
+
+#define FOLDER "ascmhl"
+#define CHAIN "ascmhl_chain.xml"
+
+static const struct {
+	enum checksum_alg alg;
+	enum mhl_hash_format format;
+} FORMATS[] = {
+	{ CHECKSUM_MD5, MHL_MD5 },       { CHECKSUM_SHA1, MHL_SHA1 },
+	{ CHECKSUM_C4, MHL_C4 },         { CHECKSUM_XXH64, MHL_XXH64 },
+	{ CHECKSUM_XXH3, MHL_XXH3 },     { CHECKSUM_XXH128, MHL_XXH128 },
+};
+#define N_FORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
+
+checksum_set manifest_formats(checksum_set algs)
+{
+	checksum_set s = 0;
+
+	for (size_t i = 0; i < N_FORMATS; i++)
+		if (algs & CHECKSUM_BIT(FORMATS[i].alg))
+			s |= CHECKSUM_BIT(FORMATS[i].alg);
+	return s;
+}
+
+static enum mhl_action action_for(const struct mhl_entry *old, enum mhl_hash_format f,
+				  const char *value)
+{
+	return old && old->hash[f] && strcmp(old->hash[f], value) == 0 ? MHL_VERIFIED
+									: MHL_ORIGINAL;
+}
+
+/* One entry's <hash>; 0, 1 when it cannot be listed, or -errno. */
+static int add_entry(struct mhl_generation *g, const struct manifest_input *in, size_t idx)
+{
+	const struct plan_entry *e = &in->plan->entries[idx];
+	const struct mhl_manifest *old_m = in->prev ? mhl_history_newest(in->prev) : NULL;
+	struct mhl_hash h[N_FORMATS];
+	char rel[PATH_MAX];
+	const struct mhl_entry *old;
+	size_t n = 0;
+	int r;
+
+	if (!plan_dest_rel(in->plan, idx, rel, sizeof(rel)))
+		return 1;
+	old = old_m ? mhl_manifest_find(old_m, rel) : NULL;
+	for (size_t i = 0; i < N_FORMATS; i++) {
+		const char *v = file_sums_text(in->sums, idx, FORMATS[i].alg);
+
+		if (v)
+			h[n++] = (struct mhl_hash){ FORMATS[i].format, v,
+						    action_for(old, FORMATS[i].format, v), in->now };
+	}
+	if (n == 0)
+		return 0; /* not read whole: nothing to say of it */
+	r = mhl_generation_add_file(g, &(struct mhl_file){
+		.path = rel,
+		.size = (uint64_t)e->source->st.st_size,
+		.mtime = in->keep_times ? e->source->st.st_mtim.tv_sec : in->now,
+		.hashes = h,
+		.n_hashes = n,
+	});
+	return r == -EILSEQ ? 1 : r;
+}
+
+/* A file --skip-identical=hash left alone because the history vouched
+ * for it had those hashes computed from the source again, and equal: they
+ * go on, verified, so this generation still lists it.  One left alone
+ * otherwise was not hashed by this process and is not listed (ASC MHL has
+ * no action for a hash taken over unchecked).  0 (listed, or nothing to
+ * carry), or -errno. */
+static int carry_entry(struct mhl_generation *g, const struct manifest_input *in, size_t idx)
+{
+	const struct plan_entry *e = &in->plan->entries[idx];
+	struct recorded_file f = { 0 };
+	struct mhl_hash h[N_FORMATS];
+	char rel[PATH_MAX];
+	size_t n = 0;
+	int r;
+
+	if (e->identical != PLAN_IDENTICAL_MANIFEST || !in->judged_by ||
+	    !plan_dest_rel(in->plan, idx, rel, sizeof(rel)))
+		return 0;
+	r = in->judged_by->lookup(in->judged_by->ctx, rel, &f);
+	if (r <= 0 || f.action != RECORDED_GOOD)
+		return r == -ENOMEM ? r : 0;
+	for (size_t i = 0; i < N_FORMATS; i++)
+		if (f.sums.algs & CHECKSUM_BIT(FORMATS[i].alg))
+			h[n++] = (struct mhl_hash){ FORMATS[i].format, f.sums.text[FORMATS[i].alg],
+						    MHL_VERIFIED, in->now };
+	if (n == 0)
+		return 0;
+	r = mhl_generation_add_file(g, &(struct mhl_file){
+		.path = rel,
+		.size = (uint64_t)e->source->st.st_size,
+		.mtime = in->keep_times ? e->source->st.st_mtim.tv_sec : in->now,
+		.hashes = h,
+		.n_hashes = n,
+	});
+	return r == -EILSEQ ? 0 : r;
+}
+
+static int build(const struct manifest_input *in, struct mhl_generation **ret, size_t *unlisted)
+{
+	struct mhl_generation *g;
+	int r = mhl_generation_new(&(struct mhl_creator){ .creation_time = in->now,
+							   .tool_name = "safecp",
+							   .tool_version = in->tool_version },
+				   &g);
+
+	if (r < 0)
+		return r;
+	/* a rerun keeps the earlier patterns, as the reference does */
+	if (in->prev && mhl_history_newest(in->prev)) {
+		const char *const *old;
+		size_t n_old = mhl_manifest_ignores(mhl_history_newest(in->prev), &old);
+
+		for (size_t i = 0; r >= 0 && i < n_old; i++)
+			r = mhl_generation_add_ignore(g, old[i]);
+	}
+	for (size_t i = 0; r >= 0 && i < in->n_ignores; i++)
+		r = mhl_generation_add_ignore(g, in->ignores[i]);
+	for (size_t i = 0; r >= 0 && i < in->plan->n_entries; i++) {
+		if (in->plan->entries[i].source->type != PLAN_FILE)
+			continue;
+		if (!in->published(in->ctx, i)) {
+			if (in->plan->entries[i].identical)
+				r = carry_entry(g, in, i);
+			continue;
+		}
+		r = add_entry(g, in, i);
+		if (r == 1)
+			(*unlisted)++;
+	}
+	if (r < 0) {
+		mhl_generation_free(g);
+		return r;
+	}
+	*ret = g;
+	return 0;
+}
+
+/* ascmhl/ in the destination directory, made if missing, never a symlink. */
+static int open_folder(int dest_dir_fd)
+{
+	int fd;
+
+	if (mkdirat(dest_dir_fd, FOLDER, 0777) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(dest_dir_fd, FOLDER, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int c4_of(const char *buf, size_t len, char out[CHECKSUM_TEXT_MAX])
+{
+	struct checksum_state *st = checksum_new(CHECKSUM_BIT(CHECKSUM_C4));
+	struct checksum_result res;
+
+	if (!st)
+		return -ENOMEM;
+	checksum_update(st, buf, len);
+	checksum_final(st, &res);
+	memcpy(out, checksum_result_text(&res, CHECKSUM_C4), CHECKSUM_TEXT_MAX);
+	checksum_free(st);
+	return 0;
+}
+
+static int write_chain(int afd, const struct manifest_input *in, const struct manifest_result *res,
+		       const char *xml, size_t len)
+{
+	const struct mhl_chain *old = in->prev ? mhl_history_chain(in->prev) : NULL;
+	size_t n_old = old ? mhl_chain_count(old) : 0;
+	_cleanup_free_ struct mhl_chain_link *links = calloc(n_old + 1, sizeof(*links));
+	_cleanup_free_ char *chain = NULL;
+	char c4[CHECKSUM_TEXT_MAX];
+	size_t chain_len;
+	int r;
+
+	if (!links)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_old; i++) {
+		const struct mhl_link *l = mhl_chain_link(old, i);
+
+		links[i] = (struct mhl_chain_link){ l->sequence, l->path, l->c4 };
+	}
+	r = c4_of(xml, len, c4);
+	if (r < 0)
+		return r;
+	links[n_old] = (struct mhl_chain_link){ res->sequence, res->file, c4 };
+	r = mhl_chain_render(links, n_old + 1, &chain, &chain_len);
+	return r < 0 ? r : small_file_write(afd, CHAIN, chain, chain_len, 0666);
+}
+
+int manifest_write(int dest_dir_fd, const struct manifest_input *in, struct manifest_result *res)
+{
+	struct mhl_generation *g = NULL;
+	_cleanup_free_ char *xml = NULL;
+	_cleanup_close_ int afd = -1;
+	size_t len = 0;
+	int r;
+
+	*res = (struct manifest_result){ .sequence = in->prev ? mhl_history_next_sequence(in->prev) : 1 };
+	res->step = MANIFEST_STEP_BUILD;
+	r = build(in, &g, &res->unlisted);
+	if (r == 0) {
+		res->files = mhl_generation_files(g);
+		r = mhl_generation_render(g, &xml, &len);
+		mhl_generation_free(g);
+	}
+	if (r == 0)
+		r = mhl_generation_file_name(res->sequence, in->root_name, in->now, res->file,
+					     sizeof(res->file));
+	if (r < 0)
+		return r;
+	res->step = MANIFEST_STEP_FOLDER;
+	afd = open_folder(dest_dir_fd);
+	if (afd < 0)
+		return afd;
+	res->step = MANIFEST_STEP_WRITE;
+	r = small_file_write(afd, res->file, xml, len, 0666);
+	if (r < 0)
+		return r;
+	res->step = MANIFEST_STEP_CHAIN;
+	r = write_chain(afd, in, res, xml, len);
+	if (r == 0) {
+		res->step = MANIFEST_STEP_NONE;
+		/* a new ascmhl/ is an entry of the destination directory */
+		fsync(dest_dir_fd);
+	}
+	return r;
+}

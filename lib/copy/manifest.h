@@ -1,0 +1,71 @@
+/* manifest.h: this copy's ASC MHL generation, written into a
+ * destination's ascmhl/ folder (lib/mhl renders the XML).
+ *
+ * The generation lists every file this destination published whose
+ * checksums the first read computed (file_sums.h), with the ASC MHL
+ * formats among them; a file the newest earlier generation lists with the
+ * same hash is "verified", any other "original".  A file
+ * --skip-identical=hash left alone because the history vouched for it
+ * (PLAN_IDENTICAL_MANIFEST: its hashes computed from the source again and
+ * equal to the newest generation listing it) is listed with those hashes,
+ * verified; other files left alone were not hashed and are not listed.
+ * Process "transfer".
+ * The manifest NNNN_<root>_<date>_<time>Z.mhl and then ascmhl_chain.xml
+ * (the earlier links and this one, with the C4 ID of the manifest's
+ * bytes) are each written with small_file.h: a pulled stick leaves the
+ * old chain or the new one, never a truncated one.  The ascmhl folder is
+ * made or opened from the destination directory's fd without following
+ * a symlink. */
+#ifndef SAFECP_MANIFEST_H
+#define SAFECP_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "copy/file_sums.h"
+#include "copy/identical.h"
+#include "copy/plan.h"
+#include "mhl/mhl_read.h"
+
+/* The ASC MHL formats among algs (c4, md5, sha1, xxh128, xxh3, xxh64). */
+checksum_set manifest_formats(checksum_set algs);
+
+struct manifest_input {
+	const struct plan *plan;          /* this destination's */
+	const struct file_sums *sums;
+	bool (*published)(void *ctx, size_t idx); /* under its name here? */
+	void *ctx;
+	const struct mhl_history *prev;   /* NULL: the first generation */
+	/* the history --skip-identical=hash asked (mhl_record.h), or NULL:
+	 * its entries of the files it vouched for go on */
+	const struct recorded_sums *judged_by;
+	const char *root_name;            /* the destination directory's name */
+	time_t now;
+	bool keep_times;                  /* the copies carry the sources' mtimes */
+	const char *tool_version;
+	const char *const *ignores;       /* more ignore patterns (lists written here) */
+	size_t n_ignores;
+};
+
+/* Where it failed. */
+enum manifest_step {
+	MANIFEST_STEP_NONE,
+	MANIFEST_STEP_BUILD,   /* libxml2 or memory */
+	MANIFEST_STEP_FOLDER,  /* ascmhl/ could not be made or opened */
+	MANIFEST_STEP_WRITE,   /* the manifest file */
+	MANIFEST_STEP_CHAIN,   /* ascmhl_chain.xml */
+};
+
+struct manifest_result {
+	unsigned sequence;
+	char file[128];       /* the manifest's name in ascmhl/ */
+	size_t files;         /* listed */
+	size_t unlisted;      /* names ASC MHL cannot hold (not UTF-8, controls) */
+	enum manifest_step step;
+};
+
+/* 0, or -errno with res->step saying where. */
+int manifest_write(int dest_dir_fd, const struct manifest_input *in, struct manifest_result *res);
+
+#endif

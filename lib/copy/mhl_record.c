@@ -1,0 +1,244 @@
+/* mhl_record.c: the ASC MHL history as identical.h's record
+ * (mhl_record.h): the newest generation (mhl_history_read()), then the
+ * older ones the chain names, newest first, each used only when its bytes
+ * have the C4 ID its link records; the first one that cannot be read or
+ * does not match ends the list (older ones are not used).  A lookup asks
+ * them in that order: the newest generation that lists a path decides
+ * (a rerun that hashed nothing lists nothing).  Each entry's hash formats
+ * map onto checksum.h's algorithms (ASC MHL's are all among them) and its
+ * actions onto good or failed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy/mhl_record.h"
+#include "util/cleanup.h"
+
+struct mhl_record {
+	struct mhl_history *h;
+	const struct mhl_manifest *newest;
+	struct mhl_manifest **older; /* newest first */
+	size_t n_older;
+};
+
+static const enum checksum_alg alg_of[MHL_FORMAT_COUNT] = {
+	[MHL_MD5] = CHECKSUM_MD5,     [MHL_SHA1] = CHECKSUM_SHA1,
+	[MHL_C4] = CHECKSUM_C4,       [MHL_XXH64] = CHECKSUM_XXH64,
+	[MHL_XXH3] = CHECKSUM_XXH3,   [MHL_XXH128] = CHECKSUM_XXH128,
+};
+
+/* Do len bytes have the C4 ID link records? */
+static int c4_matches(const struct mhl_link *link, const void *bytes, size_t len, bool *ret)
+{
+	struct checksum_state *s = checksum_new(CHECKSUM_BIT(CHECKSUM_C4));
+	struct checksum_result res;
+
+	if (!s)
+		return -ENOMEM;
+	checksum_update(s, bytes, len);
+	checksum_final(s, &res);
+	checksum_free(s);
+	*ret = link && strcmp(res.text[CHECKSUM_C4], link->c4) == 0;
+	return 0;
+}
+
+static int newest_matches_chain(const struct mhl_history *h, bool *ret)
+{
+	size_t len = 0;
+	const void *bytes = mhl_history_bytes(h, &len);
+
+	return c4_matches(mhl_history_newest_link(h), bytes, len, ret);
+}
+
+void mhl_record_free(struct mhl_record *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_older; i++)
+		mhl_manifest_free(r->older[i]);
+	free(r->older);
+	mhl_history_free(r->h);
+	free(r);
+}
+
+/* The regular file name in afd, whole (at most MHL_READ_MAX_BYTES), never
+ * through a symlink.  0 or -errno. */
+static int read_generation(int afd, const char *name, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = openat(afd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	size_t got = 0;
+	char *buf;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)MHL_READ_MAX_BYTES)
+		return -EINVAL;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return n < 0 ? -errno : -EINVAL;
+		}
+		got += (size_t)n;
+	}
+	*ret = buf;
+	*ret_len = got;
+	return 0;
+}
+
+/* One older generation of link, if it is the one the chain records: 1
+ * added, 0 not usable (the search ends), -ENOMEM. */
+static int add_older(struct mhl_record *r, int afd, const struct mhl_link *link)
+{
+	_cleanup_free_ char *bytes = NULL;
+	struct mhl_manifest *m = NULL;
+	struct mhl_manifest **grown;
+	bool matches = false;
+	size_t len = 0;
+	int e = read_generation(afd, link->path, &bytes, &len);
+
+	if (e == -ENOMEM)
+		return e;
+	if (e < 0)
+		return 0;
+	if (c4_matches(link, bytes, len, &matches) < 0)
+		return -ENOMEM;
+	if (!matches)
+		return 0;
+	switch (mhl_manifest_parse(bytes, len, link->path, &m, NULL)) {
+	case MHL_READ_OK: break;
+	case MHL_READ_NO_MEMORY: return -ENOMEM;
+	default: return 0;
+	}
+	grown = reallocarray(r->older, r->n_older + 1, sizeof(*grown));
+	if (!grown) {
+		mhl_manifest_free(m);
+		return -ENOMEM;
+	}
+	r->older = grown;
+	r->older[r->n_older++] = m;
+	return 1;
+}
+
+/* The chain's older links, newest first, while each is usable. */
+static int read_older(struct mhl_record *r, const char *dir)
+{
+	const struct mhl_chain *c = mhl_history_chain(r->h);
+	size_t n = mhl_chain_count(c);
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int afd = dfd < 0 ? -1 : openat(dfd, MHL_FOLDER, O_RDONLY | O_DIRECTORY |
+							 O_NOFOLLOW | O_CLOEXEC);
+	int k = 1;
+
+	/* the last link is the newest, already read */
+	for (size_t i = n > 0 ? n - 1 : 0; afd >= 0 && k == 1 && i-- > 0;)
+		k = add_older(r, afd, mhl_chain_link(c, i));
+	return k < 0 ? k : 0;
+}
+
+enum mhl_record_kind mhl_record_open(const char *dir, struct mhl_record **ret,
+				     struct mhl_read_problem *why)
+{
+	struct mhl_read_problem scratch;
+	struct mhl_history *h = NULL;
+	struct mhl_record *r;
+	enum mhl_read_kind k;
+	bool matches = false;
+
+	*ret = NULL;
+	why = why ? why : &scratch;
+	k = mhl_history_read(dir, &h, why);
+	if (k == MHL_READ_NO_HISTORY)
+		return MHL_RECORD_NONE;
+	if (k == MHL_READ_NO_MEMORY)
+		return MHL_RECORD_NO_MEMORY;
+	if (k != MHL_READ_OK)
+		return MHL_RECORD_UNREADABLE;
+	if (newest_matches_chain(h, &matches) < 0) {
+		mhl_history_free(h);
+		return MHL_RECORD_NO_MEMORY;
+	}
+	if (!matches) {
+		const struct mhl_link *link = mhl_history_newest_link(h);
+
+		memset(why, 0, sizeof(*why));
+		snprintf(why->file, sizeof(why->file), "%s", link ? link->path : "");
+		mhl_history_free(h);
+		return MHL_RECORD_C4_MISMATCH;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		mhl_history_free(h);
+		return MHL_RECORD_NO_MEMORY;
+	}
+	r->h = h;
+	r->newest = mhl_history_newest(h);
+	if (read_older(r, dir) < 0) {
+		mhl_record_free(r);
+		return MHL_RECORD_NO_MEMORY;
+	}
+	*ret = r;
+	return MHL_RECORD_OK;
+}
+
+size_t mhl_record_older_count(const struct mhl_record *r)
+{
+	return r->n_older;
+}
+
+const struct mhl_manifest *mhl_record_older(const struct mhl_record *r, size_t i)
+{
+	return i < r->n_older ? r->older[i] : NULL;
+}
+
+const char *mhl_record_generation(const struct mhl_record *r)
+{
+	const struct mhl_link *link = mhl_history_newest_link(r->h);
+
+	return link ? link->path : "";
+}
+
+static int lookup(const void *ctx, const char *rel, struct recorded_file *ret)
+{
+	const struct mhl_record *r = ctx;
+	const struct mhl_entry *e = mhl_manifest_find(r->newest, rel);
+
+	for (size_t i = 0; !e && i < r->n_older; i++)
+		e = mhl_manifest_find(r->older[i], rel);
+	if (!e)
+		return 0;
+	*ret = (struct recorded_file){ .action = RECORDED_GOOD };
+	for (int f = 0; f < MHL_FORMAT_COUNT; f++) {
+		enum checksum_alg alg = alg_of[f];
+
+		if (!e->hash[f])
+			continue;
+		if (e->has_action[f] && e->action[f] == MHL_FAILED)
+			ret->action = RECORDED_FAILED;
+		if (strlen(e->hash[f]) != checksum_text_len(alg))
+			continue; /* not this format's digest: never matched */
+		ret->sums.algs |= CHECKSUM_BIT(alg);
+		snprintf(ret->sums.text[alg], sizeof(ret->sums.text[alg]), "%s", e->hash[f]);
+	}
+	return 1;
+}
+
+struct recorded_sums mhl_record_recorded(const struct mhl_record *r)
+{
+	return (struct recorded_sums){ .lookup = lookup, .ctx = r,
+				       .basis = PLAN_IDENTICAL_MANIFEST };
+}

@@ -1,0 +1,209 @@
+/* sums_index.c: checksum lists read back into a sorted array of names, each
+ * with the digests every list gave it (sums_index.h).
+ *
+ * Each list is read whole (lists are a line per file, ~100 bytes) and
+ * split at LF; sums_line_parse() reads a line as the checking tool does.
+ * After each list the array is sorted and names given twice are merged:
+ * the same digest twice is one, two different ones make the name
+ * untrusted.  Lookups are a binary search. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy/sums_index.h"
+#include "hash/sums_list.h"
+#include "util/cleanup.h"
+
+/* A list larger than this is not one we wrote: refused, not read. */
+#define LIST_MAX_BYTES (1ULL << 30)
+
+struct sums_item {
+	char *name;
+	bool untrusted; /* two lines, two digests */
+	struct checksum_result sums;
+};
+
+struct sums_index {
+	struct sums_item *v;
+	size_t n, cap;
+	checksum_set algs;
+};
+
+struct sums_index *sums_index_new(void)
+{
+	return calloc(1, sizeof(struct sums_index));
+}
+
+void sums_index_free(struct sums_index *idx)
+{
+	if (!idx)
+		return;
+	for (size_t i = 0; i < idx->n; i++)
+		free(idx->v[i].name);
+	free(idx->v);
+	free(idx);
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	return strcmp(((const struct sums_item *)a)->name, ((const struct sums_item *)b)->name);
+}
+
+/* Sort, then fold each run of one name into its first item. */
+static void merge(struct sums_index *idx)
+{
+	size_t out = 0;
+
+	qsort(idx->v, idx->n, sizeof(*idx->v), cmp_item);
+	for (size_t i = 0; i < idx->n; i++) {
+		struct sums_item *it = &idx->v[i], *keep = out ? &idx->v[out - 1] : NULL;
+
+		if (!keep || strcmp(keep->name, it->name) != 0) {
+			idx->v[out++] = *it;
+			continue;
+		}
+		for (int a = 0; a < CHECKSUM_ALG_COUNT; a++) {
+			if (!(it->sums.algs & CHECKSUM_BIT(a)))
+				continue;
+			if ((keep->sums.algs & CHECKSUM_BIT(a)) &&
+			    strcmp(keep->sums.text[a], it->sums.text[a]) != 0)
+				keep->untrusted = true;
+			keep->sums.algs |= CHECKSUM_BIT(a);
+			memcpy(keep->sums.text[a], it->sums.text[a], sizeof(it->sums.text[a]));
+		}
+		keep->untrusted |= it->untrusted;
+		free(it->name);
+	}
+	idx->n = out;
+}
+
+static int add_item(struct sums_index *idx, enum checksum_alg alg, char *name,
+		    const char *digest)
+{
+	struct sums_item *it;
+
+	if (idx->n == idx->cap) {
+		size_t cap = idx->cap ? idx->cap * 2 : 256;
+		struct sums_item *grown = reallocarray(idx->v, cap, sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		idx->v = grown;
+		idx->cap = cap;
+	}
+	it = &idx->v[idx->n++];
+	*it = (struct sums_item){ .name = name };
+	it->sums.algs = CHECKSUM_BIT(alg);
+	snprintf(it->sums.text[alg], sizeof(it->sums.text[alg]), "%s", digest);
+	return 0;
+}
+
+static int read_all(const char *path, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	size_t got = 0;
+	char *buf;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > LIST_MAX_BYTES)
+		return -EINVAL;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	*ret = buf;
+	*ret_len = got;
+	return 0;
+}
+
+int sums_index_add_list(struct sums_index *idx, enum checksum_alg alg, const char *path,
+			size_t *ret_bad)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0, bad = 0;
+	int r = read_all(path, &text, &len);
+
+	for (size_t at = 0; r == 0 && at < len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+		char digest[CHECKSUM_TEXT_MAX], *name = NULL;
+		int p = sums_line_parse(alg, text + at, n, digest, &name);
+
+		if (p == -ENOMEM)
+			r = p;
+		else if (p < 0)
+			bad++;
+		else if ((r = add_item(idx, alg, name, digest)) < 0)
+			free(name);
+		at += n + 1;
+	}
+	if (r < 0)
+		return r;
+	idx->algs |= CHECKSUM_BIT(alg);
+	merge(idx);
+	if (ret_bad)
+		*ret_bad = bad;
+	return 0;
+}
+
+size_t sums_index_count(const struct sums_index *idx)
+{
+	return idx->n;
+}
+
+checksum_set sums_index_algs(const struct sums_index *idx)
+{
+	return idx->algs;
+}
+
+static const struct sums_item *find(const struct sums_index *idx, const char *rel)
+{
+	struct sums_item key = { .name = (char *)rel };
+	const struct sums_item *it = idx->n ? bsearch(&key, idx->v, idx->n, sizeof(*idx->v),
+						      cmp_item) : NULL;
+
+	return it && !it->untrusted ? it : NULL;
+}
+
+const char *sums_index_text(const struct sums_index *idx, const char *rel,
+			    enum checksum_alg alg)
+{
+	const struct sums_item *it = find(idx, rel);
+
+	return it && (it->sums.algs & CHECKSUM_BIT(alg)) ? it->sums.text[alg] : NULL;
+}
+
+static int lookup(const void *ctx, const char *rel, struct recorded_file *ret)
+{
+	const struct sums_item *it = find(ctx, rel);
+
+	if (!it)
+		return 0;
+	*ret = (struct recorded_file){ .action = RECORDED_GOOD, .sums = it->sums };
+	return 1;
+}
+
+struct recorded_sums sums_index_recorded(const struct sums_index *idx)
+{
+	return (struct recorded_sums){ .lookup = lookup, .ctx = idx,
+				       .basis = PLAN_IDENTICAL_LIST };
+}
