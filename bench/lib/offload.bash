@@ -197,6 +197,8 @@ bench_offload_report() {
 	echo "Targets (issue 10; sticks read at --read-rate $B_READ_RATE B/s, scaled with their write rate):"
 	echo
 	awk -F'\t' '$1 != "workload" { printf "- %s: %s\n", $1, $2 }' "$B_OUT/offload-skipped.tsv"
+	[[ " ${B_WORKLOADS[*]} " == *" two-sticks-verify "* ]] &&
+		echo "- two-sticks-verify: with the targets of several destinations, above"
 	awk -v gib=1073741824 '
 	BEGIN { FS = "\t" }
 	FNR == 1 { file++; next }
