@@ -24,7 +24,7 @@ B_READ_RULES=() # "MAJ:MIN STICK_ID" of every stick read rule in place
 
 bench_wl_is_offload() { [[ " ${B_OFFLOAD_WORKLOADS[*]} " == *" $1 "* ]]; }
 
-# The options of safecp that WORKLOAD needs, and whether this safecp has them.
+# The options of safecp that WORKLOAD needs.
 _bench_wl_needs() {
 	case $1 in
 	verify | two-sticks-verify) echo --verify ;;
@@ -59,7 +59,7 @@ bench_offload_methods() {
 
 # Extra safecp options of (WORKLOAD, METHOD) into DEST, one per line.
 bench_offload_opts() {
-	local w=$1 m=$2 dest=$3
+	local m=$2 dest=$3
 	case $m in
 	safecp+verify) echo --verify ;;
 	safecp+xxh128) echo --checksum=xxh128; echo "--sums=$dest/big.sums" ;;
@@ -70,8 +70,6 @@ bench_offload_opts() {
 
 # ------------------------------------------------------------------- the read throttle
 
-_BLKIO_READ_BPS=/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device
-
 # The read rate of a stick that writes at RATE: --read-rate scaled like the write rate.
 bench_read_rate_for() {
 	echo $(($1 * B_READ_RATE / B_RATE))
@@ -81,7 +79,7 @@ bench_read_rate_for() {
 # trap lifts even a half-written rule.
 bench_stick_read_throttle() {
 	B_READ_RULES+=("$2 $1")
-	echo "$2 $3" >"$_BLKIO_READ_BPS"
+	echo "$2 $3" >"$_BLKIO_READ"
 }
 
 # Lifts every stick read rule whose MAJ:MIN is still that stick's loop device.
@@ -92,7 +90,7 @@ bench_stick_read_lift() {
 		dev=$(readlink -f "/sys/dev/block/$majmin" 2>/dev/null) || continue
 		img="$STICK_BACKING_DIR/safecp-$id.img"
 		_stick_loop_is_ours "/dev/${dev##*/}" "$img" || continue
-		echo "$majmin 0" >"$_BLKIO_READ_BPS" || { bench_warn "could not lift the read throttle of $majmin (stick $id)"; rc=1; }
+		echo "$majmin 0" >"$_BLKIO_READ" || { bench_warn "could not lift the read throttle of $majmin (stick $id)"; rc=1; }
 	done
 	((rc == 0)) && B_READ_RULES=()
 	return $rc
@@ -131,7 +129,9 @@ bench_offload_prepare() {
 _bench_remount() {
 	umount "$STICK_MNT" || { bench_warn "umount '$STICK_MNT' failed"; return 1; }
 	if [[ $STICK_FS == exfat ]]; then
-		while [[ $(_bench_fuse_pid "$STICK_MNT") != 0 ]]; do sleep 0.1; done
+		local n
+		# the daemon still holds the device for a moment after umount
+		for ((n = 0; n < 100 && $(_bench_fuse_pid "$STICK_MNT") != 0; n++)); do sleep 0.1; done
 		mount.exfat-fuse "$STICK_DEV" "$STICK_MNT" >/dev/null || return 1
 	else
 		mount -t "$STICK_FS" "$STICK_DEV" "$STICK_MNT" || return 1
