@@ -11,9 +11,9 @@
  * it: nothing is ever cut.
  *
  * UTF-8 is checked against the well-formed ranges of Unicode table 3-7
- * (the second byte's range rules out overlongs, surrogates and code
- * points past U+10FFFF); each byte that does not start a well-formed
- * sequence is one invalid character, escaped on its own.
+ * (util/utf8.h, the decoder lib/mhl uses too); each byte that does not
+ * start a well-formed sequence is one invalid character, escaped on its
+ * own.
  *
  * The rotating buffers are per thread (safecp words an engine error on
  * the engine thread while the main thread may print); a thread-specific
@@ -24,47 +24,9 @@
 
 #include "common/quote.h"
 
-size_t quote_char(const char *str, size_t n, uint32_t *cp)
+size_t quote_char(const char *s, size_t n, uint32_t *cp)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-	uint32_t c;
-
-	*cp = QUOTE_INVALID;
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		c = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		c = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		c = s[0] & 0x07;
-	} else {
-		return 1; /* continuation byte, C0/C1 overlong lead, F5..FF */
-	}
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 1;
-	for (size_t i = 1; i < len; i++) {
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 1;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	*cp = c;
-	return len;
+	return utf8_decode(s, n, cp);
 }
 
 bool quote_unsafe(uint32_t c)

@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/utf8.h"
+
 #define QUOTE_SLOTS 8
 
 enum quote_style {
@@ -63,7 +65,7 @@ size_t quote_mem(char *buf, size_t size, const char *s, size_t len, enum quote_s
  * at s (n > 0 bytes available) is one well-formed UTF-8 sequence, whose
  * length is returned with its code point in *cp, or an invalid byte:
  * returns 1 with *cp = QUOTE_INVALID. */
-#define QUOTE_INVALID UINT32_MAX
+#define QUOTE_INVALID UTF8_INVALID
 size_t quote_char(const char *s, size_t n, uint32_t *cp);
 /* Whether a code point (or QUOTE_INVALID) is escaped in quoted names. */
 bool quote_unsafe(uint32_t cp);

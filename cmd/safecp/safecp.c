@@ -349,9 +349,9 @@ static void report_refusal(const struct safecp_options *o, const char *kind, con
 {
 	cli_error("%s", msg ? msg : "cannot copy: out of memory");
 	if (o->progress == PROGRESS_JSON && !o->dry_run) {
-		struct json j;
+		struct jsonev j;
 
-		json_init(&j, stdout);
+		jsonev_init(&j, stdout, NULL);
 		jsonev_refused(&j, kind, msg);
 	}
 }

@@ -174,9 +174,17 @@ struct snapshot {
 	char label[64];      /* the bar's words after the sizes */
 };
 
-/* safecp_json.c: one event per call, a whole line, flushed. */
-void jsonev_start(struct json *j, const struct safecp_job *job);
-void jsonev_progress(struct json *j, const struct snapshot *s);
+/* safecp_json.c: one event per call, a whole line, flushed.  Each
+ * destination has its own stream: the writer and, with several
+ * destinations, the directory as given, which its events then carry as
+ * "dest" (NULL with one destination: today's fields). */
+struct jsonev {
+	struct json json;
+	const char *dest;
+};
+void jsonev_init(struct jsonev *j, FILE *f, const char *dest);
+void jsonev_start(struct jsonev *j, const struct safecp_job *job);
+void jsonev_progress(struct jsonev *j, const struct snapshot *s);
 /* One destination's end, for the done event of several. */
 struct dest_outcome {
 	const char *dest;     /* as given */
@@ -185,34 +193,31 @@ struct dest_outcome {
 	uint64_t files, errors, bytes_on_device, identical;
 	const struct snapshot *snap; /* its verify figures */
 };
-/* d: NULL with one destination (today's fields), else n outcomes */
-void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_outcome *d,
-		 size_t n);
+/* d: NULL with one destination (today's fields), else n outcomes; src:
+ * the source's figures at the end */
+void jsonev_done(struct jsonev *j, const struct snapshot *s, const struct dest_outcome *d,
+		 size_t n, const struct copy_source_stats *src);
 /* One of several destinations ended (line: its last words, or NULL). */
-void jsonev_dest_done(struct json *j, const struct snapshot *s, const struct dest_outcome *d,
+void jsonev_dest_done(struct jsonev *j, const struct snapshot *s, const struct dest_outcome *d,
 		      const char *line);
-/* Events written to j carry "dest": dest (NULL: no longer). */
-void jsonev_bind_dest(struct json *j, const char *dest);
-/* The source figures the done event reports. */
-void jsonev_set_source(const struct copy_source_stats *src);
-void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
+void jsonev_file(struct jsonev *j, const struct plan_entry *e, const char *state,
 		 const char *reason);
 /* A file left alone as identical: state "skipped", reason (the word),
  * and how it was judged (identical_basis_name()). */
-void jsonev_identical(struct json *j, const struct plan_entry *e, const char *reason,
+void jsonev_identical(struct jsonev *j, const struct plan_entry *e, const char *reason,
 		      const char *judged);
-void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg);
-void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step step, int err,
+void jsonev_changed(struct jsonev *j, const struct plan_entry *e, const char *msg);
+void jsonev_error(struct jsonev *j, const struct plan_entry *e, enum copy_step step, int err,
 		  const char *path, const char *msg, bool fatal);
-void jsonev_note(struct json *j, const char *path, const char *msg);
-void jsonev_list(struct json *j, const char *path, const char *alg, size_t files);
-void jsonev_manifest(struct json *j, const char *path, unsigned sequence, size_t files,
+void jsonev_note(struct jsonev *j, const char *path, const char *msg);
+void jsonev_list(struct jsonev *j, const char *path, const char *alg, size_t files);
+void jsonev_manifest(struct jsonev *j, const char *path, unsigned sequence, size_t files,
 		     size_t unlisted);
-void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_strategy s,
+void jsonev_strategy(struct jsonev *j, const struct plan_entry *e, enum write_strategy s,
 		     const char *why);
-void jsonev_interrupted(struct json *j, const struct snapshot *s, int signo);
-void jsonev_stopped(struct json *j, const struct snapshot *s);
-void jsonev_refused(struct json *j, const char *kind, const char *message);
+void jsonev_interrupted(struct jsonev *j, const struct snapshot *s, int signo);
+void jsonev_stopped(struct jsonev *j, const struct snapshot *s);
+void jsonev_refused(struct jsonev *j, const char *kind, const char *message);
 
 /* safecp_events.c: the run's output.  Every function may be called from
  * the engine thread and the main thread at once; one lock orders them. */
@@ -244,7 +249,8 @@ void events_callbacks(struct events *ev, struct copy_callbacks *ret);
 void events_start(struct events *ev);
 /* A poll tick of the main thread: the bar, a progress event. */
 void events_tick(struct events *ev);
-/* The source's figures for the next tick (several destinations). */
+/* The source's figures for the next tick (several destinations) and,
+ * the last time, for the done event. */
 void events_source(struct events *ev, const struct copy_source_stats *src);
 /* copy_run() returned this many failed files (>= 0): all else is durable. */
 void events_done(struct events *ev, int failed);

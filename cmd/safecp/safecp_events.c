@@ -44,7 +44,7 @@ struct events_shared {
 	struct events *all[COPY_DESTS_MAX];
 	size_t n;
 	size_t refs;
-	struct copy_source_stats src; /* the last reading, for the source row */
+	struct copy_source_stats src; /* the last reading: the source row, the done event */
 };
 
 /* One destination's events. */
@@ -53,7 +53,7 @@ struct events {
 	const struct safecp_options *o;
 	const struct safecp_job *job;
 	const struct copy_stats *stats;
-	struct json json;
+	struct jsonev jev;  /* its --progress=json stream */
 	bool json_mode;
 	bool verbose_stdout; /* -v lines on stdout rather than through the meter */
 	bool fatal_reported; /* the engine reported the error that stops it */
@@ -147,7 +147,7 @@ static void stdout_check(struct events *ev)
 	if (!ev->sh->devnull)
 		ev->sh->devnull = fopen("/dev/null", "we");
 	for (size_t i = 0; ev->sh->devnull && i < ev->sh->n; i++)
-		ev->sh->all[i]->json.f = ev->sh->devnull;
+		ev->sh->all[i]->jev.json.f = ev->sh->devnull;
 }
 
 static struct dest_outcome outcome_of(const struct events *e)
@@ -178,9 +178,9 @@ static void json_progress(FILE *out, const struct progress_state *st, bool final
 
 	if (sh->n == 1) {
 		if (final)
-			jsonev_done(&sh->all[0]->json, &sh->all[0]->snap, NULL, 0);
+			jsonev_done(&sh->all[0]->jev, &sh->all[0]->snap, NULL, 0, &sh->src);
 		else
-			jsonev_progress(&sh->all[0]->json, &sh->all[0]->snap);
+			jsonev_progress(&sh->all[0]->jev, &sh->all[0]->snap);
 		stdout_check(sh->all[0]);
 		return;
 	}
@@ -188,12 +188,12 @@ static void json_progress(FILE *out, const struct progress_state *st, bool final
 	 * dest-done), and one done event for the job */
 	for (size_t i = 0; !final && i < sh->n; i++)
 		if (!sh->all[i]->finished)
-			jsonev_progress(&sh->all[i]->json, &sh->all[i]->snap);
+			jsonev_progress(&sh->all[i]->jev, &sh->all[i]->snap);
 	if (final) {
 		struct dest_outcome d[COPY_DESTS_MAX];
 
 		outcomes(sh, d);
-		jsonev_done(&sh->all[0]->json, &sh->all[0]->snap, d, sh->n);
+		jsonev_done(&sh->all[0]->jev, &sh->all[0]->snap, d, sh->n, &sh->src);
 	}
 	stdout_check(sh->all[0]);
 }
@@ -256,6 +256,16 @@ static void say(struct events *ev, const char *fmt, ...)
 
 /* ---- engine callbacks (engine thread) */
 
+/* A file event in --progress=json, with the lock held. */
+static void json_file(struct events *ev, const struct plan_entry *e, const char *state,
+		      const char *reason)
+{
+	if (!ev->json_mode)
+		return;
+	jsonev_file(&ev->jev, e, state, reason);
+	stdout_check(ev);
+}
+
 static void on_file_start(void *ctx, const struct plan_entry *e)
 {
 	struct events *ev = ctx;
@@ -263,37 +273,28 @@ static void on_file_start(void *ctx, const struct plan_entry *e)
 	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 		say(ev, "%s -> %s", quote(e->source->src), quote(e->dst));
-	if (ev->json_mode) {
-		jsonev_file(&ev->json, e, "started", NULL);
-		stdout_check(ev);
-	}
+	json_file(ev, e, "started", NULL);
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+/* The file is under its final name now, or no longer (events_published()). */
+static void file_published(struct events *ev, const struct plan_entry *e, bool published,
+			   const char *state, const char *reason)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	ev->published[e - ev->job->plan->entries] = published;
+	json_file(ev, e, state, reason);
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 static void on_file_done(void *ctx, const struct plan_entry *e)
 {
-	struct events *ev = ctx;
-
-	pthread_mutex_lock(&ev->sh->lock);
-	ev->published[e - ev->job->plan->entries] = true;
-	if (ev->json_mode) {
-		jsonev_file(&ev->json, e, "finished", NULL);
-		stdout_check(ev);
-	}
-	pthread_mutex_unlock(&ev->sh->lock);
+	file_published(ctx, e, true, "finished", NULL);
 }
 
 static void on_file_withdrawn(void *ctx, const struct plan_entry *e)
 {
-	struct events *ev = ctx;
-
-	pthread_mutex_lock(&ev->sh->lock);
-	ev->published[e - ev->job->plan->entries] = false;
-	if (ev->json_mode) {
-		jsonev_file(&ev->json, e, "withdrawn", "read back different at the end");
-		stdout_check(ev);
-	}
-	pthread_mutex_unlock(&ev->sh->lock);
+	file_published(ctx, e, false, "withdrawn", "read back different at the end");
 }
 
 bool events_published(struct events *ev, size_t idx)
@@ -312,7 +313,7 @@ void events_list_written(struct events *ev, const char *path, const char *alg, s
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 		say(ev, "%s list %s: %zu files", alg, quote(path), files);
 	if (ev->json_mode) {
-		jsonev_list(&ev->json, path, alg, files);
+		jsonev_list(&ev->jev, path, alg, files);
 		stdout_check(ev);
 	}
 	pthread_mutex_unlock(&ev->sh->lock);
@@ -329,7 +330,20 @@ void events_manifest_written(struct events *ev, const char *path, unsigned seque
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 		say(ev, "ASC MHL generation %u %s: %zu files", sequence, quote(path), files);
 	if (ev->json_mode) {
-		jsonev_manifest(&ev->json, path, sequence, files, unlisted);
+		jsonev_manifest(&ev->jev, path, sequence, files, unlisted);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+/* A file written beside the data (a checksum list, a manifest) failed;
+ * the copy stands.  msg: the words, or NULL when they took no memory. */
+static void beside_failed(struct events *ev, const char *path, int err, const char *msg)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
+	if (ev->json_mode) {
+		jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, err, path, msg, false);
 		stdout_check(ev);
 	}
 	pthread_mutex_unlock(&ev->sh->lock);
@@ -341,13 +355,7 @@ void events_manifest_failed(struct events *ev, const char *path, int err)
 						"files are copied, make room and copy again for "
 						"the manifest", quote(path), strerror(err));
 
-	pthread_mutex_lock(&ev->sh->lock);
-	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
-	if (ev->json_mode) {
-		jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, err, path, msg, false);
-		stdout_check(ev);
-	}
-	pthread_mutex_unlock(&ev->sh->lock);
+	beside_failed(ev, path, err, msg);
 }
 
 void events_list_failed(struct events *ev, const char *path, int err)
@@ -356,13 +364,7 @@ void events_list_failed(struct events *ev, const char *path, int err)
 						"files are copied, make room and copy again for "
 						"the list", quote(path), strerror(err));
 
-	pthread_mutex_lock(&ev->sh->lock);
-	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
-	if (ev->json_mode) {
-		jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, err, path, msg, false);
-		stdout_check(ev);
-	}
-	pthread_mutex_unlock(&ev->sh->lock);
+	beside_failed(ev, path, err, msg);
 }
 
 /* Kept files (-n) and identical ones are what the user asked for: named
@@ -388,9 +390,9 @@ static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_rea
 	}
 	if (ev->json_mode) {
 		if (e->identical)
-			jsonev_identical(&ev->json, e, why, identical_basis_name(e->identical));
+			jsonev_identical(&ev->jev, e, why, identical_basis_name(e->identical));
 		else
-			jsonev_file(&ev->json, e, e->skip_existing ? "kept" : "skipped", why);
+			jsonev_file(&ev->jev, e, e->skip_existing ? "kept" : "skipped", why);
 		stdout_check(ev);
 	}
 	pthread_mutex_unlock(&ev->sh->lock);
@@ -412,9 +414,9 @@ static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step,
 		note_line(ev, note ? MSG_WARNING : MSG_ERROR, "%s", msg ? msg : strerror(err));
 	if (ev->json_mode) {
 		if (step == COPY_STEP_CHANGED)
-			jsonev_changed(&ev->json, e, msg);
+			jsonev_changed(&ev->jev, e, msg);
 		else
-			jsonev_error(&ev->json, e, step, err, path, msg, fatal);
+			jsonev_error(&ev->jev, e, step, err, path, msg, fatal);
 		stdout_check(ev);
 	}
 	pthread_mutex_unlock(&ev->sh->lock);
@@ -435,7 +437,7 @@ static void on_note(void *ctx, enum copy_note_kind kind, const char *path, int e
 			note_line(ev, MSG_NOTE, "%s", what);
 	}
 	if (ev->json_mode) {
-		jsonev_note(&ev->json, path, what);
+		jsonev_note(&ev->jev, path, what);
 		stdout_check(ev);
 	}
 	pthread_mutex_unlock(&ev->sh->lock);
@@ -458,7 +460,7 @@ static void on_strategy(void *ctx, const struct plan_entry *e, enum write_strate
 			say(ev, "strategy: %s: %s", strategy_name(s), why ? why : "");
 	}
 	if (ev->json_mode) {
-		jsonev_strategy(&ev->json, e, s, why);
+		jsonev_strategy(&ev->jev, e, s, why);
 		stdout_check(ev);
 	}
 	pthread_mutex_unlock(&ev->sh->lock);
@@ -487,7 +489,7 @@ void events_start(struct events *ev)
 
 	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->json_mode) {
-		jsonev_start(&ev->json, ev->job);
+		jsonev_start(&ev->jev, ev->job);
 		stdout_check(ev);
 	}
 	/* --rename-invalid: a note per renamed file (JSON: the start event) */
@@ -688,7 +690,7 @@ void events_dest_finished(struct events *ev, int result)
 			note_line(ev, MSG_ERROR, "cannot copy to %s: %s",
 				  quote(ev->job->plan->dest_root), strerror(ev->err));
 			if (ev->json_mode)
-				jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, ev->err,
+				jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, ev->err,
 					     ev->job->plan->dest_root, strerror(ev->err), true);
 		}
 		note_line(ev, MSG_ERROR, "%s: stopped: %ju %s copied before the error; "
@@ -699,7 +701,7 @@ void events_dest_finished(struct events *ev, int result)
 	if (ev->json_mode) {
 		struct dest_outcome d = outcome_of(ev);
 
-		jsonev_dest_done(&ev->json, &ev->snap, &d, line);
+		jsonev_dest_done(&ev->jev, &ev->snap, &d, line);
 		stdout_check(ev);
 	}
 	pthread_mutex_unlock(&sh->lock);
@@ -717,12 +719,11 @@ void events_job_done(struct events *ev, const struct copy_source_stats *src, int
 	outcomes(sh, d);
 	for (size_t i = 0; i < sh->n; i++)
 		ok += strcmp(d[i].outcome, "ok") == 0;
-	jsonev_set_source(src);
 	if (signo) {
 		progress_free(sh->meter);
 		sh->meter = NULL;
 		if (ev->json_mode) {
-			jsonev_interrupted(&ev->json, &ev->snap, signo);
+			jsonev_interrupted(&ev->jev, &ev->snap, signo);
 			stdout_check(ev);
 		}
 		fprintf(stderr, "%s: interrupted by SIG%s; temporary files removed on every "
@@ -734,6 +735,9 @@ void events_job_done(struct events *ev, const struct copy_source_stats *src, int
 			     ok, sh->n, size) < 0)
 			line = NULL;
 		tick_locked(sh);
+		/* for the done event; the bar's source row was drawn from the
+		 * last tick's reading above, as on every tick */
+		sh->src = *src;
 		if (ev->json_mode)
 			progress_done(sh->meter, NULL);
 		else if (sh->meter)
@@ -757,7 +761,7 @@ void events_interrupted(struct events *ev, int signo)
 	snapshot_take(ev, &ev->snap);
 	meter_close(ev);
 	if (ev->json_mode) {
-		jsonev_interrupted(&ev->json, &ev->snap, signo);
+		jsonev_interrupted(&ev->jev, &ev->snap, signo);
 		stdout_check(ev);
 	}
 	fprintf(stderr, "%s: interrupted by SIG%s: %ju %s copied; temporary files removed, "
@@ -776,11 +780,11 @@ void events_stopped(struct events *ev, int err)
 		fprintf(stderr, "%s: cannot copy to %s: %s\n", program_name,
 			quote(ev->job->plan->dest_root), strerror(err));
 		if (ev->json_mode)
-			jsonev_error(&ev->json, NULL, COPY_STEP_WRITE, err, ev->job->plan->dest_root,
+			jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, err, ev->job->plan->dest_root,
 				     strerror(err), true);
 	}
 	if (ev->json_mode) {
-		jsonev_stopped(&ev->json, &ev->snap);
+		jsonev_stopped(&ev->jev, &ev->snap);
 		stdout_check(ev);
 	}
 	fprintf(stderr, "%s: stopped: %ju %s copied before the error; temporary files "
@@ -805,7 +809,7 @@ int events_new(const struct safecp_options *o, const struct safecp_job *job,
 	if (!ev->published)
 		return -ENOMEM;
 	ev->json_mode = o->progress == PROGRESS_JSON;
-	json_init(&ev->json, stdout);
+	jsonev_init(&ev->jev, stdout, NULL);
 	ev->verbose_stdout = !ev->json_mode &&
 			     !(o->progress == PROGRESS_BAR && isatty(STDOUT_FILENO));
 	progress_rate_init(&ev->rate, 0);
@@ -851,7 +855,7 @@ void events_set_stats(struct events *ev, const struct copy_stats *stats)
 /* With several destinations, JSON events carry the destination as given. */
 void events_tag_dest(struct events *ev)
 {
-	jsonev_bind_dest(&ev->json, ev->job->dest_arg);
+	ev->jev.dest = ev->job->dest_arg;
 }
 
 void events_free(struct events *ev)
@@ -861,7 +865,6 @@ void events_free(struct events *ev)
 	if (!ev)
 		return;
 	sh = ev->sh;
-	jsonev_bind_dest(&ev->json, NULL);
 	free(ev->published);
 	free(ev);
 	if (--sh->refs > 0)

@@ -5,7 +5,9 @@
  * happens.  The fields are a documented interface (safecp(1), JSON
  * OUTPUT); add fields, never rename or drop them.  Every event starts
  * with "event" and "t" (common/event.h's framing, as in every tool), and
- * the error event has the tools' shared fields. */
+ * the error event has the tools' shared fields.  What an event says of
+ * its destination comes in the struct jsonev it is written through:
+ * nothing here outlives a call. */
 #include <string.h>
 #include <time.h>
 
@@ -13,64 +15,25 @@
 #include "common/event.h"
 #include "safecp/safecp.h"
 
-/* With several destinations each destination's events are written
- * through its own struct json, bound here to the directory as given. */
-static struct {
-	const struct json *j;
-	const char *dest;
-} bound[COPY_DESTS_MAX];
-static struct copy_source_stats source;
-
-void jsonev_bind_dest(struct json *j, const char *dest)
+void jsonev_init(struct jsonev *ev, FILE *f, const char *dest)
 {
-	size_t free_slot = COPY_DESTS_MAX;
-
-	for (size_t i = 0; i < COPY_DESTS_MAX; i++) {
-		if (bound[i].j == j) {
-			bound[i].dest = dest;
-			if (!dest)
-				bound[i].j = NULL;
-			return;
-		}
-		if (!bound[i].j && free_slot == COPY_DESTS_MAX)
-			free_slot = i;
-	}
-	if (dest && free_slot < COPY_DESTS_MAX)
-		bound[free_slot] = (typeof(bound[0])){ j, dest };
+	json_init(&ev->json, f);
+	ev->dest = dest;
 }
 
-static const char *dest_of(const struct json *j)
+/* With several destinations every event says whose it is. */
+static void begin(struct jsonev *ev, const char *event, double t)
 {
-	for (size_t i = 0; i < COPY_DESTS_MAX; i++)
-		if (bound[i].j == j)
-			return bound[i].dest;
-	return NULL;
-}
-
-void jsonev_set_source(const struct copy_source_stats *src)
-{
-	source = *src;
-}
-
-static void begin(struct json *j, const char *event, double t)
-{
-	const char *dest = dest_of(j);
-
-	event_begin(j, event, t);
-	if (dest)
-		json_kv_name(j, "dest", dest);
+	event_begin(&ev->json, event, t);
+	if (ev->dest)
+		json_kv_name(&ev->json, "dest", ev->dest);
 }
 
 /* A file's destination path: "dest", or "dest_file" where "dest" is the
  * destination directory (several destinations). */
-static const char *file_key(const struct json *j)
+static const char *file_key(const struct jsonev *ev)
 {
-	return dest_of(j) ? "dest_file" : "dest";
-}
-
-static void end(struct json *j)
-{
-	event_end(j);
+	return ev->dest ? "dest_file" : "dest";
 }
 
 /* Negative means unknown: null. */
@@ -94,8 +57,9 @@ static const char *entry_type_name(enum plan_entry_type t)
 }
 
 /* --rename-invalid: "renamed": [{"file", "dest", "was", "reason"}] */
-static void start_renamed(struct json *j, const struct safecp_job *job)
+static void start_renamed(struct jsonev *ev, const struct safecp_job *job)
 {
+	struct json *j = &ev->json;
 	const struct plan_names *n = &job->names;
 
 	json_key(j, "renamed");
@@ -105,7 +69,7 @@ static void start_renamed(struct json *j, const struct safecp_job *job)
 
 		json_object_begin(j);
 		json_kv_string(j, "file", e->source->src);
-		json_kv_string(j, file_key(j), e->dst);
+		json_kv_string(j, file_key(ev), e->dst);
 		json_kv_string(j, "was", n->renames[i].old_dst);
 		json_kv_string(j, "reason", words_rename_reason(&n->renames[i]));
 		json_object_end(j);
@@ -113,12 +77,13 @@ static void start_renamed(struct json *j, const struct safecp_job *job)
 	json_array_end(j);
 }
 
-void jsonev_start(struct json *j, const struct safecp_job *job)
+void jsonev_start(struct jsonev *ev, const struct safecp_job *job)
 {
+	struct json *j = &ev->json;
 	const struct plan *p = job->plan;
 	const struct target *t = job->target;
 
-	begin(j, "start", clock_realtime());
+	begin(ev, "start", clock_realtime());
 	json_kv_u64(j, "bytes_total", p->total_bytes);
 	json_kv_u64(j, "files", p->n_files);
 	json_kv_u64(j, "directories", p->tree->n_dirs);
@@ -129,7 +94,7 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	json_kv_u64(j, "skipped_identical_bytes", p->identical_bytes);
 	json_kv_u64(j, "stale_temps", p->stale.n);
 	json_kv_u64(j, "stale_bytes", p->stale.bytes);
-	json_kv_name(j, dest_of(j) ? "dest_root" : "dest", p->dest_root);
+	json_kv_name(j, ev->dest ? "dest_root" : "dest", p->dest_root);
 	json_kv_name(j, "mountpoint", t->mountpoint);
 	json_kv_string(j, "fstype", t->fstype);
 	json_kv_name(j, "device", t->has_block ? t->devnode : NULL);
@@ -140,13 +105,15 @@ void jsonev_start(struct json *j, const struct safecp_job *job)
 	json_kv_u64(j, "chunk", job->wplan.chunk);
 	json_kv_u64(j, "space_needed", job->space_needed);
 	json_kv_u64(j, "space_free", job->space.avail_bytes);
-	start_renamed(j, job);
+	start_renamed(ev, job);
 	event_end(j);
 }
 
-void jsonev_progress(struct json *j, const struct snapshot *s)
+void jsonev_progress(struct jsonev *ev, const struct snapshot *s)
 {
-	begin(j, "progress", s->t_real);
+	struct json *j = &ev->json;
+
+	begin(ev, "progress", s->t_real);
 	json_kv_u64(j, "bytes_total", s->total);
 	json_kv_u64(j, "bytes_on_device", s->confirmed);
 	json_kv_u64(j, "bytes_written", s->written);
@@ -184,11 +151,13 @@ static void kv_outcome(struct json *j, const struct dest_outcome *d)
 	kv_verify(j, d->snap);
 }
 
-void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_outcome *d,
-		 size_t n)
+void jsonev_done(struct jsonev *ev, const struct snapshot *s, const struct dest_outcome *d,
+		 size_t n, const struct copy_source_stats *src)
 {
+	struct json *j = &ev->json;
+
 	if (!d) {
-		begin(j, "done", s->t_real);
+		begin(ev, "done", s->t_real);
 		json_kv_u64(j, "bytes_total", s->total);
 		json_kv_u64(j, "bytes_on_device", s->confirmed);
 		json_kv_u64(j, "files", s->files_done);
@@ -207,57 +176,67 @@ void jsonev_done(struct json *j, const struct snapshot *s, const struct dest_out
 		}
 		json_array_end(j);
 	}
-	json_kv_u64(j, "source_bytes_read", source.bytes_read);
-	json_kv_u64(j, "source_bytes_reread", source.bytes_reread);
-	end(j);
+	json_kv_u64(j, "source_bytes_read", src->bytes_read);
+	json_kv_u64(j, "source_bytes_reread", src->bytes_reread);
+	event_end(j);
 }
 
-void jsonev_dest_done(struct json *j, const struct snapshot *s, const struct dest_outcome *d,
+void jsonev_dest_done(struct jsonev *ev, const struct snapshot *s, const struct dest_outcome *d,
 		      const char *line)
 {
+	struct json *j = &ev->json;
+
 	event_begin(j, "dest-done", s->t_real);
 	kv_outcome(j, d);
 	json_kv_string(j, "message", line);
-	end(j);
+	event_end(j);
 }
 
-static void file_fields(struct json *j, const struct plan_entry *e, const char *state,
+static void file_fields(struct jsonev *ev, const struct plan_entry *e, const char *state,
 			const char *reason)
 {
+	struct json *j = &ev->json;
+
 	json_kv_string(j, "state", state);
 	json_kv_name(j, "file", e->source->rel);
 	json_kv_name(j, "source", e->source->src);
-	json_kv_name(j, file_key(j), e->dst);
+	json_kv_name(j, file_key(ev), e->dst);
 	json_kv_string(j, "type", entry_type_name(e->source->type));
 	json_kv_u64(j, "bytes", e->source->type == PLAN_FILE ? (uint64_t)e->source->st.st_size : 0);
 	if (reason)
 		json_kv_string(j, "reason", reason);
 }
 
-void jsonev_file(struct json *j, const struct plan_entry *e, const char *state,
+void jsonev_file(struct jsonev *ev, const struct plan_entry *e, const char *state,
 		 const char *reason)
 {
-	begin(j, "file", clock_realtime());
-	file_fields(j, e, state, reason);
+	struct json *j = &ev->json;
+
+	begin(ev, "file", clock_realtime());
+	file_fields(ev, e, state, reason);
 	event_end(j);
 }
 
-void jsonev_identical(struct json *j, const struct plan_entry *e, const char *reason,
+void jsonev_identical(struct jsonev *ev, const struct plan_entry *e, const char *reason,
 		      const char *judged)
 {
-	begin(j, "file", clock_realtime());
-	file_fields(j, e, "skipped", reason);
+	struct json *j = &ev->json;
+
+	begin(ev, "file", clock_realtime());
+	file_fields(ev, e, "skipped", reason);
 	json_kv_string(j, "judged", judged);
 	event_end(j);
 }
 
-void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step step, int err,
+void jsonev_error(struct jsonev *ev, const struct plan_entry *e, enum copy_step step, int err,
 		  const char *path, const char *msg, bool fatal)
 {
+	struct json *j = &ev->json;
+
 	event_error_begin(j, clock_realtime(), EVENT_PATH,
 			  path ? path : e ? e->dst : NULL, err, msg);
-	if (dest_of(j))
-		json_kv_name(j, "dest", dest_of(j));
+	if (ev->dest)
+		json_kv_name(j, "dest", ev->dest);
 	json_kv_name(j, "file", e ? e->source->rel : NULL);
 	json_kv_string(j, "step", words_step_name(step));
 	json_kv_bool(j, "fatal", fatal);
@@ -266,29 +245,35 @@ void jsonev_error(struct json *j, const struct plan_entry *e, enum copy_step ste
 
 /* The source was not what the plan saw, or changed while it was read:
  * not copied (it keeps no final name); a rerun copies it. */
-void jsonev_changed(struct json *j, const struct plan_entry *e, const char *msg)
+void jsonev_changed(struct jsonev *ev, const struct plan_entry *e, const char *msg)
 {
-	begin(j, "changed", clock_realtime());
+	struct json *j = &ev->json;
+
+	begin(ev, "changed", clock_realtime());
 	json_kv_name(j, "file", e->source->rel);
 	json_kv_name(j, "source", e->source->src);
-	json_kv_name(j, file_key(j), e->dst);
+	json_kv_name(j, file_key(ev), e->dst);
 	json_kv_string(j, "message", msg);
 	event_end(j);
 }
 
-void jsonev_list(struct json *j, const char *path, const char *alg, size_t files)
+void jsonev_list(struct jsonev *ev, const char *path, const char *alg, size_t files)
 {
-	begin(j, "list", clock_realtime());
+	struct json *j = &ev->json;
+
+	begin(ev, "list", clock_realtime());
 	json_kv_name(j, "path", path);
 	json_kv_string(j, "algorithm", alg);
 	json_kv_u64(j, "files", files);
 	event_end(j);
 }
 
-void jsonev_manifest(struct json *j, const char *path, unsigned sequence, size_t files,
+void jsonev_manifest(struct jsonev *ev, const char *path, unsigned sequence, size_t files,
 		     size_t unlisted)
 {
-	begin(j, "manifest", clock_realtime());
+	struct json *j = &ev->json;
+
+	begin(ev, "manifest", clock_realtime());
 	json_kv_name(j, "path", path);
 	json_kv_u64(j, "sequence", sequence);
 	json_kv_u64(j, "files", files);
@@ -296,42 +281,52 @@ void jsonev_manifest(struct json *j, const char *path, unsigned sequence, size_t
 	event_end(j);
 }
 
-void jsonev_note(struct json *j, const char *path, const char *msg)
+void jsonev_note(struct jsonev *ev, const char *path, const char *msg)
 {
-	begin(j, "note", clock_realtime());
+	struct json *j = &ev->json;
+
+	begin(ev, "note", clock_realtime());
 	json_kv_name(j, "path", path);
 	json_kv_string(j, "message", msg);
 	event_end(j);
 }
 
-void jsonev_strategy(struct json *j, const struct plan_entry *e, enum write_strategy s,
+void jsonev_strategy(struct jsonev *ev, const struct plan_entry *e, enum write_strategy s,
 		     const char *why)
 {
-	begin(j, "strategy", clock_realtime());
+	struct json *j = &ev->json;
+
+	begin(ev, "strategy", clock_realtime());
 	json_kv_name(j, "file", e ? e->source->rel : NULL);
 	json_kv_string(j, "strategy", strategy_name(s));
 	json_kv_string(j, "reason", why);
 	event_end(j);
 }
 
-void jsonev_interrupted(struct json *j, const struct snapshot *s, int signo)
+void jsonev_interrupted(struct jsonev *ev, const struct snapshot *s, int signo)
 {
-	begin(j, "interrupted", s->t_real);
+	struct json *j = &ev->json;
+
+	begin(ev, "interrupted", s->t_real);
 	json_kv_string(j, "signal", sigabbrev_np(signo));
 	json_kv_u64(j, "files", s->files_done);
 	event_end(j);
 }
 
-void jsonev_stopped(struct json *j, const struct snapshot *s)
+void jsonev_stopped(struct jsonev *ev, const struct snapshot *s)
 {
-	begin(j, "stopped", s->t_real);
+	struct json *j = &ev->json;
+
+	begin(ev, "stopped", s->t_real);
 	json_kv_u64(j, "files", s->files_done);
 	event_end(j);
 }
 
-void jsonev_refused(struct json *j, const char *kind, const char *message)
+void jsonev_refused(struct jsonev *ev, const char *kind, const char *message)
 {
-	begin(j, "refused", clock_realtime());
+	struct json *j = &ev->json;
+
+	begin(ev, "refused", clock_realtime());
 	json_kv_string(j, "kind", kind);
 	json_kv_string(j, "message", message);
 	event_end(j);

@@ -222,7 +222,7 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
 		struct copy_source_stats src;
 
 		copy_job_source(r.job, &src);
-		jsonev_set_source(&src);
+		events_source(r.ev[0], &src); /* for the done event */
 		copy_job_finished(r.job, 0, &result);
 		status = finish_one(r.ev[0], result, signo);
 	} else {

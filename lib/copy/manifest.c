@@ -42,6 +42,21 @@ static enum mhl_action action_for(const struct mhl_entry *old, enum mhl_hash_for
 									: MHL_ORIGINAL;
 }
 
+/* Entry e under rel with its n hashes: what mhl_generation_add_file()
+ * returns.  The size is the source's; the time is its mtime when times are
+ * kept, else the generation's time. */
+static int add_file(struct mhl_generation *g, const struct manifest_input *in,
+		    const struct plan_entry *e, const char *rel, const struct mhl_hash *h, size_t n)
+{
+	return mhl_generation_add_file(g, &(struct mhl_file){
+		.path = rel,
+		.size = (uint64_t)e->source->st.st_size,
+		.mtime = in->keep_times ? e->source->st.st_mtim.tv_sec : in->now,
+		.hashes = h,
+		.n_hashes = n,
+	});
+}
+
 /* One entry's <hash>; 0, 1 when it cannot be listed, or -errno. */
 static int add_entry(struct mhl_generation *g, const struct manifest_input *in, size_t idx)
 {
@@ -65,13 +80,7 @@ static int add_entry(struct mhl_generation *g, const struct manifest_input *in, 
 	}
 	if (n == 0)
 		return 0; /* not read whole: nothing to say of it */
-	r = mhl_generation_add_file(g, &(struct mhl_file){
-		.path = rel,
-		.size = (uint64_t)e->source->st.st_size,
-		.mtime = in->keep_times ? e->source->st.st_mtim.tv_sec : in->now,
-		.hashes = h,
-		.n_hashes = n,
-	});
+	r = add_file(g, in, e, rel, h, n);
 	return r == -EILSEQ ? 1 : r;
 }
 
@@ -102,13 +111,7 @@ static int carry_entry(struct mhl_generation *g, const struct manifest_input *in
 						    MHL_VERIFIED, in->now };
 	if (n == 0)
 		return 0;
-	r = mhl_generation_add_file(g, &(struct mhl_file){
-		.path = rel,
-		.size = (uint64_t)e->source->st.st_size,
-		.mtime = in->keep_times ? e->source->st.st_mtim.tv_sec : in->now,
-		.hashes = h,
-		.n_hashes = n,
-	});
+	r = add_file(g, in, e, rel, h, n);
 	return r == -EILSEQ ? 0 : r;
 }
 

@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "copy/mhl_record.h"
 #include "util/cleanup.h"
+#include "util/whole_file.h"
 
 struct mhl_record {
 	struct mhl_history *h;
@@ -65,41 +65,6 @@ void mhl_record_free(struct mhl_record *r)
 	free(r);
 }
 
-/* The regular file name in afd, whole (at most MHL_READ_MAX_BYTES), never
- * through a symlink.  0 or -errno. */
-static int read_generation(int afd, const char *name, char **ret, size_t *ret_len)
-{
-	_cleanup_close_ int fd = openat(afd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-					O_CLOEXEC | O_NOCTTY);
-	struct stat st;
-	size_t got = 0;
-	char *buf;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)MHL_READ_MAX_BYTES)
-		return -EINVAL;
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(buf);
-			return n < 0 ? -errno : -EINVAL;
-		}
-		got += (size_t)n;
-	}
-	*ret = buf;
-	*ret_len = got;
-	return 0;
-}
-
 /* One older generation of link, if it is the one the chain records: 1
  * added, 0 not usable (the search ends), -ENOMEM. */
 static int add_older(struct mhl_record *r, int afd, const struct mhl_link *link)
@@ -109,7 +74,8 @@ static int add_older(struct mhl_record *r, int afd, const struct mhl_link *link)
 	struct mhl_manifest **grown;
 	bool matches = false;
 	size_t len = 0;
-	int e = read_generation(afd, link->path, &bytes, &len);
+	/* cut short meanwhile, it no longer matches the chain's C4 */
+	int e = whole_file_read_at(afd, link->path, O_NOFOLLOW, MHL_READ_MAX_BYTES, &bytes, &len);
 
 	if (e == -ENOMEM)
 		return e;

@@ -10,12 +10,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "copy/sums_index.h"
 #include "hash/sums_list.h"
 #include "util/cleanup.h"
+#include "util/whole_file.h"
 
 /* A list larger than this is not one we wrote: refused, not read. */
 #define LIST_MAX_BYTES (1ULL << 30)
@@ -101,46 +100,12 @@ static int add_item(struct sums_index *idx, enum checksum_alg alg, char *name,
 	return 0;
 }
 
-static int read_all(const char *path, char **ret, size_t *ret_len)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	struct stat st;
-	size_t got = 0;
-	char *buf;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > LIST_MAX_BYTES)
-		return -EINVAL;
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			free(buf);
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	*ret = buf;
-	*ret_len = got;
-	return 0;
-}
-
 int sums_index_add_list(struct sums_index *idx, enum checksum_alg alg, const char *path,
 			size_t *ret_bad)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0, bad = 0;
-	int r = read_all(path, &text, &len);
+	int r = whole_file_read_at(AT_FDCWD, path, 0, LIST_MAX_BYTES, &text, &len);
 
 	for (size_t at = 0; r == 0 && at < len;) {
 		const char *nl = memchr(text + at, '\n', len - at);

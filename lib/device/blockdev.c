@@ -14,6 +14,7 @@
 
 #include "device/blockdev.h"
 #include "device/mount.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 
 int blockdev_disk_of(unsigned major, unsigned minor, unsigned *ret_major, unsigned *ret_minor)
@@ -41,7 +42,7 @@ int blockdev_disk_of(unsigned major, unsigned minor, unsigned *ret_major, unsign
 	r = sysroot_read_line(rel, line, sizeof(line));
 	if (r < 0)
 		return r;
-	if (sscanf(line, "%u:%u", &maj, &min) != 2)
+	if (parse_devnum(line, &maj, &min, NULL) < 0)
 		return -EINVAL;
 	*ret_major = maj;
 	*ret_minor = min;

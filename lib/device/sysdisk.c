@@ -26,6 +26,7 @@
 #include "device/mount.h"
 #include "device/sysdisk.h"
 #include "device/sysfs_disk.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 
 #define SLAVE_DEPTH 8 /* dm on md on dm...: deeper is a loop */
@@ -116,23 +117,6 @@ static int load_root(struct sysdisk *s)
 	return 0;
 }
 
-/* Undo swap_show()'s seq_escape in place: "\040" -> ' '. */
-static void unescape_octal(char *p)
-{
-	char *w = p;
-
-	for (; *p; p++) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
-		    p[3] >= '0' && p[3] <= '7') {
-			*w++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
-			p += 3;
-		} else {
-			*w++ = *p;
-		}
-	}
-	*w = '\0';
-}
-
 /* The device a swap area lives on: the partition itself, or for a swap
  * file the filesystem's device. */
 static bool swap_device(const char *name, const char *type, unsigned *maj, unsigned *min)
@@ -158,14 +142,17 @@ static void parse_swaps(struct sysdisk *s, char *text)
 
 	/* the first line is the header */
 	while ((line = strtok_r(NULL, "\n", &save)) && s->n_swaps < SYSDISK_MAX) {
-		char name[PATH_MAX], type[32];
+		char *f[3], *name, *type; /* Filename Type Size... */
 		struct sysdisk_devt disks[SYSDISK_MAX];
 		unsigned maj, min;
 		int n;
 
-		if (sscanf(line, "%4095s %31s", name, type) != 2)
+		if (parse_fields(line, f, ARRAY_SIZE(f)) < 2)
 			continue;
-		unescape_octal(name);
+		name = f[0];
+		type = f[1];
+		/* swap_show() writes the name through seq_escape: "\040" for ' ' */
+		parse_unescape_octal(name);
 		if (!swap_device(name, type, &maj, &min))
 			continue;
 		n = sysdisk_disks_of(maj, min, disks, SYSDISK_MAX);

@@ -25,6 +25,7 @@
 #include "util/cleanup.h"
 #include "util/debug.h"
 #include "device/sysfs_disk.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 
 static int copy_str(char *buf, size_t size, const char *s)
@@ -88,7 +89,7 @@ static int read_devt(const char *path, unsigned *ret_major, unsigned *ret_minor)
 	r = sysroot_read_line(path, line, sizeof(line));
 	if (r < 0)
 		return r;
-	if (sscanf(line, "%u:%u", &maj, &min) != 2)
+	if (parse_devnum(line, &maj, &min, NULL) < 0)
 		return -EINVAL;
 	*ret_major = maj;
 	*ret_minor = min;

@@ -19,6 +19,7 @@
 #include "dirty/devices.h"
 #include "device/fs_traits.h"
 #include "device/mount.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 #include "device/target.h"
 
@@ -132,7 +133,7 @@ static int disk_read(const char *name, struct device_entry *e)
 	r = sysroot_read_line(path, line, sizeof(line));
 	if (r < 0)
 		return r;
-	if (sscanf(line, "%u:%u", &e->major, &e->minor) != 2)
+	if (parse_devnum(line, &e->major, &e->minor, NULL) < 0)
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/sys/block/%s/size", name);
 	r = sysroot_read_u64(path, &sectors);

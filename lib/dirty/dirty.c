@@ -23,6 +23,7 @@
 #include "util/clock.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 
 static uint64_t page_size_get(void)
@@ -151,30 +152,28 @@ static uint64_t max_protection(const char *p)
 
 	p = strchr(p, '(');
 	while (p && *p && *p != ')') {
-		unsigned long long v;
-		char *end;
+		uint64_t v;
 
-		p++;
-		v = strtoull(p, &end, 10);
-		if (end == p)
+		if (parse_u64(parse_skip_blanks(p + 1), &v, &p) < 0)
 			break;
-		best = MAX(best, (uint64_t)v);
-		p = end;
+		best = MAX(best, v);
 	}
 	return best;
 }
 
 /* Field lines are "<spaces>name<spaces>value"; pageset lines say
- * "high:" with a colon and must not be taken for the watermark. */
-static bool field(const char *line, const char *name, uint64_t *ret)
+ * "high:" with a colon and must not be taken for the watermark.  A value
+ * that is no number counts as 0, as the zone's fields start. */
+static void field(const char *line, const char *name, uint64_t *ret)
 {
 	size_t n = strlen(name);
+	const char *end;
 
 	line += strspn(line, " ");
 	if (strncmp(line, name, n) != 0 || line[n] != ' ')
-		return false;
-	*ret = strtoull(line + n, NULL, 10);
-	return true;
+		return;
+	if (parse_u64(parse_skip_blanks(line + n), ret, &end) < 0)
+		*ret = 0;
 }
 
 static int parse_zoneinfo(const char *text, uint64_t *ret_pages)

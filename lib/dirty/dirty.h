@@ -108,6 +108,9 @@ int dirty_device_read_with(const char *bdi, const char *disk,
  * discards, no flushes) or 11 (older).  Sets sectors_written, flushes,
  * has_flushes, has_block_stat.  -EINVAL for anything else. */
 int dirty_block_stat_parse(const char *text, struct dirty_device *d);
+/* Parse the text of /sys/block/DISK/inflight: requests in flight, reads
+ * then writes.  -EINVAL when it does not start with two counts. */
+int dirty_inflight_parse(const char *text, unsigned *ret_reads, unsigned *ret_writes);
 
 /* dirty + writeback */
 uint64_t dirty_device_pending(const struct dirty_device *d);

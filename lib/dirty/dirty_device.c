@@ -22,6 +22,7 @@
 #include "util/cleanup.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 
 #define DEBUGFS_DIR "/sys/kernel/debug"
@@ -43,15 +44,13 @@ static bool debugfs_mounted(void)
 
 	if (sysroot_read_file("/proc/self/mounts", &mounts) < 0)
 		return false;
-	for (const char *line = mounts; line && *line;) {
-		char target[256], fstype[64];
+	for (char *save = NULL, *line = strtok_r(mounts, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[4]; /* source target fstype options... */
 
-		if (sscanf(line, "%*s %255s %63s", target, fstype) == 2 &&
-		    strcmp(target, DEBUGFS_DIR) == 0 && strcmp(fstype, "debugfs") == 0)
+		if (parse_fields(line, f, ARRAY_SIZE(f)) >= 3 && strcmp(f[1], DEBUGFS_DIR) == 0 &&
+		    strcmp(f[2], "debugfs") == 0)
 			return true;
-		line = strchr(line, '\n');
-		if (line)
-			line++;
 	}
 	return false;
 }
@@ -160,20 +159,16 @@ int dirty_block_stat_parse(const char *text, struct dirty_device *d)
 	unsigned n = 0;
 
 	for (;;) {
-		unsigned long long v;
-		char *end;
+		uint64_t v;
 
 		p += strspn(p, " \t\n");
 		if (!*p)
 			break;
-		errno = 0;
-		v = strtoull(p, &end, 10);
-		if (errno || end == p)
+		if (parse_u64(p, &v, &p) < 0)
 			return -EINVAL;
 		if (n < ARRAY_SIZE(f))
 			f[n] = v;
 		n++;
-		p = end;
 	}
 	/* 11 fields before 4.18, discards (15) in 4.18, flushes (17) since 4.19 */
 	if (n != 11 && n != 15 && n < 17)
@@ -185,14 +180,17 @@ int dirty_block_stat_parse(const char *text, struct dirty_device *d)
 	return 0;
 }
 
-static int parse_inflight(const char *text, struct dirty_device *d)
+int dirty_inflight_parse(const char *text, unsigned *ret_reads, unsigned *ret_writes)
 {
 	unsigned r, w;
+	const char *p;
 
-	if (sscanf(text, "%u %u", &r, &w) != 2)
+	/* "       0        0\n": two right-aligned counts */
+	if (parse_uint(parse_skip_blanks(text), &r, &p) < 0 ||
+	    parse_uint(parse_skip_blanks(p), &w, &p) < 0)
 		return -EINVAL;
-	d->inflight_reads = r;
-	d->inflight_writes = w;
+	*ret_reads = r;
+	*ret_writes = w;
 	return 0;
 }
 
@@ -224,7 +222,7 @@ static int read_block(const char *disk, struct dirty_device *d)
 		return 0; /* before 2.6.32; counts stay 0 */
 	if (r < 0)
 		return r;
-	return parse_inflight(inflight, d);
+	return dirty_inflight_parse(inflight, &d->inflight_reads, &d->inflight_writes);
 }
 
 int dirty_device_read_with(const char *bdi, const char *disk,
@@ -262,21 +260,18 @@ int dirty_device_read(const char *bdi, const char *disk, struct dirty_device *re
 
 int dirty_cpu_list_nr_ids(const char *list, unsigned *ret)
 {
-	unsigned long highest = 0;
+	uint64_t highest = 0;
 	bool any = false;
 	const char *p = list;
 
 	/* "0-3,8-11": nr_cpu_ids is the highest possible id + 1 */
 	while (*p && *p != '\n') {
-		unsigned long v;
-		char *end;
+		uint64_t v;
 
-		if (*p < '0' || *p > '9')
+		if (parse_u64(p, &v, &p) < 0)
 			return -EINVAL;
-		v = strtoul(p, &end, 10);
 		highest = MAX(highest, v);
 		any = true;
-		p = end;
 		if (*p == '-' || *p == ',')
 			p++;
 		else if (*p && *p != '\n')

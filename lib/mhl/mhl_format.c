@@ -10,6 +10,7 @@
 #include <libxml/parser.h>
 
 #include "mhl/mhl_format.h"
+#include "util/utf8.h"
 
 static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
 
@@ -97,58 +98,18 @@ void mhl_hash_normalize(char *s)
 		*s = (char)tolower((unsigned char)*s);
 }
 
-/* The code point of the UTF-8 sequence at s (well formed by Unicode's table 3-7: no
- * overlong form, no surrogate, nothing past U+10FFFF), its length in *len; -1 if none. */
-static long utf8_decode(const unsigned char *s, int *len)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	long c;
-	int n;
-
-	if (s[0] < 0x80) {
-		*len = 1;
-		return s[0];
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, c = s[0] & 0x07;
-	else
-		return -1;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return -1;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return -1;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	*len = n;
-	return c;
-}
-
 bool mhl_text_valid(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
 
-	while (*p) {
-		int len;
-		long c = utf8_decode(p, &len);
+	for (size_t i = 0; i < n;) {
+		uint32_t c;
 
+		i += utf8_decode(s + i, n - i, &c);
 		/* xmlIsChar: XML 1.0's Char production (no C0 control but tab, newline and
 		 * carriage return; no U+FFFE, U+FFFF) */
-		if (c < 0 || !xmlIsChar((unsigned)c))
+		if (c == UTF8_INVALID || !xmlIsChar(c))
 			return false;
-		p += len;
 	}
 	return true;
 }

@@ -26,6 +26,7 @@
 #include "util/cleanup.h"
 #include "util/debug.h"
 #include "unmount/holders.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 
 static const char *const how_names[] = {
@@ -160,16 +161,18 @@ static int scan_fds(pid_t pid, const char *command, const struct matcher *mt,
 	return r;
 }
 
-/* One maps line: "start-end perms offset MAJ:MIN inode   path". */
-static bool map_line_matches(const char *line, const struct holders_mount *m, const char **ret_path)
+/* One maps line: "start-end perms offset MAJ:MIN inode   path", MAJ:MIN
+ * in hex; the path may hold blanks.  Split in place. */
+static bool map_line_matches(char *line, const struct holders_mount *m, const char **ret_path)
 {
+	char *f[6];
 	unsigned maj, min;
-	unsigned long long ino;
-	int off = 0;
+	uint64_t ino;
 
-	if (sscanf(line, "%*s %*s %*s %x:%x %llu %n", &maj, &min, &ino, &off) < 3 || off == 0)
+	if (parse_fields(line, f, ARRAY_SIZE(f)) != ARRAY_SIZE(f) ||
+	    parse_devnum_hex(f[3], &maj, &min, NULL) < 0 || parse_u64(f[4], &ino, NULL) < 0)
 		return false;
-	*ret_path = line + off;
+	*ret_path = f[5];
 	if (ino == 0 || (*ret_path)[0] != '/')
 		return false;
 	return dev_is(maj, min, m->sb_major, m->sb_minor) ||
@@ -249,22 +252,9 @@ static int scan_pid_mount(pid_t pid, const struct matcher *mt, struct holder_lis
 	return 0;
 }
 
-/* Octal escapes of mountinfo paths ("\040" for a space), in place. */
-static void unescape_octal(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*w++ = *s;
-		}
-	}
-	*w = '\0';
-}
+/* Six fixed fields, the optional ones (shared:N, master:N, ...), "-" and
+ * three more: a few more than any kernel writes. */
+#define MOUNTINFO_FIELDS_MAX 32
 
 /* In a mountinfo text, the mount point of the device (by MAJ:MIN, or by
  * source for btrfs, whose MAJ:MIN is anonymous).  NULL when absent. */
@@ -273,19 +263,23 @@ static char *mountinfo_find_device(char *text, const struct matcher *mt)
 	char *line, *save = NULL;
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char mnt[PATH_MAX], source[PATH_MAX] = "";
+		/* "36 35 98:0 /root /mnt opts [optional...] - fstype source superopts" */
+		char *f[MOUNTINFO_FIELDS_MAX], *source = NULL;
+		size_t n = parse_fields(line, f, ARRAY_SIZE(f)), sep = 6;
 		unsigned maj, min;
-		const char *sep = strstr(line, " - ");
 
-		if (!sep || sscanf(line, "%*d %*d %u:%u %*s %4095s", &maj, &min, mnt) != 3)
+		while (sep < n && strcmp(f[sep], "-") != 0)
+			sep++;
+		if (sep >= n || parse_devnum(f[2], &maj, &min, NULL) < 0)
 			continue;
-		if (sscanf(sep + 3, "%*s %4095s", source) < 1)
-			source[0] = '\0';
-		unescape_octal(source);
+		if (sep + 2 < n) {
+			source = f[sep + 2];
+			parse_unescape_octal(source);
+		}
 		if (dev_is(maj, min, mt->major, mt->minor) ||
-		    (mt->devnode && strcmp(source, mt->devnode) == 0)) {
-			unescape_octal(mnt);
-			return strdup(mnt);
+		    (mt->devnode && source && strcmp(source, mt->devnode) == 0)) {
+			parse_unescape_octal(f[4]);
+			return strdup(f[4]);
 		}
 	}
 	return NULL;
@@ -403,10 +397,10 @@ static int scan_all(const struct matcher *mt, struct holder_list *ret)
 	if (!d)
 		return -errno;
 	while (r >= 0 && (de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
+		unsigned pid;
 
-		if (*end || pid <= 0 || pid == self)
+		if (parse_uint(de->d_name, &pid, NULL) < 0 || pid == 0 || pid > INT_MAX ||
+		    (pid_t)pid == self)
 			continue;
 		r = scan_pid((pid_t)pid, mt, &seen, &l);
 	}

@@ -34,10 +34,12 @@
 #include <unistd.h>
 
 #include "device/blockdev.h"
+#include "dirty/dirty.h"
 #include "util/cleanup.h"
 #include "util/debug.h"
 #include "unmount/poweroff.h"
 #include "device/sysfs_disk.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 #include "unmount/unmount.h"
 
@@ -91,7 +93,7 @@ static int read_devno(const char *dir, unsigned *maj, unsigned *min)
 	r = sysroot_read_line(rel, line, sizeof(line));
 	if (r < 0)
 		return r;
-	return sscanf(line, "%u:%u", maj, min) == 2 ? 0 : -EINVAL;
+	return parse_devnum(line, maj, min, NULL) < 0 ? -EINVAL : 0;
 }
 
 static int add_dev(struct poweroff_plan *p, const char *dir, bool is_disk)
@@ -433,11 +435,11 @@ static void scsi_flush_and_stop(int fd, struct poweroff_result *res)
 static bool inflight_zero(const char *disk)
 {
 	char rel[128], line[64];
-	unsigned long rd, wr;
+	unsigned rd, wr;
 
 	snprintf(rel, sizeof(rel), "/sys/block/%s/inflight", disk);
 	if (sysroot_read_line(rel, line, sizeof(line)) < 0 ||
-	    sscanf(line, "%lu %lu", &rd, &wr) != 2)
+	    dirty_inflight_parse(line, &rd, &wr) < 0)
 		return true; /* gone already */
 	return rd == 0 && wr == 0;
 }

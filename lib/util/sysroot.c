@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 
 static char *root_prefix;
@@ -139,48 +140,12 @@ int sysroot_read_line(const char *path, char *buf, size_t size)
 
 int sysroot_read_u64(const char *path, uint64_t *ret)
 {
-	char line[64], *end;
-	unsigned long long v;
+	char line[64];
 	int r;
 
 	r = sysroot_read_line(path, line, sizeof(line));
 	if (r < 0)
 		return r;
-	errno = 0;
-	v = strtoull(line, &end, 10);
-	if (errno || end == line || *end != '\0')
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
-int kv_table_lookup(const char *text, const char *key, uint64_t *ret)
-{
-	size_t klen = strlen(key);
-	const char *p = text;
-
-	while (p && *p) {
-		if (strncmp(p, key, klen) == 0 &&
-		    (p[klen] == ':' || p[klen] == ' ' || p[klen] == '\t')) {
-			const char *v = p + klen + (p[klen] == ':');
-			char *end;
-			unsigned long long n;
-
-			errno = 0;
-			n = strtoull(v, &end, 10);
-			if (errno || end == v)
-				return -EINVAL;
-			while (*end == ' ' || *end == '\t')
-				end++;
-			/* meminfo and bdi stats say "kB" and mean KiB */
-			if (strncmp(end, "kB", 2) == 0)
-				n *= 1024;
-			*ret = n;
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -ENOENT;
+	/* a sign, junk or a number past 2^64 - 1 is no count: -EINVAL */
+	return parse_u64(parse_skip_blanks(line), ret, NULL) < 0 ? -EINVAL : 0;
 }

@@ -30,12 +30,7 @@ int sysroot_read_file(const char *path, char **ret);
 /* Read the first line of a sysfs attribute, trailing whitespace removed. */
 int sysroot_read_line(const char *path, char *buf, size_t size);
 
-/* Read a sysfs attribute holding one unsigned decimal number. */
+/* Read a sysfs attribute holding one unsigned decimal number (parse_u64()). */
 int sysroot_read_u64(const char *path, uint64_t *ret);
-
-/* In "Key:  value [kB]" tables (/proc/meminfo, debugfs bdi stats) or
- * "key value" tables (/proc/vmstat) find key and return its value,
- * multiplied by 1024 when the line says kB.  -ENOENT when absent. */
-int kv_table_lookup(const char *text, const char *key, uint64_t *ret);
 
 #endif

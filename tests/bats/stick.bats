@@ -90,6 +90,22 @@ check_fs() {
 	[ "$(blkid -o value -s LABEL "$STICK_DEV")" = probe ]
 }
 
+@test "stick_up --read-rate: a read rule on the disk, lifted by stick_reattach and stick_down" {
+	stick_up --size 64 --read-rate 4194304
+	snapshot
+	read_rule() { awk -v d="$1" '$1 == d { print $2 }' "$BLKIO/blkio.throttle.read_bps_device"; }
+	[ "$(read_rule "$STICK_MAJMIN")" = 4194304 ]
+	stick_reattach "$STICK_ID"
+	loop_reused || [ -z "$(read_rule "$S_MAJMIN")" ]
+	stick_down "$STICK_ID"
+	snapshot
+	stick_up --size 64 --read-rate 4194304
+	snapshot
+	stick_down "$STICK_ID"
+	assert_gone
+	loop_reused || [ -z "$(read_rule "$S_MAJMIN")" ]
+}
+
 @test "stick_down: leaves no loop device, mount, throttle rule, backing file" {
 	stick_up --max-sectors-kb 120 --iops 100
 	snapshot

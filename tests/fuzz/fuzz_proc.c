@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "dirty/dirty.h"
+#include "util/parse.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -7,7 +7,7 @@
 #
 #   source tests/lib/stick.bash
 #   stick_up [--fs ext4|xfs|btrfs|exfat|fat32|ntfs|none] [--size MIB] [--rate BYTES_PER_S] [--iops N]
-#            [--max-sectors-kb N] [--partitions N] [--no-mount] [--faulty]
+#            [--read-rate BYTES_PER_S] [--max-sectors-kb N] [--partitions N] [--no-mount] [--faulty]
 #            [--mount-opts OPTS] [--label LABEL] [--owner PID]
 #       sets STICK_ID, STICK_DISK (/dev/loopN), STICK_DEV (device the fs is on: the disk, or
 #       the first partition), STICK_MNT (mount point, empty with --no-mount or --fs none),
@@ -15,6 +15,8 @@
 #       STICK_PARTS and STICK_MNTS (space-separated, one per partition).
 #       Defaults: ext4, 256 MiB (xfs: 300 MiB per filesystem, its minimum), rate 20971520
 #       (0 = no throttle), no IOPS limit, max_sectors_kb 240, owner = this shell ($BASHPID).
+#       --read-rate: a blkio read_bps_device rule too (a camera card read at its own
+#       pace; default 0, none); like the write rule, gone after stick_reattach.
 #       The FUSE filesystems, all mounted as fuseblk on the device: exfat (exfat-fuse),
 #       fat32 (mkfs.vfat -F 32, Debian's fusefat -o rw+,blkdev: this kernel has no vfat;
 #       labelled only with an explicit --label, which fusefat lists as a file in the root),
@@ -105,7 +107,7 @@ _stick_loop_is_ours() {
 
 _stick_parse_up() {
 	_S_FS=ext4 _S_SIZE='' _S_RATE=20971520 _S_IOPS=0 _S_MSKB=240 _S_PARTS=0 _S_MOUNT=1
-	_S_MOPTS='' _S_LABEL=safecp _S_LABEL_SET=0 _S_OWNER=$BASHPID _S_FAULTY=0
+	_S_MOPTS='' _S_LABEL=safecp _S_LABEL_SET=0 _S_OWNER=$BASHPID _S_FAULTY=0 _S_RRATE=0
 	local opt val
 	while (($#)); do
 		opt=$1
@@ -124,6 +126,7 @@ _stick_parse_up() {
 		--size) _S_SIZE=$val ;;
 		--rate) _S_RATE=$val ;;
 		--iops) _S_IOPS=$val ;;
+		--read-rate) _S_RRATE=$val ;;
 		--max-sectors-kb) _S_MSKB=$val ;;
 		--partitions) _S_PARTS=$val ;;
 		--mount-opts) _S_MOPTS=$val ;;
@@ -140,7 +143,7 @@ _stick_check_up() {
 	case $_S_FS in ext4 | xfs | btrfs | exfat | fat32 | ntfs | none) ;;
 	*) _stick_err "unknown filesystem '$_S_FS' (ext4, xfs, btrfs, exfat, fat32, ntfs, none)"; return 2 ;;
 	esac
-	for v in "$_S_RATE" "$_S_IOPS" "$_S_MSKB" "$_S_PARTS" "$_S_OWNER" ${_S_SIZE:+"$_S_SIZE"}; do
+	for v in "$_S_RATE" "$_S_IOPS" "$_S_RRATE" "$_S_MSKB" "$_S_PARTS" "$_S_OWNER" ${_S_SIZE:+"$_S_SIZE"}; do
 		[[ $v =~ ^[0-9]+$ ]] || { _stick_err "'$v' is not a number"; return 2; }
 	done
 	[[ $_S_FS == none ]] && _S_MOUNT=0
@@ -379,7 +382,8 @@ stick_up() {
 	STICK_PARTS='' STICK_MNTS='' STICK_MNT='' STICK_DEV='' STICK_DISK='' STICK_MAJMIN=''
 	STICK_IMG='' STICK_LOOPFILE='' STICK_CTL='' STICK_SNAPSHOT=''
 	if _stick_make_disk && { ((_S_PARTS == 0)) || _stick_make_parts; } && _stick_make_fs &&
-		_stick_throttle_apply "$STICK_MAJMIN" "$_S_RATE" "$_S_IOPS"; then
+		_stick_throttle_apply "$STICK_MAJMIN" "$_S_RATE" "$_S_IOPS" &&
+		_stick_read_throttle_apply "$STICK_MAJMIN" "$_S_RRATE"; then
 		_stick_save_vars
 		return 0
 	fi
@@ -400,6 +404,15 @@ _stick_throttle_apply() {
 	fi
 	echo "$majmin $bps" >"$_STICK_BLKIO/blkio.throttle.write_bps_device" || return 1
 	echo "$majmin $iops" >"$_STICK_BLKIO/blkio.throttle.write_iops_device" || return 1
+}
+
+# The read rule is a step of its own, logged only when there is one: sticks made before
+# it existed, and those without it, have nothing to lift.
+_stick_read_throttle_apply() {
+	local majmin=$1 bps=$2
+	((bps > 0)) || return 0
+	_stick_log rthrottle "$majmin"
+	echo "$majmin $bps" >"$_STICK_BLKIO/blkio.throttle.read_bps_device"
 }
 
 stick_throttle() {
@@ -423,6 +436,7 @@ _stick_undo() {
 	shift
 	case $kind in
 	throttle) _stick_undo_throttle "$@" ;;
+	rthrottle) _stick_undo_read_throttle "$@" ;;
 	fuse) _stick_undo_fuse "$@" ;;
 	faultdev) _stick_undo_faultdev "$@" ;;
 	mount) _stick_undo_mount "$@" ;;
@@ -443,6 +457,13 @@ _stick_undo_throttle() {
 	_stick_loop_is_ours_any "/dev/${dev##*/}" || return 0
 	echo "$majmin 0" >"$_STICK_BLKIO/blkio.throttle.write_bps_device" &&
 		echo "$majmin 0" >"$_STICK_BLKIO/blkio.throttle.write_iops_device"
+}
+
+_stick_undo_read_throttle() {
+	local majmin=$1 dev
+	dev=$(readlink -f "/sys/dev/block/$majmin" 2>/dev/null) || return 0
+	_stick_loop_is_ours_any "/dev/${dev##*/}" || return 0
+	echo "$majmin 0" >"$_STICK_BLKIO/blkio.throttle.read_bps_device"
 }
 
 _stick_mounted_from() {

@@ -392,9 +392,29 @@ TEST(sample_take)
 	sysroot_set(NULL);
 }
 
+/* /sys/block/DISK/inflight, as dirty_device and unmount's power-off read it */
+TEST(inflight_parse)
+{
+	unsigned r = 7, w = 7;
+
+	CHECK_INT(dirty_inflight_parse("       0        3\n", &r, &w), 0);
+	CHECK_INT(r, 0);
+	CHECK_INT(w, 3);
+	CHECK_INT(dirty_inflight_parse("2 1", &r, &w), 0);
+	CHECK_INT(r, 2);
+	CHECK_INT(w, 1);
+	CHECK_INT(dirty_inflight_parse("-1 0", &r, &w), -EINVAL); /* sscanf took it as 4294967295 */
+	CHECK_INT(dirty_inflight_parse("0 -1", &r, &w), -EINVAL);
+	CHECK_INT(dirty_inflight_parse("5", &r, &w), -EINVAL);
+	CHECK_INT(dirty_inflight_parse("", &r, &w), -EINVAL);
+	CHECK_INT(dirty_inflight_parse("0 4294967296", &r, &w), -EINVAL);
+	CHECK_INT(r, 2);
+	CHECK_INT(w, 1);
+}
+
 int main(void)
 {
-	TEST_PLAN(13);
+	TEST_PLAN(14);
 	RUN(system_parse);
 	RUN(reserve_from_zoneinfo);
 	RUN(thresholds_reproduce_kernel);
@@ -408,5 +428,6 @@ int main(void)
 	RUN(rate_on_fixtures);
 	RUN(eta);
 	RUN(sample_take);
+	RUN(inflight_parse);
 	return test_summary();
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "util/cleanup.h"
+#include "util/parse.h"
 #include "util/sysroot.h"
 #include "test.h"
 

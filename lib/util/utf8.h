@@ -1,0 +1,20 @@
+/* utf8.h: one UTF-8 decoder for every check of names and text.
+ *
+ * Well formed means Unicode's table 3-7: the second byte's range rules out
+ * overlong forms, surrogates and code points past U+10FFFF.  Quoting in
+ * cmd/ and ASC MHL's XML text in lib/mhl both decode through it, so a name
+ * one of them takes for UTF-8 the other takes too. */
+#ifndef SAFECP_UTF8_H
+#define SAFECP_UTF8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define UTF8_INVALID UINT32_MAX
+
+/* The character at s (n > 0 bytes available): one well-formed sequence,
+ * whose length is returned with its code point in *cp, or a byte that
+ * starts none: returns 1 with *cp = UTF8_INVALID. */
+size_t utf8_decode(const char *s, size_t n, uint32_t *cp);
+
+#endif

@@ -1,0 +1,357 @@
+#!/usr/bin/env bats
+# tests/bats/offload_card.bats: examples/offload-card, the camera-card offload, from the
+# outside: a read-throttled simulated card (ext4, a label with a space) and two
+# simulated sticks (ext4 and exfat-fuse).
+# - a full run: both sticks get the whole card tree (DCIM, PRIVATE, XDROOT) in
+#   STICK/<date>/<label>/, the lists pass xxhsum -c, the card's UUID is recorded, the
+#   card got no write, both sticks are called safe to remove and the card erasable;
+# - kill -9 of the script and its safecp mid-copy, then a rerun "the next day"
+#   (OFFLOAD_TODAY) that resumes in the first day's folder and copies only what was
+#   missing (files already there keep their inodes);
+# - a stick that stores a byte wrong: that stick is named as failed, the card must not
+#   be erased, exit 1;
+# - usage and refusals (exit 2) before anything is written.
+
+load helpers
+load safecp_common
+
+OFFLOAD=$SAFECP_SRC/examples/offload-card
+LABEL="EOS DIGITAL"
+DAY1=2026-05-01
+DAY2=2026-05-02
+
+setup() {
+	require_tool safecp
+	require_tool safeunmount
+	require_root
+	require_cmd jq
+	require_cmd xxhsum
+	CARD_AT=$BATS_TEST_TMPDIR/card
+	SRC=$BATS_TEST_TMPDIR/src
+}
+
+# The script's card mount (left behind by a killed run) goes before the card stick.
+teardown() {
+	if [[ -n ${PGID-} ]]; then kill -9 -- "-$PGID" 2>/dev/null || true; fi
+	if mountpoint -q "$CARD_AT" 2>/dev/null; then umount "$CARD_AT" || true; fi
+	stick_down_all
+}
+
+# make_card [READ_RATE [FS]]: the card tree in $SRC, on a stick of FS (ext4) labelled
+# $LABEL that reads at READ_RATE, unmounted as a card in a reader is. Sets CARD_ID,
+# CARD_DEV, CARD_UUID.
+make_card() {
+	local i
+	mkdir -p "$SRC/DCIM/100CANON" "$SRC/PRIVATE/M4ROOT/CLIP" "$SRC/XDROOT/Clip"
+	for i in 1 2 3 4 5 6; do make_file "$SRC/DCIM/100CANON/IMG_000$i.JPG" $((MIB + i)); done
+	# (fusefat, which fills the FAT32 card, refuses non-ASCII names)
+	if [[ ${2:-ext4} == fat32 ]]; then
+		make_file "$SRC/DCIM/100CANON/it's odd.JPG" 4097
+	else
+		make_file "$SRC/DCIM/100CANON/it's ünï.JPG" 4097
+	fi
+	make_file "$SRC/PRIVATE/M4ROOT/CLIP/C0001.MP4" $((3 * MIB + 5))
+	make_file "$SRC/XDROOT/Clip/Clip0001.MXF" $((2 * MIB))
+	stick_up --fs "${2:-ext4}" --size 64 --rate 0 --read-rate "${1:-$((16 * MIB))}" --label "$LABEL"
+	CARD_ID=$STICK_ID CARD_DEV=$STICK_DEV
+	cp -r "$SRC"/. "$STICK_MNT"/
+	umount "$STICK_MNT"
+	# a FUSE daemon (exfat, fat32) may still write the card after umount returns: the
+	# card is in the reader only once it is gone (its pid is in the stick's log)
+	local pid
+	pid=$(awk '$1 == "fuse" { print $3 }' "$STICK_REGISTRY/$CARD_ID/steps")
+	[[ -z $pid || $pid == 0 ]] || wait_for 30 pid_gone "$pid"
+	CARD_UUID=$(blkid -c /dev/null -o value -s UUID "$CARD_DEV")
+	[[ -n $CARD_UUID ]]
+}
+
+# make_sticks [--faulty]: stick A (ext4; faulty with --faulty) and B (exfat-fuse),
+# write-throttled (B at $B_RATE, default the same) so that a copy lasts long enough
+# to be killed in the middle.
+make_sticks() {
+	stick_up "$@" --size 64 --rate $((4 * MIB))
+	A=$STICK_MNT A_ID=$STICK_ID A_CTL=$STICK_CTL
+	stick_up --fs exfat --size 64 --rate "${B_RATE:-$((4 * MIB))}"
+	B=$STICK_MNT B_ID=$STICK_ID
+}
+
+# pid_gone PID: exited, or a zombie (which has closed everything).
+pid_gone() {
+	[[ ! -d /proc/$1 || $(proc_state "$1") == Z ]]
+}
+
+group_gone() {
+	refute pgrep -g "$1" >/dev/null 2>&1
+}
+
+card_sectors_written() {
+	disk_sectors_written "$(<"/sys/class/block/${CARD_DEV#/dev/}/dev")"
+}
+
+# files_of DIR: the regular files below DIR but its ascmhl folder, relative, sorted,
+# one a line.
+files_of() {
+	(cd "$1" && find . -path ./ascmhl -prune -o -type f ! -name '.safecp-*' -printf '%P\n' | LC_ALL=C sort)
+}
+
+# check_stick ID DATE [UNLISTED]: the stick, looked at afresh, holds the card's tree in
+# DATE/$LABEL, its list passes xxhsum -c there, the card's UUID is recorded, and its
+# ASC MHL checks out, but for the files named in the file UNLISTED (an interrupted
+# run copied them, a rerun left them alone: no generation lists them), which alone
+# may be missing from the newest generation.
+check_stick() {
+	stick_reattach "$1"
+	local d="$STICK_MNT/$2/$LABEL"
+	[[ -d $d ]]
+	[[ $(files_of "$d") == "$(files_of "$SRC")" ]]
+	local rel
+	while IFS= read -r rel; do
+		cmp -- "$SRC/$rel" "$d/$rel"
+	done < <(files_of "$d")
+	(cd "$d" && xxhsum -c "../$LABEL.xxh128")
+	[[ $(grep -c . "$STICK_MNT/$2/$LABEL.xxh128") == $(files_of "$SRC" | grep -c .) ]]
+	grep -qx "uuid=$CARD_UUID" "$STICK_MNT/$2/.offload-card/$CARD_UUID"
+	grep -qx "folder=$LABEL" "$STICK_MNT/$2/.offload-card/$CARD_UUID"
+	# the ASC MHL history, checked by the project's own checker (schemas, chain, hashes)
+	if has_mhl; then
+		/usr/bin/python3 -c 'import lxml, xxhash' 2>/dev/null ||
+			skip "needs python3-lxml and python3-xxhash for tests/tools/mhl_check.py"
+		local out rc=0 line
+		out=$("$SAFECP_SRC/tests/tools/mhl_check.py" "$d" 2>&1) || rc=$?
+		echo "$out"
+		if ((rc != 0)); then
+			while IFS= read -r line; do
+				[[ $line == "mhl_check: $d: "* ]] && continue
+				[[ $line == *": is not listed in the newest generation "* ]] || return 1
+				rel=${line#mhl_check: }
+				rel=${rel%%: is not listed in the newest generation *}
+				grep -qxF -- "$rel" "${3:-/dev/null}" || return 1
+			done <<<"$out"
+		fi
+		MHL_GENERATIONS=$(find "$d/ascmhl" -name '*.mhl' | grep -c .)
+	fi
+}
+
+has_mhl() {
+	safecp --help | grep -q -- --mhl
+}
+
+@test "offload-card: usage errors exit 2 and say how it is used" {
+	run -2 "$OFFLOAD"
+	[[ $output == *"Usage: offload-card"* ]]
+	run -2 "$OFFLOAD" --bogus LABEL=x /tmp
+	run -0 "$OFFLOAD" --help
+	[[ $output == *"Exit status"* ]]
+}
+
+@test "offload-card: a card that is not there, or a stick that is not a mount point, is refused (exit 2)" {
+	stick_up --size 64 --rate 0
+	run -2 --separate-stderr "$OFFLOAD" "LABEL=NO SUCH CARD $RANDOM" "$STICK_MNT"
+	[[ $stderr == *"no card 'LABEL=NO SUCH CARD"* ]]
+	make_card
+	mkdir "$BATS_TEST_TMPDIR/not-a-stick"
+	run -2 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "UUID=$CARD_UUID" "$BATS_TEST_TMPDIR/not-a-stick"
+	[[ $stderr == *"is not a mount point"* ]]
+	[[ -z $(ls -A "$BATS_TEST_TMPDIR/not-a-stick") ]]
+	refute mountpoint -q "$CARD_AT"
+}
+
+@test "offload-card: a card mounted read-write is refused, nothing written" {
+	make_card
+	stick_up --size 64 --rate 0
+	mkdir "$CARD_AT"
+	mount "$CARD_DEV" "$CARD_AT"
+	run -2 --separate-stderr "$OFFLOAD" "LABEL=$LABEL" "$STICK_MNT"
+	[[ $stderr == *"is mounted read-write at '$CARD_AT'"* ]]
+	[[ -z $(find "$STICK_MNT" -mindepth 1 ! -path "$STICK_MNT/lost+found*") ]]
+}
+
+@test "offload-card: a full run: both sticks verified, safe to remove, the card may be erased and was not written" {
+	make_card $((8 * MIB))
+	make_sticks
+	local before
+	before=$(card_sectors_written)
+	OFFLOAD_TODAY=$DAY1 run -0 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
+	echo "$output"
+	echo "$stderr"
+	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"the card '$LABEL' (UUID $CARD_UUID) may be erased"* ]]
+	# read-only means read-only: not one sector written to the card
+	[[ $(card_sectors_written) == "$before" ]]
+	refute mountpoint -q "$CARD_AT"
+	# safeunmount ran on both
+	refute mountpoint -q "$A"
+	refute mountpoint -q "$B"
+	check_stick "$A_ID" "$DAY1"
+	check_stick "$B_ID" "$DAY1"
+}
+
+# card_fuse FS: a card the kernel cannot mount here goes through its FUSE driver,
+# read-only, and is copied whole without a sector written to it.
+card_fuse() {
+	make_card $((8 * MIB)) "$1"
+	stick_up --size 64 --rate 0
+	local before d="$STICK_MNT/$DAY1/$LABEL"
+	before=$(card_sectors_written)
+	OFFLOAD_TODAY=$DAY1 run -0 --separate-stderr "$OFFLOAD" -k --card-mount "$CARD_AT" "LABEL=$LABEL" "$STICK_MNT"
+	echo "$output"
+	echo "$stderr"
+	[[ $output == *"may be erased"* ]]
+	[[ $output == *"still mounted (-k): run safeunmount '$STICK_MNT' before removing it"* ]]
+	mountpoint -q "$STICK_MNT"
+	[[ $(card_sectors_written) == "$before" ]]
+	refute mountpoint -q "$CARD_AT"
+	local rel
+	while IFS= read -r rel; do
+		cmp -- "$SRC/$rel" "$d/$rel"
+	done < <(files_of "$SRC")
+	(cd "$d" && xxhsum -c "../$LABEL.xxh128")
+}
+
+@test "offload-card: an exFAT card (exfat-fuse) is mounted read-only, copied whole, not written" {
+	card_fuse exfat
+}
+
+@test "offload-card: a FAT32 card (fusefat) is mounted read-only, copied whole, not written" {
+	card_fuse fat32
+}
+
+@test "offload-card: -P powers each stick off (a loop stick is detached)" {
+	make_card
+	stick_up --size 64 --rate 0
+	OFFLOAD_TODAY=$DAY1 run -0 --separate-stderr "$OFFLOAD" -P --card-mount "$CARD_AT" "UUID=$CARD_UUID" "$STICK_MNT"
+	echo "$output"
+	echo "$stderr"
+	[[ $output == *"stick '$STICK_MNT': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"may be erased"* ]]
+	[[ -z $(losetup -j "$STICK_LOOPFILE") ]]
+	check_stick "$STICK_ID" "$DAY1"
+}
+
+@test "offload-card: killed mid-copy (kill -9), the rerun the next day resumes in the same folder and copies only what is missing" {
+	make_card $((8 * MIB))
+	# B unthrottled runs ahead of A: what A had at the kill B has too, so the rerun
+	# leaves those files alone on both sticks and no list of this run has their lines
+	B_RATE=0 make_sticks
+	OFFLOAD_TODAY=$DAY1 setsid "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B" \
+		>"$BATS_TEST_TMPDIR/out1" 2>&1 &
+	PGID=$!
+	local d="$A/$DAY1/$LABEL" n
+	# some file complete on stick A, and the copy still going
+	for ((n = 0; n < 600; n++)); do
+		[[ -n $(files_of "$d" 2>/dev/null) ]] && break
+		sleep 0.05
+	done
+	kill -9 -- "-$PGID"
+	wait "$PGID" || true
+	# safecp may sit in a write to the throttled stick for a while before it dies; a
+	# rerun must see it gone to take its temporaries for a dead copy's
+	wait_for 60 group_gone "$PGID"
+	PGID=''
+	cat "$BATS_TEST_TMPDIR/out1"
+	local had_a had_b
+	had_a=$(files_of "$d")
+	had_b=$(files_of "$B/$DAY1/$LABEL" 2>/dev/null || true)
+	echo "$had_a" >"$BATS_TEST_TMPDIR/had-a"
+	echo "$had_b" >"$BATS_TEST_TMPDIR/had-b"
+	# a stick that finished before the kill has its generation already
+	local mhl_a=0 mhl_b=0
+	compgen -G "$d/ascmhl/*.mhl" >/dev/null && mhl_a=1
+	compgen -G "$B/$DAY1/$LABEL/ascmhl/*.mhl" >/dev/null && mhl_b=1
+	[[ -n $had_a ]]
+	# the kill came in the middle (A writes no faster than its throttle)
+	[[ $had_a != "$(files_of "$SRC")" ]]
+	# inodes of what is already there, to tell a skipped file from a copied one
+	(cd "$d" && find . -path ./ascmhl -prune -o -type f ! -name '.safecp-*' -printf '%i %P\n' | LC_ALL=C sort) >"$BATS_TEST_TMPDIR/inodes-a"
+
+	# the card is still mounted (read-only) by the killed run: the rerun uses that mount
+	mountpoint -q "$CARD_AT"
+	OFFLOAD_TODAY=$DAY2 run -0 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
+	echo "$output"
+	echo "$stderr"
+	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"may be erased"* ]]
+	refute mountpoint -q "$CARD_AT"
+	stick_reattach "$A_ID"
+	[[ ! -e $STICK_MNT/$DAY2 ]]
+	check_stick "$A_ID" "$DAY1" "$BATS_TEST_TMPDIR/had-a"
+	check_stick "$B_ID" "$DAY1" "$BATS_TEST_TMPDIR/had-b"
+	[[ ! -e $STICK_MNT/$DAY2 ]]
+
+	safecp --help | grep -q -- --skip-identical ||
+		skip "this safecp has no --skip-identical: the rerun copied every file again (the resume part is untested)"
+	# every file the killed run had finished on A is the same inode: not copied again
+	stick_load "$A_ID"
+	local ino rel
+	while read -r ino rel; do
+		[[ $(stat -c %i "$STICK_MNT/$DAY1/$LABEL/$rel") == "$ino" ]] ||
+			{ echo "'$rel' was copied again" >&2; return 1; }
+	done <"$BATS_TEST_TMPDIR/inodes-a"
+	# and the rerun says how many it left alone on each
+	local n_a n_b
+	n_a=$(grep -c . "$BATS_TEST_TMPDIR/inodes-a")
+	n_b=$(grep -c . <<<"$had_b" || true)
+	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL' ("*", $n_a already there)"* ]]
+	# the ASC MHL cannot list what the rerun left alone unhashed, when no earlier
+	# generation does: the script says how many, and only then
+	if has_mhl; then
+		local s n has
+		for s in A B; do
+			n=n_${s,} has=mhl_${s,}
+			if ((${!n} > 0 && ${!has} == 0)); then
+				[[ $stderr == *"the ASC MHL on '${!s}' lists ${!n} file(s) fewer than the folder holds"* ]]
+			else
+				[[ $stderr != *"the ASC MHL on '${!s}' lists"* ]]
+			fi
+		done
+	fi
+	# the files both sticks had got their checksum lines from the card (check_stick
+	# found every file listed and xxhsum -c passing)
+	local n_both
+	n_both=$(LC_ALL=C comm -12 <(echo "$had_a") <(echo "$had_b") | grep -c . || true)
+	if ((n_both > 0)); then
+		[[ $output == *"$n_both file(s) left alone as already copied had no checksum line yet: hashed from the card"* ]]
+	fi
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL' ("*", $n_b already there)"* ]]
+}
+
+@test "offload-card: a stick that stores a byte wrong: named as failed, the card must NOT be erased, exit 1" {
+	[[ -x $SAFECP_BUILD/tests/faultdev ]] ||
+		skip "needs $SAFECP_BUILD/tests/faultdev (built when libfuse3-dev is installed)"
+	make_card
+	make_sticks --faulty
+	echo "flip-write 65536" >"$A_CTL"
+	OFFLOAD_TODAY=$DAY1 run -1 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
+	echo "$output"
+	echo "$stderr"
+	[[ $(awk '$1 == "flipped_writes" { print $2 }' "$A_CTL") == 1 ]]
+	[[ $output == *"stick '$A': FAILED: 1 file(s) read back different from the card"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"the card '$LABEL' (UUID $CARD_UUID) must NOT be erased"* ]]
+	[[ $output != *"may be erased"* ]]
+	# the failed stick got no list claiming a whole copy; the good one is whole
+	stick_reattach "$A_ID"
+	[[ ! -e "$STICK_MNT/$DAY1/$LABEL.xxh128" ]]
+	check_stick "$B_ID" "$DAY1"
+}
+
+@test "offload-card: a stick that fails mid-copy (EIO): named as failed, the other complete, the card must NOT be erased, exit 1" {
+	[[ -x $SAFECP_BUILD/tests/faultdev ]] ||
+		skip "needs $SAFECP_BUILD/tests/faultdev (built when libfuse3-dev is installed)"
+	make_card
+	make_sticks --faulty
+	# the record goes through; the copy's writes fail after 4 MiB
+	echo "fail-write-after $((4 * MIB))" >"$A_CTL"
+	OFFLOAD_TODAY=$DAY1 run -1 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
+	echo "$output"
+	echo "$stderr"
+	(($(awk '$1 == "failed_writes" { print $2 }' "$A_CTL") > 0))
+	[[ $output == *"stick '$A': FAILED: the copy failed"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"the card '$LABEL' (UUID $CARD_UUID) must NOT be erased"* ]]
+	[[ $output != *"may be erased"* ]]
+	refute mountpoint -q "$CARD_AT"
+	check_stick "$B_ID" "$DAY1"
+}
