@@ -259,11 +259,9 @@ bench_run_one() {
 	local user sys rss lastw ios0 bios0 ios1 bios1 rd0 rd1 samples="$B_OUT/samples/$w-$m.tsv"
 	((rep > 1)) && samples="$B_OUT/samples/$w-$m.r$rep.tsv"
 	[[ $m == dd* ]] && fs=none
-	stick_up --fs "$fs" --size "$B_STICK_MIB" --rate "$B_RATE" --iops "$(bench_wl_iops "$w")" || return 1
-	if bench_wl_is_offload "$w"; then
-		bench_stick_read_throttle "$STICK_ID" "$STICK_MAJMIN" "$(bench_read_rate_for "$B_RATE")" &&
-			bench_offload_prepare "$w" "$m" "$rep" || { bench_stick_read_lift; stick_down "$STICK_ID"; return 1; }
-	fi
+	stick_up --fs "$fs" --size "$B_STICK_MIB" --rate "$B_RATE" --iops "$(bench_wl_iops "$w")" \
+		--read-rate "$(bench_wl_read_rate "$w" "$B_RATE")" || return 1
+	bench_offload_prepare "$w" "$m" "$rep" || { stick_down "$STICK_ID"; return 1; }
 	mapfile -t stats < <(bench_bdi_stats)
 	bench_method_cmd "$w" "$m" "$STICK_MNT" || return 1
 	bench_wl_is_card "$w" && { bench_card_rate "$(bench_wl_card_rate "$w")"; bench_card_cold; }
@@ -297,7 +295,7 @@ bench_run_one() {
 	rd1=$(bench_read_bytes "$STICK_MAJMIN")
 	if bench_wl_is_offload "$w"; then
 		# the content check and the teardown read and go at full speed, without the rule
-		bench_stick_read_lift
+		bench_stick_read_lift "$STICK_ID"
 		bench_offload_after "$w" "$m" "$rep" "$samples"
 	fi
 	peak=$(awk -v r="$dret" 'BEGIN { p = r } $2 > p { p = $2 } END { print p }' "$samples")

@@ -104,7 +104,7 @@ _bench_multi_source() {
 # bench_run_multi WORKLOAD METHOD: one run, one row per destination in multi.tsv.
 bench_run_multi() {
 	local w=$1 m=$2 rates=() ids=() mnts=() majs=() stats=() bases=() ios0=() bios0=() ups=()
-	local i n src t0 tc tr rc user sys rss card0=0 card1=0 srcr srcrr daemons='' kt rrates=() rd0=() rd1=()
+	local i n src t0 tc tr rc user sys rss card0=0 card1=0 srcr srcrr daemons='' kt rrates=() rd0=() rd1=() rr
 	if [[ $m == safecp* && -n ${B_MULTI_NO-} ]]; then
 		printf '%s\t%s\t%s\n' "$w" "$m" "$B_MULTI_NO" >>"$B_OUT/multi-skipped.tsv"
 		return 0
@@ -112,19 +112,15 @@ bench_run_multi() {
 	read -r -a rates <<<"$(bench_multi_rates "$w")"
 	n=${#rates[@]}
 	for ((i = 0; i < n; i++)); do
-		stick_up --fs "$B_FS" --size "$B_STICK_MIB" --rate "${rates[i]}" --iops "$(bench_wl_iops "$w")" ||
-			{ _bench_multi_down "${ids[@]}"; return 1; }
-		ids+=("$STICK_ID") mnts+=("$STICK_MNT") majs+=("$STICK_MAJMIN") rrates+=(0)
+		rr=$(bench_wl_read_rate "$w" "${rates[i]}")
+		stick_up --fs "$B_FS" --size "$B_STICK_MIB" --rate "${rates[i]}" --iops "$(bench_wl_iops "$w")" \
+			--read-rate "$rr" || { _bench_multi_down "${ids[@]}"; return 1; }
+		ids+=("$STICK_ID") mnts+=("$STICK_MNT") majs+=("$STICK_MAJMIN") rrates+=("$rr")
 		stats+=("$(bench_bdi_stats | tr '\n' ' ')")
-		if bench_wl_is_offload "$w"; then
-			rrates[i]=$(bench_read_rate_for "${rates[i]}")
-			bench_stick_read_throttle "$STICK_ID" "$STICK_MAJMIN" "${rrates[i]}" ||
-				{ bench_stick_read_lift; _bench_multi_down "${ids[@]}"; return 1; }
-		fi
 		[[ $B_FS == exfat ]] && daemons+=" $(_bench_fuse_pid "$STICK_MNT")"
 	done
 	src=$(bench_wl_src "$w")
-	_bench_multi_cmd "$m" "$src" "${mnts[@]}" || { bench_stick_read_lift; _bench_multi_down "${ids[@]}"; return 1; }
+	_bench_multi_cmd "$m" "$src" "${mnts[@]}" || { _bench_multi_down "${ids[@]}"; return 1; }
 	if bench_wl_is_card "$w"; then
 		bench_card_rate "$(bench_wl_card_rate "$w")"
 		bench_card_cold
@@ -149,7 +145,7 @@ bench_run_multi() {
 		rd1[i]=$(bench_read_bytes "${majs[i]}")
 	done
 	# the read-backs are over: the umounts and the content checks go at full speed
-	bench_stick_read_lift
+	bench_wl_is_offload "$w" && bench_stick_read_lift "${ids[@]}"
 	# shellcheck disable=SC2086
 	bench_kthread_snap $daemons >"$B_TMP/kt1"
 	# every stick's umount at once: each one's end is its own

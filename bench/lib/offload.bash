@@ -13,14 +13,13 @@
 #
 # Their sticks also get a blkio read throttle: --read-rate (default twice --rate; real
 # sticks read faster than they write), scaled with each stick's write rate (two-sticks-
-# verify: 40 and 20 MiB/s). stick.bash manages write rules only, so the read rules are set
-# and lifted here: lifted right after the measured command (the content check then reads
-# at full speed), before the stick goes down (a rule outlives losetup -d and would throttle
-# the next user of that loop device), and from the EXIT trap, on failure too.
+# verify: 40 and 20 MiB/s). stick_up --read-rate sets it as a step of the stick, so
+# stick_down (and the EXIT trap's stick_down_all, and `tests/stick cleanup` after a kill -9)
+# lifts it; the bench also lifts it right after the measured command, so that the
+# content check reads at full speed.
 
 B_OFFLOAD_WORKLOADS=(verify checksum noop-rerun two-sticks-verify)
 B_NOOP_FILES=1000 B_NOOP_SIZE=32768
-B_READ_RULES=() # "MAJ:MIN STICK_ID" of every stick read rule in place
 
 bench_wl_is_offload() { [[ " ${B_OFFLOAD_WORKLOADS[*]} " == *" $1 "* ]]; }
 
@@ -70,29 +69,24 @@ bench_offload_opts() {
 
 # ------------------------------------------------------------------- the read throttle
 
-# The read rate of a stick that writes at RATE: --read-rate scaled like the write rate.
-bench_read_rate_for() {
-	echo $(($1 * B_READ_RATE / B_RATE))
+# bench_wl_read_rate WORKLOAD RATE: the read throttle (stick_up --read-rate) of a stick
+# of WORKLOAD that writes at RATE: --read-rate scaled like the write rate; 0 (none)
+# outside issue 10's workloads.
+bench_wl_read_rate() {
+	bench_wl_is_offload "$1" || { echo 0; return 0; }
+	echo $(($2 * B_READ_RATE / B_RATE))
 }
 
-# bench_stick_read_throttle ID MAJ:MIN BYTES_PER_S: recorded before it is written, so the
-# trap lifts even a half-written rule.
-bench_stick_read_throttle() {
-	B_READ_RULES+=("$2 $1")
-	echo "$2 $3" >"$_BLKIO_READ"
-}
-
-# Lifts every stick read rule whose MAJ:MIN is still that stick's loop device.
+# bench_stick_read_lift ID...: lift the sticks' read rules now, the measurement being
+# over (stick_down would lift them too, later); only while the loop device is the stick's.
 bench_stick_read_lift() {
-	local rule majmin id dev rc=0 img
-	for rule in "${B_READ_RULES[@]}"; do
-		read -r majmin id <<<"$rule"
-		dev=$(readlink -f "/sys/dev/block/$majmin" 2>/dev/null) || continue
-		img="$STICK_BACKING_DIR/safecp-$id.img"
-		_stick_loop_is_ours "/dev/${dev##*/}" "$img" || continue
-		echo "$majmin 0" >"$_BLKIO_READ" || { bench_warn "could not lift the read throttle of $majmin (stick $id)"; rc=1; }
+	local id dev rc=0 STICK_MAJMIN STICK_DISK STICK_LOOPFILE
+	for id; do
+		eval "$(grep -E '^STICK_(MAJMIN|DISK|LOOPFILE)=' "$STICK_REGISTRY/$id/vars" 2>/dev/null)"
+		dev=$(readlink -f "/sys/dev/block/$STICK_MAJMIN" 2>/dev/null) || continue
+		_stick_loop_is_ours "/dev/${dev##*/}" "$STICK_LOOPFILE" || continue
+		echo "$STICK_MAJMIN 0" >"$_BLKIO_READ" || { bench_warn "could not lift the read throttle of $STICK_MAJMIN (stick $id)"; rc=1; }
 	done
-	((rc == 0)) && B_READ_RULES=()
 	return $rc
 }
 
