@@ -168,7 +168,14 @@ bench_method_cmd() {
 	safecp) B_CMD=("$B_SAFECP" --progress=none "${r[@]}" "${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
 	safecp-*) B_CMD=("$B_SAFECP" --progress=none "${r[@]}" --strategy="${m#safecp-}" \
 		"${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
+	safecp+*)
+		# issue 10's methods (lib/offload.bash); --skip-identical's rerun says in JSON what it skipped
+		local opts progress=none
+		mapfile -t opts < <(bench_offload_opts "$w" "$m" "$dest")
+		[[ $m == safecp+skip ]] && progress=json
+		B_CMD=("$B_SAFECP" --progress="$progress" "${r[@]}" "${opts[@]}" "${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
 	dd) B_CMD=(dd if="$src" of="$STICK_DISK" bs=4M iflag=fullblock oflag=direct conv=fsync status=none) ;;
+	dd-read) B_CMD=(dd if="$STICK_DISK" of=/dev/null bs=4M count=$(($(bench_wl_bytes "$w") / (4 * MIB))) iflag=direct status=none) ;;
 	*) return 1 ;;
 	esac
 }
@@ -215,9 +222,10 @@ _bench_fuse_pid() {
 	echo 0
 }
 
-# Remounts the stick and compares the copy with its source: "ok" or "DIFF".
+# _bench_verify WORKLOAD [METHOD REP]: remounts the stick and compares the copy with its
+# source: "ok" or "DIFF" (issue 10's workloads also check what they wrote beside it).
 _bench_verify() {
-	local w=$1 src dst pid=0 res=ok
+	local w=$1 m=${2-} rep=${3-1} src dst pid=0 res=ok
 	src=$(bench_wl_src "$w")
 	dst=$STICK_MNT/${src##*/}
 	if [[ $STICK_FS == exfat ]]; then
@@ -231,6 +239,7 @@ _bench_verify() {
 	else
 		cmp "$src" "$dst" >"$B_TMP/verify.out" 2>&1 || res=DIFF
 	fi
+	bench_wl_is_offload "$w" && bench_offload_check "$w" "$m" "$rep"
 	umount "$STICK_MNT" || res=UMOUNT
 	while ((pid > 0)) && [[ -d /proc/$pid ]]; do sleep 0.1; done
 	echo "$res"
@@ -239,7 +248,7 @@ _bench_verify() {
 # The columns of one run (runs.tsv: the last column is the repetition; results.tsv, made
 # by bench_collapse: the number of runs and the range of total_s instead).
 bench_results_header() {
-	printf 'workload\tmethod\tbytes\tfiles\trc\tcmd_s\tdirty_ret_mib\tumount_s\ttotal_s\tclean_s\tpeak_mib\tcpu_user_s\tcpu_sys_s\trss_kib\thost_cpu_s\tverify\tkthread_cpu_s\tlast_write_s\twrite_ios\twrite_bios'
+	printf 'workload\tmethod\tbytes\tfiles\trc\tcmd_s\tdirty_ret_mib\tumount_s\ttotal_s\tclean_s\tpeak_mib\tcpu_user_s\tcpu_sys_s\trss_kib\thost_cpu_s\tverify\tkthread_cpu_s\tlast_write_s\twrite_ios\twrite_bios\tread_bytes'
 	if [[ ${1-} == runs ]]; then printf '\trep\n'; else printf '\truns\ttotal_min_s\ttotal_max_s\n'; fi
 }
 
@@ -247,15 +256,18 @@ bench_results_header() {
 # in samples/ (WORKLOAD-METHOD.tsv for the first repetition, .rN.tsv for the others).
 bench_run_one() {
 	local w=$1 m=$2 rep=${3:-1} fs=$B_FS stats t0 tc tr tu tcl base rc hj0 hj1 dret peak verify=- umount_us=0 daemon=''
-	local user sys rss lastw ios0 bios0 ios1 bios1 samples="$B_OUT/samples/$w-$m.tsv"
+	local user sys rss lastw ios0 bios0 ios1 bios1 rd0 rd1 samples="$B_OUT/samples/$w-$m.tsv"
 	((rep > 1)) && samples="$B_OUT/samples/$w-$m.r$rep.tsv"
-	[[ $m == dd ]] && fs=none
-	stick_up --fs "$fs" --size "$B_STICK_MIB" --rate "$B_RATE" --iops "$(bench_wl_iops "$w")" || return 1
+	[[ $m == dd* ]] && fs=none
+	stick_up --fs "$fs" --size "$B_STICK_MIB" --rate "$B_RATE" --iops "$(bench_wl_iops "$w")" \
+		--read-rate "$(bench_wl_read_rate "$w" "$B_RATE")" || return 1
+	bench_offload_prepare "$w" "$m" "$rep" || { stick_down "$STICK_ID"; return 1; }
 	mapfile -t stats < <(bench_bdi_stats)
 	bench_method_cmd "$w" "$m" "$STICK_MNT" || return 1
 	bench_wl_is_card "$w" && { bench_card_rate "$(bench_wl_card_rate "$w")"; bench_card_cold; }
 	base=$(bench_sectors "$STICK_MAJMIN")
 	ios0=$(bench_write_ios "$STICK_MAJMIN") bios0=$(bench_write_bios "$STICK_MAJMIN")
+	rd0=$(bench_read_bytes "$STICK_MAJMIN")
 	hj0=$(bench_host_jiffies)
 	[[ $fs == exfat ]] && daemon=$(_bench_fuse_pid "$STICK_MNT")
 	bench_kthread_snap "$daemon" >"$B_TMP/kt0"
@@ -280,23 +292,29 @@ bench_run_one() {
 	hj1=$(bench_host_jiffies)
 	bench_kthread_snap "$daemon" >"$B_TMP/kt2"
 	ios1=$(bench_write_ios "$STICK_MAJMIN") bios1=$(bench_write_bios "$STICK_MAJMIN")
+	rd1=$(bench_read_bytes "$STICK_MAJMIN")
+	if bench_wl_is_offload "$w"; then
+		# the content check and the teardown read and go at full speed, without the rule
+		bench_stick_read_lift "$STICK_ID"
+		bench_offload_after "$w" "$m" "$rep" "$samples"
+	fi
 	peak=$(awk -v r="$dret" 'BEGIN { p = r } $2 > p { p = $2 } END { print p }' "$samples")
 	# when the device completed its last write, since the command started: the first
 	# sample that shows the final count (50 ms resolution)
 	lastw=$(awk -v c=$(((tc - t0) / 1000)) '$3 > w { w = $3; t = $1 }
 		END { printf "%.3f", (w > 0 ? t - c / 1000 : 0) }' "$samples")
 	read -r user sys rss < <(tail -n 1 "$B_TMP/time.out")
-	[[ -n $STICK_MNT && $rc == 0 ]] && verify=$(_bench_verify "$w")
-	[[ $m == dd ]] && verify=raw
+	[[ -n $STICK_MNT && $rc == 0 ]] && verify=$(_bench_verify "$w" "$m" "$rep")
+	[[ $m == dd* ]] && verify=raw
 	((rc == 0)) || bench_warn "$w/$m exited $rc: $(head -c 300 "$B_TMP/cmd.err")"
 	[[ $verify == DIFF ]] && bench_warn "$w/$m: the copy differs from the source: $(head -n 3 "$B_TMP/verify.out")"
-	printf '%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n' "$w" "$m" \
+	printf '%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n' "$w" "$m" \
 		"$(bench_wl_bytes "$w")" "$(bench_wl_files "$w")" "$rc" "$(bench_us_s $((tr - tc)))" \
 		"$(awk -v k="$dret" 'BEGIN { printf "%.1f", k / 1024 }')" "$(bench_us_s "$umount_us")" \
 		"$(bench_us_s $((tr - tc + umount_us)))" "$(bench_us_s $((tcl - tc)))" \
 		"$(awk -v k="$peak" 'BEGIN { printf "%.1f", k / 1024 }')" "${user:-0}" "${sys:-0}" "${rss:-0}" \
 		"$(awk -v j=$((hj1 - hj0)) 'BEGIN { printf "%.2f", j / 100 }')" "$verify" \
-		"$(bench_kthread_cpu "$B_TMP"/kt[012])" "$lastw" $((ios1 - ios0)) $((bios1 - bios0)) "$rep" >>"$B_OUT/runs.tsv"
+		"$(bench_kthread_cpu "$B_TMP"/kt[012])" "$lastw" $((ios1 - ios0)) $((bios1 - bios0)) $((rd1 - rd0)) "$rep" >>"$B_OUT/runs.tsv"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$m" "$(bench_us_s $((tc - t0)))" "$(bench_us_s $((tr - t0)))" \
 		"$(bench_us_s $((tr - t0 + umount_us)))" "$(bench_us_s $((tcl - t0)))" "$rep" >>"$B_OUT/events.tsv"
 	stick_down "$STICK_ID"

@@ -3,6 +3,9 @@
 #   two-sticks  the 1gib file (on /dev/shm) to sticks at --rate and --rate/2
 #   card3       the card, read-throttled to 3 x --rate, to three sticks at --rate
 #   card-split  the card, read-throttled to --card-rate, to sticks at --rate and --rate/2
+#   two-sticks-verify  two-sticks with --verify (issue 10, lib/offload.bash): the sticks
+#               also read-throttled, at --read-rate and half that; safecp only (cp does not
+#               read back); raw = bytes / write rate + bytes / read rate of each stick
 #
 # safecp: `safecp --progress=json [-r] SRC -t MNT1 -t MNT2...` (one reader, each
 # destination at its own pace); cp: `cp [-r] SRC MNT1/ && cp [-r] SRC MNT2/ && ...`, one
@@ -22,21 +25,21 @@
 # measured, with the reason; cp still runs.
 
 bench_wl_is_multi() {
-	case $1 in two-sticks | card3 | card-split) return 0 ;; esac
+	case $1 in two-sticks | card3 | card-split | two-sticks-verify) return 0 ;; esac
 	return 1
 }
 
 # The destinations' write throttles, in B/s.
 bench_multi_rates() {
 	case $1 in
-	two-sticks | card-split) echo "$B_RATE $((B_RATE / 2))" ;;
+	two-sticks | card-split | two-sticks-verify) echo "$B_RATE $((B_RATE / 2))" ;;
 	card3) echo "$B_RATE $B_RATE $B_RATE" ;;
 	esac
 }
 
 bench_multi_header() {
 	printf 'workload\tmethod\treason\n' >"$B_OUT/multi-skipped.tsv"
-	printf 'workload\tmethod\tdest\trate\tbytes\trc\tcmd_s\tdest_done_s\tumount_end_s\tfinish_s\tlast_write_s\tpeak_mib\tdirty_ret_mib\twrite_ios\twrite_bios\tcpu_user_s\tcpu_sys_s\trss_kib\tkthread_cpu_s\tsrc_read\tsrc_reread\tcard_read\toutcome\tverify\tndest\tdevice_idle_s\n'
+	printf 'workload\tmethod\tdest\trate\tbytes\trc\tcmd_s\tdest_done_s\tumount_end_s\tfinish_s\tlast_write_s\tpeak_mib\tdirty_ret_mib\twrite_ios\twrite_bios\tcpu_user_s\tcpu_sys_s\trss_kib\tkthread_cpu_s\tsrc_read\tsrc_reread\tcard_read\toutcome\tverify\tndest\tdevice_idle_s\tread_rate\tread_bytes\tverified\n'
 }
 
 # B_MULTI_NO: why safecp's multi-destination runs are left out ('' when they are not).
@@ -73,6 +76,10 @@ _bench_multi_cmd() {
 	case $m in
 	cp) B_CMD=(sh -c 'r=$1 src=$2; shift 2; for d; do cp $r "$src" "$d/" || exit; done' sh "${r[0]-}" "$src" "$@") ;;
 	safecp) B_CMD=("$B_SAFECP" --progress=json "${r[@]}" "${B_SAFECP_OPTS[@]}" "$src" "${t[@]}") ;;
+	safecp+*)
+		local opts
+		mapfile -t opts < <(bench_offload_opts "$w" "$m" "")
+		B_CMD=("$B_SAFECP" --progress=json "${r[@]}" "${opts[@]}" "${B_SAFECP_OPTS[@]}" "$src" "${t[@]}") ;;
 	safecp-*) B_CMD=("$B_SAFECP" --progress=json "${r[@]}" --strategy="${m#safecp-}" "${B_SAFECP_OPTS[@]}" "$src" "${t[@]}") ;;
 	*) return 1 ;;
 	esac
@@ -97,7 +104,7 @@ _bench_multi_source() {
 # bench_run_multi WORKLOAD METHOD: one run, one row per destination in multi.tsv.
 bench_run_multi() {
 	local w=$1 m=$2 rates=() ids=() mnts=() majs=() stats=() bases=() ios0=() bios0=() ups=()
-	local i n src t0 tc tr rc user sys rss card0=0 card1=0 srcr srcrr daemons='' kt
+	local i n src t0 tc tr rc user sys rss card0=0 card1=0 srcr srcrr daemons='' kt rrates=() rd0=() rd1=() rr
 	if [[ $m == safecp* && -n ${B_MULTI_NO-} ]]; then
 		printf '%s\t%s\t%s\n' "$w" "$m" "$B_MULTI_NO" >>"$B_OUT/multi-skipped.tsv"
 		return 0
@@ -105,9 +112,10 @@ bench_run_multi() {
 	read -r -a rates <<<"$(bench_multi_rates "$w")"
 	n=${#rates[@]}
 	for ((i = 0; i < n; i++)); do
-		stick_up --fs "$B_FS" --size "$B_STICK_MIB" --rate "${rates[i]}" --iops "$(bench_wl_iops "$w")" ||
-			{ _bench_multi_down "${ids[@]}"; return 1; }
-		ids+=("$STICK_ID") mnts+=("$STICK_MNT") majs+=("$STICK_MAJMIN")
+		rr=$(bench_wl_read_rate "$w" "${rates[i]}")
+		stick_up --fs "$B_FS" --size "$B_STICK_MIB" --rate "${rates[i]}" --iops "$(bench_wl_iops "$w")" \
+			--read-rate "$rr" || { _bench_multi_down "${ids[@]}"; return 1; }
+		ids+=("$STICK_ID") mnts+=("$STICK_MNT") majs+=("$STICK_MAJMIN") rrates+=("$rr")
 		stats+=("$(bench_bdi_stats | tr '\n' ' ')")
 		[[ $B_FS == exfat ]] && daemons+=" $(_bench_fuse_pid "$STICK_MNT")"
 	done
@@ -123,7 +131,7 @@ bench_run_multi() {
 	t0=$(bench_now)
 	for ((i = 0; i < n; i++)); do
 		bases[i]=$(bench_sectors "${majs[i]}") ios0[i]=$(bench_write_ios "${majs[i]}")
-		bios0[i]=$(bench_write_bios "${majs[i]}")
+		bios0[i]=$(bench_write_bios "${majs[i]}") rd0[i]=$(bench_read_bytes "${majs[i]}")
 		# shellcheck disable=SC2086 # the stats files, blank-separated
 		bench_sampler_start "$B_OUT/samples/$w-$m.d$((i + 1)).tsv" "$t0" "${majs[i]}" "${bases[i]}" ${stats[i]}
 	done
@@ -134,7 +142,10 @@ bench_run_multi() {
 	for ((i = 0; i < n; i++)); do
 		# shellcheck disable=SC2086
 		bench_pending_kib ${stats[i]} >"$B_TMP/dret.$i"
+		rd1[i]=$(bench_read_bytes "${majs[i]}")
 	done
+	# the read-backs are over: the umounts and the content checks go at full speed
+	bench_wl_is_offload "$w" && bench_stick_read_lift "${ids[@]}"
 	# shellcheck disable=SC2086
 	bench_kthread_snap $daemons >"$B_TMP/kt1"
 	# every stick's umount at once: each one's end is its own
@@ -163,7 +174,7 @@ bench_run_multi() {
 # One destination's row; reads the locals of bench_run_multi.
 _bench_multi_row() {
 	local i=$1 samples="$B_OUT/samples/$w-$m.d$(($1 + 1)).tsv" tu done_s outcome lastw lastret peak fin idle verify=-
-	local ios bios
+	local ios bios verified=-
 	# before the check remounts it
 	ios=$(($(bench_write_ios "${majs[i]}") - ios0[i])) bios=$(($(bench_write_bios "${majs[i]}") - bios0[i]))
 	# the last word after the sampler stopped
@@ -173,6 +184,10 @@ _bench_multi_row() {
 	tu=$(<"$B_TMP/umount.$i")
 	read -r done_s outcome < <(_bench_multi_json "$B_TMP/cmd.out" "${mnts[i]}" "$tc")
 	[[ $m == cp ]] && outcome=-
+	# files verified/mismatched, and whether the read-back bypassed the cache
+	[[ $m == safecp* ]] && verified=$(jq -r --arg d "${mnts[i]}" 'select(.event == "done") | .destinations[]? |
+		select((.dest // "" | rtrimstr("/")) == ($d | rtrimstr("/"))) |
+		"\(.files_verified // "-")/\(.files_mismatched // "-")/\(.verify_cache_bypassed // "-")"' "$B_TMP/cmd.out" 2>/dev/null | tail -n 1)
 	# the first sample showing the final count: overall, and before the command returned
 	# (what umount writes later is not the copy's)
 	read -r lastw lastret peak < <(awk -v c=$(((tc - t0) / 1000)) -v r=$(((tr - t0) / 1000)) '
@@ -192,12 +207,13 @@ _bench_multi_row() {
 		stick_load "${ids[i]}" && verify=$(_bench_verify "$w")
 	fi
 	[[ $verify == DIFF ]] && bench_warn "$w/$m: the copy on destination $((i + 1)) differs from the source: $(head -n 3 "$B_TMP/verify.out")"
-	printf '%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\n' \
+	printf '%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\n' \
 		"$w" "$m" $((i + 1)) "${rates[i]}" "$(bench_wl_bytes "$w")" "$rc" "$(bench_us_s $((tr - tc)))" \
 		"$done_s" "$(bench_us_s $((tu - tc)))" "$fin" "$lastw" "$peak" \
 		"$(awk -v k="$(<"$B_TMP/dret.$i")" 'BEGIN { printf "%.1f", k / 1024 }')" \
 		"$ios" "$bios" "${user:-0}" "${sys:-0}" "${rss:-0}" "$kt" \
-		"$srcr" "$srcrr" $((card1 - card0)) "$outcome" "$verify" "$n" "$idle" >>"$B_OUT/multi.tsv"
+		"$srcr" "$srcrr" $((card1 - card0)) "$outcome" "$verify" "$n" "$idle" "${rrates[i]}" $((rd1[i] - rd0[i])) \
+		"${verified:--}" >>"$B_OUT/multi.tsv"
 }
 
 _bench_multi_down() {
@@ -220,13 +236,14 @@ bench_multi_report() {
 		n++; W[n] = $1; M[n] = $2; D[n] = $3; R[n] = $4; B[n] = $5; RC[n] = $6; CMD[n] = $7
 		DD[n] = $8; UE[n] = $9; FIN[n] = $10; PEAK[n] = $12; DRET[n] = $13; IOS[n] = $14; BIOS[n] = $15
 		CPU[n] = $16 + $17; RSS[n] = $18; KT[n] = $19; SR[n] = $20; SRR[n] = $21; CARD[n] = $22
-		OUT[n] = $23; VER[n] = $24; ND[n] = $25; IDLE[n] = $26
+		OUT[n] = $23; VER[n] = $24; ND[n] = $25; IDLE[n] = $26; RR[n] = $27 + 0; RDB[n] = $28; VFD[n] = $29
 		if ($2 == "cp") CPF[$1, $3] = $10
 	}
 	# the raw time of destination i: bytes / its rate; card-split fast stick: the card read
 	# (measured); card3: the slower of the sticks and the card at its card3 rate
 	function raw(i) {
 		if (W[i] == "card-split" && D[i] == 1 && card_read > 0) return card_read
+		if (RR[i] > 0) return B[i] / R[i] + B[i] / RR[i]  # with --verify: write, then read back
 		if (W[i] == "card3" && B[i] / card3_rate > B[i] / R[i]) return B[i] / card3_rate
 		return B[i] / R[i]
 	}
@@ -237,8 +254,9 @@ bench_multi_report() {
 		print "| workload | method | dest | MiB/s | returns s | dest-done s | device idle s | umount end s | finish s | raw s | × raw | × cp | peak dirty MiB | dirty at return MiB | write requests | write bios | outcome | check |"
 		print "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|"
 		for (i = 1; i <= n; i++)
-			printf "| %s | %s | %d | %.1f | %s | %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %d | %d | %s | %s |\n",
-			    W[i], M[i], D[i], R[i] / 1048576, CMD[i], DD[i], IDLE[i], UE[i], FIN[i], raw(i),
+			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %d | %d | %s | %s |\n",
+			    W[i], M[i], D[i], sprintf("%.1f", R[i] / 1048576) (RR[i] > 0 ? sprintf(", reads %.1f", RR[i] / 1048576) : ""),
+			    CMD[i], DD[i], IDLE[i], UE[i], FIN[i], raw(i),
 			    ratio(FIN[i], raw(i)), ratio(FIN[i], CPF[W[i], D[i]]), PEAK[i], DRET[i], IOS[i], BIOS[i],
 			    OUT[i], (RC[i] != 0 ? "exit " RC[i] : VER[i])
 		print ""
@@ -252,7 +270,7 @@ bench_multi_report() {
 			if (M[i] == "cp") { CPCPU[W[i]] = CPU[i]; CPKT[W[i]] = KT[i] }
 		}
 		print ""
-		print "Targets (issue 9):"
+		print "Targets (issue 9; two-sticks-verify: issue 10):"
 		print ""
 		for (k = 1; k <= ns; k++) { split(SKIP[k], s, "\t"); printf "- %s %s: not measured: %s\n", s[1], s[2], s[3] }
 		for (i = 1; i <= n; i++) {
@@ -264,6 +282,9 @@ bench_multi_report() {
 				printf "%s: finish %s s / raw %.2f s = %.3f (target <= %.2f): %s\n", pre, FIN[i], raw(i), r, target(i), (r <= target(i) ? "ok" : "**MISS**")
 			} else if (FIN[i] > LAST[W[i]]) LAST[W[i]] = FIN[i]
 			printf "%s: peak dirty %s MiB (target <= 24 MiB): %s\n", pre, PEAK[i], (PEAK[i] <= 24 ? "ok" : "**MISS**")
+			if (RR[i] > 0)
+				printf "%s: read back at %.1f MiB/s: files verified/mismatched/cache bypassed %s; the stick read %.1f MiB (%.3f × the bytes): %s\n", pre,
+				    RR[i] / 1048576, VFD[i], RDB[i] / 1048576, RDB[i] / B[i], (RDB[i] >= B[i] ? "the read-back reached the device" : "**the read-back did not all reach the device**")
 			if (D[i] != ND[i]) continue
 			# once per run, on its last destination
 			pre = sprintf("- %s %s", W[i], M[i])

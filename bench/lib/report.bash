@@ -26,21 +26,33 @@ NR == 1 { next }
 	n++; W[n] = $1; M[n] = $2; B[n] = $3; F[n] = $4; RC[n] = $5; CMD[n] = $6; DRET[n] = $7
 	UM[n] = $8; TOT[n] = $9; CLEAN[n] = $10; PEAK[n] = $11; CPU[n] = $12 + $13; RSS[n] = $14
 	HOST[n] = $15; VER[n] = $16; KT[n] = $17 == "" ? "-" : $17
-	LASTW[n] = $18 == "" ? 0 : $18; WIOS[n] = $19; WBIOS[n] = $20
-	RUNS[n] = $21; TMIN[n] = $22; TMAX[n] = $23
+	LASTW[n] = $18 == "" ? 0 : $18; WIOS[n] = $19; WBIOS[n] = $20; RD[n] = $21
+	RUNS[n] = $22; TMIN[n] = $23; TMAX[n] = $24
 	DONE[n] = LASTW[n] > TOT[n] + 0.1 ? LASTW[n] : TOT[n]
 	if ($1 == "1gib" && $2 == "dd") { rate = $3 / DONE[n] }
+	if ($1 == "verify" && ($2 == "dd" || $2 == "dd-read")) rawverify += DONE[n]
 	if ($2 == "cp") { CPT[$1] = DONE[n]; CPCPU[$1] = $12 + $13; CPKT[$1] = $17; CPIOS[$1] = $19; CPBIOS[$1] = $20 }
 	if (!($1 in SEEN)) { SEEN[$1] = 1; order[++nw] = $1 }
 	bytes[$1] = $3
 }
 function raw(w,   wr) {
 	if (w == "1gib") return rawdd
+	if (w == "verify") return rawverify
+	if (w == "noop-rerun") return 0
 	wr = rate > 0 ? bytes[w] / rate : 0
 	if (w == "card" && card_read > wr) return card_read
 	return wr
 }
 function ratio(a, b) { return b > 0 ? sprintf("%.3f", a / b) : "-" }
+# issue 10 names its methods by what they add (lib/offload.bash)
+function label(w, m) {
+	if (m == "dd") return w == "verify" ? "dd oflag=direct (raw write)" : "dd oflag=direct (raw)"
+	if (m == "dd-read") return "dd iflag=direct (raw read)"
+	if (m == "safecp+verify") return "safecp --verify"
+	if (m == "safecp+xxh128") return "safecp --checksum=xxh128 --sums"
+	if (m == "safecp+skip") return "safecp --skip-identical (rerun)"
+	return m
+}
 function finish() {
 	for (i = 1; i <= n; i++) if (W[i] == "1gib" && M[i] == "dd") rawdd = DONE[i]
 }
@@ -67,7 +79,7 @@ bench_collapse() {
 		N[key]++
 		if ($5 != 0 && RC[key] == 0) RC[key] = $5
 		if ($16 != "ok" && VER[key] == "ok") VER[key] = $16
-		for (c = 6; c <= 20; c++) if (c != 16) V[key, c] = V[key, c] " " $c
+		for (c = 6; c <= 21; c++) if (c != 16) V[key, c] = V[key, c] " " $c
 		if (N[key] == 1 || $9 < MIN[key]) MIN[key] = $9
 		if (N[key] == 1 || $9 > MAX[key]) MAX[key] = $9
 	}
@@ -75,7 +87,7 @@ bench_collapse() {
 		for (k = 1; k <= nk; k++) {
 			key = order[k]
 			line = W[key] OFS M[key] OFS B[key] OFS F[key] OFS RC[key]
-			for (c = 6; c <= 20; c++) line = line OFS (c == 16 ? VER[key] : median(V[key, c]))
+			for (c = 6; c <= 21; c++) line = line OFS (c == 16 ? VER[key] : median(V[key, c]))
 			print line, N[key], MIN[key], MAX[key]
 		}
 	}' "$B_OUT/runs.tsv" >>"$B_OUT/results.tsv"
@@ -91,7 +103,8 @@ END {
 		w = order[k]
 		how = "bytes / dd rate"
 		if (w == "card" && raw(w) == card_read) how = "card read, measured"
-		if (w != "1gib")
+		if (w == "verify") how = "write + read, measured"
+		if (w != "1gib" && w != "noop-rerun")
 			printf "| %s | raw (%s) | | | | %.2f | | 1.000 | %s | | | | | | |\n", w, how,
 			    raw(w), ratio(raw(w), CPT[w])
 		for (i = 1; i <= n; i++) {
@@ -104,8 +117,8 @@ END {
 			ios = WIOS[i] == "" ? "-" : sprintf("%d (%s)", WIOS[i], ratio(WIOS[i], CPIOS[w]))
 			bios = WBIOS[i] == "" ? "-" : sprintf("%d (%s)", WBIOS[i], ratio(WBIOS[i], CPBIOS[w]))
 			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.1f | %s |\n", w,
-			    M[i] == "dd" ? "dd oflag=direct (raw)" : M[i], CMD[i], DRET[i],
-			    M[i] == "dd" ? "-" : UM[i], tot, PEAK[i], ratio(DONE[i], raw(w)),
+			    label(w, M[i]), CMD[i], DRET[i],
+			    M[i] ~ /^dd/ ? "-" : UM[i], tot, PEAK[i], ratio(DONE[i], raw(w)),
 			    ratio(DONE[i], CPT[w]), ios, bios, CPU[i], KT[i], RSS[i] / 1024, chk
 		}
 	}
@@ -193,10 +206,12 @@ bench_report() {
 			bench_report_targets
 		fi
 		bench_multi_report
+		bench_offload_report
 	} >"$B_OUT/table.md"
 	cat "$B_OUT/table.md"
 	for w in "${B_WORKLOADS[@]}"; do
 		bench_wl_is_multi "$w" && continue
+		bench_wl_is_offload "$w" && continue # no cp to plot against
 		bench_report_plot "$w" || bench_warn "gnuplot failed for $w"
 	done
 }

@@ -18,6 +18,9 @@
 #            write throttle while it is filled), then read-throttled to $B_CARD_RATE
 #   two-sticks   the 1gib file, to two sticks at once (lib/multi.bash)
 #   card3, card-split   the card, to three or two sticks at once (lib/multi.bash)
+#   verify, checksum, two-sticks-verify   the 1gib file (lib/offload.bash)
+#   noop-rerun   1000 files of 32 KiB in DCIM/100SAFE..109SAFE/     $B_SRC/noop/
+#                (lib/offload.bash; not scaled by --size-scale: the target is 1000 files)
 #
 # --size-scale 1/N divides byte counts of 1gib and card and the file counts of 1000x1m,
 # tree and mixed by N (file sizes stay what a camera or a photo library has).
@@ -36,16 +39,18 @@ bench_stream() {
 
 bench_wl_bytes() {
 	case $1 in
-	1gib | card | two-sticks | card3 | card-split) echo $((1024 * MIB / B_DIV)) ;;
+	1gib | card | two-sticks | card3 | card-split | verify | checksum | two-sticks-verify) echo $((1024 * MIB / B_DIV)) ;;
 	1000x1m) echo $(((1000 / B_DIV) * MIB)) ;; # whole files: the count is divided
+	noop | noop-rerun) echo $((B_NOOP_FILES * B_NOOP_SIZE)) ;; # not scaled: the target is 1000 files
 	tree | mixed) awk -F'\t' '{ s += $1 } END { print s }' "$B_SRC/$1.sizes" ;;
 	esac
 }
 
 bench_wl_files() {
 	case $1 in
-	1gib | two-sticks) echo 1 ;;
+	1gib | two-sticks | verify | checksum | two-sticks-verify) echo 1 ;;
 	1000x1m) echo $((1000 / B_DIV)) ;;
+	noop | noop-rerun) echo "$B_NOOP_FILES" ;;
 	tree) echo $((2000 / B_DIV)) ;;
 	mixed) echo $((2100 / B_DIV)) ;;
 	card | card3 | card-split) echo 32 ;;
@@ -55,8 +60,9 @@ bench_wl_files() {
 # The path given to cp/safecp; a directory is copied whole (-r).
 bench_wl_src() {
 	case $1 in
-	1gib | two-sticks) echo "$B_SRC/big.bin" ;;
+	1gib | two-sticks | verify | checksum | two-sticks-verify) echo "$B_SRC/big.bin" ;;
 	1000x1m) echo "$B_SRC/m1000" ;;
+	noop-rerun) echo "$B_SRC/noop" ;;
 	tree) echo "$B_SRC/tree" ;;
 	mixed) echo "$B_SRC/mixed" ;;
 	card | card3 | card-split) echo "$B_CARD_MNT/DCIM" ;;
@@ -67,8 +73,9 @@ bench_wl_src() {
 # workloads share the 1gib file and the card.
 bench_wl_kind() {
 	case $1 in
-	two-sticks) echo 1gib ;;
+	two-sticks | verify | checksum | two-sticks-verify) echo 1gib ;;
 	card3 | card-split) echo card ;;
+	noop-rerun) echo noop ;;
 	*) echo "$1" ;;
 	esac
 }
