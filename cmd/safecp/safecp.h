@@ -74,8 +74,9 @@ struct safecp_job {
 	struct write_plan wplan;
 	struct plan_problem refusal; /* PLAN_OK, or why plan_check said no */
 	struct plan_names names;     /* name rule problems, or the renames */
-	/* --skip-identical=hash by the ASC MHL history: the record that judged
-	 * (the manifest carries its entries of the files left alone), or NULL */
+	/* --skip-identical by the ASC MHL history: the record hash judged by,
+	 * or quick with --mhl asked (the manifest carries its entries of the
+	 * files left alone and asks it what the history lists), or NULL */
 	struct mhl_record *identical_mhl;
 	struct recorded_sums identical_rec;
 };

@@ -2,7 +2,9 @@
  * files, and the words for how each was judged.
  *
  * quick compares size and mtime within the destination filesystem's step
- * (fs_traits.h).  hash asks, in this order: the destination's ASC MHL
+ * (fs_traits.h); with --mhl, a file no generation of the destination's
+ * history lists is compared by reading both copies instead, so that the
+ * new generation lists it.  hash asks, in this order: the destination's ASC MHL
  * history (its newest generation, used only when the chain's C4 ID
  * vouches for its bytes: mhl_record.h), then the --sums lists a run
  * before wrote, then both copies read.  A list counts for a destination
@@ -19,6 +21,7 @@
 #include "common/exitcodes.h"
 #include "common/msg.h"
 #include "common/quote.h"
+#include "copy/manifest.h"
 #include "copy/mhl_record.h"
 #include "safecp/safecp.h"
 #include "util/cleanup.h"
@@ -135,22 +138,59 @@ static const struct recorded_sums *lists_record(const struct safecp_options *o,
 	return lists;
 }
 
+/* quick with --mhl: the history, to ask whether a file is listed in any
+ * generation at all, or NULL (none: no file is).  Quiet: a damaged history
+ * is refused by --mhl itself (safecp_mhl.c). */
+static const struct recorded_sums *listing_record(const struct safecp_job *job,
+						  struct mhl_record **ret,
+						  struct recorded_sums *rec)
+{
+	switch (mhl_record_open(job->plan->dest_dir, ret, NULL)) {
+	case MHL_RECORD_OK:
+		*rec = mhl_record_recorded(*ret);
+		return rec;
+	case MHL_RECORD_NO_MEMORY:
+		cli_usage_error("out of memory");
+	case MHL_RECORD_NONE:
+	case MHL_RECORD_UNREADABLE:
+	case MHL_RECORD_C4_MISMATCH:
+		break;
+	}
+	return NULL;
+}
+
+/* The formats a manifest lists (safecp_sums.c hashes the copies so). */
+static checksum_set mhl_algs(const struct safecp_options *o)
+{
+	checksum_set s = manifest_formats(o->checksums);
+
+	return s ? s : CHECKSUM_BIT(CHECKSUM_XXH128);
+}
+
 int identical_judge(const struct safecp_options *o, struct safecp_job *job)
 {
 	struct recorded_sums rec;
 	struct identical_options io = {
 		.mode = o->skip_identical,
 		.mtime_step_ns = fs_traits_of(job->target)->mtime_step_ns,
+		/* --mhl lists what a judgement read (copy/manifest.h) */
+		.keep_algs = o->mhl ? mhl_algs(o) : 0,
 	};
 	int r;
 
 	if (!o->skip_identical)
 		return 0;
+	/* kept: --mhl asks it again, and carries what it vouched for
+	 * (job_done frees it) */
 	if (io.mode == IDENTICAL_HASH) {
-		/* kept: --mhl carries what it vouched for (job_done frees it) */
 		io.recorded = mhl_record(job, &job->identical_mhl, &job->identical_rec);
 		if (!io.recorded)
 			io.recorded = lists_record(o, job, &rec);
+	} else if (o->mhl) {
+		/* a file no generation lists (a first run killed before its
+		 * epilogue) is read, so that this generation lists it */
+		io.recorded = listing_record(job, &job->identical_mhl, &job->identical_rec);
+		io.listed_only = true;
 	}
 	r = plan_skip_identical(job->plan, &io);
 	if (r < 0) {

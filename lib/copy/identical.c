@@ -114,39 +114,101 @@ static int digest_dest(const struct plan_entry *e, checksum_set algs, void *buf,
 	return fd < 0 ? fd : digest_fd(fd, (off_t)e->dst_old_size, algs, buf, ret);
 }
 
-/* hash: the record's word, else both copies read.  The judgement, or
- * PLAN_IDENTICAL_NO; -ENOMEM. */
-static int judge_by_content(const struct plan *p, size_t idx, const struct recorded_sums *rec,
-			    void *buf)
+/* A judgement's scratch: the read buffer, made on first use, and the
+ * source's digests of the file being judged. */
+struct judge {
+	const struct identical_options *o;
+	void *buf;
+	struct checksum_result src;
+};
+
+static int judge_buffer(struct judge *j)
 {
-	const struct plan_entry *e = &p->entries[idx];
-	struct checksum_result src, dst;
-	struct recorded_file f = { 0 };
+	if (!j->buf && !(j->buf = malloc(READ_BUF)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* rec's entry for entry idx: 1 listed (in *f), 0 not, -ENOMEM. */
+static int recorded_entry(const struct plan *p, size_t idx, const struct recorded_sums *rec,
+			  struct recorded_file *f)
+{
 	char rel[PATH_MAX];
 	int r;
 
+	if (!rec || !plan_dest_rel(p, idx, rel, sizeof(rel)))
+		return 0;
+	r = rec->lookup(rec->ctx, rel, f);
+	return r == -ENOMEM ? r : r > 0;
+}
+
+/* The record's word (rec), else both copies read: the judgement, or
+ * PLAN_IDENTICAL_NO; -ENOMEM.  j->src holds the source's digests, also
+ * those of keep_algs. */
+static int judge_by_content(const struct plan *p, size_t idx, const struct recorded_sums *rec,
+			    struct judge *j)
+{
+	const struct plan_entry *e = &p->entries[idx];
+	struct checksum_result dst;
+	struct recorded_file f = { 0 };
+	int r = judge_buffer(j);
+
+	if (r < 0)
+		return r;
 	if (rec) {
-		if (!plan_dest_rel(p, idx, rel, sizeof(rel)))
-			return PLAN_IDENTICAL_NO;
-		r = rec->lookup(rec->ctx, rel, &f);
-		if (r == -ENOMEM)
+		r = recorded_entry(p, idx, rec, &f);
+		if (r < 0)
 			return r;
 		/* never trust what is not listed, or listed as failed */
-		if (r <= 0 || f.action != RECORDED_GOOD || !(f.sums.algs & CHECKSUM_SET_ALL))
+		if (r == 0 || f.action != RECORDED_GOOD || !(f.sums.algs & CHECKSUM_SET_ALL))
 			return PLAN_IDENTICAL_NO;
-		r = digest_source(e->source, f.sums.algs & CHECKSUM_SET_ALL, buf, &src);
+		r = digest_source(e->source, (f.sums.algs & CHECKSUM_SET_ALL) | j->o->keep_algs,
+				  j->buf, &j->src);
 		if (r == -ENOMEM)
 			return r;
-		return r == 0 && checksum_result_match(&src, &f.sums) ? (int)rec->basis
-								      : PLAN_IDENTICAL_NO;
+		return r == 0 && checksum_result_match(&j->src, &f.sums) ? (int)rec->basis
+									 : PLAN_IDENTICAL_NO;
 	}
-	r = digest_source(e->source, CHECKSUM_BIT(CHECKSUM_XXH128), buf, &src);
+	r = digest_source(e->source, CHECKSUM_BIT(CHECKSUM_XXH128) | j->o->keep_algs, j->buf,
+			  &j->src);
 	if (r == 0)
-		r = digest_dest(e, CHECKSUM_BIT(CHECKSUM_XXH128), buf, &dst);
+		r = digest_dest(e, CHECKSUM_BIT(CHECKSUM_XXH128), j->buf, &dst);
 	if (r == -ENOMEM)
 		return r;
-	return r == 0 && checksum_result_match(&src, &dst) ? PLAN_IDENTICAL_CONTENT
-							   : PLAN_IDENTICAL_NO;
+	/* they share xxh128 only: that is what is compared */
+	return r == 0 && checksum_result_match(&j->src, &dst) ? PLAN_IDENTICAL_CONTENT
+							      : PLAN_IDENTICAL_NO;
+}
+
+/* quick: size and mtime; with listed_only, a file the record does not
+ * list is read as hash without a record reads it. */
+static int judge_quick(const struct plan *p, size_t idx, struct judge *j)
+{
+	const struct plan_entry *e = &p->entries[idx];
+	struct recorded_file f = { 0 };
+	int r;
+
+	if (!identical_mtime(&e->source->st.st_mtim, &e->dst_mtim, j->o->mtime_step_ns))
+		return PLAN_IDENTICAL_NO;
+	if (!j->o->listed_only)
+		return PLAN_IDENTICAL_QUICK;
+	r = recorded_entry(p, idx, j->o->recorded, &f);
+	if (r != 0)
+		return r < 0 ? r : PLAN_IDENTICAL_QUICK;
+	return judge_by_content(p, idx, NULL, j);
+}
+
+/* Keep what reading the source computed, if asked: 0 or -ENOMEM. */
+static int keep_sums(struct plan_entry *e, const struct judge *j)
+{
+	if (!j->o->keep_algs ||
+	    (e->identical != PLAN_IDENTICAL_CONTENT && e->identical != PLAN_IDENTICAL_LIST))
+		return 0;
+	e->judged_sums = malloc(sizeof(*e->judged_sums));
+	if (!e->judged_sums)
+		return -ENOMEM;
+	*e->judged_sums = j->src;
+	return 0;
 }
 
 /* A file whose destination is a regular file of its size: replaced, or
@@ -159,30 +221,26 @@ static bool candidate(const struct plan_entry *e)
 
 int plan_skip_identical(struct plan *p, const struct identical_options *o)
 {
-	_cleanup_free_ void *buf = NULL;
+	struct judge j = { .o = o };
+	int r = 0;
 
-	for (size_t i = 0; i < p->n_entries; i++) {
+	for (size_t i = 0; r >= 0 && i < p->n_entries; i++) {
 		struct plan_entry *e = &p->entries[i];
-		int r;
 
 		if (!candidate(e))
 			continue;
-		if (o->mode == IDENTICAL_QUICK) {
-			r = identical_mtime(&e->source->st.st_mtim, &e->dst_mtim, o->mtime_step_ns)
-				    ? PLAN_IDENTICAL_QUICK : PLAN_IDENTICAL_NO;
-		} else {
-			if (!buf && !(buf = malloc(READ_BUF)))
-				return -ENOMEM;
-			r = judge_by_content(p, i, o->recorded, buf);
-			if (r < 0)
-				return r;
-		}
-		e->identical = (enum plan_identical)r;
-		if (r == PLAN_IDENTICAL_NO)
+		r = o->mode == IDENTICAL_QUICK ? judge_quick(p, i, &j)
+					       : judge_by_content(p, i, o->recorded, &j);
+		if (r <= PLAN_IDENTICAL_NO)
 			continue;
+		e->identical = (enum plan_identical)r;
 		e->skip_existing = true;
 		e->dst_freed = 0; /* nothing replaced, nothing freed */
+		r = keep_sums(e, &j);
 	}
+	free(j.buf);
+	if (r < 0)
+		return r;
 	plan_count(p);
 	return 0;
 }

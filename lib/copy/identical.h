@@ -14,6 +14,8 @@
  *          or the checksum lists, sums_index.h), and the record does not
  *          say it failed; or,
  *          without a record, both copies read whole have the same xxh128.
+ * quick with listed_only: a file of the same size and mtime that the
+ * record does not list is judged as hash without a record does.
  * A file without a record entry, a record without a common algorithm, a
  * file that cannot be read or is no longer what the plan saw: copied as
  * before.  Nothing is trusted that was not matched.
@@ -66,7 +68,18 @@ struct recorded_sums {
 struct identical_options {
 	enum identical_mode mode;
 	uint32_t mtime_step_ns;   /* quick: the destination's (fs_traits.h); 0 is 1 */
-	const struct recorded_sums *recorded; /* hash: NULL reads both copies */
+	/* hash: NULL reads both copies.  quick with listed_only: the record
+	 * asked whether a file is listed at all (NULL: none is) */
+	const struct recorded_sums *recorded;
+	/* quick: a file of the same size and mtime that `recorded` does not
+	 * list is judged by reading both copies instead, so that its digest
+	 * can go into the record written next (a copy that never got its
+	 * record, cut short) */
+	bool listed_only;
+	/* nonzero: a source read for a judgement is hashed with these too,
+	 * and a file judged by reading it (content, list) keeps its digests
+	 * in plan_entry.judged_sums */
+	checksum_set keep_algs;
 };
 
 /* Is dst the mtime a filesystem that stores multiples of step_ns (FAT:

@@ -84,23 +84,19 @@ static int add_entry(struct mhl_generation *g, const struct manifest_input *in, 
 	return r == -EILSEQ ? 1 : r;
 }
 
-/* A file --skip-identical=hash left alone because the history vouched
- * for it had those hashes computed from the source again, and equal: they
- * go on, verified, so this generation still lists it.  One left alone
- * otherwise was not hashed by this process and is not listed (ASC MHL has
- * no action for a hash taken over unchecked).  0 (listed, or nothing to
- * carry), or -errno. */
-static int carry_entry(struct mhl_generation *g, const struct manifest_input *in, size_t idx)
+/* A file left alone because the history vouched for it
+ * (PLAN_IDENTICAL_MANIFEST) had those hashes computed from the source
+ * again, and equal: they go on, verified, so this generation still lists
+ * it.  0 (listed, or nothing to carry), or -errno. */
+static int carry_vouched(struct mhl_generation *g, const struct manifest_input *in, size_t idx,
+			 const char *rel)
 {
-	const struct plan_entry *e = &in->plan->entries[idx];
 	struct recorded_file f = { 0 };
 	struct mhl_hash h[N_FORMATS];
-	char rel[PATH_MAX];
 	size_t n = 0;
 	int r;
 
-	if (e->identical != PLAN_IDENTICAL_MANIFEST || !in->judged_by ||
-	    !plan_dest_rel(in->plan, idx, rel, sizeof(rel)))
+	if (!in->judged_by)
 		return 0;
 	r = in->judged_by->lookup(in->judged_by->ctx, rel, &f);
 	if (r <= 0 || f.action != RECORDED_GOOD)
@@ -111,8 +107,75 @@ static int carry_entry(struct mhl_generation *g, const struct manifest_input *in
 						    MHL_VERIFIED, in->now };
 	if (n == 0)
 		return 0;
-	r = add_file(g, in, e, rel, h, n);
+	r = add_file(g, in, &in->plan->entries[idx], rel, h, n);
 	return r == -EILSEQ ? 0 : r;
+}
+
+/* Is value the history's hash of the path in FORMATS[i]?  With the
+ * record, f is its lookup (every generation it trusts: the newest listing
+ * the path decides); without, old is the newest generation's entry. */
+static bool history_has(const struct manifest_input *in, const struct recorded_file *f,
+			const struct mhl_entry *old, size_t i, const char *value)
+{
+	if (in->judged_by)
+		return f->action == RECORDED_GOOD && (f->sums.algs & CHECKSUM_BIT(FORMATS[i].alg)) &&
+		       strcmp(f->sums.text[FORMATS[i].alg], value) == 0;
+	return action_for(old, FORMATS[i].format, value) == MHL_VERIFIED;
+}
+
+/* A file left alone after its source was read for the judgement (both
+ * copies, or a checksum list): the source's digests, verified where the
+ * history already has them for this path, else original.  0 or -errno. */
+static int carry_judged(struct mhl_generation *g, const struct manifest_input *in, size_t idx,
+			const char *rel)
+{
+	const struct checksum_result *s = in->plan->entries[idx].judged_sums;
+	const struct mhl_manifest *old_m = in->prev ? mhl_history_newest(in->prev) : NULL;
+	const struct mhl_entry *old = NULL;
+	struct recorded_file f = { 0 };
+	struct mhl_hash h[N_FORMATS];
+	size_t n = 0;
+	int r = 0;
+
+	if (!s)
+		return 0;
+	if (in->judged_by)
+		r = in->judged_by->lookup(in->judged_by->ctx, rel, &f);
+	else if (old_m)
+		old = mhl_manifest_find(old_m, rel);
+	if (r == -ENOMEM)
+		return r;
+	if (r <= 0)
+		f.sums.algs = 0; /* not listed: every hash is original */
+	for (size_t i = 0; i < N_FORMATS; i++) {
+		const char *v = checksum_result_text(s, FORMATS[i].alg);
+
+		if (v)
+			h[n++] = (struct mhl_hash){
+				FORMATS[i].format, v,
+				history_has(in, &f, old, i, v) ? MHL_VERIFIED : MHL_ORIGINAL,
+				in->now };
+	}
+	if (n == 0)
+		return 0;
+	r = add_file(g, in, &in->plan->entries[idx], rel, h, n);
+	return r == -EILSEQ ? 0 : r;
+}
+
+/* A file --skip-identical left alone: listed when this process hashed
+ * its source (ASC MHL has no action for a hash taken over unchecked).
+ * A file quick left alone is not: it is listed in an earlier generation
+ * (or the judgement read it, see identical.h).  0 or -errno. */
+static int carry_entry(struct mhl_generation *g, const struct manifest_input *in, size_t idx)
+{
+	const struct plan_entry *e = &in->plan->entries[idx];
+	char rel[PATH_MAX];
+
+	if (!plan_dest_rel(in->plan, idx, rel, sizeof(rel)))
+		return 0;
+	if (e->identical == PLAN_IDENTICAL_MANIFEST)
+		return carry_vouched(g, in, idx, rel);
+	return carry_judged(g, in, idx, rel);
 }
 
 static int build(const struct manifest_input *in, struct mhl_generation **ret, size_t *unlisted)

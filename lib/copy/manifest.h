@@ -8,8 +8,12 @@
  * --skip-identical=hash left alone because the history vouched for it
  * (PLAN_IDENTICAL_MANIFEST: its hashes computed from the source again and
  * equal to the newest generation listing it) is listed with those hashes,
- * verified; other files left alone were not hashed and are not listed.
- * Process "transfer".
+ * verified.  A file left alone after its source was read for the
+ * judgement (content, list: plan_entry.judged_sums) is listed with those
+ * digests, verified where the history already holds that hash for the
+ * path (judged_by: any generation it trusts), else original.  Other files
+ * left alone (quick: an earlier generation lists them) were not hashed
+ * and are not listed.  Process "transfer".
  * The manifest NNNN_<root>_<date>_<time>Z.mhl and then ascmhl_chain.xml
  * (the earlier links and this one, with the C4 ID of the manifest's
  * bytes) are each written with small_file.h: a pulled stick leaves the
@@ -37,8 +41,9 @@ struct manifest_input {
 	bool (*published)(void *ctx, size_t idx); /* under its name here? */
 	void *ctx;
 	const struct mhl_history *prev;   /* NULL: the first generation */
-	/* the history --skip-identical=hash asked (mhl_record.h), or NULL:
-	 * its entries of the files it vouched for go on */
+	/* the history --skip-identical asked (mhl_record.h), or NULL: its
+	 * entries of the files it vouched for go on, and it says whether a
+	 * digest read for a judgement is one the history holds */
 	const struct recorded_sums *judged_by;
 	const char *root_name;            /* the destination directory's name */
 	time_t now;

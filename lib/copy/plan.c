@@ -72,8 +72,10 @@ void plan_free(struct plan *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n_entries; i++)
+	for (size_t i = 0; i < p->n_entries; i++) {
 		free(p->entries[i].dst);
+		free(p->entries[i].judged_sums);
+	}
 	free(p->entries);
 	source_tree_unref(p->tree);
 	free(p->dest_root);

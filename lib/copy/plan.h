@@ -35,6 +35,8 @@
 #include "device/fs_traits.h"
 #include "device/target.h"
 
+struct checksum_result;
+
 /* How a file at the destination was judged the source's copy, so that it
  * is left alone (identical.h). */
 enum plan_identical {
@@ -65,6 +67,10 @@ struct plan_entry {
 			     * -n, or identical (never set on directories) */
 	enum plan_identical identical; /* why an identical file is left alone
 					* (identical.h), else PLAN_IDENTICAL_NO */
+	/* the source's digests the judgement computed (content, list), when
+	 * asked to keep them (identical_options.keep_algs); else NULL.  Only
+	 * judged files pay for one: most entries never are. */
+	struct checksum_result *judged_sums;
 };
 
 enum plan_problem_kind {

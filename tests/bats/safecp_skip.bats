@@ -17,7 +17,10 @@
 # - FAT32 (fusefat): a copy keeps the times, 2 s coarser, and a rerun takes them for the
 #   same;
 # - with --mhl: a rerun's generation lists the files hash vouched for, and hash asks the
-#   newest generation that lists a file;
+#   newest generation that lists a file; after kill -9 mid-copy (no generation yet) a quick
+#   rerun reads the files no generation lists and lists them, so every file is in the
+#   history (tests/tools/mhl_check.py), and a no-op rerun reads nothing and lists nothing;
+#   hash without a history lists what content or a --sums list judged, original;
 # names with spaces, quotes and non-ASCII throughout.
 
 load helpers
@@ -329,7 +332,7 @@ PY
 	stick_up --size 64 --rate 0
 	local m
 	run -0 safecp -r --mhl "$SRC/card" "$STICK_MNT"
-	# quick hashes nothing: its generation lists nothing
+	# every file is in generation 1: quick reads nothing, its generation lists nothing
 	run -0 safecp -r --mhl --skip-identical "$SRC/card" "$STICK_MNT"
 	[[ $(grep -c '<hash>' "$STICK_MNT"/ascmhl/0002_*.mhl) == 0 ]]
 	# hash finds every file in the first generation, the newest that lists it
@@ -353,4 +356,103 @@ PY
 	run -0 --separate-stderr safecp -r --skip-identical=hash --progress=json "$SRC/card" "$STICK_MNT"
 	printf '%s\n' "$output" >"$EV"
 	[[ $(ev_count '.judged == "manifest"') == "$NFILES" ]] # gen 3 lists them all
+}
+
+# mhl_listed DEST: the paths some generation of DEST/ascmhl lists, sorted, once each
+# (the <path> texts; the test's names hold no markup)
+mhl_listed() {
+	cat "$1"/ascmhl/*.mhl | sed -n 's|.*<path[^>]*>\(.*\)</path>.*|\1|p' | LC_ALL=C sort -u
+}
+
+# files_below DIR: the regular files below DIR but its ascmhl folder, relative, sorted
+files_below() {
+	(cd "$1" && find . -path ./ascmhl -prune -o -type f -printf '%P\n' | LC_ALL=C sort)
+}
+
+require_mhl_check() {
+	/usr/bin/python3 -c 'import lxml, xxhash' 2>/dev/null ||
+		skip "needs python3-lxml and python3-xxhash for tests/tools/mhl_check.py"
+}
+
+@test "--mhl: a rerun after kill -9 mid-copy lists every file; a no-op rerun reads nothing and still checks out" {
+	require_mhl_check
+	stick_up --size 96 --rate $((4 * MIB))
+	local i n_done n_left m
+	mkdir -p "$SRC/many"
+	for i in $(seq -w 1 24); do make_file "$SRC/many/clip $i é.MP4" $((MIB + 10#$i)); done
+	safecp -r --mhl --progress=json "$SRC/many" "$STICK_MNT" >"$EV" 2>"$ERR" &
+	COPY_PID=$!
+	wait_for 60 jq_files_finished_at_least 3
+	kill -9 "$COPY_PID"
+	wait "$COPY_PID" || true
+	COPY_PID=
+	n_done=$(find "$STICK_MNT/many" -type f ! -name '.safecp-*' | wc -l)
+	n_left=$((24 - n_done))
+	echo "killed with $n_done of 24 files published"
+	((n_done >= 3 && n_left > 0))
+	# its epilogue never ran: no generation
+	[[ ! -e $STICK_MNT/ascmhl/ascmhl_chain.xml ]]
+	stick_throttle "$STICK_ID" 0
+	run -0 --separate-stderr safecp -r --mhl --skip-identical --progress=json "$SRC/many" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	# only the missing files copied; the others, in no generation, read to be listed
+	[[ $(started_files) == "$n_left" && $(identical_events) == "$n_done" ]]
+	[[ $(ev_count '.judged == "content"') == "$n_done" ]]
+	jq -s -e --argjson d "$n_done" --argjson l "$n_left" 'last | .event == "done"
+		and .files == $l and .skipped_identical == $d' "$EV"
+	# every file in the (one) generation: copied ones and the ones left alone, original
+	diff <(files_below "$STICK_MNT") <(mhl_listed "$STICK_MNT")
+	m=("$STICK_MNT"/ascmhl/0001_*.mhl)
+	[[ $(grep -c '<xxh128 action="original"' "${m[0]}") == 24 ]]
+	"$SAFECP_SRC/tests/tools/mhl_check.py" "$STICK_MNT"
+	diff <(tree_digest "$SRC/many") <(tree_digest "$STICK_MNT/many")
+	# a no-op rerun: all listed, so nothing is read, and its empty generation is fine
+	run -0 --separate-stderr safecp -r --mhl --skip-identical --progress=json "$SRC/many" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	jq -s -e 'last | .event == "done" and .files == 0 and .skipped_identical == 24
+		and .source_bytes_read == 0' "$EV"
+	[[ $(ev_count '.judged == "size-mtime"') == 24 ]]
+	m=("$STICK_MNT"/ascmhl/0002_*.mhl)
+	[[ $(grep -c '<hash>' "${m[0]}") == 0 ]]
+	"$SAFECP_SRC/tests/tools/mhl_check.py" "$STICK_MNT"
+}
+
+@test "--mhl with hash and no history: what content or a --sums list judged is listed, original" {
+	require_cmd xxhsum
+	require_mhl_check
+	stick_up --size 64 --rate 0
+	local m img="card/DCIM/100 CANON/IMG 0001.JPG"
+	# a copy without its history (as a killed --mhl run leaves it), its lists kept
+	# off the stick (files in scope of the history)
+	run -0 safecp -r --checksum=xxh128,md5 --sums="$BATS_TEST_TMPDIR/offload" "$SRC/card" \
+		"$STICK_MNT"
+	# by reading both copies: xxh128 and md5 (the run's MHL formats) listed
+	run -0 --separate-stderr safecp -r --mhl --checksum=xxh128,md5 --skip-identical=hash \
+		--progress=json "$SRC/card" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	[[ $(ev_count '.judged == "content"') == "$NFILES" && $(started_files) == 0 ]]
+	m=("$STICK_MNT"/ascmhl/0001_*.mhl)
+	[[ $(grep -c '<xxh128 action="original"' "${m[0]}") == "$NFILES" ]]
+	[[ $(grep -c '<md5 action="original"' "${m[0]}") == "$NFILES" ]]
+	grep -qF "<path size=\"300001\"" "${m[0]}"
+	grep -qF ">$img</path>" "${m[0]}"
+	"$SAFECP_SRC/tests/tools/mhl_check.py" "$STICK_MNT"
+	# by the --sums list, the history gone again: the list's algorithms
+	rm -r "$STICK_MNT/ascmhl"
+	run -0 --separate-stderr safecp -r --mhl --checksum=xxh128,md5 --skip-identical=hash \
+		--sums="$BATS_TEST_TMPDIR/offload" --progress=json "$SRC/card" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	[[ $(ev_count '.judged == "list"') == "$NFILES" && $(started_files) == 0 ]]
+	m=("$STICK_MNT"/ascmhl/0001_*.mhl)
+	[[ $(grep -c '<xxh128 action="original"' "${m[0]}") == "$NFILES" ]]
+	[[ $(grep -c '<md5 action="original"' "${m[0]}") == "$NFILES" ]]
+	"$SAFECP_SRC/tests/tools/mhl_check.py" "$STICK_MNT"
+	# a rerun by the history now: every file vouched for, verified
+	run -0 --separate-stderr safecp -r --mhl --checksum=xxh128,md5 --skip-identical=hash \
+		--progress=json "$SRC/card" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	[[ $(ev_count '.judged == "manifest"') == "$NFILES" ]]
+	m=("$STICK_MNT"/ascmhl/0002_*.mhl)
+	[[ $(grep -c 'action="verified"' "${m[0]}") == $((2 * NFILES)) ]]
+	"$SAFECP_SRC/tests/tools/mhl_check.py" "$STICK_MNT"
 }

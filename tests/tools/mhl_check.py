@@ -15,10 +15,12 @@ It checks, and names the file and what to look at for every failure:
     (equal to the first hash of that format) or "failed" (different); a "failed"
     entry fails the check, the copy is not good;
   - the files: every listed file exists (a regular file, not a symlink), has the
-    listed size and (newest generation) a modification time within 2 s, and every
-    listed hash of every generation matches the file's bytes now;
+    listed size and (the newest generation that lists it) a modification time within
+    2 s, and every listed hash of every generation matches the file's bytes now;
   - completeness: every regular file under DEST that the newest generation's ignore
-    patterns do not cover is listed in the newest generation;
+    patterns do not cover is listed in some generation, as the reference's verify
+    looks each file up in the whole history (a rerun that left files alone unread
+    lists only what it read);
   - directory hashes, where a manifest has them (<directoryhash>, <roothash>): content
     and structure hashes recomputed from the tree as the reference's create does.
 
@@ -336,7 +338,8 @@ class Checker:
 
     def check_generations(self, found):
         first = {}  # (path, format) -> (hash, generation)
-        listed_newest, patterns = set(), []
+        latest = {}  # path -> (mtime, where) of the newest generation listing it
+        patterns = []
         for number in sorted(found):
             name = found[number]
             doc, _ = self.parse(name, self.manifest_schema)
@@ -349,9 +352,8 @@ class Checker:
                 patterns = own
             self.check_directories(name, doc, own)
             for path, size, mtime, hashes, where in self.entries(name, doc):
-                if newest:
-                    listed_newest.add(path)
-                self.check_file(path, size, mtime if newest else None, hashes, where)
+                latest[path] = (mtime, where)
+                self.check_file(path, size, hashes, where)
                 known = any((path, f) in first for f in FORMATS)
                 for f, (value, action) in hashes.items():
                     earlier = first.get((path, f))
@@ -366,9 +368,19 @@ class Checker:
                         self.fail(where, f"'{path}' {f} failed its verification: the copy is not good")
                     if not earlier:
                         first[(path, f)] = (value, number)
-        self.check_complete(listed_newest, patterns, found)
+        for path, (mtime, where) in latest.items():
+            self.check_mtime(path, mtime, where)
+        self.check_complete(latest, patterns)
 
-    def check_file(self, path, size, mtime, hashes, where):
+    def check_mtime(self, path, mtime, where):
+        try:
+            st = os.lstat(os.path.join(self.dest, path))
+        except OSError:
+            return  # check_file said so
+        if mtime is not None and stat.S_ISREG(st.st_mode) and abs(st.st_mtime - mtime) > MTIME_SLACK:
+            self.fail(where, f"'{path}' was modified at {st.st_mtime:.0f}, the manifest says {mtime:.0f}")
+
+    def check_file(self, path, size, hashes, where):
         full = os.path.join(self.dest, path)
         try:
             st = os.lstat(full)
@@ -380,14 +392,12 @@ class Checker:
             return
         if size is not None and st.st_size != size:
             self.fail(where, f"'{path}' has {st.st_size} bytes, the manifest says {size}")
-        if mtime is not None and abs(st.st_mtime - mtime) > MTIME_SLACK:
-            self.fail(where, f"'{path}' was modified at {st.st_mtime:.0f}, the manifest says {mtime:.0f}")
         actual = self.file_hashes(path, list(hashes))
         for f, (value, _) in hashes.items():
             if actual[f] != value:
                 self.fail(where, f"'{path}' {f} is {actual[f]}, the manifest says {value}")
 
-    def check_complete(self, listed, patterns, found):
+    def check_complete(self, listed, patterns):
         for top, dirs, files in os.walk(self.dest):
             rel_top = os.path.relpath(top, self.dest)
             rel_top = "" if rel_top == "." else rel_top + "/"
@@ -399,8 +409,7 @@ class Checker:
                 if not os.path.isfile(os.path.join(top, f)) or os.path.islink(os.path.join(top, f)):
                     continue
                 if rel not in listed:
-                    self.fail(rel, f"is not listed in the newest generation ({found[max(found)]}) "
-                                   "nor ignored")
+                    self.fail(rel, "is not listed in any generation nor ignored")
 
     def run(self):
         found = self.manifests()

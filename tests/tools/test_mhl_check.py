@@ -248,7 +248,50 @@ def unlisted_file_fails_ignored_one_passes(base):
     assert rc == 0, err
     with open(os.path.join(dest, "A001", "extra.mov"), "w") as fh:
         fh.write("not in the manifest")
-    expect_fail(dest, r"A001/extra\.mov: is not listed in the newest generation")
+    expect_fail(dest, r"A001/extra\.mov: is not listed in any generation nor ignored")
+
+
+@test
+def file_listed_only_in_an_older_generation_passes(base):
+    """A rerun that left files alone unread lists only what it read: the reference's
+    verify looks each file up in the whole history, so does the checker."""
+    dest, names = make_dest(base)
+    os.unlink(os.path.join(dest, "ascmhl", names[1]))
+    names[1] = write_generation(dest, 2, T0 + 86400, ["empty"], ("xxh128", "md5", "c4"),
+                                lambda p_, f: "verified", ignores=("*.xxh128",))
+    write_chain(dest, names)
+    rc, err = check(dest)
+    assert rc == 0, err
+    # a generation that lists nothing at all, as a no-op rerun writes
+    names.append(write_generation(dest, 3, T0 + 2 * 86400, [], ("xxh128",),
+                                  lambda p_, f: "verified", ignores=("*.xxh128",)))
+    write_chain(dest, names)
+    rc, err = check(dest)
+    assert rc == 0, err
+    # still checked against the bytes: a file only generation 1 lists, changed
+    clip = os.path.join(dest, "A001/clip one.mov")
+    edit(clip, lambda d: d[:10] + b"X" + d[11:])
+    os.utime(clip, (T0 - 3600, T0 - 3600))
+    expect_fail(dest, r"clip one\.mov' xxh128 is .*, the manifest says")
+
+
+@test
+def file_in_no_generation_fails(base):
+    """A file the first generation never got (its run killed) and the later one did
+    not list either."""
+    dest, names = make_dest(base, 1)
+    with open(os.path.join(dest, "A001", "late.mov"), "wb") as fh:
+        fh.write(b"copied by the rerun, listed nowhere")
+    names.append(write_generation(dest, 2, T0 + 86400, ["empty"], ("xxh128",),
+                                  lambda p_, f: "verified", ignores=("*.xxh128",)))
+    write_chain(dest, names)
+    expect_fail(dest, r"A001/late\.mov: is not listed in any generation nor ignored")
+    # and its mtime: the newest generation listing a file is the one asked
+    dest2 = os.path.join(base, "two")
+    os.makedirs(dest2)
+    dest2, names2 = make_dest(dest2, 1)
+    os.utime(os.path.join(dest2, "empty"), (T0, T0))  # an hour after gen 1 says
+    expect_fail(dest2, r"'empty' was modified at")
 
 
 @test

@@ -325,6 +325,51 @@ TEST(plan_hash_by_record)
 	tree_done();
 }
 
+/* quick with listed_only: what the record lists is judged by its times;
+ * anything else by reading both copies, its digests kept when asked. */
+TEST(plan_quick_reads_what_no_record_lists)
+{
+	char abc[CHECKSUM_TEXT_MAX];
+	struct recorded_sums record = { fake_lookup, abc, PLAN_IDENTICAL_MANIFEST };
+	struct identical_options o = { .mode = IDENTICAL_QUICK, .mtime_step_ns = 1,
+				       .recorded = &record, .listed_only = true,
+				       .keep_algs = CHECKSUM_BIT(CHECKSUM_XXH128) |
+						    CHECKSUM_BIT(CHECKSUM_MD5) };
+	const struct plan_entry *e;
+	struct run x;
+
+	xxh128_of("abc", abc);
+	tree_new();
+	quick_tree();
+	pair("unlisted", "abc", "abc");
+	x = BUILD(&rec, "d", "src");
+	CHECK_INT(plan_skip_identical(x.p, &o), 0);
+	CHECK_INT(judged(x.p, "src/same"), PLAN_IDENTICAL_QUICK); /* listed: not read */
+	CHECK(find(x.p, "src/same")->judged_sums == NULL);
+	e = find(x.p, "src/unlisted");
+	CHECK_INT(judged(x.p, "src/unlisted"), PLAN_IDENTICAL_CONTENT);
+	CHECK(e->judged_sums != NULL);
+	if (e->judged_sums) {
+		CHECK_INT(e->judged_sums->algs, (int)o.keep_algs);
+		CHECK_STR(e->judged_sums->text[CHECKSUM_XXH128], abc);
+		CHECK_STR(e->judged_sums->text[CHECKSUM_MD5], "900150983cd24fb0d6963f7d28e17f72");
+	}
+	/* quick alone would take it: read, its bytes differ */
+	CHECK_INT(judged(x.p, "src/same size other bytes"), PLAN_IDENTICAL_NO);
+	CHECK_INT(judged(x.p, "src/touched"), PLAN_IDENTICAL_NO);
+	CHECK_INT(x.p->n_identical, 2);
+	run_done(&x);
+	/* no record at all: every file is read; without keep_algs nothing kept */
+	o.recorded = NULL;
+	o.keep_algs = 0;
+	x = BUILD(&rec, "d", "src");
+	CHECK_INT(plan_skip_identical(x.p, &o), 0);
+	CHECK_INT(judged(x.p, "src/same"), PLAN_IDENTICAL_CONTENT);
+	CHECK(find(x.p, "src/same")->judged_sums == NULL);
+	run_done(&x);
+	tree_done();
+}
+
 TEST(plan_hash_by_list)
 {
 	char abc[CHECKSUM_TEXT_MAX], line[256];
@@ -349,6 +394,18 @@ TEST(plan_hash_by_list)
 	 * the destination copy (a file the list names is one written whole) */
 	CHECK_INT(judged(x.p, "src/same size other bytes"), PLAN_IDENTICAL_LIST);
 	CHECK_INT(judged(x.p, "src/touched"), PLAN_IDENTICAL_NO); /* not listed */
+	run_done(&x);
+	/* asked to keep them: the list's algorithms and the ones asked for */
+	o.keep_algs = CHECKSUM_BIT(CHECKSUM_SHA1);
+	x = BUILD(&rec, "d", "src");
+	CHECK_INT(plan_skip_identical(x.p, &o), 0);
+	CHECK(find(x.p, "src/same")->judged_sums != NULL);
+	if (find(x.p, "src/same")->judged_sums) {
+		CHECK_STR(find(x.p, "src/same")->judged_sums->text[CHECKSUM_XXH128], abc);
+		CHECK_STR(find(x.p, "src/same")->judged_sums->text[CHECKSUM_SHA1],
+			  "a9993e364706816aba3e25717850c26c9cd0d89d");
+	}
+	CHECK(find(x.p, "src/touched")->judged_sums == NULL);
 	run_done(&x);
 	sums_index_free(idx);
 	tree_done();
@@ -454,7 +511,7 @@ TEST(plan_hash_by_manifest)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	TEST_PLAN(11);
+	TEST_PLAN(12);
 	RUN(mtime_exact_on_fine_filesystems);
 	RUN(mtime_fat_two_seconds);
 	RUN(mtime_exfat_steps);
@@ -464,6 +521,7 @@ int main(void)
 	RUN(plan_quick_overrides_no_clobber);
 	RUN(plan_hash_reads_both_copies);
 	RUN(plan_hash_by_record);
+	RUN(plan_quick_reads_what_no_record_lists);
 	RUN(plan_hash_by_list);
 	RUN(plan_hash_by_manifest);
 	return test_summary();
