@@ -17,6 +17,7 @@
 #include "common/quote.h"
 #include "config.h"
 #include "copy/manifest.h"
+#include "copy/mhl_record.h"
 #include "safecp/safecp.h"
 #include "util/cleanup.h"
 
@@ -51,26 +52,6 @@ static const char *kind_words(enum mhl_read_kind k)
 	return "is damaged";
 }
 
-static bool chain_c4_matches(const struct mhl_history *h)
-{
-	const struct mhl_link *l = mhl_history_newest_link(h);
-	struct checksum_state *st = checksum_new(CHECKSUM_BIT(CHECKSUM_C4));
-	struct checksum_result res;
-	size_t len = 0;
-	const void *bytes = mhl_history_bytes(h, &len);
-	bool same;
-
-	if (!st || !l || !bytes) {
-		checksum_free(st);
-		return false;
-	}
-	checksum_update(st, bytes, len);
-	checksum_final(st, &res);
-	same = strcmp(checksum_result_text(&res, CHECKSUM_C4), l->c4) == 0;
-	checksum_free(st);
-	return same;
-}
-
 static void read_history(struct manifests *m, size_t d)
 {
 	const char *dir = m->jobs[d].plan->dest_dir;
@@ -92,7 +73,7 @@ static void read_history(struct manifests *m, size_t d)
 				"or repair it, then copy again", quote(dir), kind_words(k),
 				quote(why.file[0] ? why.file : "ascmhl"), detail);
 	}
-	if (!chain_c4_matches(m->prev[d]))
+	if (!mhl_record_newest_ok(m->prev[d]))
 		cli_usage_error("the ASC MHL history in %s does not match its chain: the newest "
 				"manifest's C4 ID differs from ascmhl_chain.xml's; move the ascmhl "
 				"folder away or repair it, then copy again", quote(dir));

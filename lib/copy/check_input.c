@@ -8,25 +8,13 @@
 #include <unistd.h>
 
 #include "copy/check_input.h"
+#include "copy/mhl_record.h"
 #include "hash/sums_list.h"
 #include "util/cleanup.h"
 
 bool check_mhl_c4_matches(const struct mhl_history *h)
 {
-	const struct mhl_link *link = mhl_history_newest_link(h);
-	struct checksum_state *st = checksum_new(CHECKSUM_BIT(CHECKSUM_C4));
-	struct checksum_result res;
-	size_t len;
-	const void *bytes = mhl_history_bytes(h, &len);
-
-	if (!st || !link) {
-		checksum_free(st);
-		return false;
-	}
-	checksum_update(st, bytes, len);
-	checksum_final(st, &res);
-	checksum_free(st);
-	return strcmp(checksum_result_text(&res, CHECKSUM_C4), link->c4) == 0;
+	return mhl_record_newest_ok(h);
 }
 
 /* The formats of one entry into L: each known one, the failed mark once. */

@@ -229,20 +229,6 @@ static int open_folder(int dest_dir_fd)
 	return fd < 0 ? -errno : fd;
 }
 
-static int c4_of(const char *buf, size_t len, char out[CHECKSUM_TEXT_MAX])
-{
-	struct checksum_state *st = checksum_new(CHECKSUM_BIT(CHECKSUM_C4));
-	struct checksum_result res;
-
-	if (!st)
-		return -ENOMEM;
-	checksum_update(st, buf, len);
-	checksum_final(st, &res);
-	memcpy(out, checksum_result_text(&res, CHECKSUM_C4), CHECKSUM_TEXT_MAX);
-	checksum_free(st);
-	return 0;
-}
-
 static int write_chain(int afd, const struct manifest_input *in, const struct manifest_result *res,
 		       const char *xml, size_t len)
 {
@@ -261,7 +247,7 @@ static int write_chain(int afd, const struct manifest_input *in, const struct ma
 
 		links[i] = (struct mhl_chain_link){ l->sequence, l->path, l->c4 };
 	}
-	r = c4_of(xml, len, c4);
+	r = checksum_text_of(CHECKSUM_C4, xml, len, c4);
 	if (r < 0)
 		return r;
 	links[n_old] = (struct mhl_chain_link){ res->sequence, res->file, c4 };

@@ -34,16 +34,11 @@ static const enum checksum_alg alg_of[MHL_FORMAT_COUNT] = {
 /* Do len bytes have the C4 ID link records? */
 static int c4_matches(const struct mhl_link *link, const void *bytes, size_t len, bool *ret)
 {
-	struct checksum_state *s = checksum_new(CHECKSUM_BIT(CHECKSUM_C4));
-	struct checksum_result res;
+	char c4[CHECKSUM_TEXT_MAX];
+	int r = checksum_text_of(CHECKSUM_C4, bytes, len, c4);
 
-	if (!s)
-		return -ENOMEM;
-	checksum_update(s, bytes, len);
-	checksum_final(s, &res);
-	checksum_free(s);
-	*ret = link && strcmp(res.text[CHECKSUM_C4], link->c4) == 0;
-	return 0;
+	*ret = r == 0 && link && strcmp(c4, link->c4) == 0;
+	return r;
 }
 
 static int newest_matches_chain(const struct mhl_history *h, bool *ret)
@@ -52,6 +47,13 @@ static int newest_matches_chain(const struct mhl_history *h, bool *ret)
 	const void *bytes = mhl_history_bytes(h, &len);
 
 	return c4_matches(mhl_history_newest_link(h), bytes, len, ret);
+}
+
+bool mhl_record_newest_ok(const struct mhl_history *h)
+{
+	bool ok = false;
+
+	return newest_matches_chain(h, &ok) == 0 && ok;
 }
 
 void mhl_record_free(struct mhl_record *r)

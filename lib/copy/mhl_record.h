@@ -34,6 +34,9 @@ void mhl_record_free(struct mhl_record *r);
 /* The generation's file name inside the ascmhl folder. */
 const char *mhl_record_generation(const struct mhl_record *r);
 
+/* Does h's newest manifest have the C4 ID its chain records for it? */
+bool mhl_record_newest_ok(const struct mhl_history *h);
+
 /* The older generations whose bytes match the chain, newest first (the
  * search stops at the first that does not). */
 size_t mhl_record_older_count(const struct mhl_record *r);

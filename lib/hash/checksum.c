@@ -268,3 +268,18 @@ bool checksum_result_match(const struct checksum_result *a, const struct checksu
 			return false;
 	return true;
 }
+
+int checksum_text_of(enum checksum_alg alg, const void *buf, size_t len,
+		     char out[CHECKSUM_TEXT_MAX])
+{
+	struct checksum_state *st = checksum_new(CHECKSUM_BIT(alg));
+	struct checksum_result res;
+
+	if (!st)
+		return -ENOMEM;
+	checksum_update(st, buf, len);
+	checksum_final(st, &res);
+	memcpy(out, res.text[alg], CHECKSUM_TEXT_MAX);
+	checksum_free(st);
+	return 0;
+}

@@ -88,6 +88,9 @@ struct checksum_result {
 /* Finishes the file: every digest of the set into *RET, then restarts the
  * state for the next file as checksum_reset() does. */
 void checksum_final(struct checksum_state *s, struct checksum_result *ret);
+/* One algorithm over one buffer, its text into out: 0 or -ENOMEM. */
+int checksum_text_of(enum checksum_alg alg, const void *buf, size_t len,
+		     char out[CHECKSUM_TEXT_MAX]);
 /* RES's text for ALG, or NULL when ALG is not in its set. */
 const char *checksum_result_text(const struct checksum_result *res, enum checksum_alg alg);
 /* Whether A and B agree on every algorithm they both have (and have one). */
