@@ -29,12 +29,8 @@
  * truncated under us makes the write fail with EFAULT, never SIGBUS.
  * The bytes are read when the write copies them, so the check that the
  * file did not change is made again after its last write
- * (reader_written).  Mapping goes only where nothing in user space looks
- * at the chunk's bytes: hashing (several cursors) and --verify read.  A
- * tap (per-file checksums) is fed from pread() into a small buffer that
- * stays in the CPU cache, TAP_PIECE bytes at a time, not from the
- * mapping: no SIGBUS, and no second copy of the data through memory.  A
- * change between that read and the write is the after-write check's. */
+ * (reader_written).  Mapping goes only where nothing else looks at the
+ * bytes: hashing and taps read them in user space and use read(). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -64,8 +60,6 @@
 /* smaller files are read: their mmap, populate and munmap cost more
  * than the copy they save */
 #define MAP_MIN (1u << 20)
-/* a mapped chunk's bytes for the tap, read in pieces this large */
-#define TAP_PIECE (256u << 10)
 
 /* A published chunk that lies in a mapping, until its release.  The
  * cursor releases in order, so these form a queue. */
@@ -111,7 +105,6 @@ struct reader {
 	bool hashing;
 	bool bytes_seen;          /* a consumer hashes the bytes: map nothing */
 	struct checksum_state *src_hash; /* verify_source: this file's first read */
-	void *tap_buf;            /* TAP_PIECE bytes: a mapped chunk for the tap */
 	struct read_back src_rb;
 	struct reader_tap tap;    /* the first reader only */
 	pthread_mutex_t lock;
@@ -386,7 +379,7 @@ static void publish(struct reader *r, struct reader_chunk *c)
 			pthread_mutex_unlock(&r->lock);
 		}
 	}
-	if (r->tap.chunk && !r->first && !c->mapped)
+	if (r->tap.chunk && !r->first)
 		r->tap.chunk(r->tap.ctx, c);
 	ring_publish(r->ring, c);
 }
@@ -416,51 +409,8 @@ static bool drops_behind(struct reader *r, size_t idx, int fd)
 
 static bool maps_files(const struct reader *r, const struct source_entry *e)
 {
-	return r->n == 1 && !r->first && !r->hashing && !r->bytes_seen &&
+	return r->n == 1 && !r->first && !r->hashing && !r->tap.chunk && !r->bytes_seen &&
 	       e->st.st_size >= MAP_MIN;
-}
-
-/* The tap sees mapped chunk c as pieces read into tap_buf, the last piece
- * carrying c's end; a read that fails or comes short flags c. */
-static void tap_mapped(struct reader *r, int fd, struct reader_chunk *c)
-{
-	struct reader_chunk piece = *c;
-	size_t done = 0;
-
-	if (!r->tap.chunk || r->first)
-		return;
-	if (!r->tap_buf && !(r->tap_buf = malloc(TAP_PIECE))) {
-		c->err = -ENOMEM;
-		c->last = true;
-	}
-	while (!c->err && done < c->len) {
-		size_t n = MIN(c->len - done, (size_t)TAP_PIECE);
-		ssize_t got = pread_full(fd, r->tap_buf, n, c->offset + done);
-
-		if (got < 0 || (size_t)got < n) {
-			/* the tap did not see the chunk: the file ends here,
-			 * and nobody writes it */
-			c->changed = got >= 0;
-			c->err = got < 0 ? (int)got : 0;
-			c->last = true;
-			break;
-		}
-		piece.offset = c->offset + done;
-		piece.buf = r->tap_buf;
-		piece.len = n;
-		done += n;
-		piece.last = c->last && done == c->len;
-		piece.mapped = false;
-		r->tap.chunk(r->tap.ctx, &piece);
-	}
-	if (c->err || c->changed) {
-		/* tell the tap the file ends here, unhashed */
-		piece = *c;
-		piece.len = 0;
-		piece.last = true;
-		piece.mapped = false;
-		r->tap.chunk(r->tap.ctx, &piece);
-	}
 }
 
 /* Map and populate chunk c's want bytes of fd, to publish in place of
@@ -586,8 +536,6 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 			c.changed = (size_t)c.len < want || n > 0 || !unchanged(fd, &e->st);
 		if (r->src_hash)
 			source_again(r, fd, &c, (uint64_t)e->st.st_size);
-		if (c.mapped)
-			tap_mapped(r, fd, &c);
 		if (n >= 0 && drop_behind && !c.mapped)
 			drop_pages(fd, c.offset, c.len, c.last);
 		publish(r, &c);
@@ -902,7 +850,6 @@ void reader_free(struct reader *r)
 	free(r->want);
 	free(r->uncached);
 	checksum_free(r->src_hash);
-	free(r->tap_buf);
 	read_back_done(&r->src_rb);
 	pthread_mutex_destroy(&r->lock);
 	free(r);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "plan_tree.h"
-#include "copy/file_sums.h"
 #include "copy/reader.h"
 #include "util/clock.h"
 
@@ -613,52 +612,10 @@ TEST(one_cursor_maps_large_files)
 	tree_done();
 }
 
-/* A tap on one cursor: the large file is still mapped, and the tap (the
- * file checksums) sees exactly its bytes, read in pieces apart from the
- * mapping. */
-TEST(tap_sees_mapped_files_whole)
-{
-	const uint64_t big = (3u << 20) + 777;
-	static uint8_t all[(3u << 20) + 777];
-	char want[CHECKSUM_TEXT_MAX];
-	struct file_sums *fs;
-	struct reader_tap tap;
-	struct run x;
-	const struct plan *plan;
-	struct reader *r;
-	struct reader_chunk c;
-	unsigned mapped = 0;
-	const char *got;
-
-	tree_new();
-	mkdirs("src", "dst", NULL);
-	write_pattern("src/big", 5, 0, big, true);
-	fill_pattern(all, 5, 0, big);
-	CHECK_INT(checksum_text_of(CHECKSUM_XXH128, all, big, want), 0);
-	x = BUILD(&rec, "dst", "src");
-	CHECK_INT(x.r, 0);
-	CHECK_INT(file_sums_new(x.p, CHECKSUM_BIT(CHECKSUM_XXH128), &fs), 0);
-	tap = file_sums_tap(fs);
-	plan = x.p;
-	CHECK_INT(reader_start_tapped(&plan, 1, &wp, &tap, false, false, NULL, &r), 0);
-	while (reader_next(reader_cursor(r, 0), &c) == 0) {
-		mapped += c.mapped;
-		reader_written(reader_cursor(r, 0), &c, 0);
-		reader_release(reader_cursor(r, 0), &c);
-	}
-	reader_free(r);
-	CHECK((int)mapped > 1);
-	got = file_sums_text(fs, idx_of(x.p, "src/big"), CHECKSUM_XXH128);
-	CHECK(got && strcmp(got, want) == 0);
-	file_sums_free(fs);
-	run_done(&x);
-	tree_done();
-}
-
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	TEST_PLAN(11);
+	TEST_PLAN(10);
 	RUN(unchanged_files_read_whole);
 	RUN(changed_after_the_plan_is_flagged);
 	RUN(swapped_directory_not_followed);
@@ -669,6 +626,5 @@ int main(void)
 	RUN(skip_per_cursor);
 	RUN(leave_lets_the_other_finish);
 	RUN(one_cursor_maps_large_files);
-	RUN(tap_sees_mapped_files_whole);
 	return test_summary();
 }
