@@ -29,8 +29,10 @@
  * truncated under us makes the write fail with EFAULT, never SIGBUS.
  * The bytes are read when the write copies them, so the check that the
  * file did not change is made again after its last write
- * (reader_written).  Mapping goes only where nothing else looks at the
- * bytes: hashing and taps read them in user space and use read(). */
+ * (reader_written).  A tap (per-file checksums) reads the mapping in
+ * user space, under a SIGBUS guard (util/sigbus_guard.h): a file that
+ * shrinks under it ends there, flagged changed.  Several cursors and
+ * --verify read: their hashes are the engine's or the ring's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -47,6 +49,7 @@
 #include "hash/chunk_hash.h"
 #include "io/ring.h"
 #include "util/cleanup.h"
+#include "util/sigbus_guard.h"
 #include "util/size.h"
 #include "util/debug.h"
 #include "util/test_hook.h"
@@ -365,6 +368,38 @@ static void *claim(struct reader *r, size_t idx, uint64_t offset, size_t bytes)
 	return rc == 0 && !should_stop(r) ? buf : NULL;
 }
 
+struct tap_call {
+	struct reader *r;
+	const struct reader_chunk *c;
+};
+
+static void call_tap(void *ctx)
+{
+	struct tap_call *t = ctx;
+
+	t->r->tap.chunk(t->r->tap.ctx, t->c);
+}
+
+/* The tap sees chunk c; a mapped one under the SIGBUS guard: when the
+ * file shrank under the mapping, it ends here, changed, and the tap is
+ * told so (its half-done sums are dropped). */
+static void tap(struct reader *r, struct reader_chunk *c)
+{
+	struct reader_chunk end;
+
+	if (!c->mapped || c->len == 0) {
+		r->tap.chunk(r->tap.ctx, c);
+		return;
+	}
+	if (sigbus_guarded(c->buf, c->len, call_tap, &(struct tap_call){ r, c }) == 0)
+		return;
+	c->changed = c->last = true;
+	end = *c;
+	end.len = 0;
+	end.mapped = false;
+	r->tap.chunk(r->tap.ctx, &end);
+}
+
 static void publish(struct reader *r, struct reader_chunk *c)
 {
 	if (r->hashing && c->len > 0 && !c->err) {
@@ -380,7 +415,7 @@ static void publish(struct reader *r, struct reader_chunk *c)
 		}
 	}
 	if (r->tap.chunk && !r->first)
-		r->tap.chunk(r->tap.ctx, c);
+		tap(r, c);
 	ring_publish(r->ring, c);
 }
 
@@ -409,7 +444,7 @@ static bool drops_behind(struct reader *r, size_t idx, int fd)
 
 static bool maps_files(const struct reader *r, const struct source_entry *e)
 {
-	return r->n == 1 && !r->first && !r->hashing && !r->tap.chunk && !r->bytes_seen &&
+	return r->n == 1 && !r->first && !r->hashing && !r->bytes_seen &&
 	       e->st.st_size >= MAP_MIN;
 }
 
@@ -767,7 +802,7 @@ void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_
 		return;
 	m = oldest_mapping(k->r);
 	if (write_result == 0) {
-		ch->changed = !unchanged(m.fd, m.plan);
+		ch->changed = ch->changed || !unchanged(m.fd, m.plan);
 		return;
 	}
 	/* the write could not read the mapping: read the bytes to learn why */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plan_tree.h"
+#include "copy/file_sums.h"
 #include "copy/reader.h"
 #include "util/clock.h"
 
@@ -612,10 +613,84 @@ TEST(one_cursor_maps_large_files)
 	tree_done();
 }
 
+/* A tap on one cursor: the large file is still mapped and the tap (the
+ * file checksums) reads the mapping itself; one truncated under the
+ * mapping while the tap reads it ends there, changed, without SIGBUS
+ * killing the process, and gets no checksum. */
+struct shrink_tap {
+	struct reader_tap inner;
+	const char *path;
+	size_t entry;  /* the file to shrink, at its first chunk */
+	bool done;     /* the reader's thread only */
+};
+
+static void shrink_then_pass(void *ctx, const struct reader_chunk *c)
+{
+	struct shrink_tap *t = ctx;
+
+	if (!t->done && c->entry == t->entry && c->len > 0) {
+		t->done = true;
+		if (truncate(t->path, 4096) < 0)
+			FAIL_AT("truncate %s: %m", t->path);
+	}
+	t->inner.chunk(t->inner.ctx, c);
+}
+
+TEST(tap_reads_mapped_files_and_survives_a_shrink)
+{
+	const uint64_t big = (3u << 20) + 777;
+	static uint8_t all[(3u << 20) + 777];
+	char want[CHECKSUM_TEXT_MAX];
+	struct file_sums *fs;
+	struct shrink_tap st = { .path = "src/shrinks" };
+	struct reader_tap tap;
+	struct run x;
+	const struct plan *plan;
+	struct reader *r;
+	struct reader_chunk c;
+	unsigned mapped = 0;
+	bool shrink_flagged = false;
+	const char *got;
+
+	tree_new();
+	mkdirs("src", "dst", NULL);
+	write_pattern("src/big", 5, 0, big, true);
+	write_pattern("src/shrinks", 6, 0, big, true);
+	fill_pattern(all, 5, 0, big);
+	CHECK_INT(checksum_text_of(CHECKSUM_XXH128, all, big, want), 0);
+	x = BUILD(&rec, "dst", "src");
+	CHECK_INT(x.r, 0);
+	CHECK_INT(file_sums_new(x.p, CHECKSUM_BIT(CHECKSUM_XXH128), &fs), 0);
+	st.inner = file_sums_tap(fs);
+	tap = (struct reader_tap){ .ctx = &st, .chunk = NULL };
+	plan = x.p;
+	st.entry = idx_of(x.p, "src/shrinks");
+	tap.chunk = shrink_then_pass;
+	CHECK_INT(reader_start_tapped(&plan, 1, &wp, &tap, false, false, NULL, &r), 0);
+	while (reader_next(reader_cursor(r, 0), &c) == 0) {
+		const char *rel = x.p->entries[c.entry].source->rel;
+
+		mapped += c.mapped;
+		reader_written(reader_cursor(r, 0), &c, 0);
+		if (strstr(rel, "shrinks") && c.last && c.changed)
+			shrink_flagged = true;
+		reader_release(reader_cursor(r, 0), &c);
+	}
+	reader_free(r);
+	CHECK((int)mapped > 1);
+	got = file_sums_text(fs, idx_of(x.p, "src/big"), CHECKSUM_XXH128);
+	CHECK(got && strcmp(got, want) == 0);
+	CHECK(shrink_flagged);
+	CHECK(file_sums_text(fs, idx_of(x.p, "src/shrinks"), CHECKSUM_XXH128) == NULL);
+	file_sums_free(fs);
+	run_done(&x);
+	tree_done();
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	TEST_PLAN(10);
+	TEST_PLAN(11);
 	RUN(unchanged_files_read_whole);
 	RUN(changed_after_the_plan_is_flagged);
 	RUN(swapped_directory_not_followed);
@@ -626,5 +701,6 @@ int main(void)
 	RUN(skip_per_cursor);
 	RUN(leave_lets_the_other_finish);
 	RUN(one_cursor_maps_large_files);
+	RUN(tap_reads_mapped_files_and_survives_a_shrink);
 	return test_summary();
 }
