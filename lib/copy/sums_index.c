@@ -56,7 +56,8 @@ static void merge(struct sums_index *idx)
 {
 	size_t out = 0;
 
-	qsort(idx->v, idx->n, sizeof(*idx->v), cmp_item);
+	if (idx->n > 1) /* qsort(NULL, 0) is undefined */
+		qsort(idx->v, idx->n, sizeof(*idx->v), cmp_item);
 	for (size_t i = 0; i < idx->n; i++) {
 		struct sums_item *it = &idx->v[i], *keep = out ? &idx->v[out - 1] : NULL;
 

@@ -116,7 +116,8 @@ enum mhl_read_kind mhl_chain_parse(const char *buf, size_t len, struct mhl_chain
 	if (k == MHL_READ_OK && c->n == 0)
 		k = mhl_parse_problem(&p, MHL_READ_BAD_CHAIN);
 	if (k == MHL_READ_OK) {
-		qsort(c->links, c->n, sizeof(*c->links), by_sequence);
+		if (c->n > 1)
+			qsort(c->links, c->n, sizeof(*c->links), by_sequence);
 		for (size_t i = 1; i < c->n && k == MHL_READ_OK; i++)
 			if (c->links[i - 1].sequence == c->links[i].sequence)
 				k = mhl_parse_problem(&p, MHL_READ_DUPLICATE);

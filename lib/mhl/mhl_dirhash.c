@@ -148,7 +148,8 @@ static int sum(struct mhl_dirhash *d, char (*list)[MHL_HASH_MAX + 1], char out[M
 
 	if (!buf)
 		return -ENOMEM;
-	qsort(list, d->n, sizeof(*list), by_string);
+	if (d->n > 1) /* qsort(NULL, 0) is undefined */
+		qsort(list, d->n, sizeof(*list), by_string);
 	for (size_t i = 0; i < d->n; i++) {
 		int n = mhl_hash_bytes(d->format, list[i], buf + len);
 
