@@ -102,30 +102,34 @@ void checkout_free(struct checker *c)
 	c->out = NULL;
 }
 
-static void line(struct checker *c, enum msg_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void line(struct checker *c, enum msg_level level, const char *fmt, ...)
+static void vline(struct checker *c, enum msg_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+static void vline(struct checker *c, enum msg_level level, const char *fmt, va_list ap)
 {
-	_cleanup_free_ char *msg = NULL;
-	va_list ap;
+	_cleanup_free_ char *msg = msg_vline(level, fmt, ap);
 
-	va_start(ap, fmt);
-	msg = msg_vline(level, fmt, ap);
-	va_end(ap);
 	if (msg)
 		progress_note(c->out->meter, "%s", msg);
 }
 
-void checkout_warn(struct checker *c, const char *fmt, ...)
+static void line(struct checker *c, enum msg_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void line(struct checker *c, enum msg_level level, const char *fmt, ...)
 {
-	_cleanup_free_ char *msg = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	msg = msg_vline(MSG_WARNING, fmt, ap);
+	vline(c, level, fmt, ap);
 	va_end(ap);
-	if (msg)
-		progress_note(c->out->meter, "%s", msg);
+}
+
+void checkout_warn(struct checker *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline(c, MSG_WARNING, fmt, ap);
+	va_end(ap);
 }
 
 /* "'x.xxh128' (3 files), 'x.sha256' (3 files)" or "the ASC MHL manifest ..." */

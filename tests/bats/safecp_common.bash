@@ -169,3 +169,13 @@ require_hooks() {
 	grep -qs '^#define SAFECP_TEST_HOOKS 1' "$SAFECP_BUILD/config.h" ||
 		skip "needs a build with the pause points: meson configure -Dtest_hooks=true (tests/run does)"
 }
+
+# fault COMMAND...: a command for the faulty stick's faultdev (tests/faultdev/faultdev.c).
+fault() {
+	echo "$*" >"$STICK_CTL"
+}
+
+# ctl_get KEY: a counter or state of the faulty stick's faultdev.
+ctl_get() {
+	awk -v k="$1" '$1 == k { print $2 }' "$STICK_CTL"
+}

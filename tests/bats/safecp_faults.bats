@@ -49,15 +49,6 @@ fs_re() {
 	fs_words "$1" | sed 's/[()]/\\&/g'
 }
 
-fault() {
-	echo "$*" >"$STICK_CTL"
-}
-
-# ctl_get KEY: a counter or state of the faultdev.
-ctl_get() {
-	awk -v k="$1" '$1 == k { print $2 }' "$STICK_CTL"
-}
-
 written_at_least() {
 	(($(ctl_get bytes_written) >= $1))
 }

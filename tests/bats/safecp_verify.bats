@@ -29,14 +29,6 @@ teardown() {
 	stick_down_all
 }
 
-fault() {
-	echo "$*" >"$STICK_CTL"
-}
-
-ctl_get() {
-	awk -v k="$1" '$1 == k { print $2 }' "$STICK_CTL"
-}
-
 # flipped_copy FS [OPTION...]: a stick of FS that stores one large write wrong
 flipped_copy() {
 	stick_up --faulty --fs "$1" --size 64 --rate 0
