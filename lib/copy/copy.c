@@ -93,8 +93,9 @@ void copy_temp_name(struct engine *g, struct batch_item *it)
 {
 	unsigned int jump = 1;
 
-	if (g->seq == 0 || it->tmp[0])
-		getrandom(&jump, sizeof(jump), GRND_NONBLOCK);
+	/* without entropy yet, a jump of 1 still moves on */
+	if ((g->seq == 0 || it->tmp[0]) && getrandom(&jump, sizeof(jump), GRND_NONBLOCK) < 0)
+		jump = 1;
 	g->seq += 1 + (jump & 0xffffff);
 	stale_temp_name(it->tmp, getpid(), g->seq);
 }

@@ -46,7 +46,9 @@ static inline int rm_at(int at, const char *name)
 		return 0;
 	if (errno != EISDIR) /* Linux: unlink on a directory */
 		return -errno;
-	fchmodat(at, name, 0755, 0); /* cases lock directories */
+	/* cases lock directories; where this fails, the unlinks below say why */
+	int unlocked = fchmodat(at, name, 0755, 0);
+	(void)unlocked;
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	dir = fd < 0 ? NULL : fdopendir(fd);
 	if (!dir)
