@@ -33,6 +33,8 @@ teardown_file() {
 setup() {
 	require_root
 	UD_KILL='' UD_STICKS='' UD_ZRAM=''
+	UD_SRC=/dev/shm/safecp-udisks-src.$$
+	mkdir -p "$UD_SRC" && chmod 755 "$UD_SRC"
 }
 
 teardown() {
@@ -48,6 +50,7 @@ teardown() {
 		echo "$UD_ZRAM" >/sys/class/zram-control/hot_remove
 	fi
 	stick_down_all
+	rm -rf "$UD_SRC"
 }
 
 # ud_stick [stick_up options]: an unmounted stick that udisks knows the filesystem of.
@@ -195,4 +198,46 @@ holder_of() {
 	[[ $output == *"safeunmount: note: cannot reach UDisks2"* ]]
 	[[ $output == *"only root, or the user who mounted it, may do that"* ]]
 	findmnt "$STICK_MNT" >/dev/null
+}
+
+@test "safecp --unmount as the test user: the copy, then udisks unmounts the stick" {
+	require_tool safecp
+	ud_stick --rate 0
+	ud_mount "$UDISKS_USER"
+	head -c $((3 * MIB)) /dev/urandom >"$UD_SRC/a"
+	chmod 644 "$UD_SRC/a"
+	run -0 --separate-stderr udisks_as "$UDISKS_USER" safecp --unmount "$UD_SRC/a" "$UD_MNT/"
+	echo "$stderr" >&2
+	[[ $stderr == *"'$UD_MNT/' is unmounted; it can be removed"* ]]
+	refute ud_mounted
+	# what was written is there: mounted again, the file is the source's
+	ud_mount "$UDISKS_USER"
+	cmp "$UD_SRC/a" "$UD_MNT/a"
+}
+
+@test "safecp --unmount as the test user: a destination whose copy failed is left mounted" {
+	require_tool safecp
+	ud_stick --rate 0
+	ud_mount "$UDISKS_USER"
+	echo readable >"$UD_SRC/a"
+	echo secret >"$UD_SRC/b"
+	chmod 644 "$UD_SRC/a"
+	chmod 600 "$UD_SRC/b"
+	run -1 --separate-stderr udisks_as "$UDISKS_USER" safecp --unmount "$UD_SRC/a" "$UD_SRC/b" "$UD_MNT/"
+	echo "$stderr" >&2
+	[[ $stderr == *"'$UD_MNT/' is left mounted: its copy failed or read back different"* ]]
+	ud_mounted
+}
+
+@test "safecp --power-off as the test user deletes the loop device" {
+	require_tool safecp
+	ud_stick --rate 0
+	ud_mount "$UDISKS_USER"
+	echo data >"$UD_SRC/a"
+	chmod 644 "$UD_SRC/a"
+	release_device_settings
+	run -0 --separate-stderr udisks_as "$UDISKS_USER" safecp --power-off "$UD_SRC/a" "$UD_MNT/"
+	echo "$stderr" >&2
+	[[ $stderr == *"'$UD_MNT/' is unmounted and $STICK_DISK powered off; it can be removed"* ]]
+	run ! cat "/sys/block/${STICK_DISK#/dev/}/loop/backing_file"
 }

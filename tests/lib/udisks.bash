@@ -135,6 +135,15 @@ polkit.addRule(function(action, subject) {
 EOF
 }
 
+# udisks makes /media/USER for a user's first mount; root's is ours to remove too, when
+# it did not exist before
+_udisks_media_dirs() {
+	local d
+	for d in /media/root /run/media/root; do
+		[[ -e $d ]] || _udisks_log mediadir "$d"
+	done
+}
+
 udisks_up() {
 	local t
 	UDISKS_WHY=''
@@ -150,7 +159,7 @@ udisks_up() {
 	if _udisks_start_bus && _udisks_start_udevd &&
 		_udisks_start_bg polkitd org.freedesktop.PolicyKit1 "$_UDISKS_POLKITD" --no-debug &&
 		_udisks_add_user "$UDISKS_USER" && _udisks_add_user "$UDISKS_NOBODY" && _udisks_add_rule &&
-		_udisks_start_bg udisksd org.freedesktop.UDisks2 "$_UDISKS_UDISKSD"; then
+		_udisks_media_dirs && _udisks_start_bg udisksd org.freedesktop.UDisks2 "$_UDISKS_UDISKSD"; then
 		# polkitd reads a new rules file on an inotify event: give it a moment; udisksd
 		# probes every block device before it answers (slowly, beside a throttled one)
 		_udisks_wait 10 _udisks_rule_loaded
@@ -207,6 +216,7 @@ _udisks_undo() {
 		rmdir "/media/$2" "/run/media/$2" 2>/dev/null
 		userdel "$2" ;;
 	rule) rm -f "$2" ;;
+	mediadir) [[ ! -d $2 ]] || rmdir "$2" 2>/dev/null || true ;;
 	esac
 }
 
