@@ -57,6 +57,8 @@ teardown() {
 ud_stick() {
 	stick_up --no-mount "$@" || return 1
 	UD_STICKS+=" $STICK_ID"
+	# mkfs may have closed the device before udevd watched it: probe it again, now
+	udevadm trigger --action=change "$STICK_DISK"
 	udisks_settle
 	# udisksd may be slow beside other tests' throttled devices, which it probes too
 	wait_for 60 ud_knows_fs "$STICK_DISK"
