@@ -66,10 +66,13 @@ static void refusal_words(const char *dest, const struct unmount_refusal *r)
 	case UNMOUNT_REFUSAL_INTERNAL_READER:
 	case UNMOUNT_REFUSAL_POWER_OFF_ROOT:
 	case UNMOUNT_REFUSAL_POWER_OFF_ROOT_WITH:
-	case UNMOUNT_REFUSAL_NOT_ROOT:
 	case UNMOUNT_REFUSAL_NO_BLOCK_DEVICE:
 		cli_error("refusing to power off the disk of %s: it is not a disk one unplugs "
 			  "(see safeunmount --power-off); use --unmount instead", quote(dest));
+		break;
+	case UNMOUNT_REFUSAL_NOT_ROOT:
+		cli_error("cannot power off the disk of %s: only root may do that (and there is no "
+			  "udisks2 to ask); use --unmount instead", quote(dest));
 		break;
 	case UNMOUNT_REFUSAL_OTHER_MOUNTED:
 	case UNMOUNT_REFUSAL_HELD:

@@ -173,7 +173,7 @@ int main(int argc, const char **argv)
 		unmount_choice_make(o.udisks, &o.backend);
 		unmount_choice_note(&o.backend);
 	} else {
-		unmount_choice_make(false, &o.backend);
+		o.backend = (struct unmount_choice){ .be = unmount_backend_kernel() };
 	}
 	for (size_t i = 0; i < o.n_targets && worst != SU_INTERRUPTED; i++) {
 		struct unmount_target job;
