@@ -243,3 +243,26 @@ holder_of() {
 	[[ $stderr == *"'$UD_MNT/' is unmounted and $STICK_DISK powered off; it can be removed"* ]]
 	run ! cat "/sys/block/${STICK_DISK#/dev/}/loop/backing_file"
 }
+
+@test "safecp --unmount as root: the kernel's unmount, no udisks" {
+	require_tool safecp
+	stick_up --rate 0
+	echo data >"$UD_SRC/a"
+	run -0 --separate-stderr env SAFECP_DEBUG=unmount safecp --unmount "$UD_SRC/a" "$STICK_MNT/"
+	echo "$stderr" >&2
+	[[ $stderr == *"'$STICK_MNT/' is unmounted; it can be removed"* ]]
+	[[ $stderr != *"udisks:"* ]]
+	run ! findmnt "$STICK_MNT"
+}
+
+@test "safecp --unmount to the root filesystem is refused before anything is written" {
+	require_tool safecp
+	local dir=$BATS_TEST_TMPDIR/dest
+	mkdir "$dir"
+	echo data >"$UD_SRC/a"
+	[ "$(findmnt -n -o TARGET -T "$dir")" = / ] || skip "$dir is not on the root filesystem"
+	run -$EX_USAGE safecp --unmount "$UD_SRC/a" "$dir/"
+	echo "$output" >&2
+	[[ $output == *"cannot unmount '$dir/': it is on the root filesystem"* ]]
+	[ ! -e "$dir/a" ]
+}
