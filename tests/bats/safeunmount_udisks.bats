@@ -64,6 +64,10 @@ ud_stick() {
 	wait_for 60 ud_knows_fs "$STICK_DISK"
 }
 
+ud_knows_dev() {
+	udisksctl info -b "$1" >/dev/null 2>&1
+}
+
 ud_knows_fs() {
 	udisksctl info -b "$1" 2>/dev/null | grep -qE '^ +IdType: +[a-z]'
 }
@@ -171,7 +175,7 @@ holder_of() {
 	UD_ZRAM=$z
 	echo $((64 * MIB)) >"/sys/block/zram$z/disksize"
 	udisks_settle
-	wait_for 20 udisksctl info -b "/dev/zram$z"
+	wait_for 20 ud_knows_dev "/dev/zram$z"
 	run -$EX_USAGE udisks_as "$UDISKS_USER" safeunmount --power-off "/dev/zram$z"
 	echo "$output" >&2
 	[[ $output == *"refusing to power off '/dev/zram$z': udisks cannot power it off"* ]]
