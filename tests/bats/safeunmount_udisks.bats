@@ -150,8 +150,10 @@ holder_of() {
 @test "a user without a polkit rule is not allowed, and the action is named" {
 	stick_up --rate 0
 	UD_STICKS+=" $STICK_ID"
-	run -$EX_USAGE udisks_as "$UDISKS_NOBODY" safeunmount "$STICK_MNT"
+	run -$EX_USAGE udisks_as "$UDISKS_NOBODY" env SAFECP_DEBUG=unmount safeunmount "$STICK_MNT"
 	echo "$output" >&2
+	# polkit's answer as udisks gives it, then our words
+	[[ $output == *"udisks: org.freedesktop.UDisks2.Error.NotAuthorized"* ]]
 	[[ $output == *"cannot unmount '$STICK_MNT': not allowed: polkit does not grant this user org.freedesktop.udisks2.filesystem-unmount-others"* ]]
 	findmnt "$STICK_MNT" >/dev/null
 }
@@ -192,6 +194,32 @@ holder_of() {
 		echo "$form: $output" >&2
 		[[ $output == *"udisks: org.freedesktop.UDisks2.Filesystem.Unmount on /org/freedesktop/UDisks2/block_devices/"* ]]
 		refute ud_mounted
+	done
+}
+
+@test "as the test user: LABEL= and UUID=, found by udisks where libblkid cannot read the device" {
+	ud_stick --rate 0 --label udlabel
+	local uuid form key
+	uuid=$(blkid -s UUID -o value "$STICK_DISK")
+	for form in LABEL=udlabel "UUID=$uuid"; do
+		ud_mount "$UDISKS_USER"
+		# with udev's links libblkid finds the tag as any user; without them it must read
+		# the device, which only root may: then udisks' Manager.ResolveDevice finds it
+		run -0 udisks_as "$UDISKS_USER" env SAFECP_DEBUG=unmount safeunmount "$form"
+		echo "$form: $output" >&2
+		[[ $output == *"udisks: org.freedesktop.UDisks2.Filesystem.Unmount on "* ]]
+		refute ud_mounted
+		ud_mount "$UDISKS_USER"
+		# our stick's links only
+		[[ $(readlink -f /dev/disk/by-label/udlabel) != "$STICK_DISK" ]] || rm -f /dev/disk/by-label/udlabel
+		rm -f "/dev/disk/by-uuid/$uuid"
+		run -0 udisks_as "$UDISKS_USER" env SAFECP_DEBUG=unmount safeunmount "$form"
+		echo "$form, no udev link: $output" >&2
+		key=${form%%=*}
+		[[ $output == *"udisks: ResolveDevice ${key,,}=${form#*=}: /org/freedesktop/UDisks2/block_devices/"* ]]
+		refute ud_mounted
+		udevadm trigger --action=change "$STICK_DISK" # the links back
+		udisks_settle
 	done
 }
 
