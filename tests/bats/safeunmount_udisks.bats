@@ -23,7 +23,10 @@ MIB=1048576
 setup_file() {
 	require_root
 	require_tool safeunmount
-	udisks_up || skip "$UDISKS_WHY"
+	if ! udisks_up; then
+		echo "udisks_up: $UDISKS_WHY" >&2
+		skip "$UDISKS_WHY"
+	fi
 }
 
 teardown_file() {

@@ -98,7 +98,10 @@ _udisks_start_udevd() {
 	[[ -n ${pid-} ]] || _udisks_why "systemd-udevd --daemon started, but no udevd process is running"
 	_udisks_log daemon "$pid" systemd-udevd
 	udevadm trigger --action=add --subsystem-match=block
-	udevadm settle --timeout=30
+	# a probe of another test's throttled device may outlast this; ours are waited for
+	# one by one (udisks_settle), so a timeout here is no failure
+	udevadm settle --timeout=30 || echo "udisks: udevadm settle timed out; going on" >&2
+	return 0
 }
 
 # _udisks_start_bg NAME BUS_NAME CMD...: a daemon in the background, ready once it owns
@@ -195,7 +198,8 @@ _udisks_stop_pid() {
 	_udisks_alive "$pid" || return 0
 	[[ $(cat "/proc/$pid/comm" 2>/dev/null) == "${comm:0:15}" ]] || return 0
 	kill "$pid" 2>/dev/null
-	for ((n = 0; n < 50; n++)); do
+	# a daemon in a flush of a slow device (udisksd probes them all) dies when it returns
+	for ((n = 0; n < 600; n++)); do
 		_udisks_alive "$pid" || return 0
 		((n == 30)) && kill -9 "$pid" 2>/dev/null
 		sleep 0.1
