@@ -55,7 +55,7 @@ declare -A EXT_RE=(
 	[systemd]='^systemd/'
 	[libxml]='^libxml/'
 )
-declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash [libxml]=mhl)
+declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash [libxml]=mhl [systemd]=unmount)
 
 LIB_PARTS=$(printf '%s\n' "${!MAY[@]}" | sort | tr '\n' ' ')
 CMD_PARTS=$(for d in cmd/*/; do d=${d%/}; printf '%s ' "${d#cmd/}"; done)

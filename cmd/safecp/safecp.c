@@ -42,7 +42,7 @@ enum {
 
 /* popt's view of the command line, before validation */
 static struct {
-	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl;
+	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl, unmount, power_off;
 	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
@@ -96,6 +96,12 @@ static struct poptOption options[] = {
 	{ "check", '\0', POPT_ARG_STRING, &raw.check, 0,
 	  "copy nothing: read the copy in DIR back from the device and compare it with "
 	  "DIR/ascmhl's newest manifest, or with the --sums lists (exit 4: one differs)", "DIR" },
+	{ "unmount", '\0', POPT_ARG_NONE, &raw.unmount, 0,
+	  "then unmount each destination whose copy succeeded (through udisks2 without root; "
+	  "exit 3: one is busy)",
+	  NULL },
+	{ "power-off", '\0', POPT_ARG_NONE, &raw.power_off, 0,
+	  "then unmount it and power its disk off (a loop device: delete it)", NULL },
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
@@ -183,6 +189,8 @@ static void validate_values(struct safecp_options *o, bool progress_given)
 		cli_usage_error("--sums needs a prefix, such as /media/usb/offload");
 	o->sums_prefix = raw.sums;
 	o->mhl = raw.mhl;
+	o->unmount = raw.unmount;
+	o->power_off = raw.power_off;
 	if (raw.sums && !o->checksums)
 		o->checksums = CHECKSUM_BIT(CHECKSUM_XXH128);
 }
@@ -201,10 +209,10 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 			cli_usage_error("--check DIR takes no operand, found %s; try '%s --help'",
 					quote(args[0]), program_name);
 		if (raw.n_target_dirs || o->verify || raw.checksum || raw.dry_run || raw.mhl ||
-		    o->skip_identical)
+		    o->skip_identical || raw.unmount || raw.power_off)
 			cli_usage_error("--check copies nothing: it takes --sums, --progress, -v "
 					"and -q, not -t, --verify, --checksum, --mhl, "
-					"--skip-identical or --dry-run");
+					"--skip-identical, --unmount, --power-off or --dry-run");
 		o->check_dir = raw.check;
 		return;
 	}
@@ -538,6 +546,8 @@ int main(int argc, const char **argv)
 		struct manifests *mhl = NULL;
 
 		refused = report_refusals(&o, jobs, n);
+		if (!refused && !o.dry_run)
+			refused = unmount_refusals(&o, jobs, n);
 		if (refused) {
 			status = EXIT_USAGE;
 		} else if (!o.dry_run) {
@@ -553,6 +563,7 @@ int main(int argc, const char **argv)
 		manifests_free(mhl);
 		sums_free(sums);
 	}
+	unmount_dests_done();
 	for (size_t i = 0; i < n; i++)
 		job_done(&jobs[i]);
 	for (size_t i = 0; i < raw.n_target_dirs; i++)

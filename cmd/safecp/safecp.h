@@ -53,6 +53,7 @@ struct safecp_options {
 	bool verify;               /* --verify */
 	bool verify_source;        /* --verify=source */
 	bool mhl;                  /* --mhl */
+	bool unmount, power_off;   /* --unmount, --power-off: after the copy */
 	checksum_set checksums;    /* --checksum (xxh128 for --sums alone), or 0 */
 	const char *sums_prefix;   /* --sums, or NULL */
 	enum identical_mode skip_identical; /* --skip-identical, or 0 */
@@ -84,6 +85,15 @@ struct safecp_job {
 struct sums;
 struct manifests;
 struct events;
+
+/* safecp_unmount.c: --unmount, --power-off.  Before the first byte: each
+ * destination resolved to what will be unmounted, the refusals said
+ * (true: some).  After the copy: each destination with ok[i] unmounted
+ * (and powered off), the others left mounted; the exit status. */
+bool unmount_refusals(const struct safecp_options *o, const struct safecp_job *jobs, size_t n);
+int unmount_dests(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
+		  const bool *ok);
+void unmount_dests_done(void);
 
 /* safecp_run.c: run the job (sums: NULL, or sums_prepare()'s); returns
  * the exit status. */

@@ -157,6 +157,24 @@ static int finish_all(struct runner *r, int signo)
 	return cancelled ? EXIT_INTERRUPTED : failed ? EXIT_PARTIAL : EXIT_OK;
 }
 
+/* --unmount: the destinations whose copy succeeded, every file confirmed;
+ * the copy's own failure outranks the unmount's. */
+static int unmount_after(const struct safecp_options *o, const struct safecp_job *jobs,
+			 struct runner *r, int status)
+{
+	bool ok[COPY_DESTS_MAX];
+	int s;
+
+	for (size_t i = 0; i < r->n; i++) {
+		int result = 0;
+
+		ok[i] = copy_job_finished(r->job, i, &result) && result == 0 &&
+			atomic_load(&copy_job_stats(r->job, i)->files_mismatched) == 0;
+	}
+	s = unmount_dests(o, jobs, r->n, ok);
+	return status != EXIT_OK && s != EXIT_INTERRUPTED ? status : s;
+}
+
 static void runner_free(struct runner *r)
 {
 	copy_job_free(r->job);
@@ -234,6 +252,8 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
 	for (size_t i = 0; (status == EXIT_OK || status == EXIT_PARTIAL) && i < n; i++)
 		if (atomic_load(&copy_job_stats(r.job, i)->files_mismatched) > 0)
 			status = EXIT_MISMATCH;
+	if ((o->unmount || o->power_off) && status != EXIT_INTERRUPTED)
+		status = unmount_after(o, jobs, &r, status);
 	runner_free(&r);
 	return status;
 }

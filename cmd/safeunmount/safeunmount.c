@@ -29,7 +29,7 @@ enum {
 };
 
 static struct {
-	int lazy, power_off, force, system;
+	int lazy, power_off, force, system, udisks;
 	char *progress;
 } raw;
 
@@ -46,6 +46,8 @@ static struct poptOption options[] = {
 	  "also unmount system mounts (/boot, /home, ..., a disk with swap); never '/'", NULL },
 	{ "lazy", 'l', POPT_ARG_NONE, &raw.lazy, 0,
 	  "detach even when busy (data may be written after safeunmount ends)", NULL },
+	{ "udisks", '\0', POPT_ARG_NONE, &raw.udisks, 0,
+	  "unmount and power off through udisks2 also as root (the default without root)", NULL },
 	CLI_VERBOSITY_OPTIONS("say what is done at each step", "print errors only"),
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
@@ -102,6 +104,7 @@ static void validate(poptContext ctx, struct su_options *o)
 	o->power_off = raw.power_off;
 	o->force = raw.force;
 	o->system = raw.system;
+	o->udisks = raw.udisks;
 	while (args && args[o->n_targets])
 		o->n_targets++;
 	if (o->n_targets == 0)
@@ -165,6 +168,13 @@ int main(int argc, const char **argv)
 	ctx = parse_options(argc, argv, &o);
 	install_signals();
 	report_init(&o);
+	/* a captured tree is not this machine: nothing to ask udisks */
+	if (sysroot_is_real()) {
+		unmount_choice_make(o.udisks, &o.backend);
+		unmount_choice_note(&o.backend);
+	} else {
+		o.backend = (struct unmount_choice){ .be = unmount_backend_kernel() };
+	}
 	for (size_t i = 0; i < o.n_targets && worst != SU_INTERRUPTED; i++) {
 		struct unmount_target job;
 		enum su_status s = job_resolve(&o, o.targets[i], &job);
@@ -179,6 +189,7 @@ int main(int argc, const char **argv)
 			worst = s;
 	}
 	report_done(exit_status(worst), written, unmounted);
+	unmount_choice_done(&o.backend);
 	poptFreeContext(ctx);
 	return exit_status(worst);
 }

@@ -19,6 +19,7 @@
 #include "common/event.h"
 #include "common/json.h"
 #include "common/progress.h"
+#include "common/unmount_choice.h"
 #include "unmount/target.h"
 
 struct su_options {
@@ -26,6 +27,8 @@ struct su_options {
 	enum verbosity verbosity;
 	bool lazy, power_off, force;
 	bool system;           /* --system: system mounts may be unmounted */
+	bool udisks;           /* --udisks: through udisks2 also as root */
+	struct unmount_choice backend; /* the kernel's, or udisks' (main sets it) */
 	bool wait;             /* --wait given */
 	double wait_seconds;   /* its limit; negative: no limit */
 	const char **targets;

@@ -117,6 +117,17 @@ static void on_busy(const struct unmount_busy *b)
 		    b->n_submounts, b->waiting);
 }
 
+/* polkit said no to udisks' call; naming the action lets an administrator
+ * write the rule. */
+static void not_allowed(const char *step, enum event_subject kind, const char *name,
+			const char *verb, const char *action)
+{
+	report_error(step, kind, name, EACCES,
+		     "cannot %s %s: not allowed: polkit does not grant this user %s; ask an "
+		     "administrator for a polkit rule that does, or run as root", verb, quote(name),
+		     action);
+}
+
 static enum su_status unmount_end(struct run_view *v, const struct unmount_step *s)
 {
 	struct unmount_fs *fs = &v->t->fs[s->fs];
@@ -133,6 +144,9 @@ static enum su_status unmount_end(struct run_view *v, const struct unmount_step 
 		report_error("unmount", EVENT_PATH, mp, EINTR,
 			     "interrupted while waiting; %s is still mounted", quote(mp));
 		return SU_INTERRUPTED;
+	case UNMOUNT_WHY_NOT_ALLOWED:
+		not_allowed("unmount", EVENT_PATH, mp, "unmount", s->action);
+		return SU_USAGE;
 	default:
 		report_error("unmount", EVENT_PATH, mp, s->result, "cannot unmount %s: %s", quote(mp),
 			     s->message ? s->message : strerror(-s->result));
@@ -193,7 +207,10 @@ static void power_off_planned(const struct run_view *v)
 static void power_off_ran(const struct run_view *v, int r)
 {
 	const struct poweroff_result *res = unmount_job_power_off(v->job);
+	const enum poweroff_method m = unmount_job_plan(v->job)->method;
 
+	if (m == POWEROFF_UDISKS_LOOP || m == POWEROFF_UDISKS_DRIVE)
+		return; /* udisks' own steps: nothing of ours to tell */
 	if (r == 0 || res->failed_step != POWEROFF_STEP_FLUSH)
 		report_verbose("SYNCHRONIZE CACHE: %s; START STOP UNIT: %s; in flight: %s",
 			       scsi_words(res->sync_cache), scsi_words(res->stop_unit),
@@ -223,13 +240,30 @@ static enum su_status power_off_end(const struct run_view *v, const struct unmou
 				     quote(p->blocker_where));
 			return SU_BUSY;
 		}
-		report_error("power-off", EVENT_DEVICE, p->devnode, 0,
-			     "cannot power off %s", /* checked before */
-			     quote(p->devnode));
+		if (p->refusal == POWEROFF_NO_DRIVE)
+			report_error("power-off", EVENT_DEVICE, p->devnode, 0,
+				     "refusing to power off %s: udisks cannot power it off (it is "
+				     "neither a loop device nor a drive with CanPowerOff, which USB "
+				     "drives have)", quote(p->devnode));
+		else
+			report_error("power-off", EVENT_DEVICE, p->devnode, 0,
+				     "cannot power off %s", /* checked before */
+				     quote(p->devnode));
 		return SU_USAGE;
 	case UNMOUNT_WHY_BUSY:
 		return SU_BUSY;
+	case UNMOUNT_WHY_NOT_ALLOWED:
+		not_allowed("power-off", EVENT_DEVICE, p->devnode,
+			    p->method == POWEROFF_UDISKS_LOOP ? "delete the loop device" : "power off",
+			    s->action);
+		return SU_USAGE;
 	default:
+		if (p->method == POWEROFF_UDISKS_LOOP || p->method == POWEROFF_UDISKS_DRIVE) {
+			report_error("power-off", EVENT_DEVICE, p->devnode, s->result,
+				     "cannot power off %s: udisks: %s", quote(p->devnode),
+				     strerror(-s->result));
+			return SU_FAILED;
+		}
 		report_error("power-off", EVENT_DEVICE, p->devnode, s->result,
 			     "cannot power off %s: %s %s failed: %s", quote(p->devnode),
 			     poweroff_step_words(res->failed_step), quote(res->failed_dev),
@@ -318,7 +352,7 @@ static enum su_status run_job(const struct su_options *o, struct unmount_target 
 	bool cancelled = false;
 	int r;
 
-	r = unmount_job_new(t, &jo, unmount_backend_kernel(), &v.job);
+	r = unmount_job_new(t, &jo, o->backend.be, &v.job);
 	if (r == 0)
 		r = unmount_job_start(v.job);
 	if (r < 0) {

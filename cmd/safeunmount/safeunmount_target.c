@@ -185,6 +185,12 @@ static enum su_status power_off_check(const struct unmount_target *t,
 			     "devices are powered off (and, with --force, an SD card in a built-in reader)",
 			     quote(name), bus_words(r->transport));
 		break;
+	case UNMOUNT_REFUSAL_NO_DRIVE:
+		report_error("power-off", EVENT_DEVICE, name, 0,
+			     "refusing to power off %s: udisks cannot power it off (it is neither a "
+			     "loop device nor a drive with CanPowerOff, which USB drives have)",
+			     quote(name));
+		break;
 	case UNMOUNT_REFUSAL_OTHER_MOUNTED:
 		report_error("power-off", EVENT_DEVICE, name, 0,
 			     "cannot power off %s: %s is mounted on %s; "
@@ -219,6 +225,7 @@ enum su_status job_resolve(const struct su_options *o, const char *arg, struct u
 {
 	const struct unmount_resolve_options ro = {
 		.system = o->system, .power_off = o->power_off, .force = o->force,
+		.be = o->backend.be,
 	};
 	struct unmount_refusal r;
 	enum su_status s;

@@ -2,9 +2,11 @@
  *
  * The job (job.c) decides the order, the retries and when to stop; a
  * backend does each step's one operation.  unmount_backend_kernel() is
- * libmount, syncfs, sysfs and /proc (backend_kernel.c); a udisks2 backend
- * can come later; the unit tests use a fake one.  Every op returns 0 or
- * -errno unless it says otherwise; `data` is the backend's own. */
+ * libmount, syncfs, sysfs and /proc (backend_kernel.c);
+ * unmount_backend_udisks_open() has udisks2 do the privileged steps over
+ * the system bus (backend_udisks.c); the unit tests use a fake one.  Every
+ * op returns 0 or -errno unless it says otherwise; `data` is the
+ * backend's own.  One job at a time uses a backend. */
 #ifndef SAFECP_UNMOUNT_BACKEND_H
 #define SAFECP_UNMOUNT_BACKEND_H
 
@@ -66,10 +68,29 @@ struct unmount_backend {
 			     struct poweroff_result *ret);
 	/* frees what power_off_plan filled */
 	void (*power_off_plan_done)(const struct unmount_backend *be, struct poweroff_plan *p);
+
+	/* Optional (NULL in the kernel backend).  A service that asks
+	 * polkit: the action it refused in the op that last returned
+	 * -EACCES (a fixed name, "org.freedesktop.udisks2..."), or NULL. */
+	const char *(*denied_action)(const struct unmount_backend *be);
+	/* A LABEL=/UUID= tag the service knows, when libblkid cannot tell
+	 * (a user cannot read the devices): 0 with *ret_devnode malloc'd. */
+	int (*resolve_tag)(const struct unmount_backend *be, const char *tag, char **ret_devnode);
 };
 
 /* libmount, syncfs in a thread (syncer.h), /proc, sysfs: this machine. */
 const struct unmount_backend *unmount_backend_kernel(void);
+
+/* udisks2 on the system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured): the
+ * unmount (Filesystem.Unmount), the power-off (Loop.Delete for a loop
+ * device, else Drive.PowerOff where CanPowerOff) and tags
+ * (Manager.ResolveDevice) by the daemon, never asking for a password;
+ * the sync with progress, the holders and the release check as the
+ * kernel backend does them.  -ESRCH when the bus has no UDisks2, another
+ * -errno when there is no system bus to connect to. */
+int unmount_backend_udisks_open(const struct unmount_backend **ret);
+/* NULL is fine */
+void unmount_backend_udisks_close(const struct unmount_backend *be);
 
 /* The mounts below mountpoint, but those of t (t may be NULL), as a
  * malloc'd array of malloc'd mount points; the count. */

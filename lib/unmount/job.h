@@ -69,6 +69,8 @@ enum unmount_why {
 	UNMOUNT_WHY_DIRTIED,      /* DONE: still dirtied after the last round; the
 				   * unmount writes the rest */
 	UNMOUNT_WHY_UNMOUNT,      /* the unmount failed; message: the system's text */
+	UNMOUNT_WHY_NOT_ALLOWED,  /* -EACCES: a service's polkit said no (action);
+				   * UNMOUNT and POWER_OFF */
 	UNMOUNT_WHY_MOUNTED_HERE, /* still mounted on `where` in our namespace */
 	UNMOUNT_WHY_UNCHECKED,    /* DONE: not allowed to check (-EACCES, -EPERM) */
 	UNMOUNT_WHY_FLUSH,        /* the release check's flush failed */
@@ -90,6 +92,7 @@ struct unmount_step {
 	size_t index;            /* SYNC_WRITE: the filesystem that failed */
 	char *message;           /* UNMOUNT: the system's words, or NULL */
 	char *where;             /* MOUNTED_HERE: the other mount point */
+	const char *action;      /* NOT_ALLOWED: the polkit action refused */
 };
 
 struct unmount_job_options {

@@ -47,6 +47,14 @@ static bool still_waiting(const struct unmount_job *job, double deadline)
 	return job->o.wait && job_monotonic() < deadline;
 }
 
+/* The polkit action a service refused, when r says it did. */
+static const char *denied(const struct unmount_job *job, int r)
+{
+	if (r != -EACCES || !job->be->denied_action)
+		return NULL;
+	return job->be->denied_action(job->be);
+}
+
 /* ---- who holds it ------------------------------------------------------ */
 
 /* Tells who holds it when that is new; the list is kept in *last. */
@@ -215,7 +223,8 @@ static void unmount_step(struct unmount_job *job, size_t i)
 			break;
 		}
 		if (r != -EBUSY) {
-			fail(s, r, UNMOUNT_WHY_UNMOUNT);
+			fail(s, r, denied(job, r) ? UNMOUNT_WHY_NOT_ALLOWED : UNMOUNT_WHY_UNMOUNT);
+			s->action = denied(job, r);
 			s->message = msg;
 			break;
 		}
@@ -316,6 +325,9 @@ static void power_off_step(struct unmount_job *job, size_t i)
 	if (r == -EBUSY) {
 		power_off_busy(job, i);
 		fail(s, r, UNMOUNT_WHY_BUSY);
+	} else if (denied(job, r)) {
+		fail(s, r, UNMOUNT_WHY_NOT_ALLOWED);
+		s->action = denied(job, r);
 	} else if (r < 0) {
 		fail(s, r, UNMOUNT_WHY_POWER_OFF);
 	} else {

@@ -52,6 +52,7 @@ const char *poweroff_method_name(enum poweroff_method m)
 	static const char *const names[] = {
 		[POWEROFF_NONE] = "none", [POWEROFF_LOOP] = "loop", [POWEROFF_USB] = "usb",
 		[POWEROFF_SCSI] = "scsi", [POWEROFF_MMC] = "mmc",
+		[POWEROFF_UDISKS_LOOP] = "udisks-loop", [POWEROFF_UDISKS_DRIVE] = "udisks-drive",
 	};
 
 	return (unsigned)m < ARRAY_SIZE(names) ? names[m] : "none";

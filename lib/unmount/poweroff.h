@@ -28,9 +28,12 @@ enum poweroff_method {
 	POWEROFF_USB,      /* "1" to the usb_device's remove: the port goes off */
 	POWEROFF_SCSI,     /* "1" to device/delete: sd_remove */
 	POWEROFF_MMC,      /* unbind the card from mmcblk: an internal reader */
+	/* by udisks (backend_udisks.c): */
+	POWEROFF_UDISKS_LOOP,  /* Loop.Delete */
+	POWEROFF_UDISKS_DRIVE, /* Drive.PowerOff */
 };
 
-/* "none", "loop", "usb", "scsi", "mmc" */
+/* "none", "loop", "usb", "scsi", "mmc", "udisks-loop", "udisks-drive" */
 const char *poweroff_method_name(enum poweroff_method m);
 
 enum poweroff_refusal {
@@ -43,6 +46,8 @@ enum poweroff_refusal {
 	POWEROFF_FIXED_DISK,      /* SCSI, SATA, FireWire or Thunderbolt:
 				   * could be deleted (method SCSI), but it is
 				   * not a drive one unplugs by hand; never */
+	POWEROFF_NO_DRIVE,        /* udisks: neither a loop device nor a drive
+				   * it can power off (CanPowerOff false) */
 };
 
 enum poweroff_flags {

@@ -128,12 +128,26 @@ static int resolve_device(const struct unmount_resolve_options *o, const char *n
 	return take_mounts(t, m, n, ret);
 }
 
+/* A backend of a service: not this machine's kernel. */
+static bool by_service(const struct unmount_resolve_options *o)
+{
+	return o->be && o->be != unmount_backend_kernel();
+}
+
 static int resolve_tag(const struct unmount_resolve_options *o, const char *tag,
 		       struct unmount_target *t, struct unmount_refusal *ret)
 {
 	_cleanup_free_ char *node = NULL;
 	struct stat st;
 	int r = blockid_resolve(tag, &node);
+
+	/* a user cannot read the devices; the service can */
+	if ((r == -ENOENT || r == -EACCES) && by_service(o) && o->be->resolve_tag) {
+		free(node);
+		node = NULL;
+		if (o->be->resolve_tag(o->be, tag, &node) == 0)
+			r = 0;
+	}
 
 	if (r == -ENOENT || r == -EACCES)
 		return unmount_refuse(ret, UNMOUNT_REFUSAL_TAG_NOT_FOUND, r, tag, NULL, NULL, NULL);
@@ -251,6 +265,8 @@ static int plan_refusal(const struct poweroff_plan *p, struct unmount_refusal *r
 	case POWEROFF_INTERNAL_READER:
 		return unmount_refuse(ret, UNMOUNT_REFUSAL_INTERNAL_READER, 0, p->devnode, NULL, NULL,
 				      NULL);
+	case POWEROFF_NO_DRIVE:
+		return unmount_refuse(ret, UNMOUNT_REFUSAL_NO_DRIVE, 0, p->devnode, NULL, NULL, NULL);
 	case POWEROFF_NO_METHOD:
 	case POWEROFF_FIXED_DISK:
 		break;
@@ -263,14 +279,16 @@ static int plan_refusal(const struct poweroff_plan *p, struct unmount_refusal *r
 static int check_power_off(const struct unmount_resolve_options *o, const struct unmount_target *t,
 			   struct unmount_refusal *ret)
 {
+	const struct unmount_backend *be;
 	struct poweroff_plan p;
 	int r;
 
 	if (!t->have_disk)
 		return unmount_refuse(ret, UNMOUNT_REFUSAL_NO_BLOCK_DEVICE, 0, t->arg, NULL, NULL, NULL);
-	if (geteuid() != 0)
+	if (geteuid() != 0 && !by_service(o))
 		return unmount_refuse(ret, UNMOUNT_REFUSAL_NOT_ROOT, 0, t->arg, NULL, NULL, NULL);
-	r = poweroff_plan_make(t->disk_major, t->disk_minor,
+	be = o->be ? o->be : unmount_backend_kernel();
+	r = be->power_off_plan(be, t->disk_major, t->disk_minor,
 			       POWEROFF_IGNORE_MOUNTS | (o->force ? POWEROFF_FORCE : 0), &p);
 	if (r < 0)
 		return unmount_refuse(ret, UNMOUNT_REFUSAL_NO_PLAN, r, t->arg, NULL, NULL, NULL);
@@ -279,7 +297,7 @@ static int check_power_off(const struct unmount_resolve_options *o, const struct
 		r = unmount_guard_power_off(t, &p, ret);
 	if (r == 0)
 		r = check_other_mounts(t, &p, ret);
-	poweroff_plan_done(&p);
+	be->power_off_plan_done(be, &p);
 	return r;
 }
 
@@ -329,7 +347,8 @@ int unmount_target_resolve(const char *arg, const struct unmount_resolve_options
 	r = resolve(o, arg, ret, ret_refusal);
 	if (r == 0)
 		r = unmount_guard(o, ret, ret_refusal);
-	if (r == 0 && sysroot_is_real())
+	/* a service asks polkit itself, when it is asked to unmount */
+	if (r == 0 && sysroot_is_real() && !by_service(o))
 		r = check_permission(ret, ret_refusal);
 	if (r == 0 && o->power_off)
 		r = check_power_off(o, ret, ret_refusal);

@@ -16,12 +16,17 @@
 #include <stdbool.h>
 
 #include "device/target.h"
+#include "unmount/backend.h"
 #include "unmount/target.h"
 
 struct unmount_resolve_options {
 	bool system;     /* system mounts may be unmounted (never "/") */
 	bool power_off;  /* the disk is to be powered off: check that it can be */
 	bool force;      /* ... an SD card in a built-in reader too */
+	/* the backend the job will use; NULL: the kernel's.  Another one
+	 * (udisks) decides who may unmount and power off, makes the
+	 * power-off plan and may find a tag libblkid cannot */
+	const struct unmount_backend *be;
 };
 
 /* What stops a target, and the fields each kind fills (name always, but
@@ -60,6 +65,7 @@ enum unmount_refusal_kind {
 	UNMOUNT_REFUSAL_INTERNAL_READER, /* name: an SD card in a built-in reader */
 	UNMOUNT_REFUSAL_FIXED_DISK,      /* name; transport: not a disk one unplugs */
 	UNMOUNT_REFUSAL_OTHER_MOUNTED,   /* name: the disk; other is mounted on where */
+	UNMOUNT_REFUSAL_NO_DRIVE,        /* name: the disk, which udisks cannot power off */
 };
 
 struct unmount_refusal {

@@ -1,0 +1,399 @@
+/* backend_udisks.c: the unmount backend of a desktop user without root:
+ * udisks2 does the privileged steps, over the system bus; the only
+ * includer of the D-Bus client headers.
+ *
+ * Why sd-bus (libsystemd): it is small, has no main loop to run (every
+ * call here is one blocking round trip in the job's thread), needs no
+ * systemd as PID 1, and honours DBUS_SYSTEM_BUS_ADDRESS.  GDBus would
+ * bring GLib and its threads; libudisks2 brings GDBus and adds nothing
+ * we use.
+ *
+ * Objects are always looked up (Manager.ResolveDevice, Block.Drive),
+ * never built from a device name.  Every call passes
+ * auth.no_user_interaction, so a script gets "not allowed" instead of a
+ * password prompt it cannot answer.  The sync with progress runs first,
+ * as in the kernel backend (udisks' Unmount syncs inside the call, with
+ * nothing to show), so Unmount finds little left to write; it still gets
+ * a long timeout, since the D-Bus default of 25 s is shorter than a slow
+ * stick's last writes.  The holders, the release check and the sync are
+ * the kernel backend's: they need no privilege (a user sees its own
+ * processes, and an estimate of the bytes left, doc/kernel.md 4.5). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include <unistd.h>
+
+#include "device/mount_umount.h"
+#include "util/debug.h"
+#include "unmount/backend.h"
+#include "unmount/unmount.h"
+
+#define UDISKS "org.freedesktop.UDisks2"
+#define UDISKS_PATH "/org/freedesktop/UDisks2"
+#define UDISKS_ERROR "org.freedesktop.UDisks2.Error."
+#define POLKIT_PREFIX "org.freedesktop.udisks2."
+
+/* Long enough for any stick's last writes; a running unmount cannot be
+ * stopped anyway (job.h). */
+#define LONG_CALL_USEC (24ULL * 3600 * 1000000)
+
+struct udisks {
+	struct unmount_backend be;
+	sd_bus *bus;
+	const char *denied;  /* the action refused by the last -EACCES */
+};
+
+static struct udisks *ud(const struct unmount_backend *be)
+{
+	return be->data;
+}
+
+/* ---- calls -------------------------------------------------------------- */
+
+static const char *const not_authorized[] = {
+	UDISKS_ERROR "NotAuthorized", UDISKS_ERROR "NotAuthorizedCanObtain",
+	UDISKS_ERROR "NotAuthorizedDismissed",
+};
+
+/* A udisks error as -errno; *ret_message gets the daemon's words. */
+static int map_error(struct udisks *u, const sd_bus_error *e, int r, const char *action,
+		     char **ret_message)
+{
+	if (ret_message && e->message)
+		*ret_message = strdup(e->message);
+	DEBUG(DEBUG_UNMOUNT, "udisks: %s: %s", e->name ? e->name : "?", e->message ? e->message : "");
+	for (size_t i = 0; i < sizeof(not_authorized) / sizeof(*not_authorized); i++)
+		if (sd_bus_error_has_name(e, not_authorized[i])) {
+			u->denied = action;
+			return -EACCES;
+		}
+	if (sd_bus_error_has_name(e, UDISKS_ERROR "DeviceBusy"))
+		return -EBUSY;
+	if (sd_bus_error_has_name(e, UDISKS_ERROR "NotMounted"))
+		return -EINVAL;
+	if (sd_bus_error_has_name(e, UDISKS_ERROR "Cancelled"))
+		return -ECANCELED;
+	if (sd_bus_error_has_name(e, UDISKS_ERROR "Timedout") ||
+	    sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY) ||
+	    sd_bus_error_has_name(e, SD_BUS_ERROR_TIMEOUT))
+		return -ETIMEDOUT;
+	if (e->name && strncmp(e->name, UDISKS_ERROR, strlen(UDISKS_ERROR)) == 0)
+		return -EIO;
+	return r < 0 ? r : -EIO;
+}
+
+/* A method that takes one a{sv} of options: ours, never interactive. */
+static int call_with_options(struct udisks *u, const char *path, const char *iface,
+			     const char *member, bool force, const char *action,
+			     char **ret_message)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL, *reply = NULL;
+	int r;
+
+	r = sd_bus_message_new_method_call(u->bus, &m, UDISKS, path, iface, member);
+	if (r >= 0)
+		r = force ? sd_bus_message_append(m, "a{sv}", 2, "auth.no_user_interaction", "b", 1,
+						  "force", "b", 1)
+			  : sd_bus_message_append(m, "a{sv}", 1, "auth.no_user_interaction", "b", 1);
+	if (r >= 0) {
+		DEBUG(DEBUG_UNMOUNT, "udisks: %s.%s on %s", iface, member, path);
+		r = sd_bus_call(u->bus, m, LONG_CALL_USEC, &e, &reply);
+		if (r < 0)
+			r = map_error(u, &e, r, action, ret_message);
+	}
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	sd_bus_message_unref(m);
+	return r < 0 ? r : 0;
+}
+
+/* Manager.ResolveDevice: the block object of a device node, a label or a
+ * UUID ("path", "label", "uuid"): 0 with *ret malloc'd, -ENOENT when
+ * udisks knows none. */
+static int resolve_device(struct udisks *u, const char *key, const char *value, char **ret)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL, *reply = NULL;
+	const char *path = NULL;
+	int r;
+
+	*ret = NULL;
+	r = sd_bus_message_new_method_call(u->bus, &m, UDISKS, UDISKS_PATH "/Manager",
+					   UDISKS ".Manager", "ResolveDevice");
+	if (r >= 0)
+		r = sd_bus_message_append(m, "a{sv}a{sv}", 1, key, "s", value, 1,
+					  "auth.no_user_interaction", "b", 1);
+	if (r >= 0) {
+		r = sd_bus_call(u->bus, m, 0, &e, &reply);
+		if (r < 0)
+			r = map_error(u, &e, r, NULL, NULL);
+	}
+	if (r >= 0)
+		r = sd_bus_message_enter_container(reply, 'a', "o");
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "o", &path);
+	if (r > 0 && path) {
+		*ret = strdup(path);
+		r = *ret ? 0 : -ENOMEM;
+	} else if (r >= 0) {
+		r = -ENOENT;
+	}
+	DEBUG(DEBUG_UNMOUNT, "udisks: ResolveDevice %s=%s: %s (%d)", key, value,
+	      *ret ? *ret : "none", r);
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	sd_bus_message_unref(m);
+	return r;
+}
+
+/* A property of type "o" ("/" is none: -ENOENT). */
+static int get_object(struct udisks *u, const char *path, const char *iface, const char *name,
+		      char **ret)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *o = NULL;
+	int r;
+
+	*ret = NULL;
+	r = sd_bus_get_property(u->bus, UDISKS, path, iface, name, &e, &reply, "o");
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "o", &o);
+	if (r >= 0 && (!o || strcmp(o, "/") == 0))
+		r = -ENOENT;
+	if (r >= 0) {
+		*ret = strdup(o);
+		r = *ret ? 0 : -ENOMEM;
+	}
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	return r;
+}
+
+static int get_bool(struct udisks *u, const char *path, const char *iface, const char *name,
+		    bool *ret)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int v = 0, r;
+
+	r = sd_bus_get_property_trivial(u->bus, UDISKS, path, iface, name, &e, 'b', &v);
+	sd_bus_error_free(&e);
+	*ret = r >= 0 && v;
+	return r < 0 ? r : 0;
+}
+
+/* Whether the object has the interface: udisks answers a property of an
+ * interface the object lacks with an error. */
+static bool has_loop(struct udisks *u, const char *path)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	uint32_t uid = 0;
+	int r = sd_bus_get_property_trivial(u->bus, UDISKS, path, UDISKS ".Loop", "SetupByUID", &e,
+					    'u', &uid);
+
+	sd_bus_error_free(&e);
+	return r >= 0;
+}
+
+/* Block.Device (a NUL-terminated byte string) */
+static int get_device(struct udisks *u, const char *path, char **ret)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const void *p = NULL;
+	size_t n = 0;
+	int r;
+
+	*ret = NULL;
+	r = sd_bus_get_property(u->bus, UDISKS, path, UDISKS ".Block", "Device", &e, &reply, "ay");
+	if (r >= 0)
+		r = sd_bus_message_read_array(reply, 'y', &p, &n);
+	if (r >= 0) {
+		*ret = strndup(p ? p : "", n);
+		r = *ret && (*ret)[0] ? 0 : *ret ? -ENOENT : -ENOMEM;
+	}
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	return r;
+}
+
+/* ---- the ops -------------------------------------------------------------- */
+
+/* A mount of one's own (an fstab user mount, FUSE) is unmounted directly,
+ * as before; the rest by udisks, which knows only block devices. */
+static int u_unmount(const struct unmount_backend *be, const char *mountpoint, bool lazy,
+		     char **ret_message)
+{
+	struct udisks *u = ud(be);
+	struct unmount_mount m = { 0 };
+	char *block = NULL;
+	int r;
+
+	u->denied = NULL;
+	if (geteuid() != 0 && mount_umount(mountpoint, MOUNT_UMOUNT_CHECK, NULL) == 0)
+		return unmount_backend_kernel()->unmount(be, mountpoint, lazy, ret_message);
+	r = unmount_mount_at(mountpoint, &m);
+	if (r < 0)
+		return r;
+	if ((m.dev_major || m.dev_minor) && strncmp(m.source, "/dev/", 5) == 0)
+		r = resolve_device(u, "path", m.source, &block);
+	else
+		r = -ENOENT;
+	unmount_mount_done(&m);
+	if (r == -ENOENT)
+		return unmount_backend_kernel()->unmount(be, mountpoint, lazy, ret_message);
+	if (r == 0)
+		r = call_with_options(u, block, UDISKS ".Filesystem", "Unmount", lazy,
+				      POLKIT_PREFIX "filesystem-unmount-others", ret_message);
+	free(block);
+	return r;
+}
+
+/* The kernel's plan (the devices that go, who holds them), with udisks'
+ * say on how: a loop device is deleted, a drive powered off where udisks
+ * can (CanPowerOff: USB), anything else refused. */
+static int u_power_off_plan(const struct unmount_backend *be, unsigned major, unsigned minor,
+			    unsigned flags, struct poweroff_plan *ret)
+{
+	struct udisks *u = ud(be);
+	char *block = NULL, *drive = NULL;
+	bool can = false;
+	int r = poweroff_plan_make(major, minor, flags, ret);
+
+	if (r < 0)
+		return r;
+	if (resolve_device(u, "path", ret->devnode, &block) < 0) {
+		ret->refusal = POWEROFF_NO_DRIVE;
+	} else if (has_loop(u, block)) {
+		ret->method = POWEROFF_UDISKS_LOOP;
+	} else if (get_object(u, block, UDISKS ".Block", "Drive", &drive) < 0 ||
+		   get_bool(u, drive, UDISKS ".Drive", "CanPowerOff", &can) < 0 || !can) {
+		ret->refusal = POWEROFF_NO_DRIVE;
+	} else {
+		ret->method = POWEROFF_UDISKS_DRIVE;
+		/* udisks decides what it can power off; who holds it stays ours */
+		if (ret->refusal != POWEROFF_MOUNTED && ret->refusal != POWEROFF_HELD)
+			ret->refusal = POWEROFF_OK;
+	}
+	DEBUG(DEBUG_UNMOUNT, "udisks: power-off plan of %s: method %s, refusal %d, drive %s",
+	      ret->devnode, poweroff_method_name(ret->method), (int)ret->refusal,
+	      drive ? drive : "none");
+	free(block);
+	free(drive);
+	return 0;
+}
+
+static int u_power_off_run(const struct unmount_backend *be, const struct poweroff_plan *p,
+			   struct poweroff_result *ret)
+{
+	struct udisks *u = ud(be);
+	char *block = NULL, *drive = NULL;
+	bool system = false;
+	int r;
+
+	u->denied = NULL;
+	*ret = (struct poweroff_result){ .sync_cache = -ENOTTY, .stop_unit = -ENOTTY,
+					 .failed_step = POWEROFF_STEP_DETACH };
+	snprintf(ret->failed_dev, sizeof(ret->failed_dev), "%s", p->devnode);
+	r = resolve_device(u, "path", p->devnode, &block);
+	if (r == 0 && p->method == POWEROFF_UDISKS_LOOP) {
+		r = call_with_options(u, block, UDISKS ".Loop", "Delete", false,
+				      POLKIT_PREFIX "loop-delete-others", NULL);
+	} else if (r == 0) {
+		r = get_object(u, block, UDISKS ".Block", "Drive", &drive);
+		get_bool(u, block, UDISKS ".Block", "HintSystem", &system);
+		if (r == 0)
+			r = call_with_options(u, drive, UDISKS ".Drive", "PowerOff", false,
+					      system ? POLKIT_PREFIX "power-off-drive-system"
+						     : POLKIT_PREFIX "power-off-drive", NULL);
+	}
+	if (r == 0)
+		ret->inflight_drained = true;
+	free(block);
+	free(drive);
+	return r;
+}
+
+static const char *u_denied_action(const struct unmount_backend *be)
+{
+	return ud(be)->denied;
+}
+
+static int u_resolve_tag(const struct unmount_backend *be, const char *tag, char **ret_devnode)
+{
+	struct udisks *u = ud(be);
+	char *block = NULL;
+	int r;
+
+	*ret_devnode = NULL;
+	if (strncmp(tag, "LABEL=", 6) == 0)
+		r = resolve_device(u, "label", tag + 6, &block);
+	else if (strncmp(tag, "UUID=", 5) == 0)
+		r = resolve_device(u, "uuid", tag + 5, &block);
+	else
+		r = -ENOENT;
+	if (r == 0)
+		r = get_device(u, block, ret_devnode);
+	free(block);
+	return r;
+}
+
+/* ---- open, close ------------------------------------------------------------ */
+
+/* Peer.Ping: whether UDisks2 answers (starting it, where the bus can). */
+static int ping(sd_bus *bus)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r = sd_bus_call_method(bus, UDISKS, UDISKS_PATH "/Manager", "org.freedesktop.DBus.Peer",
+				   "Ping", &e, NULL, "");
+
+	if (r < 0)
+		DEBUG(DEBUG_UNMOUNT, "udisks: ping: %s", e.message ? e.message : strerror(-r));
+	if (r < 0 && (sd_bus_error_has_name(&e, SD_BUS_ERROR_SERVICE_UNKNOWN) ||
+		      sd_bus_error_has_name(&e, SD_BUS_ERROR_NAME_HAS_NO_OWNER)))
+		r = -ESRCH;
+	sd_bus_error_free(&e);
+	return r < 0 ? r : 0;
+}
+
+int unmount_backend_udisks_open(const struct unmount_backend **ret)
+{
+	struct udisks *u = calloc(1, sizeof(*u));
+	int r;
+
+	*ret = NULL;
+	if (!u)
+		return -ENOMEM;
+	r = sd_bus_open_system(&u->bus);
+	if (r >= 0)
+		r = ping(u->bus);
+	if (r < 0) {
+		sd_bus_flush_close_unref(u->bus);
+		free(u);
+		return r;
+	}
+	u->be = *unmount_backend_kernel();
+	u->be.data = u;
+	u->be.unmount = u_unmount;
+	u->be.power_off_plan = u_power_off_plan;
+	u->be.power_off_run = u_power_off_run;
+	u->be.denied_action = u_denied_action;
+	u->be.resolve_tag = u_resolve_tag;
+	*ret = &u->be;
+	return 0;
+}
+
+void unmount_backend_udisks_close(const struct unmount_backend *be)
+{
+	struct udisks *u;
+
+	if (!be)
+		return;
+	u = ud(be);
+	sd_bus_flush_close_unref(u->bus);
+	free(u);
+}
