@@ -596,7 +596,7 @@ static bool read_fed(struct reader *r, size_t idx)
 	const struct source_feed *f = r->feed;
 	struct reader_chunk c = { .entry = idx };
 	bool end = false, changed = false;
-	int rc = f->ops->open(f->ctx, idx);
+	int rc = f->ops->open(f->ctx, idx, r->cancel);
 
 	if (rc < 0)
 		return publish_end(r, &c, rc, false);
