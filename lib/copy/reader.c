@@ -542,6 +542,10 @@ static bool read_fed(struct reader *r, size_t idx)
 			return false;
 		}
 		n = f->ops->read(f->ctx, c.buf, r->chunk, &end);
+		if (n == -ECANCELED && should_stop(r)) {
+			f->ops->close(f->ctx, &changed);
+			return false;
+		}
 		if (n >= 0 && (size_t)n < r->chunk && !end)
 			n = -EIO; /* the feed broke its contract */
 		c.err = n < 0 ? (int)n : 0;
