@@ -444,6 +444,9 @@ static void on_note(void *ctx, enum copy_note_kind kind, const char *path, int e
 	_cleanup_free_ char *msg = words_note(kind, err, bytes);
 	const char *what = msg ? msg : "out of memory";
 
+	/* --pack: the sources' modes are in the archive; its own is a new file's */
+	if (ev->o->pack && kind == COPY_NOTE_NO_MODES)
+		return;
 	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
 		if (path)
