@@ -4,7 +4,8 @@ or zip, read with Python's tarfile and zipfile, zstd through the zstd command) h
 exactly the tree SOURCE, named TOP/... (default: SOURCE's basename; "" for its
 contents), with the same types, content, permission bits, symlink targets and
 modification times at the format's precision: pax keeps nanoseconds, zip's DOS time
-2 seconds?  Devices, FIFOs and sockets must be absent.  Prints each difference and
+2 seconds?  A plain tar must end right after its two zero blocks (no padding to
+the format's blocking).  Devices, FIFOs and sockets must be absent.  Prints each difference and
 exits 1 when there is one; 0 and a summary line when the archive is the tree."""
 import hashlib
 import io
@@ -57,6 +58,11 @@ def read_tar(path):
         if m.issym():
             e["link"] = m.linkname
         got[m.name.rstrip("/")] = e
+    # unpadded: the end-of-archive's two zero blocks and nothing after
+    # (libarchive would fill the last 10 KiB block otherwise)
+    if path.endswith(".tar") and os.path.getsize(path) != t.offset + 1024:
+        got["(end)"] = {"mode": 0, "mtime_ns": 0,
+                        "sha": f"{os.path.getsize(path) - t.offset} bytes after the last entry"}
     return got, 1
 
 
