@@ -152,6 +152,8 @@ static int archive_path(const struct source_tree *sources, enum pack_format f, c
 		    (!o->no_target_directory && stat(dest, &st) == 0 && S_ISDIR(st.st_mode));
 	int n;
 
+	if (!*dest)
+		return plan_refuse(pr, PLAN_DEST_MISSING, dest, dest, ENOENT);
 	if (strlen(dest) >= PATH_MAX)
 		return plan_refuse(pr, PLAN_NAME_TOO_LONG, dest, NULL, ENAMETOOLONG);
 	/* "." and "/" have no name of their own: the directory's */
