@@ -165,7 +165,7 @@ static int drain_file(struct engine *g, size_t idx)
 	do {
 		r = reader_next(g->cursor, &c);
 		if (r != 0)
-			return r < 0 ? r : -EIO;
+			return cancelled(g) ? -ECANCELED : r < 0 ? r : -EIO;
 		reader_release(g->cursor, &c);
 		if (c.entry != idx)
 			return -EIO; /* out of step with the reader: a bug */
@@ -185,8 +185,9 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		if (cancelled(g))
 			return -ECANCELED;
 		r = reader_next(g->cursor, &c);
+		/* a reader told to stop ends its ring early: not a bug then */
 		if (r != 0)
-			return r < 0 ? r : -EIO; /* the reader ended early: a bug */
+			return cancelled(g) ? -ECANCELED : r < 0 ? r : -EIO;
 		if (c.entry != it->entry) {
 			reader_release(g->cursor, &c);
 			return -EIO;

@@ -268,3 +268,22 @@ stopped() {
 	done
 	assert_no_temporaries "$d"
 }
+
+@test "SIGINT while the compressor runs: exit 130, nothing under the archive's name" {
+	require_cmd jq
+	local d=$BATS_TEST_TMPDIR/d ev=$BATS_TEST_TMPDIR/ev pid rc=0
+	mkdir -p "$d"
+	# xz is slower than any disk: the engine waits for the pack feed when the signal comes
+	make_file "$SRC/big" $((48 * MIB))
+	safecp --pack=tar.xz --progress=json "$SRC" "$d"/ >"$ev" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_for 30 grep -q '"event":"progress"' "$ev"
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	((rc == 130))
+	grep -q "interrupted by SIGINT" "$BATS_TEST_TMPDIR/err"
+	refute grep -q '"step":"write"' "$ev"
+	[[ ! -e $d/src.tar.xz ]]
+	assert_no_temporaries "$d"
+}
