@@ -5,7 +5,7 @@
 # targets, mtimes at the format's precision) on real loop-device sticks; progress
 # against the device's sector counter; kill -9 mid-pack; several -t; --verify;
 # --checksum lists checked by xxhsum -c and sha256sum -c; FAT32's 4 GiB - 1 refused
-# before the first byte; the naming rules; the options refused.
+# before the first byte; Zip64 past 4 GiB; SIGINT; the naming rules; the options refused.
 
 load helpers
 load safecp_common
@@ -286,4 +286,25 @@ stopped() {
 	refute grep -q '"step":"write"' "$ev"
 	[[ ! -e $d/src.tar.xz ]]
 	assert_no_temporaries "$d"
+}
+
+@test "zip: an entry past 4 GiB gets Zip64 and reads back whole" {
+	local d=$BATS_TEST_TMPDIR/d
+	mkdir -p "$d"
+	# sparse: 4 GiB of zeros and a tail, deflated to a few MiB
+	truncate -s $((4 * 1024 * MIB + 12345)) "$SRC/huge"
+	echo tail >>"$SRC/huge"
+	safecp -q --pack=zip "$SRC/huge" "$d"/
+	# zipfile checks each entry's CRC at its end, and needs Zip64 for these sizes
+	python3 - "$d/huge.zip" $((4 * 1024 * MIB + 12345 + 5)) <<-'EOF2'
+		import sys, zipfile
+		z = zipfile.ZipFile(sys.argv[1])
+		(i,) = z.infolist()
+		assert i.file_size == int(sys.argv[2]), i.file_size
+		n, last = 0, b""
+		with z.open(i) as f:
+		    while b := f.read(1 << 24):
+		        n, last = n + len(b), b
+		assert n == i.file_size and last[-5:] == b"tail\n", (n, last[-5:])
+	EOF2
 }
