@@ -149,9 +149,7 @@ round_trip() {
 	stick_reattach "$STICK_ID"
 	(cd "$STICK_MNT" && xxhsum -c offload.xxh128 && sha256sum -c offload.sha256)
 	grep -q ' tree.tar.xz$' "$STICK_MNT/offload.sha256"
-	python3 "$CHECK" "$STICK_MNT/tree.tar.xz" "$SRC/tree" 2>/dev/null ||
-		{ xz -dc "$STICK_MNT/tree.tar.xz" >"$BATS_TEST_TMPDIR/t.tar" &&
-		  python3 "$CHECK" "$BATS_TEST_TMPDIR/t.tar" "$SRC/tree"; }
+	python3 "$CHECK" "$STICK_MNT/tree.tar.xz" "$SRC/tree"
 }
 
 @test "FAT32: an archive that could pass 4 GiB - 1 is refused before the first byte" {
@@ -190,9 +188,7 @@ round_trip() {
 	safecp -q --pack=zip -t "$d" "$SRC/two/b"
 	[[ -f $d/b.zip ]]
 	safecp -q --pack=tar.gz "$SRC/one" "$d/custom name.tgz"
-	python3 "$CHECK" "$d/custom name.tgz" "$SRC/one" 2>/dev/null ||
-		python3 -c 'import sys, tarfile; assert tarfile.open(sys.argv[1]).getnames() == ["one", "one/a"]' \
-			"$d/custom name.tgz"
+	python3 "$CHECK" "$d/custom name.tgz" "$SRC/one"
 	# "." packs the contents, named after the directory
 	(cd "$SRC/one" && safecp -q --pack=tar . "$d"/)
 	python3 "$CHECK" "$d/one.tar" "$SRC/one" ""
