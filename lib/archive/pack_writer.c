@@ -24,7 +24,7 @@ struct pack_writer {
 	pack_out_fn out;
 	void *ctx;
 	int out_err;      /* out()'s error, which libarchive only sees as -1 */
-	bool opened;
+	bool discard;     /* given up on: every write fails (pack_writer_free) */
 };
 
 static const char *const names[PACK_FORMATS] = {
@@ -100,7 +100,7 @@ static int error_of(struct pack_writer *w)
 static la_ssize_t write_cb(struct archive *a, void *ctx, const void *buf, size_t len)
 {
 	struct pack_writer *w = ctx;
-	int r = w->out(w->ctx, buf, len);
+	int r = w->discard ? -ECANCELED : w->out(w->ctx, buf, len);
 
 	if (r < 0) {
 		w->out_err = r;
@@ -149,7 +149,6 @@ int pack_writer_new(enum pack_format f, pack_out_fn out, void *ctx, struct pack_
 		pack_writer_free(w);
 		return r;
 	}
-	w->opened = true;
 	*ret = w;
 	return 0;
 }
@@ -186,7 +185,6 @@ int pack_writer_data(struct pack_writer *w, const void *buf, size_t len)
 
 int pack_writer_close(struct pack_writer *w)
 {
-	w->opened = false;
 	return archive_write_close(w->a) < ARCHIVE_WARN ? error_of(w) : 0;
 }
 
@@ -194,9 +192,13 @@ void pack_writer_free(struct pack_writer *w)
 {
 	if (!w)
 		return;
-	/* a writer given up on: nothing more goes out */
-	if (w->a && w->opened)
-		archive_write_fail(w->a);
+	/* A writer given up on: nothing more goes out.  Not archive_write_fail():
+	 * libarchive frees its output buffer only in the close that free does,
+	 * which a fatal state skips.  That close first pads the entry being
+	 * written with zeros up to its size: the first write failing stops it
+	 * (a compressor's output fills a block after a few hundred MiB of
+	 * zeros at most). */
+	w->discard = true;
 	if (w->a)
 		archive_write_free(w->a);
 	archive_entry_free(w->e);
