@@ -2,11 +2,18 @@
  *
  * archive_write_open2() with a write callback that hands every block to
  * the caller's out(); blocks of 64 KiB (fewer calls than the 10 KiB
- * default), the last one not padded.  Names are bytes: safecp sets no
- * locale, so libarchive cannot translate a non-ASCII name to the pax
- * header's UTF-8 and stores it as it is (hdrcharset=BINARY), with a
- * warning that is not an error (ARCHIVE_WARN is success here). */
+ * default), the last one not padded.
+ *
+ * Names are bytes, and safecp sets no locale.  libarchive takes a name's
+ * charset from the locale (nl_langinfo, the thread's), so each header is
+ * written under C.UTF-8 (uselocale: this thread only): a UTF-8 name goes
+ * into pax's path record as it is and gets zip's UTF-8 flag, which
+ * readers on other systems need to show it.  A name that is not UTF-8
+ * is written in the C locale: pax stores its bytes (hdrcharset=BINARY,
+ * with a warning that is not an error: ARCHIVE_WARN is success here),
+ * zip without the flag. */
 #include <errno.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +22,7 @@
 
 #include "archive/pack_writer.h"
 #include "util/size.h"
+#include "util/utf8.h"
 
 #define BLOCK (64 * 1024)
 
@@ -24,6 +32,7 @@ struct pack_writer {
 	pack_out_fn out;
 	void *ctx;
 	int out_err;      /* out()'s error, which libarchive only sees as -1 */
+	locale_t utf8;    /* C.UTF-8 for the headers, or 0 where there is none */
 	bool discard;     /* given up on: every write fails (pack_writer_free) */
 };
 
@@ -97,6 +106,19 @@ static int error_of(struct pack_writer *w)
 	return e > 0 ? -e : -EIO;
 }
 
+static bool is_utf8(const char *s)
+{
+	size_t n = strlen(s);
+	uint32_t cp;
+
+	for (size_t i = 0, l; i < n; i += l) {
+		l = utf8_decode(s + i, n - i, &cp);
+		if (cp == UTF8_INVALID)
+			return false;
+	}
+	return true;
+}
+
 static la_ssize_t write_cb(struct archive *a, void *ctx, const void *buf, size_t len)
 {
 	struct pack_writer *w = ctx;
@@ -140,6 +162,7 @@ int pack_writer_new(enum pack_format f, pack_out_fn out, void *ctx, struct pack_
 		return -ENOMEM;
 	w->out = out;
 	w->ctx = ctx;
+	w->utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 	w->a = archive_write_new();
 	w->e = archive_entry_new();
 	r = w->a && w->e ? set_format(w->a, f) : -ENOMEM;
@@ -156,6 +179,10 @@ int pack_writer_new(enum pack_format f, pack_out_fn out, void *ctx, struct pack_
 int pack_writer_header(struct pack_writer *w, const char *path, const struct stat *st,
 		       const char *link)
 {
+	bool utf8 = w->utf8 && is_utf8(path) && (!link || is_utf8(link));
+	locale_t old = utf8 ? uselocale(w->utf8) : (locale_t)0;
+	int r;
+
 	archive_entry_clear(w->e);
 	archive_entry_copy_pathname(w->e, path);
 	archive_entry_copy_stat(w->e, st);
@@ -165,9 +192,10 @@ int pack_writer_header(struct pack_writer *w, const char *path, const struct sta
 		archive_entry_set_size(w->e, 0);
 	if (S_ISLNK(st->st_mode))
 		archive_entry_copy_symlink(w->e, link);
-	if (archive_write_header(w->a, w->e) < ARCHIVE_WARN)
-		return error_of(w);
-	return 0;
+	r = archive_write_header(w->a, w->e) < ARCHIVE_WARN ? error_of(w) : 0;
+	if (utf8)
+		uselocale(old);
+	return r;
 }
 
 int pack_writer_data(struct pack_writer *w, const void *buf, size_t len)
@@ -202,5 +230,7 @@ void pack_writer_free(struct pack_writer *w)
 	if (w->a)
 		archive_write_free(w->a);
 	archive_entry_free(w->e);
+	if (w->utf8)
+		freelocale(w->utf8);
 	free(w);
 }

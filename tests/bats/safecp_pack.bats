@@ -27,7 +27,7 @@ teardown() {
 }
 
 # pack_tree DIR: make_tree's awkward sizes and links, modes of every kind and times
-# with nanoseconds, and a FIFO (left out, with a warning).
+# with nanoseconds, non-ASCII names, and a FIFO (left out, with a warning).
 pack_tree() {
 	make_tree "$1"
 	chmod 600 "$1/f1"
@@ -35,6 +35,9 @@ pack_tree() {
 	chmod 700 "$1/a/b"
 	touch -h -d '2021-03-04 05:06:07.123456789' "$1/f511" "$1/a/link-to-f1"
 	touch -d '1999-12-31 23:59:58.999999999' "$1/a/b/c"
+	# UTF-8 names: pax's path as it is, zip's UTF-8 flag (zipfile decodes by it)
+	make_file "$1/a/café ü.txt" 300
+	ln -s "café ü.txt" "$1/a/lien → café"
 	mkfifo "$1/a/fifo"
 }
 
