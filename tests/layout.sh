@@ -38,7 +38,8 @@ declare -A MAY=(
 	[dirty]="device util"
 	[io]="hash dirty device util"
 	[mhl]="util"
-	[copy]="io hash dirty device util mhl"
+	[copy]="io hash dirty device util mhl archive"
+	[archive]="util"
 	[unmount]="io hash dirty device util"
 )
 # External libraries: header pattern (an extended regex on the name between < >) and the
@@ -55,7 +56,7 @@ declare -A EXT_RE=(
 	[systemd]='^systemd/'
 	[libxml]='^libxml/'
 )
-declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash [libxml]=mhl [systemd]=unmount)
+declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash [libxml]=mhl [systemd]=unmount [libarchive]=archive)
 
 LIB_PARTS=$(printf '%s\n' "${!MAY[@]}" | sort | tr '\n' ' ')
 CMD_PARTS=$(for d in cmd/*/; do d=${d%/}; printf '%s ' "${d#cmd/}"; done)

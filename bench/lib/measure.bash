@@ -159,6 +159,7 @@ bench_method_cmd() {
 	local w=$1 m=$2 dest=$3 src r=()
 	src=$(bench_wl_src "$w")
 	[[ -d $src ]] && r=(-r)
+	bench_wl_is_pack "$w" && { bench_pack_cmd "$m" "$dest"; return; }
 	case $m in
 	cp) B_CMD=(cp "${r[@]}" "$src" "$dest/") ;;
 	cp-sync)
@@ -234,7 +235,9 @@ _bench_verify() {
 	else
 		mount -t "$STICK_FS" -o ro "$STICK_DEV" "$STICK_MNT" || { echo MOUNT; return; }
 	fi
-	if [[ -d $src ]]; then
+	if bench_wl_is_pack "$w"; then
+		res=$(bench_pack_verify)
+	elif [[ -d $src ]]; then
 		diff -rq --no-dereference "$src" "$dst" >"$B_TMP/verify.out" 2>&1 || res=DIFF
 	else
 		cmp "$src" "$dst" >"$B_TMP/verify.out" 2>&1 || res=DIFF
@@ -258,6 +261,8 @@ bench_run_one() {
 	local w=$1 m=$2 rep=${3:-1} fs=$B_FS stats t0 tc tr tu tcl base rc hj0 hj1 dret peak verify=- umount_us=0 daemon=''
 	local user sys rss lastw ios0 bios0 ios1 bios1 rd0 rd1 samples="$B_OUT/samples/$w-$m.tsv"
 	((rep > 1)) && samples="$B_OUT/samples/$w-$m.r$rep.tsv"
+	# --pack's target is exfat-fuse's (lib/pack.bash)
+	bench_wl_is_pack "$w" && fs=exfat
 	[[ $m == dd* ]] && fs=none
 	stick_up --fs "$fs" --size "$B_STICK_MIB" --rate "$B_RATE" --iops "$(bench_wl_iops "$w")" \
 		--read-rate "$(bench_wl_read_rate "$w" "$B_RATE")" || return 1

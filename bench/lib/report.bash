@@ -207,6 +207,7 @@ bench_report() {
 		fi
 		bench_multi_report
 		bench_offload_report
+		bench_pack_report
 	} >"$B_OUT/table.md"
 	cat "$B_OUT/table.md"
 	for w in "${B_WORKLOADS[@]}"; do

@@ -19,6 +19,7 @@
 #   two-sticks   the 1gib file, to two sticks at once (lib/multi.bash)
 #   card3, card-split   the card, to three or two sticks at once (lib/multi.bash)
 #   verify, checksum, two-sticks-verify   the 1gib file (lib/offload.bash)
+#   pack-zip   the tree, packed into one zip on exfat-fuse (lib/pack.bash)
 #   noop-rerun   1000 files of 32 KiB in DCIM/100SAFE..109SAFE/     $B_SRC/noop/
 #                (lib/offload.bash; not scaled by --size-scale: the target is 1000 files)
 #
@@ -42,7 +43,7 @@ bench_wl_bytes() {
 	1gib | card | two-sticks | card3 | card-split | verify | checksum | two-sticks-verify) echo $((1024 * MIB / B_DIV)) ;;
 	1000x1m) echo $(((1000 / B_DIV) * MIB)) ;; # whole files: the count is divided
 	noop | noop-rerun) echo $((B_NOOP_FILES * B_NOOP_SIZE)) ;; # not scaled: the target is 1000 files
-	tree | mixed) awk -F'\t' '{ s += $1 } END { print s }' "$B_SRC/$1.sizes" ;;
+	tree | mixed | pack-zip) awk -F'\t' '{ s += $1 } END { print s }' "$B_SRC/$(bench_wl_kind "$1").sizes" ;;
 	esac
 }
 
@@ -51,7 +52,7 @@ bench_wl_files() {
 	1gib | two-sticks | verify | checksum | two-sticks-verify) echo 1 ;;
 	1000x1m) echo $((1000 / B_DIV)) ;;
 	noop | noop-rerun) echo "$B_NOOP_FILES" ;;
-	tree) echo $((2000 / B_DIV)) ;;
+	tree | pack-zip) echo $((2000 / B_DIV)) ;;
 	mixed) echo $((2100 / B_DIV)) ;;
 	card | card3 | card-split) echo 32 ;;
 	esac
@@ -63,7 +64,7 @@ bench_wl_src() {
 	1gib | two-sticks | verify | checksum | two-sticks-verify) echo "$B_SRC/big.bin" ;;
 	1000x1m) echo "$B_SRC/m1000" ;;
 	noop-rerun) echo "$B_SRC/noop" ;;
-	tree) echo "$B_SRC/tree" ;;
+	tree | pack-zip) echo "$B_SRC/tree" ;;
 	mixed) echo "$B_SRC/mixed" ;;
 	card | card3 | card-split) echo "$B_CARD_MNT/DCIM" ;;
 	esac
@@ -76,6 +77,7 @@ bench_wl_kind() {
 	two-sticks | verify | checksum | two-sticks-verify) echo 1gib ;;
 	card3 | card-split) echo card ;;
 	noop-rerun) echo noop ;;
+	pack-zip) echo tree ;;
 	*) echo "$1" ;;
 	esac
 }

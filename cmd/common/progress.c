@@ -57,7 +57,7 @@ struct progress {
 	struct progress_state st; /* item and label point into the two below */
 	char *item;
 	size_t item_size;
-	char label[32];
+	char label[80];
 
 	bool emitted;            /* anything drawn yet: the first update is due */
 	bool line_open;          /* a bar line without its newline is on screen */

@@ -43,7 +43,7 @@ enum {
 /* popt's view of the command line, before validation */
 static struct {
 	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl, unmount, power_off;
-	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check;
+	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check, *pack;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
 } raw;
@@ -93,6 +93,10 @@ static struct poptOption options[] = {
 	  "leave alone files the destination holds already: quick (the default: same "
 	  "size and modification time) or hash (the same checksum: ascmhl, the --sums "
 	  "lists, or both copies read); give the mode with '='", "MODE" },
+	{ "pack", '\0', POPT_ARG_STRING, &raw.pack, 0,
+	  "write the sources as one archive: tar (pax), tar.gz, tar.xz, tar.zst or zip; "
+	  "into a directory as NAME.FORMAT after the first SOURCE, else DEST is its name",
+	  "FORMAT" },
 	{ "check", '\0', POPT_ARG_STRING, &raw.check, 0,
 	  "copy nothing: read the copy in DIR back from the device and compare it with "
 	  "DIR/ascmhl's newest manifest, or with the --sums lists (exit 4: one differs)", "DIR" },
@@ -193,6 +197,31 @@ static void validate_values(struct safecp_options *o, bool progress_given)
 	o->power_off = raw.power_off;
 	if (raw.sums && !o->checksums)
 		o->checksums = CHECKSUM_BIT(CHECKSUM_XXH128);
+	if (raw.pack && pack_format_from_name(raw.pack, &o->pack_format) < 0)
+		cli_usage_error("unknown archive format %s for --pack: use tar, tar.gz, tar.xz, "
+				"tar.zst or zip", quote(raw.pack));
+	o->pack = raw.pack != NULL;
+}
+
+/* --pack writes one new file, the archive: what acts on the files at
+ * the destination one by one has nothing to act on. */
+static void validate_pack(const struct safecp_options *o)
+{
+	const char *bad = o->skip_identical ? "--skip-identical"
+			  : o->verify_source ? "--verify=source"
+			  : o->mhl ? "--mhl"
+			  : o->plan.no_clobber ? "--no-clobber (-n)"
+			  : raw.no_preserve ? "--no-preserve"
+			  : raw.rename_invalid ? "--rename-invalid" : NULL;
+
+	if (!o->pack)
+		return;
+	if (bad)
+		cli_usage_error("--pack writes one archive file: %s has nothing to act on; leave it "
+				"out (the archive keeps the sources' modes and times; --verify "
+				"reads the archive back)", bad);
+	if (raw.check)
+		cli_usage_error("--check copies nothing: it does not take --pack");
 }
 
 /* cp's operand rules: with -t every operand is a source; otherwise the last
@@ -311,7 +340,14 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 	o->dry_run = raw.dry_run;
 	o->rename_invalid = raw.rename_invalid;
 	validate_values(o, progress_given);
+	validate_pack(o);
 	validate_operands(ctx, o);
+	/* the archive itself gets the time it was written and a new file's
+	 * mode; the sources' are in it */
+	if (o->pack) {
+		o->keep_times = o->keep_mode = false;
+		o->plan.recursive = true;
+	}
 	return ctx;
 }
 
@@ -421,8 +457,12 @@ static int job_prepare(const struct safecp_options *o, const char *dest,
 
 	job->dest_arg = dest;
 	/* the first destination walks the sources; the others take its tree */
-	r = tree ? plan_build_beside(tree, o->sources, o->n_sources, dest, &o->plan, &job->plan, &pb)
-		 : plan_build(o->sources, o->n_sources, dest, &o->plan, &job->plan, &pb);
+	if (o->pack)
+		r = pack_plan(o, dest, tree, &job->plan, &pb);
+	else if (tree)
+		r = plan_build_beside(tree, o->sources, o->n_sources, dest, &o->plan, &job->plan, &pb);
+	else
+		r = plan_build(o->sources, o->n_sources, dest, &o->plan, &job->plan, &pb);
 	if (r < 0 || pb.kind != PLAN_OK || !job->plan) {
 		if (pb.kind != PLAN_OK)
 			report_problem(o, &pb, NULL);
@@ -507,8 +547,13 @@ static bool report_refusals(const struct safecp_options *o, struct safecp_job *j
 
 		for (size_t i = 0; i < job->names.n_problems; i++)
 			report_problem(o, &job->names.problems[i], job->target);
-		if (job->refusal.kind != PLAN_OK)
+		if (job->refusal.kind == PLAN_FILE_TOO_BIG && o->pack) {
+			_cleanup_free_ char *msg = words_pack_too_big(o, &job->refusal, job->target);
+
+			report_refusal(o, plan_problem_kind_name(job->refusal.kind), msg);
+		} else if (job->refusal.kind != PLAN_OK) {
 			report_problem(o, &job->refusal, job->target);
+		}
 		refused = refused || job->refusal.kind != PLAN_OK || job->names.n_problems;
 	}
 	return refused;
@@ -532,6 +577,8 @@ int main(int argc, const char **argv)
 	}
 	identical_load_lists(&o);
 	raise_fd_limit();
+	if (o.pack)
+		status = pack_prepare(&o);
 	/* every destination is checked before the first byte goes to any */
 	for (; n < o.n_dests && status == 0; n++)
 		status = job_prepare(&o, o.dests[n], n ? jobs[0].plan : NULL, &jobs[n]);
@@ -551,7 +598,9 @@ int main(int argc, const char **argv)
 		if (refused) {
 			status = EXIT_USAGE;
 		} else if (!o.dry_run) {
-			if (sums_prepare(&o, jobs, n, &sums) < 0 ||
+			if (o.pack && pack_start(&o) < 0) {
+				status = EXIT_PARTIAL;
+			} else if (sums_prepare(&o, jobs, n, &sums) < 0 ||
 			    manifests_prepare(&o, jobs, n, &mhl) < 0) {
 				cli_error("out of memory");
 				status = EXIT_PARTIAL;
@@ -566,6 +615,7 @@ int main(int argc, const char **argv)
 	unmount_dests_done();
 	for (size_t i = 0; i < n; i++)
 		job_done(&jobs[i]);
+	pack_free(&o);
 	for (size_t i = 0; i < raw.n_target_dirs; i++)
 		free(raw.target_dirs[i]);
 	sums_index_free(o.old_lists);

@@ -10,6 +10,7 @@
  *   safecp_sums.c    --checksum, --sums: the checksum lists
  *   safecp_identical.c  --skip-identical: what the destination holds already
  *   safecp_check*.c  --check: an existing copy read back (safecp_check.h)
+ *   safecp_pack.c    --pack: the sources as one archive file
  *
  * Private to cmd/safecp*; lib/ knows nothing of it. */
 #ifndef SAFECP_CMD_SAFECP_H
@@ -24,6 +25,7 @@
 #include "common/cli.h" /* enum verbosity */
 #include "copy/copy.h"
 #include "copy/file_sums.h"
+#include "copy/pack.h"
 #include "copy/identical.h"
 #include "copy/mhl_record.h"
 #include "copy/sums_index.h"
@@ -62,6 +64,10 @@ struct safecp_options {
 	struct sums_index *old_lists;
 	dev_t old_lists_dev;
 	const char *check_dir;     /* --check DIR (safecp_check.c), or NULL */
+	bool pack;                 /* --pack=FORMAT (safecp_pack.c) */
+	enum pack_format pack_format;
+	struct source_tree *pack_tree; /*   the sources, walked once */
+	struct pack_feed *pack_feed;   /*   the archive's bytes, while it runs */
 };
 
 /* Everything decided before the first byte. */
@@ -142,6 +148,21 @@ const char *identical_basis_name(enum plan_identical basis);
 /* "same size and modification time", ...: the -v line's */
 const char *identical_basis_words(enum plan_identical basis);
 
+/* safecp_pack.c: --pack.  Walk the sources (refusals and warnings said;
+ * 0 or EXIT_USAGE); one destination's plan (the archive); the feed
+ * (0 or -errno, said); the end. */
+int pack_prepare(struct safecp_options *o);
+int pack_plan(const struct safecp_options *o, const char *dest, const struct plan *first,
+	      struct plan **ret, struct plan_problem *pb);
+int pack_start(struct safecp_options *o);
+void pack_free(struct safecp_options *o);
+/* The archive failed because of a source (the feed's problem) or the
+ * writer; PLAN_FILE_TOO_BIG of an archive. */
+char *words_pack_failed(const struct safecp_options *o, const struct plan_entry *archive,
+			enum copy_step step, int err);
+char *words_pack_too_big(const struct safecp_options *o, const struct plan_problem *p,
+			 const struct target *t);
+
 /* safecp_dryrun.c: print the plan and the target on stdout. */
 void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);
 
@@ -182,7 +203,9 @@ struct snapshot {
 	bool verify;         /* --verify: the figures below count */
 	uint64_t verified, files_verified, files_mismatched;
 	bool verify_cached;  /* some read-back could not bypass the cache */
-	char label[64];      /* the bar's words after the sizes */
+	bool pack;           /* --pack: the source figures below count */
+	uint64_t packed, pack_total; /* source bytes packed, of all */
+	char label[96];      /* the bar's words after the sizes */
 };
 
 /* safecp_json.c: one event per call, a whole line, flushed.  Each

@@ -105,6 +105,11 @@ static void snapshot_take(struct events *ev, struct snapshot *s)
 	s->files_verified = atomic_load(&st->files_verified);
 	s->files_mismatched = atomic_load(&st->files_mismatched);
 	s->verify_cached = atomic_load(&st->verify_cached);
+	s->pack = ev->o->pack;
+	if (ev->o->pack_feed) {
+		s->packed = pack_feed_packed(ev->o->pack_feed);
+		s->pack_total = pack_tree_bytes(ev->o->pack_tree);
+	}
 	s->t_real = clock_realtime();
 	s->rate = progress_rate_sample(&ev->rate, clock_monotonic(), s->confirmed);
 	s->eta = progress_eta(s->total > s->confirmed ? s->total - s->confirmed : 0, s->rate);
@@ -113,12 +118,19 @@ static void snapshot_take(struct events *ev, struct snapshot *s)
 static void state_from(struct snapshot *s, struct progress_state *ret)
 {
 	const char *item = phase_item(s->phase);
-	char verified[SIZE_FORMAT_MAX];
+	char verified[SIZE_FORMAT_MAX], packed[SIZE_FORMAT_MAX];
+	int n;
 
-	snprintf(s->label, sizeof(s->label), "on device");
+	n = snprintf(s->label, sizeof(s->label), "on device");
 	if (s->verify) {
 		size_format(verified, sizeof(verified), s->verified);
-		snprintf(s->label, sizeof(s->label), "on device, %s verified", verified);
+		n = snprintf(s->label, sizeof(s->label), "on device, %s verified", verified);
+	}
+	/* the archive's bytes are the bar's; the sources' the second figure
+	 * (their total is JSON's: the line has no room) */
+	if (s->pack && n > 0 && (size_t)n < sizeof(s->label)) {
+		size_format(packed, sizeof(packed), s->packed);
+		snprintf(s->label + n, sizeof(s->label) - (size_t)n, ", %s packed", packed);
 	}
 
 	*ret = (struct progress_state){
@@ -403,8 +415,11 @@ static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step,
 {
 	struct events *ev = ctx;
 	int err = neg_err < 0 ? -neg_err : neg_err; /* lib passes -errno */
-	_cleanup_free_ char *msg = words_copy_error(e, step, err, path, ev->job->target,
-						    fatal);
+	/* the archive's "source" is made of many: the feed knows which one */
+	bool pack_src = ev->o->pack && (step == COPY_STEP_READ || step == COPY_STEP_CHANGED);
+	_cleanup_free_ char *msg = pack_src ? words_pack_failed(ev->o, e, step, err)
+					    : words_copy_error(e, step, err, path, ev->job->target,
+							       fatal);
 	bool note = step == COPY_STEP_ATTRS;
 
 	pthread_mutex_lock(&ev->sh->lock);
@@ -429,6 +444,9 @@ static void on_note(void *ctx, enum copy_note_kind kind, const char *path, int e
 	_cleanup_free_ char *msg = words_note(kind, err, bytes);
 	const char *what = msg ? msg : "out of memory";
 
+	/* --pack: the sources' modes are in the archive; its own is a new file's */
+	if (ev->o->pack && kind == COPY_NOTE_NO_MODES)
+		return;
 	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
 		if (path)
@@ -593,6 +611,9 @@ void events_source(struct events *ev, const struct copy_source_stats *src)
 {
 	pthread_mutex_lock(&ev->sh->lock);
 	ev->sh->src = *src;
+	/* --pack: the reader read the archive's stream; the sources are the feed's */
+	if (ev->o->pack_feed)
+		ev->sh->src.bytes_read = pack_feed_packed(ev->o->pack_feed);
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 

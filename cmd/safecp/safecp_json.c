@@ -125,6 +125,10 @@ void jsonev_progress(struct jsonev *ev, const struct snapshot *s)
 	kv_maybe(j, "eta", s->eta, 1);
 	if (s->verify)
 		json_kv_u64(j, "bytes_verified", s->verified);
+	if (s->pack) {
+		json_kv_u64(j, "source_bytes_packed", s->packed);
+		json_kv_u64(j, "source_bytes_total", s->pack_total);
+	}
 	event_end(j);
 }
 

@@ -76,6 +76,7 @@ static int start_item(struct engine *g, size_t idx, struct batch_item *it)
 	memset(it, 0, sizeof(*it));
 	it->entry = idx;
 	it->dirfd = -1;
+	it->size = (uint64_t)e->source->st.st_size;
 	fd = batch_parent_fd(g, e->source->parent);
 	if (fd < 0)
 		return fd;
@@ -148,7 +149,7 @@ void copy_forget_bytes(struct engine *g, const struct batch_item *it)
 	/* only regular files are in bytes_total (a symlink's st_size is
 	 * its target's length) */
 	if (e->source->type == PLAN_FILE)
-		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)e->source->st.st_size);
+		atomic_fetch_sub(&g->stats->bytes_total, it->size);
 	if (it->w) {
 		atomic_fetch_sub(&g->stats->bytes_confirmed, writer_confirmed(it->w));
 		atomic_fetch_sub(&g->stats->bytes_written, writer_written(it->w));
@@ -165,7 +166,7 @@ static int drain_file(struct engine *g, size_t idx)
 	do {
 		r = reader_next(g->cursor, &c);
 		if (r != 0)
-			return r < 0 ? r : -EIO;
+			return cancelled(g) ? -ECANCELED : r < 0 ? r : -EIO;
 		reader_release(g->cursor, &c);
 		if (c.entry != idx)
 			return -EIO; /* out of step with the reader: a bug */
@@ -185,8 +186,9 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		if (cancelled(g))
 			return -ECANCELED;
 		r = reader_next(g->cursor, &c);
+		/* a reader told to stop ends its ring early: not a bug then */
 		if (r != 0)
-			return r < 0 ? r : -EIO; /* the reader ended early: a bug */
+			return cancelled(g) ? -ECANCELED : r < 0 ? r : -EIO;
 		if (c.entry != it->entry) {
 			reader_release(g->cursor, &c);
 			return -EIO;
@@ -217,8 +219,15 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		if (r < 0)
 			return r;
 		atomic_fetch_add(&g->stats->bytes_written, (uint64_t)c.len);
-		if (c.last)
+		if (c.last) {
+			/* a stream feed's entry ends where the feed ends it (a
+			 * file's ends at its size, or it changed) */
+			uint64_t n = writer_written(it->w);
+
+			atomic_fetch_add(&g->stats->bytes_total, n - it->size);
+			it->size = n;
 			return 0;
+		}
 	}
 }
 

@@ -32,7 +32,14 @@
  * (reader_written).  A tap (per-file checksums) reads the mapping in
  * user space, under a SIGBUS guard (util/sigbus_guard.h): a file that
  * shrinks under it ends there, flagged changed.  Several cursors and
- * --verify read: their hashes are the engine's or the ring's. */
+ * --verify read: their hashes are the engine's or the ring's.
+ *
+ * A job may give a stream feed (source_feed.h) in place of the files:
+ * then the reader enters no directory and opens no file; each wanted
+ * entry's bytes are the feed's, read into the ring's slots a whole
+ * chunk at a time, never mapped, never hashed for a second read (a
+ * stream cannot be read again, so no cursor is detached: the slowest
+ * destination sets the pace). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -45,6 +52,8 @@
 #include "copy/dirstack.h"
 #include "copy/read_back.h"
 #include "copy/reader.h"
+#include "copy/source_open.h"
+#include "copy/source_feed.h"
 #include "dirty/cachestat.h"
 #include "hash/chunk_hash.h"
 #include "io/ring.h"
@@ -99,6 +108,7 @@ struct reader_cursor {
 
 struct reader {
 	const struct source_tree *tree; /* the source tree every plan shares */
+	const struct source_feed *feed; /* NULL: the tree's files (source_feed.h) */
 	bool *want;               /* per entry: some cursor writes this file */
 	size_t chunk, align;
 	struct ring *ring;
@@ -150,25 +160,6 @@ static bool wants(const struct plan *p, size_t idx)
 	return e->source->type == PLAN_FILE && !e->skip_existing;
 }
 
-static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 /* DONTNEED skips a large folio that is not wholly inside the range, and
  * one may straddle two chunks: each drop reaches back over the previous
  * chunk's end, and the last one to the end of the file. */
@@ -186,32 +177,6 @@ static bool was_cached(int fd)
 	return cachestat_fd(fd, 0, 0, &fc) == 0 && fc.cached > 0;
 }
 
-static bool same_times(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
-/* Still the file the plan saw, as it was then? */
-static bool unchanged(int fd, const struct stat *plan)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == plan->st_dev &&
-	       st.st_ino == plan->st_ino && st.st_size == plan->st_size &&
-	       same_times(&st.st_mtim, &plan->st_mtim) && same_times(&st.st_ctim, &plan->st_ctim);
-}
-
-/* A readable fd of the regular file the O_PATH fd names: through /proc,
- * so it is that inode whatever its name leads to by now.  (Without /proc
- * safecp does not get this far: the target is found in mountinfo.) */
-static int reopen_for_reading(int path_fd)
-{
-	char proc[48];
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
-	return open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-}
-
 /* The fd of the directory holding entry idx (AT_FDCWD for an operand),
  * or -errno. */
 static int parent_fd(struct reader *r, const struct source_entry *e)
@@ -223,39 +188,12 @@ static int parent_fd(struct reader *r, const struct source_entry *e)
  * the plan's regular file (nothing open), or -errno. */
 static int open_source(struct reader *r, const struct source_entry *e, int *ret_fd)
 {
-	const struct source_tree *t = r->tree;
-	bool follow = e->parent == PLAN_TOP ? t->follow_symlinks || !t->recursive
-					    : t->follow_symlinks;
-	const char *name = e->parent == PLAN_TOP ? e->src : e->src_name;
-	int dfd = parent_fd(r, e), fd;
-	struct stat st;
+	int dfd = parent_fd(r, e);
 
 	if (dfd < 0 && dfd != AT_FDCWD)
 		return dfd;
-	test_hook("source-open", e->src);
-	/* O_PATH first: opening a device node a symlink leads to (-L, or an
-	 * operand) has effects of its own (a tty, a tape, a watchdog) */
-	fd = openat(dfd, name, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != e->st.st_dev ||
-	    st.st_ino != e->st.st_ino) {
-		close(fd);
-		return 1;
-	}
-	*ret_fd = reopen_for_reading(fd);
-	close(fd);
-	if (*ret_fd < 0)
-		return -errno;
-	if (fstat(*ret_fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_ino != e->st.st_ino ||
-	    st.st_dev != e->st.st_dev) {
-		close(*ret_fd);
-		*ret_fd = -1;
-		return 1;
-	}
-	return 0;
+	return source_open(r->tree, e, dfd, ret_fd);
 }
-
 
 static int cmp_expect(const void *a, const void *b)
 {
@@ -444,7 +382,7 @@ static bool drops_behind(struct reader *r, size_t idx, int fd)
 
 static bool maps_files(const struct reader *r, const struct source_entry *e)
 {
-	return r->n == 1 && !r->first && !r->hashing && !r->bytes_seen &&
+	return r->n == 1 && !r->first && !r->hashing && !r->bytes_seen && !r->feed &&
 	       e->st.st_size >= MAP_MIN;
 }
 
@@ -553,7 +491,7 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		if (!c.buf)
 			return false;
 		c.mapped = map = map && want > 0 && map_chunk(r, fd, &c, want, drop_behind, &e->st);
-		n = c.mapped ? (ssize_t)want : pread_full(fd, c.buf, want, c.offset);
+		n = c.mapped ? (ssize_t)want : source_pread_full(fd, c.buf, want, c.offset);
 		c.err = n < 0 ? (int)n : 0;
 		c.len = n < 0 ? 0 : (size_t)n;
 		left -= c.len;
@@ -564,15 +502,62 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		 * means it grew, and then its times and size must be the plan's */
 		c.last = n < 0 || (size_t)n < want || left == 0;
 		if (c.last && n >= 0 && (size_t)n == want)
-			n = pread_full(fd, &probe, 1, c.offset + want);
+			n = source_pread_full(fd, &probe, 1, c.offset + want);
 		if (n < 0)
 			c.err = (int)n;
 		else if (c.last)
-			c.changed = (size_t)c.len < want || n > 0 || !unchanged(fd, &e->st);
+			c.changed = (size_t)c.len < want || n > 0 || !source_unchanged(fd, &e->st);
 		if (r->src_hash)
 			source_again(r, fd, &c, (uint64_t)e->st.st_size);
 		if (n >= 0 && drop_behind && !c.mapped)
 			drop_pages(fd, c.offset, c.len, c.last);
+		publish(r, &c);
+		if (c.last)
+			return true;
+		c.offset += c.len;
+	}
+}
+
+/* A stream feed's entry idx into the ring (source_feed.h's contract),
+ * whole chunks but for the last; false when told to stop. */
+static bool read_fed(struct reader *r, size_t idx)
+{
+	const struct source_feed *f = r->feed;
+	struct reader_chunk c = { .entry = idx };
+	bool end = false, changed = false;
+	int rc = f->ops->open(f->ctx, idx, r->cancel);
+
+	if (rc < 0)
+		return publish_end(r, &c, rc, false);
+	for (;;) {
+		ssize_t n;
+
+		if (skipped(r, idx)) {
+			f->ops->close(f->ctx, &changed);
+			return publish_end(r, &c, -ECANCELED, false);
+		}
+		c.buf = claim(r, idx, c.offset, r->chunk);
+		if (!c.buf) {
+			f->ops->close(f->ctx, &changed);
+			return false;
+		}
+		n = f->ops->read(f->ctx, c.buf, r->chunk, &end);
+		if (n == -ECANCELED && should_stop(r)) {
+			f->ops->close(f->ctx, &changed);
+			return false;
+		}
+		if (n >= 0 && (size_t)n < r->chunk && !end)
+			n = -EIO; /* the feed broke its contract */
+		c.err = n < 0 ? (int)n : 0;
+		c.len = n < 0 ? 0 : (size_t)n;
+		c.last = n < 0 || end;
+		atomic_fetch_add(&r->bytes_read, c.len);
+		if (c.last) {
+			rc = f->ops->close(f->ctx, &changed);
+			if (!c.err && rc < 0)
+				c.err = rc;
+			c.changed = !c.err && changed;
+		}
 		publish(r, &c);
 		if (c.last)
 			return true;
@@ -613,14 +598,16 @@ static void *reader_thread(void *arg)
 			i = e->end - 1;
 			continue;
 		}
-		if (e->type == PLAN_DIR && i >= r->bad_dir_end)
+		/* a feed's entries are not in directories of ours */
+		if (e->type == PLAN_DIR && i >= r->bad_dir_end && !r->feed)
 			enter_dir(r, i);
 		if (e->type != PLAN_FILE || !r->want[i] || i < r->start_entry)
 			continue;
-		if (i >= r->bad_dir_end)
+		if (i >= r->bad_dir_end && !r->feed)
 			dirstack_pop_to(&r->dirs, e->parent);
 		if (skipped(r, i) ? !publish_end(r, &(struct reader_chunk){ .entry = i },
 						  -ECANCELED, false)
+		    : r->feed     ? !read_fed(r, i)
 				  : !read_file(r, i, i == r->start_entry ? r->start_offset : 0))
 			break;
 	}
@@ -691,12 +678,23 @@ int reader_start_tapped(const struct plan *const *plans, unsigned n, const struc
 			const struct reader_tap *tap, bool bytes_seen, bool verify_source,
 			atomic_bool *cancel, struct reader **ret)
 {
+	return reader_start_fed(plans, n, wp, NULL, tap, bytes_seen, verify_source, cancel, ret);
+}
+
+int reader_start_fed(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
+		     const struct source_feed *feed, const struct reader_tap *tap, bool bytes_seen,
+		     bool verify_source, atomic_bool *cancel, struct reader **ret)
+{
 	struct reader *r;
 	int e;
 
-	if (n == 0 || n > RING_CURSORS_MAX)
+	if (n == 0 || n > RING_CURSORS_MAX || (feed && verify_source))
 		return -EINVAL;
 	e = reader_new(plans, n, wp, cancel, &r);
+	if (e == 0 && feed) {
+		r->feed = feed;
+		r->hashing = false; /* nothing reads a stream again to compare */
+	}
 	/* the first reader's: second readers look it up there */
 	if (e == 0 && !(r->uncached = calloc(r->tree->n_entries + 1, sizeof(*r->uncached)))) {
 		reader_free(r);
@@ -802,11 +800,11 @@ void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_
 		return;
 	m = oldest_mapping(k->r);
 	if (write_result == 0) {
-		ch->changed = ch->changed || !unchanged(m.fd, m.plan);
+		ch->changed = ch->changed || !source_unchanged(m.fd, m.plan);
 		return;
 	}
 	/* the write could not read the mapping: read the bytes to learn why */
-	n = pread_full(m.fd, m.arena, ch->len, ch->offset);
+	n = source_pread_full(m.fd, m.arena, ch->len, ch->offset);
 	if (n >= 0 && (size_t)n < ch->len)
 		ch->changed = true;
 	else
