@@ -38,6 +38,7 @@ declare -A MAY=(
 	[dirty]="device util"
 	[io]="hash dirty device util"
 	[mhl]="util"
+	[archive]="util"
 	[copy]="io hash dirty device util mhl"
 	[unmount]="io hash dirty device util"
 )
@@ -55,7 +56,7 @@ declare -A EXT_RE=(
 	[systemd]='^systemd/'
 	[libxml]='^libxml/'
 )
-declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash [libxml]=mhl)
+declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash [libxml]=mhl [libarchive]=archive)
 
 LIB_PARTS=$(printf '%s\n' "${!MAY[@]}" | sort | tr '\n' ' ')
 CMD_PARTS=$(for d in cmd/*/; do d=${d%/}; printf '%s ' "${d#cmd/}"; done)
