@@ -324,7 +324,8 @@ int unpack_rules_check(struct unpack_list *l)
 
 		if (e->refusal != UNPACK_OK)
 			l->n_refused++;
-		else if ((e->type == UNPACK_FILE || e->type == UNPACK_HARDLINK) && e->size > 0)
+		else if (!e->top && (e->type == UNPACK_FILE || e->type == UNPACK_HARDLINK) &&
+			 e->size > 0)
 			l->total_bytes += (uint64_t)e->size;
 	}
 	return r;
