@@ -76,6 +76,7 @@ static int start_item(struct engine *g, size_t idx, struct batch_item *it)
 	memset(it, 0, sizeof(*it));
 	it->entry = idx;
 	it->dirfd = -1;
+	it->size = (uint64_t)e->source->st.st_size;
 	fd = batch_parent_fd(g, e->source->parent);
 	if (fd < 0)
 		return fd;
@@ -147,7 +148,7 @@ void copy_forget_bytes(struct engine *g, const struct batch_item *it)
 	/* only regular files are in bytes_total (a symlink's st_size is
 	 * its target's length) */
 	if (e->source->type == PLAN_FILE)
-		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)e->source->st.st_size);
+		atomic_fetch_sub(&g->stats->bytes_total, it->size);
 	if (it->w) {
 		atomic_fetch_sub(&g->stats->bytes_confirmed, writer_confirmed(it->w));
 		atomic_fetch_sub(&g->stats->bytes_written, writer_written(it->w));
@@ -216,8 +217,15 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		if (r < 0)
 			return r;
 		atomic_fetch_add(&g->stats->bytes_written, (uint64_t)c.len);
-		if (c.last)
+		if (c.last) {
+			/* a stream feed's entry ends where the feed ends it (a
+			 * file's ends at its size, or it changed) */
+			uint64_t n = writer_written(it->w);
+
+			atomic_fetch_add(&g->stats->bytes_total, n - it->size);
+			it->size = n;
 			return 0;
+		}
 	}
 }
 

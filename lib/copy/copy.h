@@ -144,6 +144,7 @@ struct copy_dest {
  * caller polls the counters and the results. */
 struct copy_job;
 struct reader_tap;
+struct source_feed;
 
 /* finished(ctx, i): destination i's thread is done (its result is set);
  * called from that thread, so it should only wake the poller. */
@@ -152,6 +153,9 @@ struct copy_job_hooks {
 	void (*finished)(void *ctx, size_t dest);
 	/* sees every chunk of the first read (file_sums.h); NULL: none */
 	const struct reader_tap *tap;
+	/* the bytes of each file entry (source_feed.h); NULL: the plans'
+	 * source files.  The caller's: it must outlive copy_job_free() */
+	const struct source_feed *feed;
 };
 
 /* Start copying to n destinations (at most COPY_DESTS_MAX), whose plans

@@ -383,7 +383,7 @@ static void remember(struct engine *g, const struct batch_item *it)
 	g->named = grown;
 	g->named[g->n_named] = (struct named_file){
 		.entry = it->entry, .dev = it->dev, .ino = it->ino,
-		.size = (uint64_t)g->plan->entries[it->entry].source->st.st_size,
+		.size = it->size,
 		.commit = g->commits,
 	};
 	memcpy(g->named[g->n_named++].digest, it->digest, sizeof(it->digest));

@@ -20,6 +20,9 @@ struct batch_item {
 	char tmp[STALE_TEMP_NAME_MAX]; /* a temporary name that exists in dirfd, or "" */
 	char *name;      /* final basename */
 	struct writer *w; /* NULL for symlinks */
+	uint64_t size;   /* a file's bytes in stats->bytes_total: the plan's
+			  * size, then what was written (a stream feed's
+			  * entry is as long as the feed made it) */
 	bool renamed;    /* under its final name */
 	bool settled;    /* renamed, kept (-n) or dropped in its commit */
 	bool rejected;   /* --verify: read back different; not to be named */

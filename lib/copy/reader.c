@@ -32,7 +32,14 @@
  * (reader_written).  A tap (per-file checksums) reads the mapping in
  * user space, under a SIGBUS guard (util/sigbus_guard.h): a file that
  * shrinks under it ends there, flagged changed.  Several cursors and
- * --verify read: their hashes are the engine's or the ring's. */
+ * --verify read: their hashes are the engine's or the ring's.
+ *
+ * A job may give a stream feed (source_feed.h) in place of the files:
+ * then the reader enters no directory and opens no file; each wanted
+ * entry's bytes are the feed's, read into the ring's slots a whole
+ * chunk at a time, never mapped, never hashed for a second read (a
+ * stream cannot be read again, so no cursor is detached: the slowest
+ * destination sets the pace). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -45,6 +52,7 @@
 #include "copy/dirstack.h"
 #include "copy/read_back.h"
 #include "copy/reader.h"
+#include "copy/source_feed.h"
 #include "dirty/cachestat.h"
 #include "hash/chunk_hash.h"
 #include "io/ring.h"
@@ -99,6 +107,7 @@ struct reader_cursor {
 
 struct reader {
 	const struct source_tree *tree; /* the source tree every plan shares */
+	const struct source_feed *feed; /* NULL: the tree's files (source_feed.h) */
 	bool *want;               /* per entry: some cursor writes this file */
 	size_t chunk, align;
 	struct ring *ring;
@@ -444,7 +453,7 @@ static bool drops_behind(struct reader *r, size_t idx, int fd)
 
 static bool maps_files(const struct reader *r, const struct source_entry *e)
 {
-	return r->n == 1 && !r->first && !r->hashing && !r->bytes_seen &&
+	return r->n == 1 && !r->first && !r->hashing && !r->bytes_seen && !r->feed &&
 	       e->st.st_size >= MAP_MIN;
 }
 
@@ -580,6 +589,49 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 	}
 }
 
+/* A stream feed's entry idx into the ring (source_feed.h's contract),
+ * whole chunks but for the last; false when told to stop. */
+static bool read_fed(struct reader *r, size_t idx)
+{
+	const struct source_feed *f = r->feed;
+	struct reader_chunk c = { .entry = idx };
+	bool end = false, changed = false;
+	int rc = f->ops->open(f->ctx, idx);
+
+	if (rc < 0)
+		return publish_end(r, &c, rc, false);
+	for (;;) {
+		ssize_t n;
+
+		if (skipped(r, idx)) {
+			f->ops->close(f->ctx, &changed);
+			return publish_end(r, &c, -ECANCELED, false);
+		}
+		c.buf = claim(r, idx, c.offset, r->chunk);
+		if (!c.buf) {
+			f->ops->close(f->ctx, &changed);
+			return false;
+		}
+		n = f->ops->read(f->ctx, c.buf, r->chunk, &end);
+		if (n >= 0 && (size_t)n < r->chunk && !end)
+			n = -EIO; /* the feed broke its contract */
+		c.err = n < 0 ? (int)n : 0;
+		c.len = n < 0 ? 0 : (size_t)n;
+		c.last = n < 0 || end;
+		atomic_fetch_add(&r->bytes_read, c.len);
+		if (c.last) {
+			rc = f->ops->close(f->ctx, &changed);
+			if (!c.err && rc < 0)
+				c.err = rc;
+			c.changed = !c.err && changed;
+		}
+		publish(r, &c);
+		if (c.last)
+			return true;
+		c.offset += c.len;
+	}
+}
+
 /* Make the source directory of entry idx the top of the stack: opened
  * from its parent's fd by name, and the one the plan walked.  Files
  * below one that cannot be opened get its error. */
@@ -613,14 +665,16 @@ static void *reader_thread(void *arg)
 			i = e->end - 1;
 			continue;
 		}
-		if (e->type == PLAN_DIR && i >= r->bad_dir_end)
+		/* a feed's entries are not in directories of ours */
+		if (e->type == PLAN_DIR && i >= r->bad_dir_end && !r->feed)
 			enter_dir(r, i);
 		if (e->type != PLAN_FILE || !r->want[i] || i < r->start_entry)
 			continue;
-		if (i >= r->bad_dir_end)
+		if (i >= r->bad_dir_end && !r->feed)
 			dirstack_pop_to(&r->dirs, e->parent);
 		if (skipped(r, i) ? !publish_end(r, &(struct reader_chunk){ .entry = i },
 						  -ECANCELED, false)
+		    : r->feed     ? !read_fed(r, i)
 				  : !read_file(r, i, i == r->start_entry ? r->start_offset : 0))
 			break;
 	}
@@ -691,12 +745,23 @@ int reader_start_tapped(const struct plan *const *plans, unsigned n, const struc
 			const struct reader_tap *tap, bool bytes_seen, bool verify_source,
 			atomic_bool *cancel, struct reader **ret)
 {
+	return reader_start_fed(plans, n, wp, NULL, tap, bytes_seen, verify_source, cancel, ret);
+}
+
+int reader_start_fed(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
+		     const struct source_feed *feed, const struct reader_tap *tap, bool bytes_seen,
+		     bool verify_source, atomic_bool *cancel, struct reader **ret)
+{
 	struct reader *r;
 	int e;
 
-	if (n == 0 || n > RING_CURSORS_MAX)
+	if (n == 0 || n > RING_CURSORS_MAX || (feed && verify_source))
 		return -EINVAL;
 	e = reader_new(plans, n, wp, cancel, &r);
+	if (e == 0 && feed) {
+		r->feed = feed;
+		r->hashing = false; /* nothing reads a stream again to compare */
+	}
 	/* the first reader's: second readers look it up there */
 	if (e == 0 && !(r->uncached = calloc(r->tree->n_entries + 1, sizeof(*r->uncached)))) {
 		reader_free(r);

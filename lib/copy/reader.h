@@ -15,7 +15,10 @@
  * st_ino).  It reads no more than the plan's size, and a file whose
  * size, mtime or ctime differ from the plan's after the read, or that
  * has more or fewer bytes, is flagged changed: GNU tar's "file changed
- * as we read it", which the engine does not publish. */
+ * as we read it", which the engine does not publish.
+ *
+ * That is the default feed; a job may give the bytes of each entry from
+ * another (source_feed.h: an archive being written or read). */
 #ifndef SAFECP_READER_H
 #define SAFECP_READER_H
 
@@ -84,6 +87,15 @@ struct reader_tap {
 int reader_start_tapped(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
 			const struct reader_tap *tap, bool bytes_seen, bool verify_source,
 			atomic_bool *cancel, struct reader **ret);
+
+/* reader_start_tapped() with the bytes of each entry from feed
+ * (source_feed.h; NULL: the plan's files, as above).  A stream feed's
+ * cursors are never detached and nothing is mapped; verify_source with
+ * a feed is -EINVAL. */
+struct source_feed;
+int reader_start_fed(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
+		     const struct source_feed *feed, const struct reader_tap *tap, bool bytes_seen,
+		     bool verify_source, atomic_bool *cancel, struct reader **ret);
 
 /* Cursor i of the reader (i < n). */
 struct reader_cursor *reader_cursor(struct reader *r, unsigned i);
