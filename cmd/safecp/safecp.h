@@ -61,6 +61,8 @@ struct safecp_options {
 	struct sums_index *old_lists;
 	dev_t old_lists_dev;
 	const char *check_dir;     /* --check DIR (safecp_check.c), or NULL */
+	bool unpack;               /* --unpack: the sources are archives */
+	bool skip_unsafe;          /* --skip-unsafe */
 };
 
 /* Everything decided before the first byte. */
@@ -131,6 +133,19 @@ int identical_judge(const struct safecp_options *o, struct safecp_job *job);
 const char *identical_basis_name(enum plan_identical basis);
 /* "same size and modification time", ...: the -v line's */
 const char *identical_basis_words(enum plan_identical basis);
+
+/* safecp_unpack.c: --unpack.  Read and check every archive (o->sources),
+ * naming each unsafe entry; 0, or EXIT_USAGE after saying why. */
+int unpack_prepare(const struct safecp_options *o);
+/* The plan of the checked entries into dest (first: another
+ * destination's, whose tree it shares); as plan_build(). */
+int unpack_plan(const struct safecp_options *o, const char *dest, const struct plan *first,
+		struct plan **ret, struct plan_problem *pb);
+/* The feed of the files' bytes, or NULL without --unpack. */
+const struct source_feed *unpack_feed(void);
+/* Unsafe entries left out (--skip-unsafe): the run ends EXIT_PARTIAL. */
+size_t unpack_skipped(void);
+void unpack_done(void);
 
 /* safecp_dryrun.c: print the plan and the target on stdout. */
 void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);

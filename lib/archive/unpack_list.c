@@ -31,7 +31,10 @@ int unpack_list_add(struct unpack_list *l, const char *raw, enum unpack_type typ
 	*e = (struct unpack_entry){
 		.type = type, .perm = perm & 07777, .size = size, .size_known = size_known,
 		.index = l->n_entries, .data_from = l->n_entries, .other = SIZE_MAX,
+		.archive = l->n_archives ? l->n_archives - 1 : 0,
 	};
+	e->ar_index = l->n_entries && l->entries[l->n_entries - 1].archive == e->archive ?
+		      l->entries[l->n_entries - 1].ar_index + 1 : 0;
 	e->raw = strdup(raw);
 	e->link = link ? strdup(link) : NULL;
 	if (!e->raw || (link && !e->link)) {
@@ -53,9 +56,26 @@ void unpack_list_free(struct unpack_list *l)
 		free(l->entries[i].link);
 	}
 	free(l->entries);
+	for (unsigned i = 0; i < l->n_archives; i++)
+		free(l->archives[i]);
+	free(l->archives);
 	free(l->format);
 	free(l->detail);
 	free(l);
+}
+
+int unpack_list_add_archive(struct unpack_list *l, const char *path)
+{
+	char **g = reallocarray(l->archives, l->n_archives + 1, sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	l->archives = g;
+	l->archives[l->n_archives] = strdup(path);
+	if (!l->archives[l->n_archives])
+		return -ENOMEM;
+	l->n_archives++;
+	return 0;
 }
 
 /* Linear: the tests' and the command's occasional look-up, not the rules'

@@ -38,7 +38,7 @@
  *   by a symlink) or a regular file;
  * - one entry per path: a second one is refused (a file then a symlink
  *   of the same name); a directory listed twice is one directory;
- * - a hardlink names an earlier, accepted regular file of the archive
+ * - a hardlink names an earlier, accepted regular file of its archive
  *   (a chain of hardlinks is followed to it); it is written as a copy
  *   of that file's bytes, so no destination filesystem needs links;
  * - sizes are known from the headers (tar: always; zip: the central
@@ -104,7 +104,9 @@ struct unpack_entry {
 	struct timespec mtime;
 	bool mtime_known;
 	char *link;         /* symlink target, or a hardlink's (normalised) */
-	size_t index;       /* header order in the archive, from 0 */
+	size_t index;       /* in the list: header order, archive after archive */
+	unsigned archive;   /* which archive of the list holds it */
+	size_t ar_index;    /* header order in that archive, from 0 */
 	size_t data_from;   /* whose data it is: its own index, or a
 			     * hardlink's final regular file */
 	bool encrypted;
@@ -127,23 +129,34 @@ enum unpack_scan_error {
  * files costs 46 bytes each) is refused rather than held in memory. */
 #define UNPACK_MAX_ENTRIES 1000000u
 
+/* Several archives unpacked to one destination are one list, checked as
+ * one: a symlink from the first and a file through it from the second
+ * would meet on the destination. */
 struct unpack_list {
-	struct unpack_entry *entries; /* in archive order */
+	struct unpack_entry *entries; /* in archive order, archive after archive */
 	size_t n_entries;
 	size_t cap;
 	size_t n_refused;
 	uint64_t total_bytes;   /* sizes of the accepted regular files and hardlinks */
 	char *format;           /* libarchive's name of the format ("POSIX pax
 				 * interchange format"): data, for messages */
-	/* the scan's failure, when unpack_scan() returns < 0 */
+	char **archives;        /* the archives' paths, as given */
+	unsigned n_archives;
+	/* the scan's failure, when unpack_list_scan() returns < 0, of the
+	 * last archive scanned */
 	enum unpack_scan_error error;
 	int err;                /* errno of it, or 0 */
 	char *detail;           /* libarchive's own text for it, or NULL */
 };
 
-/* Read the headers of the archive at path into *ret (always allocated:
- * free it with unpack_list_free(), also after a failure, whose kind is
- * in ret's error) and check them.  Returns 0 (entries may still be
+/* Append the headers of the archive at path to l, unchecked (call
+ * unpack_rules_check() once every archive is in).  Returns 0, -ENOMEM,
+ * or -EINVAL/-errno with l->error set. */
+int unpack_list_scan(struct unpack_list *l, const char *path);
+
+/* One archive: a new list in *ret (always allocated: free it with
+ * unpack_list_free(), also after a failure, whose kind is in ret's
+ * error), scanned and checked.  Returns 0 (entries may still be
  * refused: n_refused), -ENOMEM, or -EINVAL/-errno with ret->error set. */
 int unpack_scan(const char *path, struct unpack_list **ret);
 
@@ -151,8 +164,10 @@ int unpack_scan(const char *path, struct unpack_list **ret);
 int unpack_scan_memory(const void *buf, size_t len, struct unpack_list **ret);
 
 /* An empty list; entries are added with unpack_list_add(), which copies
- * raw and link (either may be NULL for link) and numbers them. */
+ * raw and link (either may be NULL for link) and numbers them, into the
+ * archive last added with unpack_list_add_archive() (none: archive 0). */
 struct unpack_list *unpack_list_new(void);
+int unpack_list_add_archive(struct unpack_list *l, const char *path);
 int unpack_list_add(struct unpack_list *l, const char *raw, enum unpack_type type, mode_t perm,
 		    int64_t size, bool size_known, const char *link);
 void unpack_list_free(struct unpack_list *l);

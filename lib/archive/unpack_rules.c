@@ -257,6 +257,8 @@ static int check_hardlink(const struct index *ix, struct unpack_list *l, struct 
 	if (!e->link)
 		return -ENOMEM;
 	f = first_of(ix, buf, strlen(buf));
+	if (f && f->archive != e->archive) /* its data is in another file */
+		f = NULL;
 	if (f && f->index >= e->index) {
 		refuse(e, UNPACK_HARDLINK_LATER, f->index);
 		return 0;

@@ -100,22 +100,36 @@ static int scan(struct unpack_source *src, int open_result, struct unpack_list *
 		if (r < 0)
 			return r;
 	}
-	return unpack_rules_check(l);
+	return 0;
+}
+
+int unpack_list_scan(struct unpack_list *l, const char *path)
+{
+	struct unpack_source src;
+	int r = unpack_list_add_archive(l, path);
+
+	if (r < 0)
+		return r;
+	l->error = UNPACK_SCAN_OK;
+	l->err = 0;
+	free(l->detail);
+	l->detail = NULL;
+	r = unpack_source_open(path, &src);
+	r = scan(&src, r, l);
+	unpack_source_close(&src);
+	return r;
 }
 
 int unpack_scan(const char *path, struct unpack_list **ret)
 {
-	struct unpack_source src;
 	struct unpack_list *l = unpack_list_new();
 	int r;
 
 	*ret = l;
 	if (!l)
 		return -ENOMEM;
-	r = unpack_source_open(path, &src);
-	r = scan(&src, r, l);
-	unpack_source_close(&src);
-	return r;
+	r = unpack_list_scan(l, path);
+	return r < 0 ? r : unpack_rules_check(l);
 }
 
 int unpack_scan_memory(const void *buf, size_t len, struct unpack_list **ret)
@@ -127,8 +141,11 @@ int unpack_scan_memory(const void *buf, size_t len, struct unpack_list **ret)
 	*ret = l;
 	if (!l)
 		return -ENOMEM;
+	r = unpack_list_add_archive(l, "(memory)");
+	if (r < 0)
+		return r;
 	r = unpack_source_open_memory(buf, len, &src);
 	r = scan(&src, r, l);
 	unpack_source_close(&src);
-	return r;
+	return r < 0 ? r : unpack_rules_check(l);
 }
