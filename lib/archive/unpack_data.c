@@ -127,7 +127,7 @@ static int next_block(struct unpack_data *d)
 		return archive_err(d->src.a, EIO);
 	}
 	if (off < d->pos || (uint64_t)off + n > (uint64_t)d->e->size)
-		return -EFBIG; /* more than the header said, or going back */
+		return -EBADMSG; /* more than the header said, or going back */
 	d->blk = b;
 	d->blk_left = n;
 	d->blk_off = off;
@@ -177,7 +177,7 @@ ssize_t unpack_data_read(struct unpack_data *d, void *buf, size_t len, bool *end
 	if (d->pos == d->e->size && !d->blk_left && d->blocks_done)
 		*end = true;
 	else if (d->pos == d->e->size && d->blk_left)
-		return -EFBIG;
+		return -EBADMSG;
 	return (ssize_t)got;
 }
 

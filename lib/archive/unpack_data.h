@@ -12,9 +12,9 @@
  * (sparse tar entries) and after the last one up to the size filled
  * with zeros: every destination gets a plain file, as FAT and exFAT
  * have no holes.  An entry whose blocks run past the size its header
- * gave (the size the space check counted) fails with -EFBIG, one that
- * ends short without being sparse with -EBADMSG: a zip whose central
- * directory lies is a bomb or damage, and either way not written. */
+ * gave (the size the space check counted), or that ends short without
+ * being sparse, fails with -EBADMSG: a zip whose central directory lies
+ * is a bomb or damage, and either way not written. */
 #ifndef SAFECP_UNPACK_DATA_H
 #define SAFECP_UNPACK_DATA_H
 

@@ -7,9 +7,11 @@
  * directory may come after its files or not at all.  The order here is a
  * pre-order walk in which siblings come in the order of their first
  * appearance in the archives (a directory appears with the first entry
- * at or below it), so an archive written by a tree walk, as tar, bsdtar
- * and zip write them, comes out in its own order and the data is read
- * in one pass.  An entry that comes out before one that precedes it in
+ * at or below it), so an archive written by a depth-first walk, as tar
+ * and bsdtar write them, comes out in its own order and the data is read
+ * in one pass.  One that lists a directory's files before going into its
+ * subdirectories (Python's zipfile over os.walk) steps back once per
+ * directory left.  An entry that comes out before one that precedes it in
  * the archive ("a/z" before "b/y" above) makes the data reader go back:
  * it opens the archive again and reads forward to it (unpack_data.h), a
  * cost of one more pass over the archive up to that entry, per such
