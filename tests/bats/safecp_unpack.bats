@@ -436,3 +436,28 @@ round_trip() {
 		[[ ! -d $STICK_MNT/t ]] || assert_final_names_complete "$SRC" "$STICK_MNT"
 	done
 }
+
+# ---------------------------------------------------------------------------- usage
+
+@test "unpack: options it cannot take, --skip-unsafe alone, a missing DEST are usage errors" {
+	mkdir -p "$SRC/d" "$BATS_TEST_TMPDIR/out"
+	echo x >"$SRC/d/x"
+	bsdtar -C "$SRC" -cf "$A/d.tar" d
+	run --separate-stderr safecp --skip-unsafe "$A/d.tar" "$BATS_TEST_TMPDIR/out"
+	[[ $status -eq 2 && $stderr == *"--skip-unsafe goes with --unpack"* ]]
+	for opt in --mhl --checksum=xxh128 --verify=source --skip-identical -L -T; do
+		run --separate-stderr safecp --unpack "$opt" "$A/d.tar" "$BATS_TEST_TMPDIR/out"
+		[[ $status -eq 2 && $stderr == *"--unpack takes"* ]] || { echo "$opt: $stderr"; false; }
+	done
+	run --separate-stderr safecp --unpack "$A/d.tar" "$BATS_TEST_TMPDIR/out/missing"
+	[[ $status -eq 2 && $stderr == *"'$BATS_TEST_TMPDIR/out/missing' does not exist"* ]]
+	# --dry-run writes nothing, and says what it would
+	run --separate-stderr safecp --unpack --dry-run "$A/d.tar" "$BATS_TEST_TMPDIR/out"
+	[[ $status -eq 0 && $output == *"plan: 1 file, 1 directory"* ]]
+	[[ -z $(ls -A "$BATS_TEST_TMPDIR/out") ]]
+	# --progress=json: each unsafe entry is a refused event
+	"$PY" "$HOSTILE" fifo "$A/fifo" "$VICTIM"
+	run --separate-stderr safecp --unpack --progress=json "$A/fifo" "$BATS_TEST_TMPDIR/out"
+	[[ $status -eq 2 ]]
+	jq -e 'select(.event == "refused") | .kind == "special-file" and (.message | test("fifo"))' <<<"$output"
+}
