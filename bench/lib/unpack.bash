@@ -1,6 +1,6 @@
 # bench/lib/unpack.bash: the workload of issue 11's --unpack.
 #
-#   unpack   2000 files of 512 KiB (1 GiB) in 20 directories of 100, as a pax tar made
+#   unpack   2000 files of 512 KiB (1000 MiB) in 20 directories of 100, as a pax tar made
 #            with bsdtar: `safecp --unpack` of the tar (method safecp+unpack) against
 #            `safecp -r` of the same tree (method safecp); target: total <= 1.05x the
 #            copy's, peak dirty <= 24 MiB. --size-scale 1/N divides the file count.

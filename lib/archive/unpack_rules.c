@@ -168,12 +168,11 @@ struct index {
 	size_t n;
 };
 
-static const struct unpack_list *sort_list; /* qsort has no context argument */
-
-static int cmp_at(const void *a, const void *b)
+static int cmp_at(const void *a, const void *b, void *list)
 {
-	const struct unpack_entry *x = &sort_list->entries[*(const size_t *)a];
-	const struct unpack_entry *y = &sort_list->entries[*(const size_t *)b];
+	const struct unpack_list *l = list;
+	const struct unpack_entry *x = &l->entries[*(const size_t *)a];
+	const struct unpack_entry *y = &l->entries[*(const size_t *)b];
 	int c = strcmp(x->path, y->path);
 
 	return c ? c : (x->index > y->index) - (x->index < y->index);
@@ -283,10 +282,8 @@ static int build_index(struct unpack_list *l, struct index *ix)
 	for (size_t i = 0; i < l->n_entries; i++)
 		if (l->entries[i].path)
 			ix->at[ix->n++] = i;
-	sort_list = l;
 	if (ix->n)
-		qsort(ix->at, ix->n, sizeof(*ix->at), cmp_at);
-	sort_list = NULL;
+		qsort_r(ix->at, ix->n, sizeof(*ix->at), cmp_at, l);
 	return 0;
 }
 

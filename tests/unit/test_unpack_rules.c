@@ -230,6 +230,33 @@ TEST(hardlinks)
 	done();
 }
 
+/* Two archives are one list: a link from the first and a file through it
+ * from the second meet on the destination; a hardlink reaches into its
+ * own archive only; a directory in both is one. */
+TEST(several_archives)
+{
+	list = unpack_list_new();
+	CHECK_INT(unpack_list_add_archive(list, "one.tar"), 0);
+	add("d/", D, 0755, NULL);
+	add("link", L, 0777, "d");
+	add("f", F, 0644, NULL);
+	CHECK_INT(unpack_list_add_archive(list, "two.tar"), 0);
+	add("d/", D, 0755, NULL);
+	add("link/x", F, 0644, NULL);
+	add("h", H, 0644, "f");
+	add("f", F, 0644, NULL);
+	check();
+	CHECK_INT(list->entries[3].archive, 1);
+	CHECK_INT(list->entries[3].ar_index, 0);
+	CHECK_INT(list->entries[5].ar_index, 2);
+	CHECK(list->entries[3].repeat);
+	REFUSED(4, UNPACK_THROUGH_LINK);
+	REFUSED(5, UNPACK_HARDLINK_OUTSIDE);
+	REFUSED(6, UNPACK_DUPLICATE);
+	CHECK_U64(list->entries[6].other, 2);
+	done();
+}
+
 /* Archives written with libarchive, read back by the scan. */
 static char *buf;
 static size_t used;
@@ -361,6 +388,7 @@ int main(void)
 	RUN(directory_replaced_by_symlink);
 	RUN(through_file);
 	RUN(hardlinks);
+	RUN(several_archives);
 	RUN(scan_tar);
 	RUN(scan_zip);
 	RUN(scan_failures);
