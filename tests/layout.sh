@@ -38,8 +38,8 @@ declare -A MAY=(
 	[dirty]="device util"
 	[io]="hash dirty device util"
 	[mhl]="util"
+	[copy]="io hash dirty device util mhl archive"
 	[archive]="util"
-	[copy]="io hash dirty device util mhl"
 	[unmount]="io hash dirty device util"
 )
 # External libraries: header pattern (an extended regex on the name between < >) and the

@@ -181,10 +181,10 @@ static int entry_of(size_t i, const struct timespec *now)
 }
 
 /* The feed: plan entry i is tree node i. */
-static int feed_open(void *ctx, size_t entry)
+static int feed_open(void *ctx, size_t entry, atomic_bool *cancel)
 {
 	(void)ctx;
-	return unpack_data_open(U.data, U.tree.nodes[entry].entry);
+	return unpack_data_open(U.data, U.tree.nodes[entry].entry, cancel);
 }
 
 static ssize_t feed_read(void *ctx, void *buf, size_t len, bool *end)

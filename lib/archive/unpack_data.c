@@ -79,7 +79,7 @@ static bool same_header(struct archive_entry *ae, const struct unpack_entry *t)
 	       archive_entry_filetype(ae) == AE_IFREG && archive_entry_size(ae) == t->size;
 }
 
-int unpack_data_open(struct unpack_data *d, size_t idx)
+int unpack_data_open(struct unpack_data *d, size_t idx, const atomic_bool *cancel)
 {
 	const struct unpack_entry *t = &d->l->entries[d->l->entries[idx].data_from];
 	struct archive_entry *ae = NULL;
@@ -92,6 +92,8 @@ int unpack_data_open(struct unpack_data *d, size_t idx)
 			return r;
 	}
 	while (d->header == SIZE_MAX || d->header < t->ar_index) {
+		if (cancel && atomic_load(cancel))
+			return -ECANCELED;
 		r = archive_read_next_header(d->src.a, &ae);
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
 			d->broken = true;

@@ -18,6 +18,7 @@
 #ifndef SAFECP_UNPACK_DATA_H
 #define SAFECP_UNPACK_DATA_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -30,8 +31,10 @@ struct unpack_data;
 int unpack_data_new(const struct unpack_list *l, struct unpack_data **ret);
 
 /* Position on list entry idx (a regular file: its data_from's bytes are
- * read).  0 or -errno (the archive cannot be opened again, or changed). */
-int unpack_data_open(struct unpack_data *d, size_t idx);
+ * read).  0 or -errno (the archive cannot be opened again, or changed);
+ * -ECANCELED when *cancel (may be NULL) is set between headers: going
+ * back in a compressed archive reads it all again up to the entry. */
+int unpack_data_open(struct unpack_data *d, size_t idx, const atomic_bool *cancel);
 
 /* Fill buf with len bytes of the entry, fewer only at its end (then
  * *end is set; also with 0 bytes).  Returns the count or -errno. */

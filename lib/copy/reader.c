@@ -52,6 +52,7 @@
 #include "copy/dirstack.h"
 #include "copy/read_back.h"
 #include "copy/reader.h"
+#include "copy/source_open.h"
 #include "copy/source_feed.h"
 #include "dirty/cachestat.h"
 #include "hash/chunk_hash.h"
@@ -159,25 +160,6 @@ static bool wants(const struct plan *p, size_t idx)
 	return e->source->type == PLAN_FILE && !e->skip_existing;
 }
 
-static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 /* DONTNEED skips a large folio that is not wholly inside the range, and
  * one may straddle two chunks: each drop reaches back over the previous
  * chunk's end, and the last one to the end of the file. */
@@ -195,32 +177,6 @@ static bool was_cached(int fd)
 	return cachestat_fd(fd, 0, 0, &fc) == 0 && fc.cached > 0;
 }
 
-static bool same_times(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
-/* Still the file the plan saw, as it was then? */
-static bool unchanged(int fd, const struct stat *plan)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == plan->st_dev &&
-	       st.st_ino == plan->st_ino && st.st_size == plan->st_size &&
-	       same_times(&st.st_mtim, &plan->st_mtim) && same_times(&st.st_ctim, &plan->st_ctim);
-}
-
-/* A readable fd of the regular file the O_PATH fd names: through /proc,
- * so it is that inode whatever its name leads to by now.  (Without /proc
- * safecp does not get this far: the target is found in mountinfo.) */
-static int reopen_for_reading(int path_fd)
-{
-	char proc[48];
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
-	return open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-}
-
 /* The fd of the directory holding entry idx (AT_FDCWD for an operand),
  * or -errno. */
 static int parent_fd(struct reader *r, const struct source_entry *e)
@@ -232,39 +188,12 @@ static int parent_fd(struct reader *r, const struct source_entry *e)
  * the plan's regular file (nothing open), or -errno. */
 static int open_source(struct reader *r, const struct source_entry *e, int *ret_fd)
 {
-	const struct source_tree *t = r->tree;
-	bool follow = e->parent == PLAN_TOP ? t->follow_symlinks || !t->recursive
-					    : t->follow_symlinks;
-	const char *name = e->parent == PLAN_TOP ? e->src : e->src_name;
-	int dfd = parent_fd(r, e), fd;
-	struct stat st;
+	int dfd = parent_fd(r, e);
 
 	if (dfd < 0 && dfd != AT_FDCWD)
 		return dfd;
-	test_hook("source-open", e->src);
-	/* O_PATH first: opening a device node a symlink leads to (-L, or an
-	 * operand) has effects of its own (a tty, a tape, a watchdog) */
-	fd = openat(dfd, name, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != e->st.st_dev ||
-	    st.st_ino != e->st.st_ino) {
-		close(fd);
-		return 1;
-	}
-	*ret_fd = reopen_for_reading(fd);
-	close(fd);
-	if (*ret_fd < 0)
-		return -errno;
-	if (fstat(*ret_fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_ino != e->st.st_ino ||
-	    st.st_dev != e->st.st_dev) {
-		close(*ret_fd);
-		*ret_fd = -1;
-		return 1;
-	}
-	return 0;
+	return source_open(r->tree, e, dfd, ret_fd);
 }
-
 
 static int cmp_expect(const void *a, const void *b)
 {
@@ -562,7 +491,7 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		if (!c.buf)
 			return false;
 		c.mapped = map = map && want > 0 && map_chunk(r, fd, &c, want, drop_behind, &e->st);
-		n = c.mapped ? (ssize_t)want : pread_full(fd, c.buf, want, c.offset);
+		n = c.mapped ? (ssize_t)want : source_pread_full(fd, c.buf, want, c.offset);
 		c.err = n < 0 ? (int)n : 0;
 		c.len = n < 0 ? 0 : (size_t)n;
 		left -= c.len;
@@ -573,11 +502,11 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		 * means it grew, and then its times and size must be the plan's */
 		c.last = n < 0 || (size_t)n < want || left == 0;
 		if (c.last && n >= 0 && (size_t)n == want)
-			n = pread_full(fd, &probe, 1, c.offset + want);
+			n = source_pread_full(fd, &probe, 1, c.offset + want);
 		if (n < 0)
 			c.err = (int)n;
 		else if (c.last)
-			c.changed = (size_t)c.len < want || n > 0 || !unchanged(fd, &e->st);
+			c.changed = (size_t)c.len < want || n > 0 || !source_unchanged(fd, &e->st);
 		if (r->src_hash)
 			source_again(r, fd, &c, (uint64_t)e->st.st_size);
 		if (n >= 0 && drop_behind && !c.mapped)
@@ -596,7 +525,7 @@ static bool read_fed(struct reader *r, size_t idx)
 	const struct source_feed *f = r->feed;
 	struct reader_chunk c = { .entry = idx };
 	bool end = false, changed = false;
-	int rc = f->ops->open(f->ctx, idx);
+	int rc = f->ops->open(f->ctx, idx, r->cancel);
 
 	if (rc < 0)
 		return publish_end(r, &c, rc, false);
@@ -867,11 +796,11 @@ void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_
 		return;
 	m = oldest_mapping(k->r);
 	if (write_result == 0) {
-		ch->changed = ch->changed || !unchanged(m.fd, m.plan);
+		ch->changed = ch->changed || !source_unchanged(m.fd, m.plan);
 		return;
 	}
 	/* the write could not read the mapping: read the bytes to learn why */
-	n = pread_full(m.fd, m.arena, ch->len, ch->offset);
+	n = source_pread_full(m.fd, m.arena, ch->len, ch->offset);
 	if (n >= 0 && (size_t)n < ch->len)
 		ch->changed = true;
 	else

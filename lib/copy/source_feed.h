@@ -48,8 +48,10 @@
  *   the feed read it): the entry's last chunk is then flagged changed
  *   and no destination publishes it.  0 or -errno, which becomes the
  *   entry's error if it had none.
- * - Cancel: the reader checks its cancel flag between reads; a feed
- *   that may block long inside one read should watch the same flag.
+ * - Cancel: the reader checks the job's cancel flag between reads and
+ *   passes it to open (NULL: none); a feed whose read may take long (a
+ *   compressor eating a large file that compresses to little) watches it
+ *   and returns -ECANCELED.
  * - Ownership: the caller owns the feed and its ctx; the reader never
  *   frees either, and both must outlive reader_free() (the job's
  *   copy_job_free()).  What the feed opens (source files, an archive)
@@ -57,12 +59,13 @@
 #ifndef SAFECP_SOURCE_FEED_H
 #define SAFECP_SOURCE_FEED_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 struct source_feed_ops {
-	int (*open)(void *ctx, size_t entry);
+	int (*open)(void *ctx, size_t entry, atomic_bool *cancel);
 	ssize_t (*read)(void *ctx, void *buf, size_t len, bool *end);
 	int (*close)(void *ctx, bool *changed);
 };

@@ -33,7 +33,7 @@ static uint8_t byte_of(size_t entry, uint64_t off)
 	return (uint8_t)(entry * 31 + off * 7 + off / 4099);
 }
 
-static int fake_open(void *ctx, size_t entry)
+static int fake_open(void *ctx, size_t entry, atomic_bool *cancel)
 {
 	struct fake *f = ctx;
 

@@ -108,7 +108,7 @@ static ssize_t read_all(struct unpack_data *d, size_t idx, char *buf, size_t cap
 {
 	size_t got = 0;
 	bool end = false;
-	int r = unpack_data_open(d, idx);
+	int r = unpack_data_open(d, idx, NULL);
 
 	if (r < 0)
 		return r;

@@ -1,0 +1,33 @@
+/* source_open.h: a source file opened as the plan saw it, for every
+ * reader of the source tree (reader.c's file feed, the pack feed).
+ *
+ * The file is opened from its directory's fd by name, without following
+ * a symlink (but with -L, or an operand without -r), O_PATH first (a
+ * device node a symlink leads to is never opened for real), then
+ * reopened for reading through /proc without blocking (O_NONBLOCK: a
+ * FIFO swapped in cannot hang the read) or becoming a controlling tty;
+ * it must be the regular file the tree saw (st_dev, st_ino). */
+#ifndef SAFECP_SOURCE_OPEN_H
+#define SAFECP_SOURCE_OPEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "copy/source_tree.h"
+
+/* Open e (an entry of t) from dfd, the fd of its parent directory
+ * (AT_FDCWD for an operand, opened by its path): 0 with *ret_fd, 1 when
+ * what is there is not the tree's regular file (nothing open), -errno. */
+int source_open(const struct source_tree *t, const struct source_entry *e, int dfd,
+		int *ret_fd);
+
+/* Still the file the tree saw, as it was then (identity, size, mtime,
+ * ctime)? */
+bool source_unchanged(int fd, const struct stat *seen);
+
+/* pread until len bytes, EOF or an error: the count, or -errno. */
+ssize_t source_pread_full(int fd, void *buf, size_t len, uint64_t off);
+
+#endif
