@@ -437,6 +437,40 @@ round_trip() {
 	done
 }
 
+@test "unpack: SIGINT mid-unpack on exfat: exit 130, temporaries removed, no partial file" {
+	stick_up --fs exfat --size 96
+	local ev=$BATS_TEST_TMPDIR/events err=$BATS_TEST_TMPDIR/err pid rc=0
+	mkdir -p "$SRC/t"
+	for n in 1 2 3 4; do make_file "$SRC/t/a-small$n" $((300 * 1024 + n)); done
+	for n in 1 2; do make_file "$SRC/t/z-big$n" $((16 * MIB + n)); done
+	bsdtar -C "$SRC" --zstd -cf "$A/t.tar.zst" t
+	safecp --unpack --progress=json "$A/t.tar.zst" "$STICK_MNT" >"$ev" 2>"$err" &
+	pid=$!
+	wait_for 30 json_has_confirmed "$ev"
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	cat "$err"
+	((rc == 130))
+	grep -q "interrupted by SIGINT" "$err"
+	assert_no_temporaries "$STICK_MNT"
+	assert_final_names_complete "$SRC" "$STICK_MNT"
+	[[ ! -e $STICK_MNT/t/z-big2 ]]
+}
+
+@test "unpack: --verify reads every file back; -n keeps what DEST holds" {
+	stick_up --size 64 --rate 0
+	mkdir -p "$SRC/d" "$STICK_MNT/d"
+	make_file "$SRC/d/new" 100000
+	make_file "$SRC/d/old" 5000
+	echo "kept" >"$STICK_MNT/d/old"
+	bsdtar -C "$SRC" -cf "$A/d.tar" d
+	run --separate-stderr safecp --unpack -n --verify --progress=json "$A/d.tar" "$STICK_MNT"
+	[[ $status -eq 0 ]]
+	cmp "$SRC/d/new" "$STICK_MNT/d/new"
+	[[ $(cat "$STICK_MNT/d/old") == kept ]]
+	jq -s -e 'last | .event == "done" and .files_verified == 1' <<<"$output"
+}
+
 # ---------------------------------------------------------------------------- usage
 
 @test "unpack: options it cannot take, --skip-unsafe alone, a missing DEST are usage errors" {
