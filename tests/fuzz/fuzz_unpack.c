@@ -10,7 +10,9 @@
  * that is relative with ".." only in front; a hardlink whose data is an
  * earlier accepted regular file; no accepted path below a non-directory
  * entry; one accepted entry per path (but for a repeated directory); and
- * the total is the sum of the accepted sizes. */
+ * the total is the sum of the accepted sizes.  The write order built from it
+ * (unpack_tree.h) holds each accepted entry once, each directory before
+ * its contents, with ends past the descendants. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "archive/unpack_list.h"
+#include "archive/unpack_tree.h"
 
 #define CHECK(c) \
 	do { \
@@ -102,6 +105,37 @@ static void check_accepted(const struct unpack_list *l, const struct unpack_entr
 	check_prefixes(l, e);
 }
 
+static void check_tree(const struct unpack_list *l)
+{
+	struct unpack_tree t;
+	size_t placed = 0, wanted = 0;
+
+	CHECK(unpack_tree_build(l, &t) == 0);
+	for (size_t i = 0; i < t.n_nodes; i++) {
+		const struct unpack_node *n = &t.nodes[i];
+
+		CHECK(n->end > i && n->end <= t.n_nodes);
+		if (n->parent != UNPACK_NO_PARENT) {
+			const struct unpack_node *p = &t.nodes[n->parent];
+
+			CHECK(n->parent < i && p->end >= n->end);
+			CHECK(p->entry == UNPACK_IMPLIED || l->entries[p->entry].type == UNPACK_DIR);
+			CHECK(strncmp(n->path, p->path, strlen(p->path)) == 0 &&
+			      n->path[strlen(p->path)] == '/' && strcmp(n->path + strlen(p->path) + 1, n->name) == 0);
+		} else {
+			CHECK(strchr(n->path, '/') == NULL);
+		}
+		if (n->entry != UNPACK_IMPLIED) {
+			CHECK(strcmp(l->entries[n->entry].path, n->path) == 0);
+			placed++;
+		}
+	}
+	for (size_t i = 0; i < l->n_entries; i++)
+		wanted += l->entries[i].refusal == UNPACK_OK && !l->entries[i].top && !l->entries[i].repeat;
+	CHECK(placed == wanted);
+	unpack_tree_done(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -122,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				refused++;
 		}
 		CHECK(refused == l->n_refused && total == l->total_bytes);
+		check_tree(l);
 	} else {
 		CHECK(l);
 		CHECK(l->error != UNPACK_SCAN_OK || l->err == 0);
