@@ -97,6 +97,18 @@ static char *why(const struct unpack_list *l, const struct unpack_entry *e)
 	return words_format("it is unsafe");
 }
 
+/* One refusal in words on stderr and, for scripts, as a JSON event. */
+static void say(const struct safecp_options *o, const char *kind, const char *msg)
+{
+	cli_error("%s", msg ? msg : "out of memory");
+	if (msg && o->progress == PROGRESS_JSON && !o->dry_run) {
+		struct jsonev j;
+
+		jsonev_init(&j, stdout, NULL);
+		jsonev_refused(&j, kind, msg);
+	}
+}
+
 static void say_refused(const struct safecp_options *o, const struct unpack_entry *e)
 {
 	const char *archive = U.list->archives[e->archive];
@@ -107,40 +119,44 @@ static void say_refused(const struct safecp_options *o, const struct unpack_entr
 	msg = o->skip_unsafe
 	      ? words_format("skipping entry %s of %s: %s", quote(e->raw), quote(archive), w ? w : "")
 	      : words_format("unsafe entry %s in %s: %s", quote(e->raw), quote(archive), w ? w : "");
-	cli_error("%s", msg ? msg : "out of memory");
-	if (o->progress == PROGRESS_JSON && !o->dry_run) {
-		struct jsonev j;
-
-		jsonev_init(&j, stdout, NULL);
-		jsonev_refused(&j, unpack_refusal_name(e->refusal), msg);
-	}
+	say(o, unpack_refusal_name(e->refusal), msg);
 }
 
-static int scan_failed(const struct unpack_list *l, const char *archive)
+static char *scan_words(const struct unpack_list *l, const char *archive, const char **kind)
 {
+	const char *sep = l->detail ? ": " : "", *detail = l->detail ? l->detail : "";
+
 	switch (l->error) {
 	case UNPACK_SCAN_OPEN:
-		cli_error("cannot open the archive %s: %s%s", quote(archive), strerror(l->err),
-			  l->err == EINVAL ? " (give a regular file)" : "");
-		break;
+		*kind = "archive-unreadable";
+		return words_format("cannot open the archive %s: %s%s", quote(archive), strerror(l->err),
+				    l->err == EINVAL ? " (give a regular file)" : "");
 	case UNPACK_SCAN_FORMAT:
-		cli_error("cannot unpack %s: not a tar or zip archive (compressed with gzip, bzip2, "
-			  "xz or zstd at most)%s%s", quote(archive), l->detail ? ": " : "",
-			  l->detail ? l->detail : "");
-		break;
+		*kind = "archive-format";
+		return words_format("cannot unpack %s: not a tar or zip archive (compressed with gzip, "
+				    "bzip2, xz or zstd at most)%s%s", quote(archive), sep, detail);
 	case UNPACK_SCAN_CORRUPT:
-		cli_error("cannot unpack %s: damaged after %zu entries%s%s; nothing was written",
-			  quote(archive), l->n_entries, l->detail ? ": " : "",
-			  l->detail ? l->detail : "");
-		break;
+		*kind = "archive-damaged";
+		return words_format("cannot unpack %s: damaged after %zu entries%s%s; nothing was written",
+				    quote(archive), l->n_entries, sep, detail);
 	case UNPACK_SCAN_TOO_MANY:
-		cli_error("cannot unpack %s: more than %u entries; unpack it with another tool",
-			  quote(archive), UNPACK_MAX_ENTRIES);
-		break;
+		*kind = "archive-too-many";
+		return words_format("cannot unpack %s: more than %u entries; unpack it with another tool",
+				    quote(archive), UNPACK_MAX_ENTRIES);
 	case UNPACK_SCAN_OK:
-		cli_error("cannot read the archive %s: out of memory", quote(archive));
 		break;
 	}
+	*kind = "out-of-memory";
+	return words_format("cannot read the archive %s: out of memory", quote(archive));
+}
+
+static int scan_failed(const struct safecp_options *o, const struct unpack_list *l,
+		       const char *archive)
+{
+	const char *kind;
+	_cleanup_free_ char *msg = scan_words(l, archive, &kind);
+
+	say(o, kind, msg);
 	return EXIT_USAGE;
 }
 
@@ -232,7 +248,7 @@ int unpack_prepare(const struct safecp_options *o)
 	}
 	for (size_t i = 0; i < o->n_sources; i++)
 		if (unpack_list_scan(U.list, o->sources[i]) < 0)
-			return scan_failed(U.list, o->sources[i]);
+			return scan_failed(o, U.list, o->sources[i]);
 	if (unpack_rules_check(U.list) < 0) {
 		cli_error("out of memory");
 		return EXIT_USAGE;

@@ -263,8 +263,9 @@ refused() {
 @test "unpack: an archive that is not one, or is damaged, is refused" {
 	hostile_stick
 	head -c 5000 /dev/urandom >"$A/junk.tar"
-	run --separate-stderr safecp --unpack --progress=none "$A/junk.tar" "$DEST"
+	run --separate-stderr safecp --unpack --progress=json "$A/junk.tar" "$DEST"
 	[[ $status -eq 2 && $stderr == *"cannot unpack '$A/junk.tar': not a tar or zip"* ]]
+	jq -e 'select(.event == "refused") | .kind == "archive-format"' <<<"$output"
 	make_file "$SRC/a" 2000
 	make_file "$SRC/b" 2000
 	bsdtar -C "$SRC" --format=ustar -cf "$A/cut.tar" a b
