@@ -169,6 +169,8 @@ bench_method_cmd() {
 	safecp) B_CMD=("$B_SAFECP" --progress=none "${r[@]}" "${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
 	safecp-*) B_CMD=("$B_SAFECP" --progress=none "${r[@]}" --strategy="${m#safecp-}" \
 		"${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
+	safecp+unpack) # lib/unpack.bash: the tree's tar, extracted
+		B_CMD=("$B_SAFECP" --progress=none --unpack "${B_SAFECP_OPTS[@]}" "$B_SRC/unpack.tar" "$dest/") ;;
 	safecp+*)
 		# issue 10's methods (lib/offload.bash); --skip-identical's rerun says in JSON what it skipped
 		local opts progress=none

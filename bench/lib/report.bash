@@ -208,11 +208,13 @@ bench_report() {
 		bench_multi_report
 		bench_offload_report
 		bench_pack_report
+		bench_unpack_report
 	} >"$B_OUT/table.md"
 	cat "$B_OUT/table.md"
 	for w in "${B_WORKLOADS[@]}"; do
 		bench_wl_is_multi "$w" && continue
 		bench_wl_is_offload "$w" && continue # no cp to plot against
+		bench_wl_is_unpack "$w" && continue
 		bench_report_plot "$w" || bench_warn "gnuplot failed for $w"
 	done
 }

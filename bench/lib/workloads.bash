@@ -44,6 +44,7 @@ bench_wl_bytes() {
 	1000x1m) echo $(((1000 / B_DIV) * MIB)) ;; # whole files: the count is divided
 	noop | noop-rerun) echo $((B_NOOP_FILES * B_NOOP_SIZE)) ;; # not scaled: the target is 1000 files
 	tree | mixed | pack-zip) awk -F'\t' '{ s += $1 } END { print s }' "$B_SRC/$(bench_wl_kind "$1").sizes" ;;
+	unpack) echo $((2000 / B_DIV * B_UNPACK_SIZE)) ;; # lib/unpack.bash
 	esac
 }
 
@@ -54,6 +55,7 @@ bench_wl_files() {
 	noop | noop-rerun) echo "$B_NOOP_FILES" ;;
 	tree | pack-zip) echo $((2000 / B_DIV)) ;;
 	mixed) echo $((2100 / B_DIV)) ;;
+	unpack) echo $((2000 / B_DIV)) ;;
 	card | card3 | card-split) echo 32 ;;
 	esac
 }
@@ -66,6 +68,7 @@ bench_wl_src() {
 	noop-rerun) echo "$B_SRC/noop" ;;
 	tree | pack-zip) echo "$B_SRC/tree" ;;
 	mixed) echo "$B_SRC/mixed" ;;
+	unpack) echo "$B_SRC/unpack/u" ;;
 	card | card3 | card-split) echo "$B_CARD_MNT/DCIM" ;;
 	esac
 }

@@ -43,6 +43,7 @@ enum {
 /* popt's view of the command line, before validation */
 static struct {
 	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl, unmount, power_off;
+	int unpack, skip_unsafe;
 	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check, *pack;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
@@ -106,6 +107,11 @@ static struct poptOption options[] = {
 	  NULL },
 	{ "power-off", '\0', POPT_ARG_NONE, &raw.power_off, 0,
 	  "then unmount it and power its disk off (a loop device: delete it)", NULL },
+	{ "unpack", '\0', POPT_ARG_NONE, &raw.unpack, 0,
+	  "extract every entry of each ARCHIVE (tar, tar.gz, .bz2, .xz, .zst, zip) into "
+	  "DEST; one unsafe entry refuses them all before the first byte", NULL },
+	{ "skip-unsafe", '\0', POPT_ARG_NONE, &raw.skip_unsafe, 0,
+	  "with --unpack: leave unsafe entries out, name each, extract the rest (exit 1)", NULL },
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
@@ -224,6 +230,24 @@ static void validate_pack(const struct safecp_options *o)
 		cli_usage_error("--check copies nothing: it does not take --pack");
 }
 
+/* --unpack writes what the archives hold, read once in plan order: what
+ * needs the sources as files (a second read, their digests in a record)
+ * or a walk (-L, -T) does not apply. */
+static void validate_unpack(struct safecp_options *o)
+{
+	if (raw.pack)
+		cli_usage_error("--pack and --unpack do not go together: give one");
+	if (raw.dereference || raw.no_target_dir || o->verify_source || o->skip_identical ||
+	    raw.mhl || raw.checksum || raw.sums)
+		cli_usage_error("--unpack takes -t, -n, -f, --verify, --dry-run and the writing "
+				"options, not -L, -T, --verify=source, --skip-identical, --mhl, "
+				"--checksum or --sums");
+	o->unpack = true;
+	o->skip_unsafe = raw.skip_unsafe;
+	o->plan.recursive = true;
+	o->plan.target_directory = true; /* DEST is a directory, as with -t */
+}
+
 /* cp's operand rules: with -t every operand is a source; otherwise the last
  * is DEST, and -T allows exactly one source. */
 static void validate_operands(poptContext ctx, struct safecp_options *o)
@@ -245,6 +269,8 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 		o->check_dir = raw.check;
 		return;
 	}
+	if (raw.unpack)
+		validate_unpack(o);
 	if (raw.n_target_dirs && raw.no_target_dir)
 		cli_usage_error("cannot combine --target-directory (-t) and --no-target-directory (-T)");
 	if (n == 0)
@@ -317,7 +343,7 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 	bool progress_given;
 	int rc;
 
-	poptSetOtherOptionHelp(ctx, "[OPTION]... SOURCE... DEST");
+	poptSetOtherOptionHelp(ctx, "[OPTION]... SOURCE... DEST  or  --unpack ARCHIVE... DEST");
 	*o = (struct safecp_options){ .keep_times = true, .keep_mode = true };
 	while ((rc = poptGetNextOpt(ctx)) > 0) {
 		if (cli_verbosity_option(rc, &o->verbosity))
@@ -332,6 +358,8 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 	}
 	if (rc != -1)
 		cli_popt_fail(ctx, rc);
+	if (raw.skip_unsafe && !raw.unpack)
+		cli_usage_error("--skip-unsafe goes with --unpack");
 	progress_given = raw.progress != NULL;
 	o->plan.recursive = raw.recursive;
 	o->plan.follow_symlinks = raw.dereference;
@@ -459,6 +487,8 @@ static int job_prepare(const struct safecp_options *o, const char *dest,
 	/* the first destination walks the sources; the others take its tree */
 	if (o->pack)
 		r = pack_plan(o, dest, tree, &job->plan, &pb);
+	else if (o->unpack)
+		r = unpack_plan(o, dest, tree, &job->plan, &pb);
 	else if (tree)
 		r = plan_build_beside(tree, o->sources, o->n_sources, dest, &o->plan, &job->plan, &pb);
 	else
@@ -579,6 +609,8 @@ int main(int argc, const char **argv)
 	raise_fd_limit();
 	if (o.pack)
 		status = pack_prepare(&o);
+	else if (o.unpack)
+		status = unpack_prepare(&o);
 	/* every destination is checked before the first byte goes to any */
 	for (; n < o.n_dests && status == 0; n++)
 		status = job_prepare(&o, o.dests[n], n ? jobs[0].plan : NULL, &jobs[n]);
@@ -612,10 +644,13 @@ int main(int argc, const char **argv)
 		manifests_free(mhl);
 		sums_free(sums);
 	}
+	if (status == EXIT_OK && !o.dry_run && unpack_skipped())
+		status = EXIT_PARTIAL; /* --skip-unsafe left entries out */
 	unmount_dests_done();
 	for (size_t i = 0; i < n; i++)
 		job_done(&jobs[i]);
 	pack_free(&o);
+	unpack_done();
 	for (size_t i = 0; i < raw.n_target_dirs; i++)
 		free(raw.target_dirs[i]);
 	sums_index_free(o.old_lists);

@@ -68,6 +68,8 @@ struct safecp_options {
 	enum pack_format pack_format;
 	struct source_tree *pack_tree; /*   the sources, walked once */
 	struct pack_feed *pack_feed;   /*   the archive's bytes, while it runs */
+	bool unpack;               /* --unpack: the sources are archives */
+	bool skip_unsafe;          /* --skip-unsafe */
 };
 
 /* Everything decided before the first byte. */
@@ -162,6 +164,18 @@ char *words_pack_failed(const struct safecp_options *o, const struct plan_entry 
 			enum copy_step step, int err);
 char *words_pack_too_big(const struct safecp_options *o, const struct plan_problem *p,
 			 const struct target *t);
+/* safecp_unpack.c: --unpack.  Read and check every archive (o->sources),
+ * naming each unsafe entry; 0, or EXIT_USAGE after saying why. */
+int unpack_prepare(const struct safecp_options *o);
+/* The plan of the checked entries into dest (first: another
+ * destination's, whose tree it shares); as plan_build(). */
+int unpack_plan(const struct safecp_options *o, const char *dest, const struct plan *first,
+		struct plan **ret, struct plan_problem *pb);
+/* The feed of the files' bytes, or NULL without --unpack. */
+const struct source_feed *unpack_feed(void);
+/* Unsafe entries left out (--skip-unsafe): the run ends EXIT_PARTIAL. */
+size_t unpack_skipped(void);
+void unpack_done(void);
 
 /* safecp_dryrun.c: print the plan and the target on stdout. */
 void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);

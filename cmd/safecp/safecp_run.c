@@ -187,7 +187,7 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
 {
 	struct runner r = { .n = n, .main_thread = pthread_self(), .sums = sums, .mhl = mhl };
 	struct copy_job_hooks hooks = { .ctx = &r, .finished = on_finished, .tap = sums_tap(sums),
-					.feed = o->pack_feed ? pack_feed_source(o->pack_feed) : NULL };
+					.feed = o->pack_feed ? pack_feed_source(o->pack_feed) : unpack_feed() };
 	unsigned lists_failed = 0;
 	sigset_t set;
 	int err = 0, status, signo, result = 0;

@@ -215,6 +215,11 @@ static const char *hint(enum copy_step step, int err)
 		return "the device is gone; was it unplugged?";
 	case ESTALE:
 		return "copy again";
+	case EBADMSG: /* --unpack: unpack_data.h */
+		if (step == COPY_STEP_READ)
+			return "the archive's entry is not as long as its header says (damaged, or a "
+			       "zip bomb); it was not written";
+		break;
 	case ENOTDIR:
 		if (step == COPY_STEP_CREATE)
 			return "something that is not a directory (a symbolic link?) is in its "

@@ -365,7 +365,7 @@ static int check_into_itself(struct plan_builder *b, const struct source *s)
  * destination root (-rT merges into DEST: its parent, perhaps /media, is
  * not ours to sweep).  A directory that cannot be read just goes
  * unswept; the engine removes them through its own checked fds. */
-static int find_stale(struct plan *p)
+int plan_find_stale(struct plan *p)
 {
 	int r = 0;
 
@@ -518,7 +518,7 @@ static int build(const struct plan *first, const char *const *sources, size_t n_
 		r = plan_sources(&b, sources, n_sources, d);
 	if (r >= 0) {
 		b.p->dest_root = strdup(d->root);
-		r = b.p->dest_root ? find_stale(b.p) : -ENOMEM;
+		r = b.p->dest_root ? plan_find_stale(b.p) : -ENOMEM;
 	}
 	if (r < 0) {
 		plan_free(b.p);

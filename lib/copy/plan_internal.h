@@ -80,6 +80,10 @@ int plan_classify_dst(const struct plan_options *o, const struct source_entry *s
 /* The tree is complete: point each entry at its source entry. */
 void plan_link_sources(struct plan *p);
 
+/* plan.c.  The dead copies' temporaries in the directories p writes
+ * into (p->stale).  0 or -ENOMEM (an unreadable directory goes unswept). */
+int plan_find_stale(struct plan *p);
+
 /* (Re)count p's totals (n_files, total_bytes, ...) from its entries. */
 void plan_count(struct plan *p);
 

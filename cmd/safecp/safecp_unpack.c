@@ -1,0 +1,300 @@
+/* safecp_unpack.c: --unpack ARCHIVE... DEST.
+ *
+ * Before the first byte: every archive's headers are read once and
+ * checked together (lib/archive/unpack_list.h: the rules, one list for
+ * all archives, since their entries meet on one destination); each
+ * refused entry is named with what is wrong.  By default one refusal
+ * refuses everything (EXIT_USAGE); --skip-unsafe leaves the refused
+ * entries out and the run ends EXIT_PARTIAL.  The accepted entries
+ * become the plan's source tree (unpack_tree.h's order; plan_given.h),
+ * so the destination's checks (space, file size, names, what is there
+ * already) are those of any copy, and the engine writes them as it
+ * writes any copy.  The files' bytes come from the feed below: the
+ * archives read again (unpack_data.h), in plan order. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "archive/unpack_data.h"
+#include "archive/unpack_list.h"
+#include "archive/unpack_tree.h"
+#include "common/cli.h"
+#include "common/exitcodes.h"
+#include "common/quote.h"
+#include "copy/plan_given.h"
+#include "copy/source_feed.h"
+#include "safecp/safecp.h"
+#include "util/cleanup.h"
+
+static struct {
+	struct unpack_list *list;
+	struct unpack_tree tree;
+	struct source_entry *entries; /* the tree as plan_given.h takes it */
+	struct unpack_data *data;
+	struct source_feed feed;
+	size_t skipped;               /* refused entries left out (--skip-unsafe) */
+} U;
+
+static const char *special_words(enum unpack_type t)
+{
+	switch (t) {
+	case UNPACK_CHAR_DEVICE: return "it is a character device";
+	case UNPACK_BLOCK_DEVICE: return "it is a block device";
+	case UNPACK_FIFO: return "it is a FIFO";
+	case UNPACK_SOCKET: return "it is a socket";
+	default: return "it is neither a file, a directory nor a link";
+	}
+}
+
+/* Why entry e is refused, without the entry's own name. */
+static char *why(const struct unpack_list *l, const struct unpack_entry *e)
+{
+	const char *other = e->other < l->n_entries ? l->entries[e->other].raw : "";
+	const char *link = e->link ? e->link : "";
+
+	switch (e->refusal) {
+	case UNPACK_ABSOLUTE:
+		return words_format("its path is absolute");
+	case UNPACK_DOTDOT:
+		return words_format("its path has a '..' component");
+	case UNPACK_EMPTY_PART:
+		return words_format("its path is empty or has an empty component");
+	case UNPACK_CONTROL_BYTE:
+		return words_format("its path or link target holds a control character");
+	case UNPACK_TOO_LONG:
+		return words_format("its path, a component of it or its link target is too long");
+	case UNPACK_SPECIAL:
+		return words_format("%s", special_words(e->type));
+	case UNPACK_SETID:
+		return words_format("its mode %#o has setuid, setgid or sticky bits", (unsigned)e->perm);
+	case UNPACK_LINK_ESCAPES:
+		return words_format("it is a symbolic link to %s, which is absolute, empty or leads "
+				    "out of the destination", quote(link));
+	case UNPACK_THROUGH_LINK:
+		return words_format("its path passes through %s, a symbolic link in the archive",
+				    quote(other));
+	case UNPACK_THROUGH_FILE:
+		return words_format("its path passes through %s, which the archive holds as a "
+				    "file, not a directory", quote(other));
+	case UNPACK_DUPLICATE:
+		return words_format("the archives hold %s already: one would replace the other",
+				    quote(other));
+	case UNPACK_HARDLINK_OUTSIDE:
+		return words_format("it is a hard link to %s, which is no regular file earlier in "
+				    "its archive", quote(link));
+	case UNPACK_HARDLINK_LATER:
+		return words_format("it is a hard link to %s, which comes later in the archive",
+				    quote(link));
+	case UNPACK_SIZE:
+		return words_format("its size is unknown or negative");
+	case UNPACK_ENCRYPTED:
+		return words_format("it is encrypted");
+	case UNPACK_OK:
+		break;
+	}
+	return words_format("it is unsafe");
+}
+
+/* One refusal in words on stderr and, for scripts, as a JSON event. */
+static void say(const struct safecp_options *o, const char *kind, const char *msg)
+{
+	cli_error("%s", msg ? msg : "out of memory");
+	if (msg && o->progress == PROGRESS_JSON && !o->dry_run) {
+		struct jsonev j;
+
+		jsonev_init(&j, stdout, NULL);
+		jsonev_refused(&j, kind, msg);
+	}
+}
+
+static void say_refused(const struct safecp_options *o, const struct unpack_entry *e)
+{
+	const char *archive = U.list->archives[e->archive];
+	_cleanup_free_ char *w = why(U.list, e);
+	_cleanup_free_ char *msg = NULL;
+
+	/* two quote() results in one line: the ring of buffers holds both */
+	msg = o->skip_unsafe
+	      ? words_format("skipping entry %s of %s: %s", quote(e->raw), quote(archive), w ? w : "")
+	      : words_format("unsafe entry %s in %s: %s", quote(e->raw), quote(archive), w ? w : "");
+	say(o, unpack_refusal_name(e->refusal), msg);
+}
+
+static char *scan_words(const struct unpack_list *l, const char *archive, const char **kind)
+{
+	const char *sep = l->detail ? ": " : "", *detail = l->detail ? l->detail : "";
+
+	switch (l->error) {
+	case UNPACK_SCAN_OPEN:
+		*kind = "archive-unreadable";
+		return words_format("cannot open the archive %s: %s%s", quote(archive), strerror(l->err),
+				    l->err == EINVAL ? " (give a regular file)" : "");
+	case UNPACK_SCAN_FORMAT:
+		*kind = "archive-format";
+		return words_format("cannot unpack %s: not a tar or zip archive (compressed with gzip, "
+				    "bzip2, xz or zstd at most)%s%s", quote(archive), sep, detail);
+	case UNPACK_SCAN_CORRUPT:
+		*kind = "archive-damaged";
+		return words_format("cannot unpack %s: damaged after %zu entries%s%s; nothing was written",
+				    quote(archive), l->n_entries, sep, detail);
+	case UNPACK_SCAN_TOO_MANY:
+		*kind = "archive-too-many";
+		return words_format("cannot unpack %s: more than %u entries; unpack it with another tool",
+				    quote(archive), UNPACK_MAX_ENTRIES);
+	case UNPACK_SCAN_OK:
+		break;
+	}
+	*kind = "out-of-memory";
+	return words_format("cannot read the archive %s: out of memory", quote(archive));
+}
+
+static int scan_failed(const struct safecp_options *o, const struct unpack_list *l,
+		       const char *archive)
+{
+	const char *kind;
+	_cleanup_free_ char *msg = scan_words(l, archive, &kind);
+
+	say(o, kind, msg);
+	return EXIT_USAGE;
+}
+
+static int type_mode(const struct unpack_entry *e)
+{
+	if (!e)
+		return S_IFDIR | 0755; /* implied: as mkdir -p under a 022 umask */
+	switch (e->type) {
+	case UNPACK_DIR: return S_IFDIR | (int)(e->perm & 0777);
+	case UNPACK_SYMLINK: return S_IFLNK | 0777;
+	default: return S_IFREG | (int)(e->perm & 0777);
+	}
+}
+
+/* Node i of the tree as the plan's source entry. */
+static int entry_of(size_t i, const struct timespec *now)
+{
+	const struct unpack_node *n = &U.tree.nodes[i];
+	const struct unpack_entry *e = n->entry == UNPACK_IMPLIED ? NULL : &U.list->entries[n->entry];
+	struct source_entry *s = &U.entries[i];
+	size_t len;
+
+	s->src = words_format("%s:%s", U.list->archives[n->archive], n->path);
+	if (!s->src)
+		return -ENOMEM;
+	len = strlen(s->src);
+	s->src_name = s->src + len - strlen(n->name);
+	s->rel = n->path;
+	s->parent = n->parent == UNPACK_NO_PARENT ? PLAN_TOP : n->parent;
+	s->st.st_mode = (mode_t)type_mode(e);
+	s->type = S_ISDIR(s->st.st_mode) ? PLAN_DIR : S_ISLNK(s->st.st_mode) ? PLAN_SYMLINK : PLAN_FILE;
+	s->st.st_size = e && s->type == PLAN_FILE ? e->size :
+			e && s->type == PLAN_SYMLINK ? (off_t)strlen(e->link) : 0;
+	s->st.st_mtim = e && e->mtime_known ? e->mtime : *now;
+	s->st.st_atim = s->st.st_mtim;
+	s->link_target = s->type == PLAN_SYMLINK ? e->link : NULL;
+	return 0;
+}
+
+/* The feed: plan entry i is tree node i. */
+static int feed_open(void *ctx, size_t entry, atomic_bool *cancel)
+{
+	(void)ctx;
+	return unpack_data_open(U.data, U.tree.nodes[entry].entry, cancel);
+}
+
+static ssize_t feed_read(void *ctx, void *buf, size_t len, bool *end)
+{
+	(void)ctx;
+	return unpack_data_read(U.data, buf, len, end);
+}
+
+static int feed_close(void *ctx, bool *changed)
+{
+	(void)ctx;
+	*changed = false;
+	return 0;
+}
+
+static const struct source_feed_ops feed_ops = { feed_open, feed_read, feed_close };
+
+static int build_entries(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (unpack_tree_build(U.list, &U.tree) < 0)
+		return -ENOMEM;
+	U.entries = calloc(U.tree.n_nodes ? U.tree.n_nodes : 1, sizeof(*U.entries));
+	if (!U.entries)
+		return -ENOMEM;
+	for (size_t i = 0; i < U.tree.n_nodes; i++)
+		if (entry_of(i, &now) < 0)
+			return -ENOMEM;
+	if (unpack_data_new(U.list, &U.data) < 0)
+		return -ENOMEM;
+	U.feed = (struct source_feed){ &feed_ops, NULL };
+	return 0;
+}
+
+int unpack_prepare(const struct safecp_options *o)
+{
+	size_t refused = 0;
+
+	U.list = unpack_list_new();
+	if (!U.list) {
+		cli_error("out of memory");
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < o->n_sources; i++)
+		if (unpack_list_scan(U.list, o->sources[i]) < 0)
+			return scan_failed(o, U.list, o->sources[i]);
+	if (unpack_rules_check(U.list) < 0) {
+		cli_error("out of memory");
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < U.list->n_entries; i++)
+		if (U.list->entries[i].refusal != UNPACK_OK) {
+			say_refused(o, &U.list->entries[i]);
+			refused++;
+		}
+	if (refused && !o->skip_unsafe) {
+		cli_error("%zu unsafe %s: nothing was written; unpack the rest with --skip-unsafe",
+			  refused, refused == 1 ? "entry" : "entries");
+		return EXIT_USAGE;
+	}
+	U.skipped = refused;
+	if (build_entries() < 0) {
+		cli_error("out of memory");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int unpack_plan(const struct safecp_options *o, const char *dest, const struct plan *first,
+		struct plan **ret, struct plan_problem *pb)
+{
+	return first ? plan_build_given_beside(first, dest, &o->plan, ret, pb)
+		     : plan_build_given(U.entries, U.tree.n_nodes, dest, &o->plan, ret, pb);
+}
+
+const struct source_feed *unpack_feed(void)
+{
+	return U.list ? &U.feed : NULL;
+}
+
+size_t unpack_skipped(void)
+{
+	return U.skipped;
+}
+
+void unpack_done(void)
+{
+	for (size_t i = 0; U.entries && i < U.tree.n_nodes; i++)
+		free(U.entries[i].src);
+	free(U.entries);
+	unpack_data_free(U.data);
+	unpack_tree_done(&U.tree);
+	unpack_list_free(U.list);
+	U.list = NULL;
+}

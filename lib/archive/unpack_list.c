@@ -1,0 +1,92 @@
+/* unpack_list.c: the list of an archive's headers: made, grown, looked
+ * up, freed.  Filling it is unpack_scan.c's, checking it unpack_rules.c's. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive/unpack_list.h"
+
+struct unpack_list *unpack_list_new(void)
+{
+	return calloc(1, sizeof(struct unpack_list));
+}
+
+int unpack_list_add(struct unpack_list *l, const char *raw, enum unpack_type type, mode_t perm,
+		    int64_t size, bool size_known, const char *link)
+{
+	struct unpack_entry *e;
+
+	if (l->n_entries >= UNPACK_MAX_ENTRIES)
+		return -E2BIG;
+	if (l->n_entries == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct unpack_entry *g = reallocarray(l->entries, cap, sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		l->entries = g;
+		l->cap = cap;
+	}
+	e = &l->entries[l->n_entries];
+	*e = (struct unpack_entry){
+		.type = type, .perm = perm & 07777, .size = size, .size_known = size_known,
+		.index = l->n_entries, .data_from = l->n_entries, .other = SIZE_MAX,
+		.archive = l->n_archives ? l->n_archives - 1 : 0,
+	};
+	e->ar_index = l->n_entries && l->entries[l->n_entries - 1].archive == e->archive ?
+		      l->entries[l->n_entries - 1].ar_index + 1 : 0;
+	e->raw = strdup(raw);
+	e->link = link ? strdup(link) : NULL;
+	if (!e->raw || (link && !e->link)) {
+		free(e->raw);
+		free(e->link);
+		return -ENOMEM;
+	}
+	l->n_entries++;
+	return 0;
+}
+
+void unpack_list_free(struct unpack_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n_entries; i++) {
+		free(l->entries[i].raw);
+		free(l->entries[i].path);
+		free(l->entries[i].link);
+	}
+	free(l->entries);
+	for (unsigned i = 0; i < l->n_archives; i++)
+		free(l->archives[i]);
+	free(l->archives);
+	free(l->format);
+	free(l->detail);
+	free(l);
+}
+
+int unpack_list_add_archive(struct unpack_list *l, const char *path)
+{
+	char **g = reallocarray(l->archives, l->n_archives + 1, sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	l->archives = g;
+	l->archives[l->n_archives] = strdup(path);
+	if (!l->archives[l->n_archives])
+		return -ENOMEM;
+	l->n_archives++;
+	return 0;
+}
+
+/* Linear: the tests' and the command's occasional look-up, not the rules'
+ * (those use their own sorted index). */
+const struct unpack_entry *unpack_list_find(const struct unpack_list *l, const char *path)
+{
+	for (size_t i = 0; i < l->n_entries; i++) {
+		const struct unpack_entry *e = &l->entries[i];
+
+		if (e->path && e->refusal == UNPACK_OK && !e->repeat && strcmp(e->path, path) == 0)
+			return e;
+	}
+	return NULL;
+}

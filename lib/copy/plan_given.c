@@ -1,0 +1,149 @@
+/* plan_given.c: plans over a listed tree (plan_given.h).  The tree is
+ * made from the caller's entries once; each destination's plan is its
+ * directory checked as -t DIR's is, then every entry classified, the top
+ * ones as names in that directory, the rest below their parents' as
+ * plan_add_child() does for a walk. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "copy/plan_given.h"
+#include "copy/plan_internal.h"
+#include "util/cleanup.h"
+
+static int tree_from(const struct source_entry *entries, size_t n, struct source_tree **ret)
+{
+	const struct plan_options walked = { .recursive = true };
+	struct source_tree *t = source_tree_new(&walked);
+	int r = t ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < n && r == 0; i++) {
+		const struct source_entry *e = &entries[i];
+
+		if ((e->parent != PLAN_TOP && (e->parent >= i || entries[e->parent].type != PLAN_DIR)) ||
+		    !e->src_name || !e->src || e->src_name < e->src ||
+		    e->src_name > e->src + strlen(e->src))
+			r = -EINVAL;
+		else
+			r = source_tree_add(t, e, NULL);
+	}
+	/* pre-order: a directory ends where its last descendant does */
+	for (size_t i = n; r == 0 && i-- > 0;) {
+		size_t p = t->entries[i].parent;
+
+		if (p != PLAN_TOP && t->entries[i].end > t->entries[p].end)
+			t->entries[p].end = t->entries[i].end;
+	}
+	if (r < 0) {
+		source_tree_unref(t);
+		return r;
+	}
+	*ret = t;
+	return 0;
+}
+
+static void strip_slashes(char *s)
+{
+	size_t len = strlen(s);
+
+	while (len > 1 && s[len - 1] == '/')
+		s[--len] = '\0';
+}
+
+/* dest as -t DIR: an existing, writable directory, the plan's dest_dir
+ * and dest_root. */
+static int dest_take(struct plan_builder *b, const char *dest)
+{
+	struct plan *p = b->p;
+	struct stat st;
+
+	if (strlen(dest) >= PATH_MAX)
+		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, dest, NULL, ENAMETOOLONG);
+	if (stat(dest, &st) < 0)
+		return plan_refuse(b->problem, errno == ENOTDIR ? PLAN_DEST_NOT_DIR : PLAN_DEST_MISSING,
+				   dest, dest, errno);
+	if (!S_ISDIR(st.st_mode))
+		return plan_refuse(b->problem, PLAN_DEST_NOT_DIR, dest, dest, ENOTDIR);
+	p->dest_dir = strdup(dest);
+	p->dest_root = strdup(dest);
+	if (!p->dest_dir || !p->dest_root)
+		return -ENOMEM;
+	strip_slashes(p->dest_dir);
+	strip_slashes(p->dest_root);
+	p->dest_dir_dev = st.st_dev;
+	p->dest_dir_ino = st.st_ino;
+	p->dest_root_entry = PLAN_TOP;
+	if (faccessat(AT_FDCWD, dest, W_OK | X_OK, AT_EACCESS) < 0)
+		return plan_refuse(b->problem, PLAN_DEST_UNWRITABLE, NULL, dest, errno);
+	return 0;
+}
+
+static int add_top(struct plan_builder *b, size_t idx)
+{
+	const struct source_entry *s = &b->p->tree->entries[idx];
+	struct plan_entry e = { 0 };
+	char dst[PATH_MAX];
+	int r;
+
+	if (plan_join(dst, b->p->dest_dir, s->src_name) < 0)
+		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, s->src, NULL, ENAMETOOLONG);
+	e.dst = dst;
+	e.dst_name = strrchr(dst, '/') + 1;
+	r = plan_classify_dst(b->opts, s, &e, b->problem);
+	return r < 0 ? r : plan_add_entry(b, &e);
+}
+
+static int build(struct source_tree *t, const char *dest, const struct plan_options *opts,
+		 struct plan **ret, struct plan_problem *problem)
+{
+	struct plan_problem scratch = { .kind = PLAN_OK };
+	struct plan_builder b = { .opts = opts, .problem = problem ? problem : &scratch };
+	int r;
+
+	*b.problem = (struct plan_problem){ .kind = PLAN_OK };
+	b.p = calloc(1, sizeof(*b.p));
+	if (!b.p) {
+		source_tree_unref(t);
+		return -ENOMEM;
+	}
+	b.p->opts = *opts;
+	b.p->opts.recursive = true;
+	b.p->tree = t; /* the plan's reference from here on */
+	r = dest_take(&b, dest);
+	for (size_t i = 0; i < t->n_entries && r >= 0; i++)
+		r = t->entries[i].parent == PLAN_TOP ? add_top(&b, i) : plan_add_child(&b, i);
+	if (r >= 0) {
+		plan_link_sources(b.p);
+		r = plan_find_stale(b.p);
+	}
+	if (r < 0) {
+		plan_free(b.p);
+		plan_problem_done(&scratch);
+		return r;
+	}
+	plan_count(b.p);
+	*ret = b.p;
+	return 0;
+}
+
+int plan_build_given(const struct source_entry *entries, size_t n, const char *dest,
+		     const struct plan_options *opts, struct plan **ret,
+		     struct plan_problem *problem)
+{
+	struct source_tree *t;
+	int r = tree_from(entries, n, &t);
+
+	if (problem)
+		*problem = (struct plan_problem){ .kind = PLAN_OK };
+	return r < 0 ? r : build(t, dest, opts, ret, problem);
+}
+
+int plan_build_given_beside(const struct plan *first, const char *dest,
+			    const struct plan_options *opts, struct plan **ret,
+			    struct plan_problem *problem)
+{
+	first->tree->refs++;
+	return build(first->tree, dest, opts, ret, problem);
+}
