@@ -58,6 +58,10 @@ struct fs_traits {
 	bool stores_modes;
 	bool stores_symlinks;
 	bool volume_fsync;     /* any fsync flushes the whole volume (exfat-fuse) */
+	bool fsync_noop;       /* the daemon answers FSYNC with success and writes
+				* nothing (fusefat): its writes wait in the block
+				* device's cache until the device itself is synced
+				* (io/fs_sync.h fs_sync_device) */
 	bool rename_sets_mtime; /* a renamed file gets the rename's time as its mtime
 				 * (fusefat): times are set again after it */
 	uint32_t mtime_step_ns; /* a stored mtime is a multiple of this; unknown

@@ -177,6 +177,7 @@ int sizing_plan(const struct target *t, const struct dio_caps *dio,
 		p.strategy = requested;
 	}
 	size_plan(t, dio, window_override, &p);
+	p.sync_device = fs_traits_of(t)->fsync_noop;
 	*ret = p;
 	return r;
 }

@@ -59,6 +59,8 @@ struct write_plan {
 	uint32_t mem_align;    /* buffer alignment */
 	uint32_t offset_align; /* DIO offset/length alignment (0: not direct) */
 	unsigned ring_slots;   /* reader buffers of chunk bytes */
+	bool sync_device;      /* the daemon's fsync is a no-op (fusefat): each
+				* wait also syncs the block device (fs_sync.h) */
 };
 
 /* Decide strategy and sizes.  requested is the user's --strategy (AUTO

@@ -110,6 +110,7 @@ TEST(exfat_fuse_row)
 	CHECK_STR(t->id, "exfat-fuse");
 	check_fuseblk_common(t);
 	CHECK(t->volume_fsync);
+	CHECK(!t->fsync_noop); /* exfat_fsync writes the device (measured) */
 	CHECK(!t->rename_sets_mtime);
 	CHECK_INT(t->mtime_step_ns, 1 * SEC);
 	CHECK_INT(t->names, NAME_FS_EXFAT);
@@ -124,6 +125,7 @@ TEST(fusefat_blkdev_row)
 	CHECK(row(FS_FUSEBLK, "fuseblk", "msdos") == t);
 	check_fuseblk_common(t);
 	CHECK(!t->volume_fsync);
+	CHECK(t->fsync_noop); /* fusefat's fsync is a stub */
 	CHECK_INT(t->mtime_step_ns, 2 * SEC);
 	CHECK(t->rename_sets_mtime); /* fusefat: the rename's time */
 	CHECK_INT(t->names, NAME_FS_FAT);
@@ -138,6 +140,7 @@ TEST(ntfs_3g_row)
 	CHECK(row(FS_FUSEBLK, "fuseblk", "ntfs3") == t);
 	check_fuseblk_common(t);
 	CHECK(!t->volume_fsync);
+	CHECK(!t->fsync_noop); /* ntfs-3g fsyncs the device */
 	CHECK_INT(t->mtime_step_ns, 100);
 	CHECK_INT(t->names, NAME_FS_NTFS);
 	CHECK_U64(t->max_file_size, 0);
@@ -157,6 +160,7 @@ TEST(fuseblk_unknown_is_safe)
 		CHECK(!t->volume_fsync); /* fsync of every file, not one for all */
 		CHECK_INT(t->mtime_step_ns, 2 * SEC);
 		CHECK(t->rename_sets_mtime); /* it may be fusefat */
+		CHECK(t->fsync_noop);        /* so may its fsync */
 		CHECK_INT(t->names, NAME_FS_FUSEBLK);
 	}
 	/* the mount's fstype never names a fuseblk row */
@@ -255,6 +259,9 @@ TEST(table_rules)
 			FAIL_AT("%s: fuse, write and tmpfile disagree", t->id);
 		if ((t->volume_fsync || t->device_cache || t->format_from_blkid) && !t->fuse)
 			FAIL_AT("%s: a daemon trait without a daemon", t->id);
+		/* the fallback syncs the device the daemon writes */
+		if (t->fsync_noop && !t->device_cache)
+			FAIL_AT("%s: fsync_noop without a device cache to sync", t->id);
 		if (t->device_cache && !t->on_block)
 			FAIL_AT("%s: a device cache without a device", t->id);
 		if (t->mtime_step_ns == 0 || t->mtime_step_ns > 2 * SEC)
