@@ -26,6 +26,12 @@
  *   rename (measured: utimensat, fsync, rename; stat after the attribute
  *   cache expires shows the rename's time), so the engine sets the times
  *   again on the final name; harmless where it is not needed (fuseblk).
+ * - statfs clusters: fusefat 0.1a answers statfs with f_bsize 1024,
+ *   f_blocks = clusters x (cluster / 1024) rounded down (0 for 512-byte
+ *   clusters: FAT32 volumes under 260 MB), f_files and f_ffree the total
+ *   and free clusters (measured on 41, 64, 128 and 300 MiB sticks), so
+ *   the space check reads the cluster from them; its dirents are then
+ *   counted like vfat's.
  * - write: a FUSE daemon dirties the device's cache (fuseblk) or its own
  *   storage, where neither O_DIRECT nor sync_file_range on our file
  *   bounds anything; only fdatasync per window does (io/sizing.c).
@@ -111,11 +117,11 @@ static const struct fs_traits rows[N_ROWS] = {
 		FUSEBLK_DAEMON("exfat-fuse"), .volume_fsync = true, .mtime_step_ns = 1 * SEC,
 		.names = NAME_FS_EXFAT,
 	},
-	/* fusefat -o blkdev; dirents not counted, as before the table */
+	/* fusefat -o blkdev */
 	[ROW_FUSEFAT_BLK] = {
 		FUSEBLK_DAEMON("fusefat-blkdev"), .mtime_step_ns = 2 * SEC, .names = NAME_FS_FAT,
 		.max_file_size = FS_FAT_MAX_FILE_SIZE, .rename_sets_mtime = true,
-		.fsync_noop = true,
+		.fsync_noop = true, .statfs_clusters = true, .dirents = FS_DIRENTS_FAT,
 	},
 	/* symlinks: ntfs-3g stores them, but not counted so, as before the table */
 	[ROW_NTFS_3G] = {

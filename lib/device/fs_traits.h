@@ -64,6 +64,9 @@ struct fs_traits {
 				* (io/fs_sync.h fs_sync_device) */
 	bool rename_sets_mtime; /* a renamed file gets the rename's time as its mtime
 				 * (fusefat): times are set again after it */
+	bool statfs_clusters;  /* statfs counts clusters in f_files and f_ffree and
+				* says 1 KiB blocks, whatever the cluster (fusefat):
+				* the space check takes the cluster from them */
 	uint32_t mtime_step_ns; /* a stored mtime is a multiple of this; unknown
 				 * filesystems: FAT's 2 s, the coarsest known */
 	enum fs_case name_case;

@@ -100,7 +100,6 @@ static void check_fuseblk_common(const struct fs_traits *t)
 	CHECK(!t->journaled && !t->tmpfile && !t->stores_modes && !t->stores_symlinks);
 	CHECK_INT(t->name_case, FS_CASE_INSENSITIVE);
 	CHECK_INT(t->write, FS_WRITE_SYNC_WINDOW);
-	CHECK_INT(t->dirents, FS_DIRENTS_NONE);
 }
 
 TEST(exfat_fuse_row)
@@ -111,6 +110,7 @@ TEST(exfat_fuse_row)
 	check_fuseblk_common(t);
 	CHECK(t->volume_fsync);
 	CHECK(!t->fsync_noop); /* exfat_fsync writes the device (measured) */
+	CHECK_INT(t->dirents, FS_DIRENTS_NONE);
 	CHECK(!t->rename_sets_mtime);
 	CHECK_INT(t->mtime_step_ns, 1 * SEC);
 	CHECK_INT(t->names, NAME_FS_EXFAT);
@@ -126,6 +126,8 @@ TEST(fusefat_blkdev_row)
 	check_fuseblk_common(t);
 	CHECK(!t->volume_fsync);
 	CHECK(t->fsync_noop); /* fusefat's fsync is a stub */
+	CHECK(t->statfs_clusters); /* its statfs counts clusters, in 1 KiB blocks */
+	CHECK_INT(t->dirents, FS_DIRENTS_FAT);
 	CHECK_INT(t->mtime_step_ns, 2 * SEC);
 	CHECK(t->rename_sets_mtime); /* fusefat: the rename's time */
 	CHECK_INT(t->names, NAME_FS_FAT);
@@ -141,6 +143,7 @@ TEST(ntfs_3g_row)
 	check_fuseblk_common(t);
 	CHECK(!t->volume_fsync);
 	CHECK(!t->fsync_noop); /* ntfs-3g fsyncs the device */
+	CHECK_INT(t->dirents, FS_DIRENTS_NONE);
 	CHECK_INT(t->mtime_step_ns, 100);
 	CHECK_INT(t->names, NAME_FS_NTFS);
 	CHECK_U64(t->max_file_size, 0);
@@ -161,6 +164,8 @@ TEST(fuseblk_unknown_is_safe)
 		CHECK_INT(t->mtime_step_ns, 2 * SEC);
 		CHECK(t->rename_sets_mtime); /* it may be fusefat */
 		CHECK(t->fsync_noop);        /* so may its fsync */
+		CHECK(!t->statfs_clusters);  /* but its statfs is taken as it is */
+		CHECK_INT(t->dirents, FS_DIRENTS_NONE);
 		CHECK_INT(t->names, NAME_FS_FUSEBLK);
 	}
 	/* the mount's fstype never names a fuseblk row */
