@@ -17,9 +17,9 @@
  *   5. syncfs so the new names are durable (FUSE: fsync each distinct
  *      directory, which reaches the daemon as FSYNCDIR).
  * fusefat's fsync is a no-op and it has no fsyncdir (doc/kernel.md 1.5):
- * what it wrote waits in the block device's cache, so steps 1, 2 and 5
- * end with a sync of that device (fs_sync_device), which covers the
- * whole volume as exfat-fuse's fsync does.
+ * what it wrote waits in the block device's cache, so steps 2 and 5 end
+ * with a sync of that device (fs_sync_device), which covers the whole
+ * volume as exfat-fuse's fsync does: step 1 leaves it to step 2.
  * On ext4, xfs and btrfs step 3 is left out: their journal (btrfs: its
  * transaction) puts each rename in the same or a later commit than the
  * new inode's size and blocks, and the data was on the device before the
@@ -109,6 +109,16 @@ static struct batch_item *newest_file(struct batch *b)
 	return NULL;
 }
 
+/* A sync that covers the whole volume returned: every item is on the device. */
+static void confirm_all(struct batch *b)
+{
+	for (size_t i = b->unwaited; i < b->n; i++)
+		if (b->items[i].w)
+			writer_confirm_flushed(b->items[i].w);
+	b->unwaited = b->n;
+	b->pending = 0;
+}
+
 static int wait_volume(struct engine *g, uint64_t keep)
 {
 	struct batch *b = &g->batch;
@@ -124,11 +134,7 @@ static int wait_volume(struct engine *g, uint64_t keep)
 		copy_report(g, last->entry, COPY_STEP_WRITE, r, g->plan->entries[last->entry].dst, true);
 		return r;
 	}
-	for (size_t i = b->unwaited; i < b->n; i++)
-		if (b->items[i].w)
-			writer_confirm_flushed(b->items[i].w);
-	b->unwaited = b->n;
-	b->pending = 0;
+	confirm_all(b);
 	return 0;
 }
 
@@ -275,7 +281,8 @@ static int durable_files(struct engine *g)
 			return -errno;
 		}
 	}
-	/* the times and sizes the daemon wrote are in the device's cache */
+	/* the data, times and sizes the daemon wrote are in the device's cache:
+	 * one sync of it, which the commit did not do before (batch_commit) */
 	if (g->device_sync && b->n) {
 		int r = fs_sync_device(g->dest_fd, g->bdev_fd);
 
@@ -283,6 +290,8 @@ static int durable_files(struct engine *g)
 			copy_report(g, b->items[0].entry, COPY_STEP_SYNC, r, g->plan->dest_root, true);
 			return r;
 		}
+		if (g->volume_fsync)
+			confirm_all(b);
 	}
 	if (!g->fuse && !g->journaled && syncfs(g->dest_fd) < 0) {
 		copy_report(g, b->items[0].entry, COPY_STEP_SYNC, -errno, g->plan->dest_root, true);
@@ -468,7 +477,8 @@ int batch_commit(struct engine *g)
 	if (b->n == 0)
 		return 0;
 	DEBUG(DEBUG_COPY, "commit: %zu items, %llu bytes", b->n, (unsigned long long)b->bytes);
-	r = batch_wait_data(g, 0);
+	/* fusefat: durable_files' device sync covers the data too */
+	r = g->device_sync && g->volume_fsync ? 0 : batch_wait_data(g, 0);
 	if (r == 0)
 		r = durable_files(g);
 	for (size_t i = 0; r == 0 && i < b->n; i++) {
