@@ -237,8 +237,8 @@ _bench_fuse_pid() {
 bench_fuse_mount() {
 	case $STICK_FS in
 	exfat) mount.exfat-fuse -o "$1" "$STICK_DEV" "$STICK_MNT" >/dev/null 2>&1 ;;
-	# fusefat is read-only unless told rw+
-	fat32) fusefat -o "$([[ $1 == rw ]] && echo rw+,)blkdev,fsname=$STICK_DEV" "$STICK_DEV" \
+	# fusefat takes neither rw nor nothing: ro, or rw+ ("I accept the risk")
+	fat32) fusefat -o "$([[ $1 == rw ]] && echo rw+ || echo ro),blkdev,fsname=$STICK_DEV" "$STICK_DEV" \
 		"$STICK_MNT" >/dev/null 2>&1 </dev/null ;;
 	ntfs) ntfs-3g -o "$1" "$STICK_DEV" "$STICK_MNT" >/dev/null 2>&1 </dev/null ;;
 	esac
