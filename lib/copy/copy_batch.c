@@ -123,11 +123,11 @@ static int wait_volume(struct engine *g, uint64_t keep)
 {
 	struct batch *b = &g->batch;
 	struct batch_item *last = newest_file(b);
+	int r;
 
 	if (!last || b->pending <= keep)
 		return 0;
-	int r = fdatasync(writer_fd(last->w)) < 0 ? -errno : 0;
-
+	r = fdatasync(writer_fd(last->w)) < 0 ? -errno : 0;
 	if (r == 0 && g->device_sync)
 		r = fs_sync_device(writer_fd(last->w), g->bdev_fd);
 	if (r < 0) {

@@ -97,7 +97,9 @@ sample_pending() {
 stick_data_bdi() {
 	local uuid
 	if [[ $STICK_FS == btrfs ]]; then
-		uuid=$(findmnt -no UUID "$STICK_MNT") || return 1
+		# probed, not from blkid's cache: loop devices are reused by sticks of
+		# other filesystems, whose UUID the cache may still give
+		uuid=$(blkid -p -s UUID -o value "$STICK_DEV") || return 1
 		basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")"
 	else
 		echo "$STICK_MAJMIN"
