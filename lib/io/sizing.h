@@ -41,6 +41,8 @@ enum sizing_reason {
 	SIZING_ASKED_DIO_UNKNOWN, /* direct asked; the writer checks at run time */
 	SIZING_ASKED_WINDOW_FUSE, /* window asked on FUSE: it switches if dirt grows */
 	SIZING_ASKED,             /* asked for */
+	SIZING_FUSE_NOOP_FSYNC,   /* FUSE whose fsync may write nothing (fusefat, the
+				   * unknown fuseblk): fdatasync and a device sync per window */
 };
 
 /* Why the writer changed strategy while writing a file. */
