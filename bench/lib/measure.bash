@@ -6,8 +6,8 @@
 # the sampler; remount and compare the copy with its source; tear the stick down.
 #
 # "Device dirty" = BdiReclaimable + BdiWriteback (debugfs, doc/kernel.md 4.1) summed over every
-# bdi that can hold the stick's pages: the disk's (ext4, xfs, and exfat-fuse, whose daemon
-# dirties the disk's page cache, doc/kernel.md 4.2) plus btrfs's own anonymous bdi `btrfs-N`
+# bdi that can hold the stick's pages: the disk's (ext4, xfs, and the FUSE daemons exfat-fuse,
+# fusefat and ntfs-3g, which dirty the disk's page cache, doc/kernel.md 4.2) plus btrfs's own anonymous bdi `btrfs-N`
 # (found through /sys/fs/btrfs/FSID/bdi). "On device" = the disk's completed write sectors
 # (stat field 7) since the run began. The sampler reads both every 50 ms with builtins only
 # (read -t on a FIFO nobody writes is the sleep), so it costs no forks.
@@ -93,7 +93,7 @@ bench_host_jiffies() {
 # jbd2 or btrfs-transaction exit at umount, so we snapshot "pid starttime ticks" of every
 # kernel thread (kthreadd's children) before the command, before umount and at the end, and
 # count per thread the last value seen minus the first (0 for threads born during the run).
-# Other people's writeback is counted too: a noisy upper bound. The exfat-fuse daemon, whose
+# Other people's writeback is counted too: a noisy upper bound. The FUSE daemon, whose
 # work cp and safecp also leave out of their rusage, is counted with them: PID... given.
 bench_kthread_snap() {
 	local p st f extra=" $* "
@@ -202,7 +202,7 @@ bench_child_kill() {
 	B_CHILD=''
 }
 
-# Polls until the stick's bdis are clean (after umount: exfat-fuse's daemon may still be
+# Polls until the stick's bdis are clean (after umount: a FUSE daemon may still be
 # writing). Echoes the time it became clean.
 _bench_wait_clean() {
 	local deadline=$(($(bench_now) + 600000000)) fd
@@ -214,15 +214,37 @@ _bench_wait_clean() {
 	bench_now
 }
 
-# The exfat-fuse daemon serving DIR: its argv ends with the mount point.
+# bench_is_fuse FS: the stick's filesystem is served by a FUSE daemon (fuseblk).
+bench_is_fuse() {
+	[[ $1 == exfat || $1 == fat32 || $1 == ntfs ]]
+}
+
+# The FUSE daemon (exfat-fuse, fusefat, ntfs-3g) serving DIR on a $STICK_FS stick: its
+# argv ends with the mount point.
 _bench_fuse_pid() {
-	local p args
+	local p args comm
+	case $STICK_FS in
+	fat32) comm=fusefat ;;
+	ntfs) comm=ntfs-3g ;;
+	*) comm=mount.exfat-fu ;;
+	esac
 	for p in /proc/[0-9]*; do
-		[[ $(<"$p/comm") == mount.exfat-fu* ]] 2>/dev/null || continue
+		[[ $(<"$p/comm") == "$comm"* ]] 2>/dev/null || continue
 		mapfile -d '' -t args 2>/dev/null <"$p/cmdline" || continue
 		((${#args[@]})) && [[ ${args[-1]} == "$1" ]] && { echo "${p#/proc/}"; return 0; }
 	done
 	echo 0
+}
+
+# bench_fuse_mount OPTS: mount the FUSE stick again as stick_up did (OPTS: rw or ro).
+bench_fuse_mount() {
+	case $STICK_FS in
+	exfat) mount.exfat-fuse -o "$1" "$STICK_DEV" "$STICK_MNT" >/dev/null 2>&1 ;;
+	# fusefat takes neither rw nor nothing: ro, or rw+ ("I accept the risk")
+	fat32) fusefat -o "$([[ $1 == rw ]] && echo rw+ || echo ro),blkdev,fsname=$STICK_DEV" "$STICK_DEV" \
+		"$STICK_MNT" >/dev/null 2>&1 </dev/null ;;
+	ntfs) ntfs-3g -o "$1" "$STICK_DEV" "$STICK_MNT" >/dev/null 2>&1 </dev/null ;;
+	esac
 }
 
 # _bench_verify WORKLOAD [METHOD REP]: remounts the stick and compares the copy with its
@@ -231,8 +253,8 @@ _bench_verify() {
 	local w=$1 m=${2-} rep=${3-1} src dst pid=0 res=ok
 	src=$(bench_wl_src "$w")
 	dst=$STICK_MNT/${src##*/}
-	if [[ $STICK_FS == exfat ]]; then
-		mount.exfat-fuse -o ro "$STICK_DEV" "$STICK_MNT" >/dev/null 2>&1 || { echo MOUNT; return; }
+	if bench_is_fuse "$STICK_FS"; then
+		bench_fuse_mount ro || { echo MOUNT; return; }
 		pid=$(_bench_fuse_pid "$STICK_MNT")
 	else
 		mount -t "$STICK_FS" -o ro "$STICK_DEV" "$STICK_MNT" || { echo MOUNT; return; }
@@ -276,7 +298,7 @@ bench_run_one() {
 	ios0=$(bench_write_ios "$STICK_MAJMIN") bios0=$(bench_write_bios "$STICK_MAJMIN")
 	rd0=$(bench_read_bytes "$STICK_MAJMIN")
 	hj0=$(bench_host_jiffies)
-	[[ $fs == exfat ]] && daemon=$(_bench_fuse_pid "$STICK_MNT")
+	bench_is_fuse "$fs" && daemon=$(_bench_fuse_pid "$STICK_MNT")
 	bench_kthread_snap "$daemon" >"$B_TMP/kt0"
 	t0=$(bench_now)
 	bench_sampler_start "$samples" "$t0" "$STICK_MAJMIN" "$base" "${stats[@]}"

@@ -117,7 +117,7 @@ bench_run_multi() {
 			--read-rate "$rr" || { _bench_multi_down "${ids[@]}"; return 1; }
 		ids+=("$STICK_ID") mnts+=("$STICK_MNT") majs+=("$STICK_MAJMIN") rrates+=("$rr")
 		stats+=("$(bench_bdi_stats | tr '\n' ' ')")
-		[[ $B_FS == exfat ]] && daemons+=" $(_bench_fuse_pid "$STICK_MNT")"
+		bench_is_fuse "$B_FS" && daemons+=" $(_bench_fuse_pid "$STICK_MNT")"
 	done
 	src=$(bench_wl_src "$w")
 	_bench_multi_cmd "$m" "$src" "${mnts[@]}" || { _bench_multi_down "${ids[@]}"; return 1; }

@@ -122,11 +122,11 @@ bench_offload_prepare() {
 # umount and mount the stick again, as stick_up mounted it (its undo still matches).
 _bench_remount() {
 	umount "$STICK_MNT" || { bench_warn "umount '$STICK_MNT' failed"; return 1; }
-	if [[ $STICK_FS == exfat ]]; then
+	if bench_is_fuse "$STICK_FS"; then
 		local n
 		# the daemon still holds the device for a moment after umount
 		for ((n = 0; n < 100 && $(_bench_fuse_pid "$STICK_MNT") != 0; n++)); do sleep 0.1; done
-		mount.exfat-fuse "$STICK_DEV" "$STICK_MNT" >/dev/null || return 1
+		bench_fuse_mount rw || return 1
 	else
 		mount -t "$STICK_FS" "$STICK_DEV" "$STICK_MNT" || return 1
 	fi

@@ -321,6 +321,10 @@ const char *words_sizing_reason(enum sizing_reason r)
 	case SIZING_FUSE_DAEMON:
 		return "FUSE passes data to its daemon, whose writes are dirty in the "
 		       "device's cache: only fdatasync per window bounds them";
+	case SIZING_FUSE_NOOP_FSYNC:
+		return "FUSE passes data to its daemon, whose writes are dirty in the "
+		       "device's cache, and its fsync may write nothing (fusefat's does not): "
+		       "each window is fdatasynced and the device itself synced";
 	case SIZING_DIO_SUPPORTED:
 		return "the filesystem supports O_DIRECT (statx DIOALIGN): nothing is "
 		       "left dirty and each completed write is on the device";

@@ -527,6 +527,10 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	g->journaled = fs->journaled;
 	/* blkid needs root to name it; unknown FUSE filesystems get fsync per file */
 	g->volume_fsync = fs->volume_fsync && o->wplan->strategy == STRATEGY_SYNC_WINDOW;
+	/* a device sync covers every file at once, like a volume fsync */
+	g->device_sync = fs->fsync_noop;
+	if (g->device_sync && o->wplan->strategy == STRATEGY_SYNC_WINDOW)
+		g->volume_fsync = true;
 	g->fs_has_modes = fs->stores_modes;
 	g->times_after_rename = fs->rename_sets_mtime;
 	/* the daemon's data is in the device's cache: watch it (root only) */

@@ -16,6 +16,10 @@
  *      name and renamed over it), a named temporary is renamed;
  *   5. syncfs so the new names are durable (FUSE: fsync each distinct
  *      directory, which reaches the daemon as FSYNCDIR).
+ * fusefat's fsync is a no-op and it has no fsyncdir (doc/kernel.md 1.5):
+ * what it wrote waits in the block device's cache, so steps 2 and 5 end
+ * with a sync of that device (fs_sync_device), which covers the whole
+ * volume as exfat-fuse's fsync does: step 1 leaves it to step 2.
  * On ext4, xfs and btrfs step 3 is left out: their journal (btrfs: its
  * transaction) puts each rename in the same or a later commit than the
  * new inode's size and blocks, and the data was on the device before the
@@ -105,24 +109,32 @@ static struct batch_item *newest_file(struct batch *b)
 	return NULL;
 }
 
-static int wait_volume(struct engine *g, uint64_t keep)
+/* A sync that covers the whole volume returned: every item is on the device. */
+static void confirm_all(struct batch *b)
 {
-	struct batch *b = &g->batch;
-	struct batch_item *last = newest_file(b);
-
-	if (!last || b->pending <= keep)
-		return 0;
-	if (fdatasync(writer_fd(last->w)) < 0) {
-		int r = -errno;
-
-		copy_report(g, last->entry, COPY_STEP_WRITE, r, g->plan->entries[last->entry].dst, true);
-		return r;
-	}
 	for (size_t i = b->unwaited; i < b->n; i++)
 		if (b->items[i].w)
 			writer_confirm_flushed(b->items[i].w);
 	b->unwaited = b->n;
 	b->pending = 0;
+}
+
+static int wait_volume(struct engine *g, uint64_t keep)
+{
+	struct batch *b = &g->batch;
+	struct batch_item *last = newest_file(b);
+	int r;
+
+	if (!last || b->pending <= keep)
+		return 0;
+	r = fdatasync(writer_fd(last->w)) < 0 ? -errno : 0;
+	if (r == 0 && g->device_sync)
+		r = fs_sync_device(writer_fd(last->w), g->bdev_fd);
+	if (r < 0) {
+		copy_report(g, last->entry, COPY_STEP_WRITE, r, g->plan->entries[last->entry].dst, true);
+		return r;
+	}
+	confirm_all(b);
 	return 0;
 }
 
@@ -269,6 +281,18 @@ static int durable_files(struct engine *g)
 			return -errno;
 		}
 	}
+	/* the data, times and sizes the daemon wrote are in the device's cache:
+	 * one sync of it, which the commit did not do before (batch_commit) */
+	if (g->device_sync && b->n) {
+		int r = fs_sync_device(g->dest_fd, g->bdev_fd);
+
+		if (r < 0) {
+			copy_report(g, b->items[0].entry, COPY_STEP_SYNC, r, g->plan->dest_root, true);
+			return r;
+		}
+		if (g->volume_fsync)
+			confirm_all(b);
+	}
 	if (!g->fuse && !g->journaled && syncfs(g->dest_fd) < 0) {
 		copy_report(g, b->items[0].entry, COPY_STEP_SYNC, -errno, g->plan->dest_root, true);
 		return -errno;
@@ -358,7 +382,8 @@ static int sync_dirs(struct engine *g)
 	for (size_t i = 0; i < (g->volume_fsync ? MIN(b->n_dirs, 1) : b->n_dirs); i++)
 		if (fsync(b->dirs[i].fd) < 0)
 			return -errno;
-	return 0;
+	/* fusefat: the new entries are in the device's cache */
+	return g->device_sync ? fs_sync_device(g->dest_fd, g->bdev_fd) : 0;
 }
 
 static void reset(struct batch *b)
@@ -452,7 +477,8 @@ int batch_commit(struct engine *g)
 	if (b->n == 0)
 		return 0;
 	DEBUG(DEBUG_COPY, "commit: %zu items, %llu bytes", b->n, (unsigned long long)b->bytes);
-	r = batch_wait_data(g, 0);
+	/* fusefat: durable_files' device sync covers the data too */
+	r = g->device_sync && g->volume_fsync ? 0 : batch_wait_data(g, 0);
 	if (r == 0)
 		r = durable_files(g);
 	for (size_t i = 0; r == 0 && i < b->n; i++) {

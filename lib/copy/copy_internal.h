@@ -96,6 +96,8 @@ struct engine {
 	bool fuse;        /* durability by fsync per file, not syncfs */
 	bool journaled;   /* the fs orders a rename after the inode's metadata */
 	bool volume_fsync; /* FUSE whose fsync flushes the whole volume (exfat-fuse) */
+	bool device_sync;  /* FUSE whose fsync writes nothing (fusefat): each sync
+			    * syncs the block device instead (fs_sync_device) */
 	bool times_after_rename; /* the rename resets the mtime (fusefat): set it again */
 	bool tmpfile;     /* O_TMPFILE works here, until it fails once */
 	bool fs_has_modes;

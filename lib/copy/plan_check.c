@@ -91,8 +91,17 @@ int fs_space_read(const char *dir, const struct fs_traits *traits, struct fs_spa
 	};
 	if (ret->cluster == 0)
 		ret->cluster = 512;
-	/* no block count (fusefat says 0 of 0): the size is unknown, not
-	 * full; the device will say ENOSPC if it comes to that */
+	if (traits->statfs_clusters && sv.f_files) {
+		/* fusefat: f_files clusters, f_blocks their bytes in KiB (0
+		 * below 1 KiB clusters, which are then 512 bytes, FAT's least) */
+		ret->cluster = sv.f_blocks ? sv.f_blocks * ret->cluster / sv.f_files : 512;
+		ret->avail_bytes = (uint64_t)sv.f_ffree * ret->cluster;
+		ret->avail_inodes = UINT64_MAX; /* FAT has none: its dirents are space */
+		ret->max_file_size = max_file_size(dir, traits);
+		return 0;
+	}
+	/* no block count (an unknown fusefat row says 0 of 0): the size is
+	 * unknown, not full; the device will say ENOSPC if it comes to that */
 	ret->avail_bytes = sv.f_blocks == 0 ? UINT64_MAX : (uint64_t)sv.f_bavail * ret->cluster;
 	ret->avail_inodes = sv.f_files == 0 ? UINT64_MAX : (uint64_t)sv.f_favail;
 	ret->max_file_size = max_file_size(dir, traits);

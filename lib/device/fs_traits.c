@@ -17,10 +17,21 @@
  *   fpathconf(_PC_FILESIZEBITS) (plan_check.c).
  * - volume fsync: exfat-fuse's fsync and fsyncdir flush every node, the
  *   bitmap and the device (exfat_flush_nodes, exfat_flush, fsync).
+ * - fsync noop: fusefat 0.1a's fsync is a stub that returns 0, it has no
+ *   fsyncdir (ENOSYS: the kernel then answers every later one with 0),
+ *   and it writes the device with plain buffered write()s: after an
+ *   fsync its data is still dirty in the device's cache (measured,
+ *   doc/kernel.md 1.5).  The catch-all fuseblk row may be fusefat.
  * - rename sets mtime: fusefat 1.0 gives a renamed file the time of the
  *   rename (measured: utimensat, fsync, rename; stat after the attribute
  *   cache expires shows the rename's time), so the engine sets the times
  *   again on the final name; harmless where it is not needed (fuseblk).
+ * - statfs clusters: fusefat 0.1a answers statfs with f_bsize 1024,
+ *   f_blocks = clusters x (cluster / 1024) rounded down (0 for 512-byte
+ *   clusters: FAT32 volumes under 260 MB), f_files and f_ffree the total
+ *   and free clusters (measured on 41, 64, 128 and 300 MiB sticks), so
+ *   the space check reads the cluster from them; its dirents are then
+ *   counted like vfat's.
  * - write: a FUSE daemon dirties the device's cache (fuseblk) or its own
  *   storage, where neither O_DIRECT nor sync_file_range on our file
  *   bounds anything; only fdatasync per window does (io/sizing.c).
@@ -106,22 +117,24 @@ static const struct fs_traits rows[N_ROWS] = {
 		FUSEBLK_DAEMON("exfat-fuse"), .volume_fsync = true, .mtime_step_ns = 1 * SEC,
 		.names = NAME_FS_EXFAT,
 	},
-	/* fusefat -o blkdev; dirents not counted, as before the table */
+	/* fusefat -o blkdev */
 	[ROW_FUSEFAT_BLK] = {
 		FUSEBLK_DAEMON("fusefat-blkdev"), .mtime_step_ns = 2 * SEC, .names = NAME_FS_FAT,
 		.max_file_size = FS_FAT_MAX_FILE_SIZE, .rename_sets_mtime = true,
+		.fsync_noop = true, .statfs_clusters = true, .dirents = FS_DIRENTS_FAT,
 	},
 	/* symlinks: ntfs-3g stores them, but not counted so, as before the table */
 	[ROW_NTFS_3G] = {
 		FUSEBLK_DAEMON("ntfs-3g"), .mtime_step_ns = 100 * NSEC, .names = NAME_FS_NTFS,
 	},
 	/* blkid could not say (no root): any of the three above, so what is
-	 * safe for all: fsync per file, nothing stored but data and names,
+	 * safe for all: fsync per file and the device synced after it (it
+	 * may be fusefat), nothing stored but data and names,
 	 * the coarsest mtime step; no size limit, since refusing a large file
 	 * that exfat-fuse would hold is worse than fusefat's EFBIG */
 	[ROW_FUSEBLK] = {
 		FUSEBLK_DAEMON("fuseblk"), .mtime_step_ns = 2 * SEC, .names = NAME_FS_FUSEBLK,
-		.rename_sets_mtime = true,
+		.rename_sets_mtime = true, .fsync_noop = true,
 	},
 	/* fusefat without a block device: FAT names; modes, symlinks and
 	 * the 4 GiB limit as before the table */

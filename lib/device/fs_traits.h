@@ -58,8 +58,15 @@ struct fs_traits {
 	bool stores_modes;
 	bool stores_symlinks;
 	bool volume_fsync;     /* any fsync flushes the whole volume (exfat-fuse) */
+	bool fsync_noop;       /* the daemon answers FSYNC with success and writes
+				* nothing (fusefat): its writes wait in the block
+				* device's cache until the device itself is synced
+				* (io/fs_sync.h fs_sync_device) */
 	bool rename_sets_mtime; /* a renamed file gets the rename's time as its mtime
 				 * (fusefat): times are set again after it */
+	bool statfs_clusters;  /* statfs counts clusters in f_files and f_ffree and
+				* says 1 KiB blocks, whatever the cluster (fusefat):
+				* the space check takes the cluster from them */
 	uint32_t mtime_step_ns; /* a stored mtime is a multiple of this; unknown
 				 * filesystems: FAT's 2 s, the coarsest known */
 	enum fs_case name_case;

@@ -27,3 +27,10 @@ int fs_sync(int fd)
 	}
 	return syncfs(fd) < 0 ? -errno : 0;
 }
+
+int fs_sync_device(int fd, int bdev_fd)
+{
+	if (bdev_fd >= 0)
+		return fsync(bdev_fd) < 0 ? -errno : 0;
+	return syncfs(fd) < 0 ? -errno : 0;
+}

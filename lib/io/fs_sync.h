@@ -15,4 +15,13 @@
 /* fd: any file or directory on the filesystem.  0 or -errno. */
 int fs_sync(int fd);
 
+/* For a fuseblk daemon whose fsync writes nothing (fusefat,
+ * doc/kernel.md 1.5): what it wrote is dirty in the block device's page
+ * cache.  With bdev_fd (>= 0, the device node, root only) fsync of the
+ * device: it writes that cache, waits and flushes the device
+ * (blkdev_fsync).  Without, syncfs of fd on the mount: for a filesystem
+ * on a block device sync_filesystem ends with sync_blockdev of it,
+ * which writes and waits but sends no flush.  0 or -errno. */
+int fs_sync_device(int fd, int bdev_fd);
+
 #endif

@@ -102,7 +102,7 @@ static enum write_strategy choose(const struct target *t, const struct dio_caps 
 				  enum sizing_reason *reason)
 {
 	if (fs_traits_of(t)->write == FS_WRITE_SYNC_WINDOW) {
-		*reason = SIZING_FUSE_DAEMON;
+		*reason = fs_traits_of(t)->fsync_noop ? SIZING_FUSE_NOOP_FSYNC : SIZING_FUSE_DAEMON;
 		return STRATEGY_SYNC_WINDOW;
 	}
 	if (dio_supported(dio)) {
@@ -177,6 +177,7 @@ int sizing_plan(const struct target *t, const struct dio_caps *dio,
 		p.strategy = requested;
 	}
 	size_plan(t, dio, window_override, &p);
+	p.sync_device = fs_traits_of(t)->fsync_noop;
 	*ret = p;
 	return r;
 }

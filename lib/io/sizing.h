@@ -41,6 +41,8 @@ enum sizing_reason {
 	SIZING_ASKED_DIO_UNKNOWN, /* direct asked; the writer checks at run time */
 	SIZING_ASKED_WINDOW_FUSE, /* window asked on FUSE: it switches if dirt grows */
 	SIZING_ASKED,             /* asked for */
+	SIZING_FUSE_NOOP_FSYNC,   /* FUSE whose fsync may write nothing (fusefat, the
+				   * unknown fuseblk): fdatasync and a device sync per window */
 };
 
 /* Why the writer changed strategy while writing a file. */
@@ -59,6 +61,8 @@ struct write_plan {
 	uint32_t mem_align;    /* buffer alignment */
 	uint32_t offset_align; /* DIO offset/length alignment (0: not direct) */
 	unsigned ring_slots;   /* reader buffers of chunk bytes */
+	bool sync_device;      /* the daemon's fsync is a no-op (fusefat): each
+				* wait also syncs the block device (fs_sync.h) */
 };
 
 /* Decide strategy and sizes.  requested is the user's --strategy (AUTO

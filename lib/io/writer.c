@@ -16,6 +16,8 @@
  *
  * sync-window (FUSE): fdatasync after each window, the only call that
  * reaches a FUSE daemon and makes it write the device (FUSE_FSYNC).
+ * Where the daemon's fsync is a no-op (fusefat) the window is on the
+ * device only once the block device under it is synced too.
  *
  * sync_file_range wait errors are consumed by the kernel (errseq, see
  * file_check_and_advance_wb_err): a later fsync would not report them,
@@ -32,6 +34,7 @@
 #include "util/clock.h"
 #include "util/debug.h"
 #include "util/size.h"
+#include "io/fs_sync.h"
 #include "io/writer.h"
 
 /* A file this large goes direct even when it is less than a chunk: its
@@ -210,8 +213,15 @@ static void check_window_bound(struct writer *w)
 
 static int end_sync_window(struct writer *w)
 {
+	int r;
+
 	if (fdatasync(w->fd) < 0)
 		return -errno;
+	/* the daemon's fsync wrote nothing: the window is dirty in the
+	 * device's cache until the device itself is synced */
+	note_pending(w, cache_pending(w->bdev_fd, 0, 0));
+	if (w->plan.sync_device && (r = fs_sync_device(w->fd, w->bdev_fd)) < 0)
+		return r;
 	note_pending(w, cache_pending(w->bdev_fd, 0, 0));
 	w->win_start = w->written;
 	confirm_to(w, w->written);

@@ -294,14 +294,14 @@ assert_seen() {
 		$(printf '%s' "$b" | od -An -tx1) ]]
 }
 
-@test "names exFAT refuses (control bytes, not UTF-8): each refusal and rename is quoted" {
-	require_root
-	require_cmd mount.exfat-fuse
+# refused_quoted FS: names FS refuses (control bytes, not UTF-8), each refusal and
+# rename quoted.
+refused_quoted() {
 	local esc=$'a\e[31mb' bad=$'caf\xe9' line
 	mkdir "$SRC/d"
 	printf x >"$SRC/d/$esc"
 	printf y >"$SRC/d/$bad"
-	stick_up --fs exfat --rate 0 --size 64
+	stick_up --fs "$1" --rate 0 --size 64
 	run -2 --separate-stderr safecp -r "$SRC/d" "$STICK_MNT/"
 	printf '%s\n' "$stderr" >"$T/err"
 	assert_clean "$T/err"
@@ -313,4 +313,22 @@ assert_seen() {
 	safecp -r --rename-invalid --progress=none "$SRC/d" "$STICK_MNT/" >"$T/out" 2>"$T/err"
 	assert_clean "$T/err"
 	grep -q "is written as" "$T/err"
+}
+
+@test "names exFAT refuses (control bytes, not UTF-8): each refusal and rename is quoted" {
+	require_root
+	require_cmd mount.exfat-fuse
+	refused_quoted exfat
+}
+
+@test "names FAT32 refuses (control bytes, not UTF-8): each refusal and rename is quoted" {
+	require_root
+	require_cmd fusefat
+	refused_quoted fat32
+}
+
+@test "names NTFS refuses (control bytes, not UTF-8): each refusal and rename is quoted" {
+	require_root
+	require_cmd ntfs-3g
+	refused_quoted ntfs
 }

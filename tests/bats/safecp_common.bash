@@ -97,7 +97,9 @@ sample_pending() {
 stick_data_bdi() {
 	local uuid
 	if [[ $STICK_FS == btrfs ]]; then
-		uuid=$(findmnt -no UUID "$STICK_MNT") || return 1
+		# probed, not from blkid's cache: loop devices are reused by sticks of
+		# other filesystems, whose UUID the cache may still give
+		uuid=$(blkid -p -s UUID -o value "$STICK_DEV") || return 1
 		basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")"
 	else
 		echo "$STICK_MAJMIN"
@@ -178,4 +180,24 @@ fault() {
 # ctl_get KEY: a counter or state of the faulty stick's faultdev.
 ctl_get() {
 	awk -v k="$1" '$1 == k { print $2 }' "$STICK_CTL"
+}
+
+# fat_readback SRC DEST: the fat32 stick judged without fusefat. The stick is reattached
+# (unmounted, its daemon gone, a new loop device) and fsck.vfat -n must find it clean;
+# then mtools, which reads FAT from the specification, reads every regular file under SRC
+# from the image at DEST (a path in the image: "/t", or "" for the root) and each must
+# equal its source, and mdir must list no other file under DEST.
+fat_readback() {
+	local src=$1 dest=$2 f n=0 listed
+	stick_reattach "$STICK_ID" || return 1
+	((STICK_FSCK_RC == 0)) || { echo "fsck.vfat -n: $STICK_FSCK_OUT" >&2; return 1; }
+	while IFS= read -r -d '' f; do
+		LC_ALL=C.UTF-8 MTOOLS_SKIP_CHECK=1 mcopy -n -i "$STICK_IMG" "::$dest/${f#"$src"/}" - |
+			cmp - "$f" || { echo "mtools: '::$dest/${f#"$src"/}' differs from '$f'" >&2; return 1; }
+		n=$((n + 1))
+	done < <(find "$src" -type f -print0)
+	# (mdir says "not found" for an empty directory: then nothing is listed)
+	listed=$(LC_ALL=C.UTF-8 MTOOLS_SKIP_CHECK=1 mdir -i "$STICK_IMG" -b -/ "::$dest/" 2>/dev/null |
+		grep -vc '/$' || true)
+	((listed == n)) || { echo "mdir lists $listed files under '::$dest', the source has $n" >&2; return 1; }
 }

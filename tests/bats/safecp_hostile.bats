@@ -74,7 +74,7 @@ stick() {
 	stick_up --size 64 --rate 0 "$@"
 	DEST=$STICK_MNT/dest
 	mkdir "$DEST"
-	[[ $STICK_FS == exfat ]] || chown nobody:nogroup "$DEST"
+	[[ $STICK_FS == exfat || $STICK_FS == fat32 || $STICK_FS == ntfs ]] || chown nobody:nogroup "$DEST"
 }
 
 # hostile_start POINT[:SUBSTRING] CMD...: CMD (safecp ...) in the background with the
@@ -450,8 +450,9 @@ leak_setup() {
 
 # ---------------------------------------------------------------------------- 10
 
-@test "10: on exfat, failed symlinks leave bytes_total at the regular files' sum, exit 1" {
-	stick --fs exfat
+# symlinks_fail_counted FS: test 10 on FS.
+symlinks_fail_counted() {
+	stick --fs "$1"
 	src_file tree/f1 10
 	src_file tree/f2 20
 	ln -s "$(printf 'long-target-%.0s' {1..20})" "$SRC/tree/l1"
@@ -468,6 +469,30 @@ leak_setup() {
 	run -1 safecp -r --progress=plain "$SRC/tree" "$DEST/plain"/
 	[[ $output != *EiB* ]]
 	cmp "$SRC/tree/f1" "$DEST/tree/f1"
+	cmp "$SRC/tree/f2" "$DEST/tree/f2"
+}
+
+@test "10: on exfat, failed symlinks leave bytes_total at the regular files' sum, exit 1" {
+	symlinks_fail_counted exfat
+}
+
+@test "10: on fat32, failed symlinks leave bytes_total at the regular files' sum, exit 1" {
+	require_cmd fusefat
+	symlinks_fail_counted fat32
+}
+
+# ntfs-3g stores symlinks (its row does not count on it): nothing fails there
+@test "10: on ntfs, symlinks are stored and bytes_total is the regular files' sum, exit 0" {
+	require_cmd ntfs-3g
+	stick --fs ntfs
+	src_file tree/f1 10
+	src_file tree/f2 20
+	ln -s "$(printf 'long-target-%.0s' {1..20})" "$SRC/tree/l1"
+	ln -s f1 "$SRC/tree/l2"
+	run -0 --separate-stderr safecp -r --progress=json "$SRC/tree" "$DEST"/
+	printf '%s\n' "$output" >"$EV"
+	[[ $(json_done bytes_total) == 30 ]]
+	[[ $(readlink "$DEST/tree/l2") == f1 ]]
 	cmp "$SRC/tree/f2" "$DEST/tree/f2"
 }
 
@@ -555,8 +580,9 @@ mapped_test() {
 	assert_no_temporaries "$DEST"
 }
 
-@test "12: on exfat, files under the predictable temporary names do not stop the copy, and stay untouched" {
-	stick --fs exfat
+# planted_temps_untouched FS: test 12 on FS.
+planted_temps_untouched() {
+	stick --fs "$1"
 	src_file t/a 3000
 	src_file t/b 5000
 	mkdir "$DEST/t"
@@ -575,6 +601,20 @@ mapped_test() {
 	cmp "$SRC/t/b" "$DEST/t/b"
 	diff -u "$BATS_TEST_TMPDIR/planted" \
 		<(cd "$DEST" && find . -name '.safecp-*' -exec sha256sum {} + | LC_ALL=C sort)
+}
+
+@test "12: on exfat, files under the predictable temporary names do not stop the copy, and stay untouched" {
+	planted_temps_untouched exfat
+}
+
+@test "12: on fat32, files under the predictable temporary names do not stop the copy, and stay untouched" {
+	require_cmd fusefat
+	planted_temps_untouched fat32
+}
+
+@test "12: on ntfs, files under the predictable temporary names do not stop the copy, and stay untouched" {
+	require_cmd ntfs-3g
+	planted_temps_untouched ntfs
 }
 
 # ---------------------------------------------------------------------------- 1, end to end

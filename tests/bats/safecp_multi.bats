@@ -112,6 +112,33 @@ progress_never_ahead() {
 	done
 }
 
+@test "three destinations (ext4, ntfs, fat32) of a tree: identical everywhere, fat32 never ahead" {
+	require_cmd fusefat
+	require_cmd ntfs-3g
+	stick_as A --size 64 --rate $((20 * MIB))
+	stick_as B --fs ntfs --size 64 --rate $((16 * MIB))
+	# last, so that fat_readback judges it
+	stick_as C --fs fat32 --size 64 --rate $((12 * MIB))
+	local s sc=$BATS_TEST_TMPDIR/sc basec
+	mkdir -p "$SRC/t/a/b" "$SRC/t/empty"
+	for s in $AWKWARD_SIZES; do make_file "$SRC/t/f$s" "$s"; done
+	make_file "$SRC/t/a/x" 70000
+	make_file "$SRC/t/a/b/y" $((12 * MIB + 3))
+	basec=$(disk_sectors_written "$C_MAJMIN")
+	sample_sectors "$C_MAJMIN" "$sc"
+	safecp -r --progress=json "$SRC/t" -t "$A_MNT" -t "$B_MNT" -t "$C_MNT" >"$EV"
+	sleep 0.1
+	stop_sampler
+	local d
+	for d in "$A_MNT" "$B_MNT" "$C_MNT"; do
+		[[ $(tree_digest "$SRC/t") == $(tree_digest "$d/t") ]]
+		assert_no_temporaries "$d"
+	done
+	# fusefat's fsync writes nothing: what counts there is the device's own syncs
+	progress_never_ahead "$EV" "$C_MNT" "$sc" "$basec"
+	fat_readback "$SRC/t" /t
+}
+
 @test "a slow destination is detached and reads the source again; both copies are right" {
 	stick_as A --size 96 --rate 0
 	stick_as B --size 96 --rate $((3 * MIB))

@@ -50,11 +50,11 @@ clash_refused() {
 	[[ $output == *"FAT ignores case"* ]]
 }
 
-@test "exfat: a name that differs only in case from a file on the stick is refused" {
-	require_cmd mount.exfat-fuse
+# case_clash_on_stick FS: a name that differs only in case from a file already there.
+case_clash_on_stick() {
 	echo new >"$SRC/d/Photo.jpg"
 	echo mine >"$SRC/d/other"
-	stick_up --fs exfat --rate 0 --size 64
+	stick_up --fs "$1" --rate 0 --size 64
 	mkdir "$STICK_MNT/d"
 	echo old >"$STICK_MNT/d/photo.JPG"
 	run -2 safecp -r "$SRC/d" "$STICK_MNT/"
@@ -68,21 +68,38 @@ clash_refused() {
 	[ "$(cat "$STICK_MNT/d/photo.JPG")" = new ]
 }
 
-@test "exfat: refused characters, device names and trailing dots are all listed at once" {
+@test "exfat: a name that differs only in case from a file on the stick is refused" {
 	require_cmd mount.exfat-fuse
-	local name
+	case_clash_on_stick exfat
+}
+
+@test "fat32: a name that differs only in case from a file on the stick is refused" {
+	require_cmd fusefat
+	case_clash_on_stick fat32
+	fat_readback "$SRC/d" /d
+}
+
+@test "ntfs: a name that differs only in case from a file on the stick is refused" {
+	require_cmd ntfs-3g
+	case_clash_on_stick ntfs
+}
+
+# invalid_listed FS FORMAT: refused characters, device names and trailing dots, each
+# named, all at once; FORMAT is how the message names the filesystem's rules.
+invalid_listed() {
+	local name fs=$1 format=$2
 	for name in 'a:b.txt' 'CON' 'nul.txt' 'x.' 'tail ' 'q?' 'ok.txt'; do
 		echo "$name" >"$SRC/d/$name"
 	done
 	echo latin1 >"$SRC/d/caf"$'\xe9'
 	mkdir "$SRC/d/sub"
 	echo deep >"$SRC/d/sub/why|not"
-	stick_up --fs exfat --rate 0 --size 64
+	stick_up --fs "$fs" --rate 0 --size 64
 	run -2 safecp -r "$SRC/d" "$STICK_MNT/"
 	echo "$output"
 	[ "$(grep -c '^safecp: cannot copy' <<<"$output")" = 8 ]
 	[[ $output == *"not valid UTF-8"* ]]
-	[[ $output == *"'$SRC/d/a:b.txt'"*"exFAT does not allow ':' in names"* ]]
+	[[ $output == *"'$SRC/d/a:b.txt'"*"$format does not allow ':' in names"* ]]
 	[[ $output == *"'$SRC/d/CON'"*"'CON' is a device name on Windows"* ]]
 	[[ $output == *"'$SRC/d/nul.txt'"*"device name"* ]]
 	[[ $output == *"'$SRC/d/x.'"*"cannot end in '.' or ' '"* ]]
@@ -96,6 +113,21 @@ clash_refused() {
 	[ "$(jq -r 'select(.event == "refused") | .kind' <<<"$output" | sort | uniq -c |
 		awk '{ printf "%s %s,", $1, $2 }')" = "6 name-invalid,2 name-reserved," ]
 	assert_stick_empty
+}
+
+@test "exfat: refused characters, device names and trailing dots are all listed at once" {
+	require_cmd mount.exfat-fuse
+	invalid_listed exfat exFAT
+}
+
+@test "fat32: refused characters, device names and trailing dots are all listed at once" {
+	require_cmd fusefat
+	invalid_listed fat32 FAT
+}
+
+@test "ntfs: refused characters, device names and trailing dots are all listed at once" {
+	require_cmd ntfs-3g
+	invalid_listed ntfs NTFS
 }
 
 # The names of the tree rename_tree makes, as --rename-invalid gives them (safecp(1)).
@@ -154,6 +186,18 @@ rename_copies() {
 @test "ntfs: --rename-invalid copies everything under the documented names" {
 	require_cmd ntfs-3g
 	rename_copies ntfs
+}
+
+@test "fat32: --rename-invalid copies everything under the documented names" {
+	require_cmd fusefat
+	require_cmd mcopy
+	rename_copies fat32
+	# mtools reads the long names back as safecp documents them
+	stick_reattach "$STICK_ID"
+	((STICK_FSCK_RC == 0)) || { echo "$STICK_FSCK_OUT"; false; }
+	[ "$(MTOOLS_SKIP_CHECK=1 LC_ALL=C.UTF-8 mdir -i "$STICK_IMG" -b ::/d | sed 's|^::/d/||; s|/$||' |
+		LC_ALL=C sort | grep -vx Sub)" = "$RENAMED" ]
+	[ "$(MTOOLS_SKIP_CHECK=1 mcopy -n -i "$STICK_IMG" '::/d/a (2).jpg' -)" = lower ]
 }
 
 @test "--rename-invalid --dry-run lists the new names and writes nothing" {

@@ -3,7 +3,8 @@
 # it gets its name.
 # - a stick that stores a byte wrong (tests/faultdev flip-write: the write is reported
 #   done, the device holds something else) is caught on ext4 (O_DIRECT read-back) and on
-#   exfat-fuse (the device's page cache dropped and proved empty): that file is not
+#   the FUSE daemons exfat-fuse, fusefat and ntfs-3g (the device's page cache dropped and
+#   proved empty): that file is not
 #   under its name, the error names it and the device, the others are copied, exit 4;
 #   without --verify the same stick leaves a damaged file (the fault is real);
 # - with several destinations only the bad one reports it;
@@ -84,6 +85,16 @@ flipped_copy() {
 
 @test "exfat (FUSE): a stick that stores a byte wrong is caught past the device's page cache, exit 4" {
 	flipped_copy exfat
+}
+
+@test "fat32 (fusefat): a stick that stores a byte wrong is caught past the device's page cache, exit 4" {
+	require_cmd fusefat
+	flipped_copy fat32
+}
+
+@test "ntfs (ntfs-3g): a stick that stores a byte wrong is caught past the device's page cache, exit 4" {
+	require_cmd ntfs-3g
+	flipped_copy ntfs
 }
 
 @test "without --verify the same fault leaves a damaged file under its name (the fault is real)" {

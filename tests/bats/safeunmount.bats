@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# tests/bats/safeunmount.bats: safeunmount on simulated sticks (ext4, xfs, btrfs,
-# exfat-fuse): its progress against the device's own sector counter, the unmount, busy
+# tests/bats/safeunmount.bats: safeunmount on simulated sticks (ext4, xfs, btrfs, and the
+# FUSE daemons exfat-fuse, fusefat, ntfs-3g): its progress against the device's own
+# sector counter, the unmount, busy
 # filesystems and other mount namespaces, power-off of the loop device, bad targets and
 # their exit codes, a non-root user, and its command-line contract (--help versus the man
 # page and the completions).
@@ -166,6 +167,16 @@ check_sync_truth() {
 
 @test "exfat-fuse, 200 MiB dirty in the block device's cache: progress follows the device" {
 	check_sync_truth exfat 62914560
+}
+
+@test "fat32 (fusefat), 200 MiB dirty in the block device's cache: progress follows the device" {
+	require_cmd fusefat
+	check_sync_truth fat32 62914560
+}
+
+@test "ntfs (ntfs-3g), 200 MiB dirty in the block device's cache: progress follows the device" {
+	require_cmd ntfs-3g
+	check_sync_truth ntfs 62914560
 }
 
 @test "whole-disk target: both mounted partitions are synced and unmounted" {

@@ -34,7 +34,7 @@
 #       image, so faultdev is out of the way; e.g. $STICK_SNAPSHOT) on a new loop device,
 #       mount (replaying a journal), unmount, fsck read-only, mount again. Sets STICK_DISK,
 #       STICK_DEV, STICK_MNT, STICK_MAJMIN, STICK_LOOPFILE, and STICK_FSCK_RC and
-#       STICK_FSCK_OUT (0: clean). No throttle. Not for sticks with partitions.
+#       STICK_FSCK_OUT (0: clean; fat32: fsck.vfat -n, ntfs: ntfsfix -n). No throttle. Not for sticks with partitions.
 #   stick_throttle ID BYTES_PER_S [IOPS]   change or lift (0) the write throttle
 #   stick_down ID                          undo everything stick_up ID did; idempotent
 #   stick_down_all                         every stick owned by this shell
@@ -587,6 +587,8 @@ _stick_fsck() {
 	exfat) STICK_FSCK_OUT=$(fsck.exfat -n "$dev" 2>&1) || rc=$? ;;
 	xfs) STICK_FSCK_OUT=$(xfs_repair -n "$dev" 2>&1) || rc=$? ;;
 	btrfs) STICK_FSCK_OUT=$(btrfs check --readonly "$dev" 2>&1) || rc=$? ;;
+	fat32) STICK_FSCK_OUT=$(fsck.vfat -n "$dev" 2>&1) || rc=$? ;;
+	ntfs) STICK_FSCK_OUT=$(ntfsfix -n "$dev" 2>&1) || rc=$? ;;
 	*) STICK_FSCK_OUT="no fsck for '$STICK_FS'" rc=0 ;;
 	esac
 	STICK_FSCK_RC=$rc

@@ -100,7 +100,6 @@ static void check_fuseblk_common(const struct fs_traits *t)
 	CHECK(!t->journaled && !t->tmpfile && !t->stores_modes && !t->stores_symlinks);
 	CHECK_INT(t->name_case, FS_CASE_INSENSITIVE);
 	CHECK_INT(t->write, FS_WRITE_SYNC_WINDOW);
-	CHECK_INT(t->dirents, FS_DIRENTS_NONE);
 }
 
 TEST(exfat_fuse_row)
@@ -110,6 +109,8 @@ TEST(exfat_fuse_row)
 	CHECK_STR(t->id, "exfat-fuse");
 	check_fuseblk_common(t);
 	CHECK(t->volume_fsync);
+	CHECK(!t->fsync_noop); /* exfat_fsync writes the device (measured) */
+	CHECK_INT(t->dirents, FS_DIRENTS_NONE);
 	CHECK(!t->rename_sets_mtime);
 	CHECK_INT(t->mtime_step_ns, 1 * SEC);
 	CHECK_INT(t->names, NAME_FS_EXFAT);
@@ -124,6 +125,9 @@ TEST(fusefat_blkdev_row)
 	CHECK(row(FS_FUSEBLK, "fuseblk", "msdos") == t);
 	check_fuseblk_common(t);
 	CHECK(!t->volume_fsync);
+	CHECK(t->fsync_noop); /* fusefat's fsync is a stub */
+	CHECK(t->statfs_clusters); /* its statfs counts clusters, in 1 KiB blocks */
+	CHECK_INT(t->dirents, FS_DIRENTS_FAT);
 	CHECK_INT(t->mtime_step_ns, 2 * SEC);
 	CHECK(t->rename_sets_mtime); /* fusefat: the rename's time */
 	CHECK_INT(t->names, NAME_FS_FAT);
@@ -138,6 +142,8 @@ TEST(ntfs_3g_row)
 	CHECK(row(FS_FUSEBLK, "fuseblk", "ntfs3") == t);
 	check_fuseblk_common(t);
 	CHECK(!t->volume_fsync);
+	CHECK(!t->fsync_noop); /* ntfs-3g fsyncs the device */
+	CHECK_INT(t->dirents, FS_DIRENTS_NONE);
 	CHECK_INT(t->mtime_step_ns, 100);
 	CHECK_INT(t->names, NAME_FS_NTFS);
 	CHECK_U64(t->max_file_size, 0);
@@ -157,6 +163,9 @@ TEST(fuseblk_unknown_is_safe)
 		CHECK(!t->volume_fsync); /* fsync of every file, not one for all */
 		CHECK_INT(t->mtime_step_ns, 2 * SEC);
 		CHECK(t->rename_sets_mtime); /* it may be fusefat */
+		CHECK(t->fsync_noop);        /* so may its fsync */
+		CHECK(!t->statfs_clusters);  /* but its statfs is taken as it is */
+		CHECK_INT(t->dirents, FS_DIRENTS_NONE);
 		CHECK_INT(t->names, NAME_FS_FUSEBLK);
 	}
 	/* the mount's fstype never names a fuseblk row */
@@ -255,6 +264,9 @@ TEST(table_rules)
 			FAIL_AT("%s: fuse, write and tmpfile disagree", t->id);
 		if ((t->volume_fsync || t->device_cache || t->format_from_blkid) && !t->fuse)
 			FAIL_AT("%s: a daemon trait without a daemon", t->id);
+		/* the fallback syncs the device the daemon writes */
+		if (t->fsync_noop && !t->device_cache)
+			FAIL_AT("%s: fsync_noop without a device cache to sync", t->id);
 		if (t->device_cache && !t->on_block)
 			FAIL_AT("%s: a device cache without a device", t->id);
 		if (t->mtime_step_ns == 0 || t->mtime_step_ns > 2 * SEC)

@@ -1,0 +1,139 @@
+#!/usr/bin/env bats
+# tests/bats/safecp_fat32.bats: FAT32 sticks (mkfs.vfat -F 32, fusefat -o rw+,blkdev) with
+# what the format itself decides, and fusefat's fsync, which writes nothing
+# (doc/kernel.md 1.5). Every image a test writes is judged afterwards without fusefat:
+# fsck.vfat -n, and mtools reading it back (fat_readback).
+
+load helpers
+load safecp_common
+
+setup() {
+	require_tool safecp
+	require_root
+	require_cmd fusefat
+	require_cmd mcopy
+	SRC=$BATS_TEST_TMPDIR/src
+	mkdir -p "$SRC"
+}
+
+@test "fusefat's fsync writes nothing: the batch is on the device before its first name" {
+	require_hooks
+	stick_up --fs fat32 --size 64 --rate 0
+	mkdir "$SRC/t"
+	make_file "$SRC/t/a" $((3 * MIB + 5))
+	make_file "$SRC/t/b" 70000
+	SAFECP_TEST_PAUSE=publish:/t/a safecp -r "$SRC/t" "$STICK_MNT"/ \
+		>"$BATS_TEST_TMPDIR/out" 2>&1 &
+	local pid=$! n pending slack rc=0
+	for ((n = 0; n < 300; n++)); do
+		[[ $(proc_state "$pid") == T ]] && break
+		sleep 0.1
+	done
+	[[ $(proc_state "$pid") == T ]]
+	# the daemon's writes are dirty in the device's cache until the device is synced
+	pending=$(bdi_pending_bytes "$STICK_MAJMIN")
+	slack=$(percpu_slack)
+	kill -CONT "$pid"
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/out"
+	echo "pending on the device at the first rename: $pending (slack $slack)"
+	((rc == 0))
+	((pending <= slack))
+	fat_readback "$SRC/t" /t
+}
+
+@test "4 GiB is one byte past FAT32's largest file: refused before the first byte; 4 GiB - 1 only for space" {
+	stick_up --fs fat32 --size 64 --rate 0
+	truncate -s $((4 * 1024 * MIB)) "$SRC/huge"
+	truncate -s $((4 * 1024 * MIB - 1)) "$SRC/max"
+	local before
+	before=$(disk_written_bytes "$STICK_MAJMIN")
+	run -2 safecp "$SRC/huge" "$STICK_MNT"/
+	echo "$output"
+	[[ $output == *"'$SRC/huge' is 4.00 GiB, more than one file can hold on '$STICK_MNT'"*"(at most 4294967295 bytes)"* ]]
+	run -2 safecp "$SRC/max" "$STICK_MNT"/
+	echo "$output"
+	# the largest file FAT32 holds is refused for the space it needs, not for its size
+	[[ $output != *"more than one file can hold"* && $output == *"need 4.00 GiB, only"* ]]
+	[[ $(disk_written_bytes "$STICK_MAJMIN") == "$before" ]]
+	[[ -z $(ls -A "$STICK_MNT") ]]
+	mkdir "$SRC/none"
+	fat_readback "$SRC/none" ""
+}
+
+@test "no symlinks on FAT32: the dry run warns, the copy says to use -L, exit 1" {
+	stick_up --fs fat32 --size 64 --rate 0
+	mkdir "$SRC/t"
+	make_file "$SRC/t/f" 1000
+	ln -s f "$SRC/t/l"
+	run -0 safecp -r --dry-run "$SRC/t" "$STICK_MNT"/
+	[[ $output == *"symbolic links: this filesystem cannot store them; 1 would fail"* ]]
+	run -1 --separate-stderr safecp -r "$SRC/t" "$STICK_MNT"/
+	[[ $stderr == *"cannot create '$STICK_MNT/t/l'"*"use -L to copy what they point to"* ]]
+	run -0 safecp -r -L "$SRC/t" "$STICK_MNT/u"
+	# on the image: t/f, and u/f and u/l, both the file's bytes
+	mkdir -p "$SRC/want/t" "$SRC/want/u"
+	cp "$SRC/t/f" "$SRC/want/t/f"
+	cp "$SRC/t/f" "$SRC/want/u/f"
+	cp "$SRC/t/f" "$SRC/want/u/l"
+	fat_readback "$SRC/want" ""
+}
+
+@test "no modes on FAT32: modes are kept by default, so one note, and the files get fusefat's" {
+	stick_up --fs fat32 --size 64 --rate 0
+	mkdir "$SRC/t"
+	make_file "$SRC/t/a" 1000
+	make_file "$SRC/t/b" 2000
+	chmod 0600 "$SRC/t/a"
+	chmod 0755 "$SRC/t/b"
+	run -0 --separate-stderr safecp -r -v "$SRC/t" "$STICK_MNT"/
+	echo "$stderr"
+	[ "$(grep -c 'this filesystem does not store file modes' <<<"$stderr")" = 1 ]
+	# -v says why the device itself is synced
+	[[ $output == *"strategy: sync-window"*"its fsync may write nothing (fusefat's does not)"* ]]
+	# fusefat shows every file as the same mode, whatever the source had
+	[ "$(stat -c %a "$STICK_MNT/t/a")" = "$(stat -c %a "$STICK_MNT/t/b")" ]
+	fat_readback "$SRC/t" /t
+}
+
+@test "FAT32 keeps mtimes in 2 s steps: an odd second is stored even, and a rerun finds the copy identical" {
+	stick_up --fs fat32 --size 64 --rate 0
+	mkdir "$SRC/t"
+	make_file "$SRC/t/odd" 3000
+	make_file "$SRC/t/even" 3000
+	touch -d '2021-06-07 08:09:11.700000000' "$SRC/t/odd"
+	touch -d '2021-06-07 08:09:12.000000000' "$SRC/t/even"
+	run -0 safecp -r "$SRC/t" "$STICK_MNT"/
+	# past fusefat's attribute cache (1 s): what the directory entry holds
+	sleep 1.1
+	[ "$(stat -c %Y "$STICK_MNT/t/odd")" = "$(date -d '2021-06-07 08:09:10' +%s)" ]
+	[ "$(stat -c %Y "$STICK_MNT/t/even")" = "$(date -d '2021-06-07 08:09:12' +%s)" ]
+	local before
+	before=$(disk_written_bytes "$STICK_MAJMIN")
+	run -0 --separate-stderr safecp -r --skip-identical --progress=json "$SRC/t" "$STICK_MNT"/
+	jq -s -e 'last | .event == "done" and .skipped_identical == 2' <<<"$output"
+	fat_readback "$SRC/t" /t
+}
+
+# A 300 MiB FAT32 has 4 KiB clusters (fusefat's statfs says 1 KiB blocks): files that fit
+# by their bytes but not by their clusters are refused before the first byte.
+@test "the space check rounds to FAT32's clusters: 32 one-byte files do not fit in 64 KiB" {
+	stick_up --fs fat32 --size 300 --rate 0
+	local free before
+	# what is free, as mtools reads it from the FAT (not from fusefat)
+	free=$(MTOOLS_SKIP_CHECK=1 mdir -i "$STICK_DEV" :: 2>/dev/null | awk '/bytes free/ { gsub(/[^0-9]/, ""); print }')
+	[[ $(MTOOLS_SKIP_CHECK=1 minfo -i "$STICK_DEV" :: 2>/dev/null) == *"cluster size: 8 sectors"* ]]
+	echo "free: $free"
+	mkdir -p "$SRC/t/s"
+	truncate -s $((free - 64 * 1024)) "$SRC/t/big"
+	local i
+	for i in $(seq 1 32); do echo >"$SRC/t/s/$i"; done
+	before=$(disk_written_bytes "$STICK_MAJMIN")
+	run -2 safecp -r "$SRC/t" "$STICK_MNT"/
+	echo "$output"
+	[[ $output == *"need "*", only "*" free on '$STICK_MNT'"* ]]
+	[[ $(disk_written_bytes "$STICK_MAJMIN") == "$before" ]]
+	# eight of them do fit: 32 KiB of clusters
+	rm "$SRC"/t/s/{9..32}
+	run -0 safecp -r --dry-run "$SRC/t" "$STICK_MNT"/
+}
