@@ -33,7 +33,8 @@ struct pack_writer {
 	void *ctx;
 	int out_err;      /* out()'s error, which libarchive only sees as -1 */
 	locale_t utf8;    /* C.UTF-8 for the headers, or 0 where there is none */
-	bool discard;     /* given up on: every write fails (pack_writer_free) */
+	bool discard;     /* given up on: nothing more goes out (pack_writer_free) */
+	bool discard_ok;  /* zip: a discarded write succeeds (see pack_writer_free) */
 };
 
 static const char *const names[PACK_FORMATS] = {
@@ -122,7 +123,11 @@ static bool is_utf8(const char *s)
 static la_ssize_t write_cb(struct archive *a, void *ctx, const void *buf, size_t len)
 {
 	struct pack_writer *w = ctx;
-	int r = w->discard ? -ECANCELED : w->out(w->ctx, buf, len);
+	int r;
+
+	if (w->discard && w->discard_ok)
+		return (la_ssize_t)len;
+	r = w->discard ? -ECANCELED : w->out(w->ctx, buf, len);
 
 	if (r < 0) {
 		w->out_err = r;
@@ -162,6 +167,7 @@ int pack_writer_new(enum pack_format f, pack_out_fn out, void *ctx, struct pack_
 		return -ENOMEM;
 	w->out = out;
 	w->ctx = ctx;
+	w->discard_ok = f == PACK_ZIP;
 	w->utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 	w->a = archive_write_new();
 	w->e = archive_entry_new();
@@ -225,7 +231,9 @@ void pack_writer_free(struct pack_writer *w)
 	 * which a fatal state skips.  That close first pads the entry being
 	 * written with zeros up to its size: the first write failing stops it
 	 * (a compressor's output fills a block after a few hundred MiB of
-	 * zeros at most). */
+	 * zeros at most).  Zip pads nothing, but its entry's deflate state is
+	 * ended only by a finish whose writes succeed (libarchive 3.6 leaks it
+	 * otherwise): there the discarded writes succeed. */
 	w->discard = true;
 	if (w->a)
 		archive_write_free(w->a);
