@@ -18,6 +18,21 @@
 #include "unmount/syncer.h"
 #include "unmount/target.h"
 
+/* Why a service's op refused to act, or failed after it acted: it must
+ * act on the device we resolved, and on nothing else. */
+enum unmount_mismatch {
+	UNMOUNT_MISMATCH_NONE = 0,
+	UNMOUNT_MISMATCH_OTHER_DEVICE, /* its object has another device number (or,
+					* at a power-off's run, another drive) than
+					* ours: refused before acting */
+	UNMOUNT_MISMATCH_NOT_ITS_MOUNT, /* it does not list our mount point for the
+					 * device (another mount namespace):
+					 * refused before acting */
+	UNMOUNT_MISMATCH_STILL_MOUNTED, /* it said done, and our mount (its mount
+					 * id) is still there: it unmounted
+					 * something else */
+};
+
 struct unmount_backend {
 	void *data;
 
@@ -76,6 +91,9 @@ struct unmount_backend {
 	/* A LABEL=/UUID= tag the service knows, when libblkid cannot tell
 	 * (a user cannot read the devices): 0 with *ret_devnode malloc'd. */
 	int (*resolve_tag)(const struct unmount_backend *be, const char *tag, char **ret_devnode);
+	/* Optional: why the unmount or power-off run that last failed did
+	 * (UNMOUNT_MISMATCH_NONE: for its -errno alone). */
+	enum unmount_mismatch (*mismatch)(const struct unmount_backend *be);
 };
 
 /* libmount, syncfs in a thread (syncer.h), /proc, sysfs: this machine. */

@@ -150,6 +150,43 @@ holder_of() {
 	ud_mounted
 }
 
+# in_ns SCRIPT ARGS...: SCRIPT (bash) as root in a mount namespace of its own, which ends
+# with it, taking its mounts along; $U runs the rest of a line as the test user.
+in_ns() {
+	local script=$1
+	shift
+	unshare -m --propagation private env U="runuser -u $UDISKS_USER -- env PATH=$PATH DBUS_SYSTEM_BUS_ADDRESS=$UDISKS_BUS" \
+		bash -c "$script" bash "$@"
+}
+
+@test "as the test user: udisks is not asked to unmount another device than the one mounted" {
+	ud_stick --rate 0
+	local a=$STICK_DISK a_mnt
+	ud_mount "$UDISKS_USER"
+	a_mnt=$UD_MNT
+	ud_stick --rate 0
+	mkdir -m 755 "$UD_SRC/m"
+	# B mounted through A's node path: the mount's source says A, its device is B
+	run -1 in_ns 'mount --bind "$1" "$2" && mount "$2" "$3" || exit 9
+		$U env SAFECP_DEBUG=unmount safeunmount "$3"' "$STICK_DISK" "$a" "$UD_SRC/m"
+	echo "$output" >&2
+	[[ $output == *"refusing to unmount '$UD_SRC/m' through udisks: udisks' device '$a' is not the device mounted there"* ]]
+	[[ $output != *"Filesystem.Unmount"* ]]
+	findmnt "$a_mnt" >/dev/null
+}
+
+@test "as the test user: udisks is not asked to unmount a mount it does not see (another namespace)" {
+	ud_stick --rate 0
+	ud_mount "$UDISKS_USER"
+	mkdir -m 755 "$UD_SRC/bind"
+	run -1 in_ns 'mount --bind "$1" "$2" || exit 9
+		$U env SAFECP_DEBUG=unmount safeunmount "$2"' "$UD_MNT" "$UD_SRC/bind"
+	echo "$output" >&2
+	[[ $output == *"refusing to unmount '$UD_SRC/bind' through udisks: udisks' device '$STICK_DISK' is not mounted there for udisks"* ]]
+	[[ $output != *"Filesystem.Unmount"* ]]
+	ud_mounted
+}
+
 @test "a user without a polkit rule is not allowed, and the action is named" {
 	stick_up --rate 0
 	UD_STICKS+=" $STICK_ID"
