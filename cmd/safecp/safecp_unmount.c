@@ -169,9 +169,12 @@ static int step_words(const struct unmount_job *job, const struct unmount_step *
 		if (s->kind == UNMOUNT_STEP_POWER_OFF)
 			cli_error("cannot power off %s: %s; it is unmounted, and the copy is on the "
 				  "device", quote(p ? p->devnode : dest), strerror(-s->result));
+		else if (s->message) /* it names the mount point, label and all: quoted */
+			cli_error("cannot unmount %s: %s (the system says: %s); the copy is on the "
+				  "device", quote(dest), strerror(-s->result), quote(s->message));
 		else
 			cli_error("cannot unmount %s: %s; the copy is on the device", quote(dest),
-				  s->message ? s->message : strerror(-s->result));
+				  strerror(-s->result));
 		return EXIT_PARTIAL;
 	}
 }

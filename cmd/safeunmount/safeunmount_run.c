@@ -172,8 +172,15 @@ static enum su_status unmount_end(struct run_view *v, const struct unmount_step 
 		unmount_mismatch(fs, s->mismatch);
 		return SU_FAILED;
 	default:
-		report_error("unmount", EVENT_PATH, mp, s->result, "cannot unmount %s: %s", quote(mp),
-			     s->message ? s->message : strerror(-s->result));
+		/* the system's text names the mount point, which has the label
+		 * in it: quoted, as any name */
+		if (s->message)
+			report_error("unmount", EVENT_PATH, mp, s->result,
+				     "cannot unmount %s: %s (the system says: %s)", quote(mp),
+				     strerror(-s->result), quote(s->message));
+		else
+			report_error("unmount", EVENT_PATH, mp, s->result, "cannot unmount %s: %s",
+				     quote(mp), strerror(-s->result));
 		return s->result == -EINVAL ? SU_USAGE : SU_FAILED;
 	}
 }
