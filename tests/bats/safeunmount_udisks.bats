@@ -150,6 +150,24 @@ holder_of() {
 	ud_mounted
 }
 
+# The holder runs as root: the test user cannot see it, so our own check finds nothing
+# and udisks is asked; its DeviceBusy is what says busy.
+@test "as the test user: busy by udisks' DeviceBusy, the holder a root process the user cannot see" {
+	ud_stick --rate 0
+	ud_mount "$UDISKS_USER"
+	echo data >"$UD_MNT/f"
+	sh -c 'exec 3<"$1"; exec sleep 60' sh "$UD_MNT/f" 3>&- &
+	UD_KILL=$!
+	wait_for 10 holder_of "$UD_MNT/f"
+	UD_KILL+=" $(holder_of "$UD_MNT/f")"
+	run -$EX_BUSY udisks_as "$UDISKS_USER" env SAFECP_DEBUG=unmount safeunmount "$UD_MNT"
+	echo "$output" >&2
+	[[ $output == *"udisks: org.freedesktop.UDisks2.Error.DeviceBusy"* ]]
+	[[ $output == *"'$UD_MNT' is busy"* ]]
+	[[ $output == *"could not be inspected; run as root to see them)"* ]]
+	ud_mounted
+}
+
 # in_ns SCRIPT ARGS...: SCRIPT (bash) as root in a mount namespace of its own, which ends
 # with it, taking its mounts along; $U runs the rest of a line as the test user.
 in_ns() {
