@@ -41,19 +41,31 @@ setup() {
 }
 
 teardown() {
-	local p id
+	local p id n rc=0
 	for p in ${UD_KILL-}; do
 		kill "$p" 2>/dev/null
 	done
+	# a holder that is still there keeps the stick mounted
+	for p in ${UD_KILL-}; do
+		for ((n = 0; n < 100; n++)); do
+			_udisks_alive "$p" || break
+			sleep 0.1
+		done
+		if _udisks_alive "$p"; then
+			echo "teardown: pid $p did not exit" >&2
+			rc=1
+		fi
+	done
 	for id in ${UD_STICKS-}; do
-		ud_unmount_stick "$id"
+		ud_unmount_stick "$id" || rc=1
 	done
 	if [[ -n ${UD_ZRAM-} ]]; then
 		echo 1 >"/sys/block/zram$UD_ZRAM/reset"
 		echo "$UD_ZRAM" >/sys/class/zram-control/hot_remove
 	fi
-	stick_down_all
+	stick_down_all || rc=1
 	rm -rf "$UD_SRC"
+	return $rc
 }
 
 # ud_stick [stick_up options]: an unmounted stick that udisks knows the filesystem of.
@@ -84,16 +96,21 @@ ud_mount() {
 	[[ $1 == root ]] || chown "$1:" "$UD_MNT"
 }
 
-# What udisks mounted from stick ID, while its loop device is still the stick's.
+# What udisks mounted from stick ID, while its loop device is still the stick's: retried
+# as the stick harness does (a process leaving it takes time), and an error when it stays.
 ud_unmount_stick() {
-	local STICK_DISK STICK_LOOPFILE mp
+	local STICK_DISK STICK_LOOPFILE mp rc=0
 	stick_load "$1" 2>/dev/null || return 0
 	_stick_loop_is_ours "$STICK_DISK" "$STICK_LOOPFILE" || return 0
 	while read -r mp; do
 		[[ -n $mp ]] || continue
-		umount "$mp" && rmdir "$mp" 2>/dev/null
-	done < <(findmnt -n -o TARGET -S "$STICK_DISK")
-	return 0
+		if _stick_undo_mount "$STICK_DISK" "$mp"; then
+			rmdir "$mp" 2>/dev/null
+		else
+			rc=1
+		fi
+	done < <(findmnt -n -o TARGET -S "$STICK_DISK" | sort -u)
+	return $rc
 }
 
 ud_mounted() {
