@@ -412,14 +412,16 @@ static int u_power_off_plan(const struct unmount_backend *be, unsigned major, un
 	} else if (get_object(u, block, UDISKS ".Block", "Drive", &drive) < 0 ||
 		   get_bool(u, drive, UDISKS ".Drive", "CanPowerOff", &can) < 0 || !can) {
 		ret->refusal = POWEROFF_NO_DRIVE;
-	} else {
+	} else if (ret->refusal == POWEROFF_OK || ret->refusal == POWEROFF_MOUNTED ||
+		   ret->refusal == POWEROFF_HELD) {
+		/* udisks does the power-off; who holds it stays ours to tell */
 		ret->method = POWEROFF_UDISKS_DRIVE;
 		keep_object(ret->service_block, sizeof(ret->service_block), block, ret);
 		keep_object(ret->service_drive, sizeof(ret->service_drive), drive, ret);
-		/* udisks decides what it can power off; who holds it stays ours */
-		if (ret->refusal != POWEROFF_MOUNTED && ret->refusal != POWEROFF_HELD)
-			ret->refusal = POWEROFF_OK;
 	}
+	/* else the kernel's refusal stands (a fixed disk, no method, an
+	 * internal reader without POWEROFF_FORCE): CanPowerOff does not
+	 * overrule what we never power off */
 	DEBUG(DEBUG_UNMOUNT, "udisks: power-off plan of %s: method %s, refusal %d, drive %s",
 	      ret->devnode, poweroff_method_name(ret->method), (int)ret->refusal,
 	      drive ? drive : "none");
