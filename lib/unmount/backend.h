@@ -86,7 +86,8 @@ struct unmount_backend {
 
 	/* Optional (NULL in the kernel backend).  A service that asks
 	 * polkit: the action it refused in the op that last returned
-	 * -EACCES (a fixed name, "org.freedesktop.udisks2..."), or NULL. */
+	 * -EACCES (a fixed name, "org.freedesktop.udisks2...", or two
+	 * separated by ", " when the service asks for one of them), or NULL. */
 	const char *(*denied_action)(const struct unmount_backend *be);
 	/* A LABEL=/UUID= tag the service knows, when libblkid cannot tell
 	 * (a user cannot read the devices): 0 with *ret_devnode malloc'd. */

@@ -45,7 +45,10 @@
 struct udisks {
 	struct unmount_backend be;
 	sd_bus *bus;
-	const char *denied;  /* the action refused by the last -EACCES */
+	/* the action refused by the last -EACCES; udisks asks for
+	 * power-off-drive-other-seat instead of power-off-drive when the drive
+	 * is not on the caller's seat, and does not say which: both */
+	const char *denied;
 	enum unmount_mismatch mismatch; /* why the last op refused, or failed */
 };
 
@@ -450,7 +453,9 @@ static int u_power_off_run(const struct unmount_backend *be, const struct powero
 		get_bool(u, p->service_block, UDISKS ".Block", "HintSystem", &system);
 		r = call_with_options(u, p->service_drive, UDISKS ".Drive", "PowerOff", false,
 				      system ? POLKIT_PREFIX "power-off-drive-system"
-					     : POLKIT_PREFIX "power-off-drive", NULL);
+					     : POLKIT_PREFIX "power-off-drive, " POLKIT_PREFIX
+							     "power-off-drive-other-seat",
+				      NULL);
 	}
 	if (r == 0)
 		ret->inflight_drained = true;
