@@ -309,6 +309,26 @@ in_ns() {
 	findmnt "$STICK_MNT" >/dev/null
 }
 
+@test "with a running bus that has no UDisks2: a note, and the kernel's own refusal" {
+	stick_up --rate 0
+	UD_STICKS+=" $STICK_ID"
+	local bus addr pid
+	# a bus of the test user's own, without udisks; stopped by its pid in the teardown
+	mkdir -m 700 "$UD_SRC/bus" && chown "$UDISKS_USER:" "$UD_SRC/bus"
+	bus=$(udisks_as "$UDISKS_USER" dbus-daemon --session --fork --nopidfile \
+		--address="unix:path=$UD_SRC/bus/socket" --print-address=1 --print-pid=1 </dev/null)
+	{ read -r addr && read -r pid; } <<<"$bus"
+	[[ $pid =~ ^[0-9]+$ ]] || { echo "dbus-daemon said: $bus" >&2; false; }
+	UD_KILL+=" $pid"
+	udisks_as "$UDISKS_USER" env DBUS_SYSTEM_BUS_ADDRESS="$addr" \
+		dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetId >/dev/null
+	run -$EX_USAGE udisks_as "$UDISKS_USER" env DBUS_SYSTEM_BUS_ADDRESS="$addr" safeunmount "$STICK_MNT"
+	echo "$output" >&2
+	[[ $output == *"safeunmount: note: UDisks2 is not on the system bus; unmounting directly"* ]]
+	[[ $output == *"only root, or the user who mounted it, may do that"* ]]
+	findmnt "$STICK_MNT" >/dev/null
+}
+
 @test "safecp --unmount as the test user: the copy, then udisks unmounts the stick" {
 	require_tool safecp
 	ud_stick --rate 0
