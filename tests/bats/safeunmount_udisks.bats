@@ -225,6 +225,10 @@ in_ns() {
 @test "a user without a polkit rule is not allowed, and the action is named" {
 	stick_up --rate 0
 	UD_STICKS+=" $STICK_ID"
+	# as ud_stick: udisks must know the filesystem before it is asked
+	udevadm trigger --action=change "$STICK_DISK"
+	udisks_settle
+	wait_for 60 ud_knows_fs "$STICK_DISK"
 	run -$EX_USAGE udisks_as "$UDISKS_NOBODY" env SAFECP_DEBUG=unmount safeunmount "$STICK_MNT"
 	echo "$output" >&2
 	# polkit's answer as udisks gives it, then our words
