@@ -100,6 +100,14 @@ struct unmount_backend {
 /* libmount, syncfs in a thread (syncer.h), /proc, sysfs: this machine. */
 const struct unmount_backend *unmount_backend_kernel(void);
 
+/* Where opening the udisks backend failed. */
+enum udisks_open_failure {
+	UDISKS_OPEN_BUS,  /* no system bus to connect to */
+	UDISKS_OPEN_PING, /* the bus is there; UDisks2 did not answer its ping
+			   * (-ESRCH: not on the bus; a timeout; polkit or the
+			   * bus's policy refused) */
+};
+
 /* udisks2 on the system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured): the
  * unmount (Filesystem.Unmount), the power-off (Loop.Delete for a loop
  * device, else Drive.PowerOff where CanPowerOff) and tags
@@ -107,7 +115,8 @@ const struct unmount_backend *unmount_backend_kernel(void);
  * the sync with progress, the holders and the release check as the
  * kernel backend does them.  -ESRCH when the bus has no UDisks2, another
  * -errno when there is no system bus to connect to. */
-int unmount_backend_udisks_open(const struct unmount_backend **ret);
+int unmount_backend_udisks_open(const struct unmount_backend **ret,
+				enum udisks_open_failure *ret_failed);
 /* NULL is fine */
 void unmount_backend_udisks_close(const struct unmount_backend *be);
 

@@ -509,17 +509,21 @@ static int ping(sd_bus *bus)
 	return r < 0 ? r : 0;
 }
 
-int unmount_backend_udisks_open(const struct unmount_backend **ret)
+int unmount_backend_udisks_open(const struct unmount_backend **ret,
+				enum udisks_open_failure *ret_failed)
 {
 	struct udisks *u = calloc(1, sizeof(*u));
 	int r;
 
 	*ret = NULL;
+	*ret_failed = UDISKS_OPEN_BUS;
 	if (!u)
 		return -ENOMEM;
 	r = sd_bus_open_system(&u->bus);
-	if (r >= 0)
+	if (r >= 0) {
+		*ret_failed = UDISKS_OPEN_PING;
 		r = ping(u->bus);
+	}
 	if (r < 0) {
 		sd_bus_flush_close_unref(u->bus);
 		free(u);
