@@ -339,6 +339,14 @@ static int u_unmount(const struct unmount_backend *be, const char *mountpoint, b
 		unmount_mount_done(&m);
 		return unmount_backend_kernel()->unmount(be, mountpoint, lazy, ret_message);
 	}
+	/* the superblock's own device, where it has one (btrfs' is anonymous,
+	 * major 0), must be the one the source names here too */
+	if (r == 0 && m.sb_major && (m.sb_major != m.dev_major || m.sb_minor != m.dev_minor)) {
+		DEBUG(DEBUG_UNMOUNT, "udisks: %s is %u:%u, its source %s %u:%u", mountpoint,
+		      m.sb_major, m.sb_minor, m.source, m.dev_major, m.dev_minor);
+		u->mismatch = UNMOUNT_MISMATCH_OTHER_DEVICE;
+		r = -EXDEV;
+	}
 	if (r == 0)
 		r = check_mount_object(u, block, m.dev_major, m.dev_minor, mountpoint);
 	if (r == 0)
