@@ -35,7 +35,7 @@ teardown_file() {
 
 setup() {
 	require_root
-	UD_KILL='' UD_STICKS='' UD_ZRAM=''
+	UD_KILL='' UD_STICKS='' UD_ZRAM='' UD_NS=''
 	UD_SRC=/dev/shm/safecp-udisks-src.$$
 	mkdir -p "$UD_SRC" && chmod 755 "$UD_SRC"
 }
@@ -64,6 +64,8 @@ teardown() {
 		echo "$UD_ZRAM" >/sys/class/zram-control/hot_remove
 	fi
 	stick_down_all || rc=1
+	# empty here: what was mounted on it lived in another namespace, gone with it
+	[[ -z ${UD_NS-} ]] || rmdir "$UD_NS" || rc=1
 	rm -rf "$UD_SRC"
 	return $rc
 }
@@ -187,6 +189,7 @@ holder_of() {
 
 # in_ns SCRIPT ARGS...: SCRIPT (bash) as root in a mount namespace of its own, which ends
 # with it, taking its mounts along; $U runs the rest of a line as the test user.
+# UD_NS: an empty directory to mount on there, not in a system place (/dev/shm is).
 in_ns() {
 	local script=$1
 	shift
@@ -200,12 +203,14 @@ in_ns() {
 	ud_mount "$UDISKS_USER"
 	a_mnt=$UD_MNT
 	ud_stick --rate 0
-	mkdir -m 755 "$UD_SRC/m"
+	UD_NS=/mnt/safecp-ud-ns.$$
+	mkdir -m 755 "$UD_NS"
 	# B mounted through A's node path: the mount's source says A, its device is B
-	run -1 in_ns 'mount --bind "$1" "$2" && mount "$2" "$3" || exit 9
-		$U env SAFECP_DEBUG=unmount safeunmount "$3"' "$STICK_DISK" "$a" "$UD_SRC/m"
+	run in_ns 'mount --bind "$1" "$2" && mount "$2" "$3" || exit 9
+		$U env SAFECP_DEBUG=unmount safeunmount "$3"' "$STICK_DISK" "$a" "$UD_NS"
 	echo "$output" >&2
-	[[ $output == *"refusing to unmount '$UD_SRC/m' through udisks: udisks' device '$a' is not the device mounted there"* ]]
+	[ "$status" = 1 ]
+	[[ $output == *"refusing to unmount '$UD_NS' through udisks: udisks' device '$a' is not the device mounted there"* ]]
 	[[ $output != *"Filesystem.Unmount"* ]]
 	findmnt "$a_mnt" >/dev/null
 }
@@ -213,11 +218,13 @@ in_ns() {
 @test "as the test user: udisks is not asked to unmount a mount it does not see (another namespace)" {
 	ud_stick --rate 0
 	ud_mount "$UDISKS_USER"
-	mkdir -m 755 "$UD_SRC/bind"
-	run -1 in_ns 'mount --bind "$1" "$2" || exit 9
-		$U env SAFECP_DEBUG=unmount safeunmount "$2"' "$UD_MNT" "$UD_SRC/bind"
+	UD_NS=/mnt/safecp-ud-ns.$$
+	mkdir -m 755 "$UD_NS"
+	run in_ns 'mount --bind "$1" "$2" || exit 9
+		$U env SAFECP_DEBUG=unmount safeunmount "$2"' "$UD_MNT" "$UD_NS"
 	echo "$output" >&2
-	[[ $output == *"refusing to unmount '$UD_SRC/bind' through udisks: udisks' device '$STICK_DISK' is not mounted there for udisks"* ]]
+	[ "$status" = 1 ]
+	[[ $output == *"refusing to unmount '$UD_NS' through udisks: udisks' device '$STICK_DISK' is not mounted there for udisks"* ]]
 	[[ $output != *"Filesystem.Unmount"* ]]
 	ud_mounted
 }
