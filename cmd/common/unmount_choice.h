@@ -12,9 +12,9 @@
 struct unmount_choice {
 	const struct unmount_backend *be;  /* never NULL */
 	bool udisks;                       /* be is udisks' */
-	int missing;                       /* why udisks was wanted but is not used:
-					    * -ESRCH no UDisks2 on the bus, other
-					    * -errno no system bus; 0 */
+	int missing;                       /* why udisks was wanted but is not used
+					    * (-errno), or 0 ... */
+	enum udisks_open_failure failed;   /* ... and where: the bus, the ping */
 };
 
 void unmount_choice_make(bool want_udisks, struct unmount_choice *ret);

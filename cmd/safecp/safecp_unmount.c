@@ -148,6 +148,19 @@ static int step_words(const struct unmount_job *job, const struct unmount_step *
 			  "as root", s->kind == UNMOUNT_STEP_POWER_OFF ? "power off" : "unmount",
 			  quote(dest), s->action);
 		return EXIT_PARTIAL;
+	case UNMOUNT_WHY_MISMATCH:
+		if (s->mismatch == UNMOUNT_MISMATCH_STILL_MOUNTED)
+			cli_error("udisks unmounted something else: %s is still mounted; do not remove "
+				  "the device; the copy is on it; see what is mounted with findmnt, "
+				  "and unmount it as root", quote(dest));
+		else
+			cli_error("refusing to %s %s through udisks: udisks' device is not the one "
+				  "%s; the copy is on the device; %s it as root",
+				  s->kind == UNMOUNT_STEP_POWER_OFF ? "power off" : "unmount",
+				  quote(s->kind == UNMOUNT_STEP_POWER_OFF && p ? p->devnode : dest),
+				  s->kind == UNMOUNT_STEP_POWER_OFF ? "that was planned" : "mounted there",
+				  s->kind == UNMOUNT_STEP_POWER_OFF ? "power off" : "unmount");
+		return EXIT_PARTIAL;
 	case UNMOUNT_WHY_CANCELLED:
 	case UNMOUNT_WHY_NOT_BEGUN:
 		cli_error("interrupted; %s may still be mounted", quote(dest));
@@ -156,9 +169,12 @@ static int step_words(const struct unmount_job *job, const struct unmount_step *
 		if (s->kind == UNMOUNT_STEP_POWER_OFF)
 			cli_error("cannot power off %s: %s; it is unmounted, and the copy is on the "
 				  "device", quote(p ? p->devnode : dest), strerror(-s->result));
+		else if (s->message) /* it names the mount point, label and all: quoted */
+			cli_error("cannot unmount %s: %s (the system says: %s); the copy is on the "
+				  "device", quote(dest), strerror(-s->result), quote(s->message));
 		else
 			cli_error("cannot unmount %s: %s; the copy is on the device", quote(dest),
-				  s->message ? s->message : strerror(-s->result));
+				  strerror(-s->result));
 		return EXIT_PARTIAL;
 	}
 }

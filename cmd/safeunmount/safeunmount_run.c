@@ -128,6 +128,27 @@ static void not_allowed(const char *step, enum event_subject kind, const char *n
 		     action);
 }
 
+/* udisks would have acted, or acted, on something else than the mount
+ * we resolved. */
+static void unmount_mismatch(const struct unmount_fs *fs, enum unmount_mismatch m)
+{
+	const char *mp = fs->m.mountpoint;
+
+	if (m == UNMOUNT_MISMATCH_STILL_MOUNTED)
+		report_error("unmount", EVENT_PATH, mp, EIO,
+			     "udisks unmounted something else: %s is still mounted; do not remove "
+			     "the device; see what is mounted with findmnt, and unmount it as root",
+			     quote(mp));
+	else
+		report_error("unmount", EVENT_PATH, mp, EXDEV,
+			     "refusing to unmount %s through udisks: udisks' device %s is %s; "
+			     "nothing was unmounted; unmount it as root", quote(mp),
+			     quote(fs->m.source),
+			     m == UNMOUNT_MISMATCH_OTHER_DEVICE
+				     ? "not the device mounted there"
+				     : "not mounted there for udisks (another mount namespace?)");
+}
+
 static enum su_status unmount_end(struct run_view *v, const struct unmount_step *s)
 {
 	struct unmount_fs *fs = &v->t->fs[s->fs];
@@ -147,9 +168,19 @@ static enum su_status unmount_end(struct run_view *v, const struct unmount_step 
 	case UNMOUNT_WHY_NOT_ALLOWED:
 		not_allowed("unmount", EVENT_PATH, mp, "unmount", s->action);
 		return SU_USAGE;
+	case UNMOUNT_WHY_MISMATCH:
+		unmount_mismatch(fs, s->mismatch);
+		return SU_FAILED;
 	default:
-		report_error("unmount", EVENT_PATH, mp, s->result, "cannot unmount %s: %s", quote(mp),
-			     s->message ? s->message : strerror(-s->result));
+		/* the system's text names the mount point, which has the label
+		 * in it: quoted, as any name */
+		if (s->message)
+			report_error("unmount", EVENT_PATH, mp, s->result,
+				     "cannot unmount %s: %s (the system says: %s)", quote(mp),
+				     strerror(-s->result), quote(s->message));
+		else
+			report_error("unmount", EVENT_PATH, mp, s->result, "cannot unmount %s: %s",
+				     quote(mp), strerror(-s->result));
 		return s->result == -EINVAL ? SU_USAGE : SU_FAILED;
 	}
 }
@@ -252,6 +283,12 @@ static enum su_status power_off_end(const struct run_view *v, const struct unmou
 		return SU_USAGE;
 	case UNMOUNT_WHY_BUSY:
 		return SU_BUSY;
+	case UNMOUNT_WHY_MISMATCH:
+		report_error("power-off", EVENT_DEVICE, p->devnode, EXDEV,
+			     "refusing to power off %s through udisks: it is no longer the disk or "
+			     "drive that was planned; nothing was powered off; run the command again",
+			     quote(p->devnode));
+		return SU_FAILED;
 	case UNMOUNT_WHY_NOT_ALLOWED:
 		not_allowed("power-off", EVENT_DEVICE, p->devnode,
 			    p->method == POWEROFF_UDISKS_LOOP ? "delete the loop device" : "power off",

@@ -18,6 +18,21 @@
 #include "unmount/syncer.h"
 #include "unmount/target.h"
 
+/* Why a service's op refused to act, or failed after it acted: it must
+ * act on the device we resolved, and on nothing else. */
+enum unmount_mismatch {
+	UNMOUNT_MISMATCH_NONE = 0,
+	UNMOUNT_MISMATCH_OTHER_DEVICE, /* its object has another device number (or,
+					* at a power-off's run, another drive) than
+					* ours: refused before acting */
+	UNMOUNT_MISMATCH_NOT_ITS_MOUNT, /* it does not list our mount point for the
+					 * device (another mount namespace):
+					 * refused before acting */
+	UNMOUNT_MISMATCH_STILL_MOUNTED, /* it said done, and our mount (its mount
+					 * id) is still there: it unmounted
+					 * something else */
+};
+
 struct unmount_backend {
 	void *data;
 
@@ -71,15 +86,27 @@ struct unmount_backend {
 
 	/* Optional (NULL in the kernel backend).  A service that asks
 	 * polkit: the action it refused in the op that last returned
-	 * -EACCES (a fixed name, "org.freedesktop.udisks2..."), or NULL. */
+	 * -EACCES (a fixed name, "org.freedesktop.udisks2...", or two
+	 * separated by ", " when the service asks for one of them), or NULL. */
 	const char *(*denied_action)(const struct unmount_backend *be);
 	/* A LABEL=/UUID= tag the service knows, when libblkid cannot tell
 	 * (a user cannot read the devices): 0 with *ret_devnode malloc'd. */
 	int (*resolve_tag)(const struct unmount_backend *be, const char *tag, char **ret_devnode);
+	/* Optional: why the unmount or power-off run that last failed did
+	 * (UNMOUNT_MISMATCH_NONE: for its -errno alone). */
+	enum unmount_mismatch (*mismatch)(const struct unmount_backend *be);
 };
 
 /* libmount, syncfs in a thread (syncer.h), /proc, sysfs: this machine. */
 const struct unmount_backend *unmount_backend_kernel(void);
+
+/* Where opening the udisks backend failed. */
+enum udisks_open_failure {
+	UDISKS_OPEN_BUS,  /* no system bus to connect to */
+	UDISKS_OPEN_PING, /* the bus is there; UDisks2 did not answer its ping
+			   * (-ESRCH: not on the bus; a timeout; polkit or the
+			   * bus's policy refused) */
+};
 
 /* udisks2 on the system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured): the
  * unmount (Filesystem.Unmount), the power-off (Loop.Delete for a loop
@@ -88,7 +115,8 @@ const struct unmount_backend *unmount_backend_kernel(void);
  * the sync with progress, the holders and the release check as the
  * kernel backend does them.  -ESRCH when the bus has no UDisks2, another
  * -errno when there is no system bus to connect to. */
-int unmount_backend_udisks_open(const struct unmount_backend **ret);
+int unmount_backend_udisks_open(const struct unmount_backend **ret,
+				enum udisks_open_failure *ret_failed);
 /* NULL is fine */
 void unmount_backend_udisks_close(const struct unmount_backend *be);
 

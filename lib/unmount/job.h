@@ -77,6 +77,8 @@ enum unmount_why {
 	UNMOUNT_WHY_PLAN,         /* no power-off plan for the disk */
 	UNMOUNT_WHY_REFUSED,      /* the plan's refusal (unmount_job_plan()) */
 	UNMOUNT_WHY_POWER_OFF,    /* a power-off step failed (unmount_job_power_off()) */
+	UNMOUNT_WHY_MISMATCH,     /* a service would act, or acted, on another
+				   * device or mount (mismatch); UNMOUNT and POWER_OFF */
 };
 
 #define UNMOUNT_NO_FS ((size_t)-1)
@@ -93,6 +95,7 @@ struct unmount_step {
 	char *message;           /* UNMOUNT: the system's words, or NULL */
 	char *where;             /* MOUNTED_HERE: the other mount point */
 	const char *action;      /* NOT_ALLOWED: the polkit action refused */
+	enum unmount_mismatch mismatch; /* MISMATCH: what did not match */
 };
 
 struct unmount_job_options {

@@ -55,6 +55,14 @@ static const char *denied(const struct unmount_job *job, int r)
 	return job->be->denied_action(job->be);
 }
 
+/* What a service's op found not to match, when r is its failure. */
+static enum unmount_mismatch mismatch(const struct unmount_job *job, int r)
+{
+	if (r >= 0 || !job->be->mismatch)
+		return UNMOUNT_MISMATCH_NONE;
+	return job->be->mismatch(job->be);
+}
+
 /* ---- who holds it ------------------------------------------------------ */
 
 /* Tells who holds it when that is new; the list is kept in *last. */
@@ -222,6 +230,12 @@ static void unmount_step(struct unmount_job *job, size_t i)
 			done(s, 0, UNMOUNT_WHY_NONE);
 			break;
 		}
+		if (mismatch(job, r)) {
+			fail(s, r, UNMOUNT_WHY_MISMATCH);
+			s->mismatch = mismatch(job, r);
+			free(msg);
+			break;
+		}
 		if (r != -EBUSY) {
 			fail(s, r, denied(job, r) ? UNMOUNT_WHY_NOT_ALLOWED : UNMOUNT_WHY_UNMOUNT);
 			s->action = denied(job, r);
@@ -322,7 +336,10 @@ static void power_off_step(struct unmount_job *job, size_t i)
 	r = be->power_off_run(be, &job->plan, &job->poweroff);
 	ev = (struct unmount_event){ .kind = UNMOUNT_EVENT_POWER_OFF_RAN, .step = i, .result = r };
 	job_emit(job, &ev);
-	if (r == -EBUSY) {
+	if (mismatch(job, r)) {
+		fail(s, r, UNMOUNT_WHY_MISMATCH);
+		s->mismatch = mismatch(job, r);
+	} else if (r == -EBUSY) {
 		power_off_busy(job, i);
 		fail(s, r, UNMOUNT_WHY_BUSY);
 	} else if (denied(job, r)) {

@@ -79,6 +79,10 @@ struct poweroff_plan {
 	enum poweroff_refusal refusal;
 	char blocker[80];                 /* the device node in the way */
 	char blocker_where[PATH_MAX];     /* its mount point, or its holder */
+	/* udisks' objects of the plan (backend_udisks.c), checked again by
+	 * the run: the block device of the disk, its drive ("" for a loop) */
+	char service_block[256];
+	char service_drive[256];
 };
 
 /* Plan for the disk of the block device major:minor (a partition stands

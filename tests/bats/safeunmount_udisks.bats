@@ -35,25 +35,39 @@ teardown_file() {
 
 setup() {
 	require_root
-	UD_KILL='' UD_STICKS='' UD_ZRAM=''
+	UD_KILL='' UD_STICKS='' UD_ZRAM='' UD_NS=''
 	UD_SRC=/dev/shm/safecp-udisks-src.$$
 	mkdir -p "$UD_SRC" && chmod 755 "$UD_SRC"
 }
 
 teardown() {
-	local p id
+	local p id n rc=0
 	for p in ${UD_KILL-}; do
 		kill "$p" 2>/dev/null
 	done
+	# a holder that is still there keeps the stick mounted
+	for p in ${UD_KILL-}; do
+		for ((n = 0; n < 100; n++)); do
+			_udisks_alive "$p" || break
+			sleep 0.1
+		done
+		if _udisks_alive "$p"; then
+			echo "teardown: pid $p did not exit" >&2
+			rc=1
+		fi
+	done
 	for id in ${UD_STICKS-}; do
-		ud_unmount_stick "$id"
+		ud_unmount_stick "$id" || rc=1
 	done
 	if [[ -n ${UD_ZRAM-} ]]; then
 		echo 1 >"/sys/block/zram$UD_ZRAM/reset"
 		echo "$UD_ZRAM" >/sys/class/zram-control/hot_remove
 	fi
-	stick_down_all
+	stick_down_all || rc=1
+	# empty here: what was mounted on it lived in another namespace, gone with it
+	[[ -z ${UD_NS-} ]] || rmdir "$UD_NS" || rc=1
 	rm -rf "$UD_SRC"
+	return $rc
 }
 
 # ud_stick [stick_up options]: an unmounted stick that udisks knows the filesystem of.
@@ -84,16 +98,21 @@ ud_mount() {
 	[[ $1 == root ]] || chown "$1:" "$UD_MNT"
 }
 
-# What udisks mounted from stick ID, while its loop device is still the stick's.
+# What udisks mounted from stick ID, while its loop device is still the stick's: retried
+# as the stick harness does (a process leaving it takes time), and an error when it stays.
 ud_unmount_stick() {
-	local STICK_DISK STICK_LOOPFILE mp
+	local STICK_DISK STICK_LOOPFILE mp rc=0
 	stick_load "$1" 2>/dev/null || return 0
 	_stick_loop_is_ours "$STICK_DISK" "$STICK_LOOPFILE" || return 0
 	while read -r mp; do
 		[[ -n $mp ]] || continue
-		umount "$mp" && rmdir "$mp" 2>/dev/null
-	done < <(findmnt -n -o TARGET -S "$STICK_DISK")
-	return 0
+		if _stick_undo_mount "$STICK_DISK" "$mp"; then
+			rmdir "$mp" 2>/dev/null
+		else
+			rc=1
+		fi
+	done < <(findmnt -n -o TARGET -S "$STICK_DISK" | sort -u)
+	return $rc
 }
 
 ud_mounted() {
@@ -150,9 +169,73 @@ holder_of() {
 	ud_mounted
 }
 
+# The holder runs as root: the test user cannot see it, so our own check finds nothing
+# and udisks is asked; its DeviceBusy is what says busy.
+@test "as the test user: busy by udisks' DeviceBusy, the holder a root process the user cannot see" {
+	ud_stick --rate 0
+	ud_mount "$UDISKS_USER"
+	echo data >"$UD_MNT/f"
+	sh -c 'exec 3<"$1"; exec sleep 60' sh "$UD_MNT/f" 3>&- &
+	UD_KILL=$!
+	wait_for 10 holder_of "$UD_MNT/f"
+	UD_KILL+=" $(holder_of "$UD_MNT/f")"
+	run -$EX_BUSY udisks_as "$UDISKS_USER" env SAFECP_DEBUG=unmount safeunmount "$UD_MNT"
+	echo "$output" >&2
+	[[ $output == *"udisks: org.freedesktop.UDisks2.Error.DeviceBusy"* ]]
+	[[ $output == *"'$UD_MNT' is busy"* ]]
+	[[ $output == *"could not be inspected; run as root to see them)"* ]]
+	ud_mounted
+}
+
+# in_ns SCRIPT ARGS...: SCRIPT (bash) as root in a mount namespace of its own, which ends
+# with it, taking its mounts along; $U runs the rest of a line as the test user.
+# UD_NS: an empty directory to mount on there, not in a system place (/dev/shm is).
+in_ns() {
+	local script=$1
+	shift
+	unshare -m --propagation private env U="runuser -u $UDISKS_USER -- env PATH=$PATH DBUS_SYSTEM_BUS_ADDRESS=$UDISKS_BUS" \
+		bash -c "$script" bash "$@"
+}
+
+@test "as the test user: udisks is not asked to unmount another device than the one mounted" {
+	ud_stick --rate 0
+	local a=$STICK_DISK a_mnt
+	ud_mount "$UDISKS_USER"
+	a_mnt=$UD_MNT
+	ud_stick --rate 0
+	UD_NS=/mnt/safecp-ud-ns.$$
+	mkdir -m 755 "$UD_NS"
+	# B mounted through A's node path: the mount's source says A, its device is B
+	run in_ns 'mount --bind "$1" "$2" && mount "$2" "$3" || exit 9
+		$U env SAFECP_DEBUG=unmount safeunmount "$3"' "$STICK_DISK" "$a" "$UD_NS"
+	echo "$output" >&2
+	[ "$status" = 1 ]
+	[[ $output == *"refusing to unmount '$UD_NS' through udisks: udisks' device '$a' is not the device mounted there"* ]]
+	[[ $output != *"Filesystem.Unmount"* ]]
+	findmnt "$a_mnt" >/dev/null
+}
+
+@test "as the test user: udisks is not asked to unmount a mount it does not see (another namespace)" {
+	ud_stick --rate 0
+	ud_mount "$UDISKS_USER"
+	UD_NS=/mnt/safecp-ud-ns.$$
+	mkdir -m 755 "$UD_NS"
+	run in_ns 'mount --bind "$1" "$2" || exit 9
+		$U env SAFECP_DEBUG=unmount safeunmount "$2"' "$UD_MNT" "$UD_NS"
+	echo "$output" >&2
+	[ "$status" = 1 ]
+	[[ $output == *"refusing to unmount '$UD_NS' through udisks: udisks' device '$STICK_DISK' is not mounted there for udisks"* ]]
+	[[ $output != *"Filesystem.Unmount"* ]]
+	ud_mounted
+}
+
 @test "a user without a polkit rule is not allowed, and the action is named" {
 	stick_up --rate 0
 	UD_STICKS+=" $STICK_ID"
+	# as ud_stick: udisks must know the filesystem before it is asked
+	udevadm trigger --action=change "$STICK_DISK"
+	udisks_settle
+	wait_for 60 ud_knows_fs "$STICK_DISK"
 	run -$EX_USAGE udisks_as "$UDISKS_NOBODY" env SAFECP_DEBUG=unmount safeunmount "$STICK_MNT"
 	echo "$output" >&2
 	# polkit's answer as udisks gives it, then our words
@@ -233,6 +316,26 @@ holder_of() {
 		safeunmount "$STICK_MNT"
 	echo "$output" >&2
 	[[ $output == *"safeunmount: note: cannot reach UDisks2"* ]]
+	[[ $output == *"only root, or the user who mounted it, may do that"* ]]
+	findmnt "$STICK_MNT" >/dev/null
+}
+
+@test "with a running bus that has no UDisks2: a note, and the kernel's own refusal" {
+	stick_up --rate 0
+	UD_STICKS+=" $STICK_ID"
+	local bus addr pid
+	# a bus of the test user's own, without udisks; stopped by its pid in the teardown
+	mkdir -m 700 "$UD_SRC/bus" && chown "$UDISKS_USER:" "$UD_SRC/bus"
+	bus=$(udisks_as "$UDISKS_USER" dbus-daemon --session --fork --nopidfile \
+		--address="unix:path=$UD_SRC/bus/socket" --print-address=1 --print-pid=1 </dev/null)
+	{ read -r addr && read -r pid; } <<<"$bus"
+	[[ $pid =~ ^[0-9]+$ ]] || { echo "dbus-daemon said: $bus" >&2; false; }
+	UD_KILL+=" $pid"
+	udisks_as "$UDISKS_USER" env DBUS_SYSTEM_BUS_ADDRESS="$addr" \
+		dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetId >/dev/null
+	run -$EX_USAGE udisks_as "$UDISKS_USER" env DBUS_SYSTEM_BUS_ADDRESS="$addr" safeunmount "$STICK_MNT"
+	echo "$output" >&2
+	[[ $output == *"safeunmount: note: UDisks2 is not on the system bus; unmounting directly"* ]]
 	[[ $output == *"only root, or the user who mounted it, may do that"* ]]
 	findmnt "$STICK_MNT" >/dev/null
 }

@@ -78,7 +78,7 @@ _udisks_start_bus() {
 		rm -f /run/dbus/pid
 	fi
 	pid=$(dbus-daemon --system --fork --print-pid </dev/null 2>"$UDISKS_STATE/dbus.log" 3>&-) ||
-		return "$(_udisks_why "dbus-daemon --system did not start: $(cat "$UDISKS_STATE/dbus.log")")"
+		{ _udisks_why "dbus-daemon --system did not start: $(cat "$UDISKS_STATE/dbus.log")"; return 1; }
 	_udisks_log daemon "$pid" dbus-daemon
 	_udisks_wait 10 _udisks_bus_up || _udisks_why "the system bus did not come up"
 }
@@ -90,12 +90,12 @@ _udisks_start_udevd() {
 	before=" $(_udisks_pids_of systemd-udevd | tr '\n' ' ') "
 	[[ $before != "  " ]] && return 0
 	"$_UDISKS_UDEVD" --daemon </dev/null >/dev/null 2>"$UDISKS_STATE/udevd.log" 3>&- ||
-		return "$(_udisks_why "systemd-udevd --daemon failed: $(cat "$UDISKS_STATE/udevd.log")")"
+		{ _udisks_why "systemd-udevd --daemon failed: $(cat "$UDISKS_STATE/udevd.log")"; return 1; }
 	for p in $(_udisks_pids_of systemd-udevd); do
 		ppid=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null)
 		[[ $(cat "/proc/$ppid/comm" 2>/dev/null) == systemd-udevd ]] || pid=$p
 	done
-	[[ -n ${pid-} ]] || _udisks_why "systemd-udevd --daemon started, but no udevd process is running"
+	[[ -n ${pid-} ]] || _udisks_why "systemd-udevd --daemon started, but no udevd process is running" || return
 	_udisks_log daemon "$pid" systemd-udevd
 	udevadm trigger --action=add --subsystem-match=block
 	# a probe of another test's throttled device may outlast this; ours are waited for
@@ -119,7 +119,7 @@ _udisks_start_bg() {
 
 _udisks_add_user() {
 	if id -u "$1" >/dev/null 2>&1; then
-		return "$(_udisks_why "user '$1' already exists (a teardown that did not finish? remove it with userdel)")"
+		{ _udisks_why "user '$1' already exists (a teardown that did not finish? remove it with userdel)"; return 1; }
 	fi
 	_udisks_log user "$1"
 	useradd --system --no-create-home --shell /usr/sbin/nologin "$1" ||

@@ -24,6 +24,9 @@ struct fake {
 	const char *cancel_after;   /* unmount of it cancels the job */
 	struct unmount_job *job;
 	int release;                /* release's result */
+	const char *mismatch_mp;    /* unmount of it: -EXDEV, the service's object
+				     * not the mount's device */
+	enum unmount_mismatch mismatch;
 	int sync_handle;
 };
 
@@ -94,6 +97,10 @@ static int f_unmount(const struct unmount_backend *be, const char *mp, bool lazy
 	note(f, "unmount:%s%s", mp, lazy ? ":lazy" : "");
 	if (f->cancel_after && strcmp(mp, f->cancel_after) == 0)
 		unmount_job_cancel(f->job); /* a signal during an unmount that cannot stop */
+	if (f->mismatch_mp && strcmp(mp, f->mismatch_mp) == 0) {
+		f->mismatch = UNMOUNT_MISMATCH_OTHER_DEVICE;
+		return -EXDEV;
+	}
 	if (f->busy_mp && strcmp(mp, f->busy_mp) == 0 && f->busy_times != 0) {
 		if (f->busy_times > 0)
 			f->busy_times--;
@@ -163,6 +170,11 @@ static void f_plan_done(const struct unmount_backend *be, struct poweroff_plan *
 {
 }
 
+static enum unmount_mismatch f_mismatch(const struct unmount_backend *be)
+{
+	return fk(be)->mismatch;
+}
+
 static struct unmount_backend fake_backend(struct fake *f)
 {
 	return (struct unmount_backend){
@@ -172,7 +184,7 @@ static struct unmount_backend fake_backend(struct fake *f)
 		.unmount = f_unmount, .mount_holders = f_mount_holders,
 		.device_holders = f_device_holders, .mounted_here = f_mounted_here,
 		.release = f_release, .power_off_plan = f_plan, .power_off_run = f_run,
-		.power_off_plan_done = f_plan_done,
+		.power_off_plan_done = f_plan_done, .mismatch = f_mismatch,
 	};
 }
 
@@ -473,9 +485,35 @@ TEST(lazy_and_check_only)
 	unmount_target_done(&t);
 }
 
+/* A service that would act on another device: the step says so (not a
+ * plain unmount failure), and nothing after it runs. */
+TEST(mismatch_stops_the_job)
+{
+	struct fake f = { .mismatch_mp = "/a" };
+	struct unmount_backend be = fake_backend(&f);
+	const struct unmount_job_options o = { .power_off = true, .wait_seconds = -1 };
+	struct unmount_target t;
+	struct unmount_job *job = NULL;
+	struct seen s;
+
+	make_target(&t, 1);
+	CHECK_INT(unmount_job_new(&t, &o, &be, &job), 0);
+	CHECK_INT(step(job, 1)->kind, UNMOUNT_STEP_UNMOUNT);
+	run(job, &s, false);
+	CHECK_STR(f.log, "sync sync-free unmount:/a");
+	CHECK_INT(step(job, 1)->state, UNMOUNT_STEP_FAILED);
+	CHECK_INT(step(job, 1)->why, UNMOUNT_WHY_MISMATCH);
+	CHECK_INT(step(job, 1)->mismatch, UNMOUNT_MISMATCH_OTHER_DEVICE);
+	CHECK_INT(step(job, 1)->result, -EXDEV);
+	CHECK_INT(step(job, 2)->state, UNMOUNT_STEP_PENDING);
+	CHECK(!t.fs[0].unmounted);
+	unmount_job_free(job);
+	unmount_target_done(&t);
+}
+
 int main(void)
 {
-	TEST_PLAN(8);
+	TEST_PLAN(9);
 	RUN(whole_disk_with_power_off);
 	RUN(busy_unmount_stops_before_the_power_off);
 	RUN(one_held_filesystem_keeps_all_mounted);
@@ -484,5 +522,6 @@ int main(void)
 	RUN(cancel_in_a_wait);
 	RUN(sync_rounds_and_errors);
 	RUN(lazy_and_check_only);
+	RUN(mismatch_stops_the_job);
 	return test_summary();
 }
