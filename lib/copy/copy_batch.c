@@ -101,12 +101,18 @@ static uint64_t unconfirmed(const struct batch_item *it)
  * device), so one fdatasync of the newest file puts every earlier file's
  * data on the device too; per file it rewrote the cluster bitmap and the
  * directory each time (98 MiB written for 63 MiB of small files). */
-static struct batch_item *newest_file(struct batch *b)
+/* The newest file with a writer at or after item from. */
+static struct batch_item *newest_file_from(struct batch *b, size_t from)
 {
-	for (size_t i = b->n; i-- > b->unwaited;)
+	for (size_t i = b->n; i-- > from;)
 		if (b->items[i].w)
 			return &b->items[i];
 	return NULL;
+}
+
+static struct batch_item *newest_file(struct batch *b)
+{
+	return newest_file_from(b, b->unwaited);
 }
 
 /* A sync that covers the whole volume returned: every item is on the device. */
@@ -264,7 +270,8 @@ static void verify_item(struct engine *g, struct batch_item *it)
 static int durable_files(struct engine *g)
 {
 	struct batch *b = &g->batch;
-	struct batch_item *last = g->volume_fsync ? newest_file(b) : NULL;
+	/* of every item: the data wait (wait_volume) has marked them all waited */
+	struct batch_item *last = g->volume_fsync ? newest_file_from(b, 0) : NULL;
 
 	/* attributes first: on a volume-wide fsync they ride on the last one */
 	for (size_t i = 0; last && i < b->n; i++)

@@ -16,7 +16,12 @@
  * - max file size: FAT's 32-bit size field; every other row asks
  *   fpathconf(_PC_FILESIZEBITS) (plan_check.c).
  * - volume fsync: exfat-fuse's fsync and fsyncdir flush every node, the
- *   bitmap and the device (exfat_flush_nodes, exfat_flush, fsync).
+ *   bitmap and the device (exfat_flush_nodes, exfat_flush, fsync);
+ *   ntfs-3g's fsync is an fsync of the device, nothing else ("sync the
+ *   full device"), and every write, utimens or rename it serves closes
+ *   the inodes it opened, which writes their records: each request's
+ *   effect is in the device's cache when it returns (FUSE without
+ *   writeback cache), so one fsync covers all that came before.
  * - fsync noop: fusefat 0.1a's fsync is a stub that returns 0, it has no
  *   fsyncdir (ENOSYS: the kernel then answers every later one with 0),
  *   and it writes the device with plain buffered write()s: after an
@@ -125,7 +130,8 @@ static const struct fs_traits rows[N_ROWS] = {
 	},
 	/* symlinks: ntfs-3g stores them, but not counted so, as before the table */
 	[ROW_NTFS_3G] = {
-		FUSEBLK_DAEMON("ntfs-3g"), .mtime_step_ns = 100 * NSEC, .names = NAME_FS_NTFS,
+		FUSEBLK_DAEMON("ntfs-3g"), .volume_fsync = true, .mtime_step_ns = 100 * NSEC,
+		.names = NAME_FS_NTFS,
 	},
 	/* blkid could not say (no root): any of the three above, so what is
 	 * safe for all: fsync per file and the device synced after it (it

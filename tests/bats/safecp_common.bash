@@ -165,6 +165,30 @@ proc_state() {
 	echo "${stat%% *}"
 }
 
+# paused_at_first_name FS: copies $SRC/t with safecp -r onto a fresh FS stick, paused
+# (SAFECP_TEST_PAUSE) where the first file of the first batch, t/a, is about to be named;
+# fails unless the device's cache then holds no more than the per-cpu slack: the
+# batch is on the device before any of it has a name. $SRC/t must hold a file a.
+paused_at_first_name() {
+	require_hooks
+	stick_up --fs "$1" --size 64 --rate 0
+	SAFECP_TEST_PAUSE=publish:/t/a safecp -r "$SRC/t" "$STICK_MNT"/ \
+		>"$BATS_TEST_TMPDIR/out" 2>&1 &
+	local pid=$! n pending slack rc=0
+	for ((n = 0; n < 300; n++)); do
+		[[ $(proc_state "$pid") == T ]] && break
+		sleep 0.1
+	done
+	[[ $(proc_state "$pid") == T ]] || { kill "$pid"; wait "$pid"; cat "$BATS_TEST_TMPDIR/out"; return 1; }
+	pending=$(bdi_pending_bytes "$STICK_MAJMIN")
+	slack=$(percpu_slack)
+	kill -CONT "$pid"
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/out"
+	echo "pending on the device at the first name: $pending (slack $slack)"
+	((rc == 0)) && ((pending <= slack))
+}
+
 # require_hooks: skip unless the binaries have the pause points (a build configured
 # with -Dtest_hooks=true, as tests/run configures its builds).
 require_hooks() {
