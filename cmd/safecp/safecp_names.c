@@ -14,7 +14,7 @@
 static const char *family(enum name_fs fs)
 {
 	switch (fs) {
-	case NAME_FS_FAT: return "FAT";
+	case NAME_FS_FAT: case NAME_FS_FUSEFAT: return "FAT";
 	case NAME_FS_EXFAT: return "exFAT";
 	case NAME_FS_NTFS: return "NTFS";
 	case NAME_FS_FUSEBLK: return "this filesystem (exFAT or NTFS)";
@@ -28,11 +28,13 @@ static enum name_fs family_of(const struct target *t)
 	return fs_traits_of(t)->names; /* NULL: the "other" row, POSIX */
 }
 
-/* "':'", "a control character (0x01)" */
+/* "':'", "a control character (0x01)", "a character outside ASCII (0xc3)" */
 static void char_words(unsigned char c, char *buf, size_t size)
 {
 	if (c < 0x20)
 		snprintf(buf, size, "a control character (0x%02x)", c);
+	else if (c >= 0x80)
+		snprintf(buf, size, "a character outside ASCII (byte 0x%02x)", c);
 	else
 		snprintf(buf, size, "'%c'", c);
 }
@@ -47,6 +49,9 @@ static char *rule_broken(enum name_problem pr, unsigned char ch, const char *nam
 	switch (pr) {
 	case NAME_BAD_CHAR:
 		char_words(ch, c, sizeof(c));
+		if (fs == NAME_FS_FUSEFAT && ch >= 0x80)
+			return words_format("fusefat cannot create a %s name with %s, and a "
+					    "rename to one loses the file", f, c);
 		return words_format("%s does not allow %s in names", f, c);
 	case NAME_BAD_ENCODING:
 		return words_format("%s stores names as UTF-16 and this one is not valid UTF-8", f);

@@ -124,7 +124,7 @@ static const struct fs_traits rows[N_ROWS] = {
 	},
 	/* fusefat -o blkdev */
 	[ROW_FUSEFAT_BLK] = {
-		FUSEBLK_DAEMON("fusefat-blkdev"), .mtime_step_ns = 2 * SEC, .names = NAME_FS_FAT,
+		FUSEBLK_DAEMON("fusefat-blkdev"), .mtime_step_ns = 2 * SEC, .names = NAME_FS_FUSEFAT,
 		.max_file_size = FS_FAT_MAX_FILE_SIZE, .rename_sets_mtime = true,
 		.fsync_noop = true, .statfs_clusters = true, .dirents = FS_DIRENTS_FAT,
 	},
@@ -146,7 +146,7 @@ static const struct fs_traits rows[N_ROWS] = {
 	 * the 4 GiB limit as before the table */
 	[ROW_FUSEFAT] = {
 		.id = "fusefat", .fuse = true, .stores_modes = true, .stores_symlinks = true,
-		.mtime_step_ns = 2 * SEC, .name_case = FS_CASE_INSENSITIVE, .names = NAME_FS_FAT,
+		.mtime_step_ns = 2 * SEC, .name_case = FS_CASE_INSENSITIVE, .names = NAME_FS_FUSEFAT,
 		.write = FS_WRITE_SYNC_WINDOW, .rename_sets_mtime = true,
 	},
 	[ROW_FUSE] = {

@@ -32,6 +32,7 @@ const char *name_fs_id(enum name_fs fs)
 	case NAME_FS_EXFAT: return "exfat";
 	case NAME_FS_NTFS: return "ntfs";
 	case NAME_FS_FUSEBLK: return "fuseblk";
+	case NAME_FS_FUSEFAT: return "fusefat";
 	}
 	return "posix";
 }
@@ -63,6 +64,8 @@ static bool windows(enum name_fs fs)
 static bool bad_char(enum name_fs fs, unsigned char c)
 {
 	if (c == '\0' || c == '/')
+		return true;
+	if (fs == NAME_FS_FUSEFAT && c >= 0x80)
 		return true;
 	return windows(fs) && (c < 0x20 || strchr("\"*:<>?\\|", c));
 }
@@ -186,11 +189,12 @@ static size_t replace_chars(enum name_fs fs, const char *name, size_t len, char 
 		ucs4_t uc;
 		int n = windows(fs) ? u8_mbtoucr(&uc, (const uint8_t *)name + i, len - i) : 1;
 
-		if (n < 0 || (n == 1 && bad_char(fs, (unsigned char)name[i]))) {
+		if (n < 0 || (n == 1 && bad_char(fs, (unsigned char)name[i])) ||
+		    (n > 1 && fs == NAME_FS_FUSEFAT)) {
 			if (o + 1 > room)
 				break;
 			out[o++] = '_';
-			i++;
+			i += n > 1 ? (size_t)n : 1;
 			continue;
 		}
 		if (o + (size_t)n > room)

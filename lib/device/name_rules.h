@@ -36,6 +36,9 @@ enum name_fs {
 	NAME_FS_NTFS,      /* ntfs-3g, ntfs3 */
 	NAME_FS_FUSEBLK,   /* fuseblk whose type blkid could not tell (no root):
 			    * exfat-fuse or ntfs-3g, the same rules */
+	NAME_FS_FUSEFAT,   /* fusefat: FAT's rules and ASCII only (it cannot
+			    * create a name with a byte above 0x7f, and a
+			    * rename to one removes the file: doc/kernel.md 1.5) */
 };
 
 /* The family of a probed destination (struct target's kind, fstype and
@@ -43,7 +46,7 @@ enum name_fs {
  * fs_traits.h's table. */
 enum name_fs name_fs_of(enum fs_kind kind, const char *fstype, const char *blkid_type);
 
-/* "posix", "fat", "exfat", "ntfs", "fuseblk": for JSON and tests. */
+/* "posix", "fat", "exfat", "ntfs", "fuseblk", "fusefat": for JSON and tests. */
 const char *name_fs_id(enum name_fs fs);
 
 /* Are names that differ only in case one name there? */
@@ -74,7 +77,7 @@ enum name_problem name_check(enum name_fs fs, const char *name, size_t len,
 /* The --rename-invalid mapping, into out (NAME_BUF bytes, NUL-terminated);
  * returns the length.  In this order, until the name passes name_check:
  * each byte of an invalid UTF-8 sequence and each refused character
- * becomes '_'; a name that is too long is cut at a character boundary,
+ * becomes '_' (fusefat: each character outside ASCII too); a name that is too long is cut at a character boundary,
  * keeping its extension (the part from the last '.', when that is not
  * the first byte and is at most NAME_EXT_MAX bytes); trailing dots and
  * spaces are removed (nothing left: "_"); a device name gets '_' after

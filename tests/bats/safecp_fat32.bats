@@ -61,6 +61,29 @@ setup() {
 	fat_readback "$SRC/want" ""
 }
 
+@test "fusefat cannot hold a name outside ASCII (a rename to one loses the file): refused before the first byte; --rename-invalid writes '_'" {
+	stick_up --fs fat32 --size 64 --rate 0
+	mkdir "$SRC/t"
+	make_file "$SRC/t/$(printf 'caf\xc3\xa9 \xe2\x82\xac.jpg')" 1000
+	make_file "$SRC/t/ok.jpg" 2000
+	local before
+	before=$(disk_written_bytes "$STICK_MAJMIN")
+	run -2 safecp -r "$SRC/t" "$STICK_MNT"/
+	echo "$output"
+	[[ $output == *"fusefat cannot create a FAT name with a character outside ASCII (byte 0xc3), and a rename to one loses the file"* ]]
+	[[ $output == *"--rename-invalid"* ]]
+	[[ $(disk_written_bytes "$STICK_MAJMIN") == "$before" ]]
+	[[ -z $(ls -A "$STICK_MNT") ]]
+	run -0 safecp -r --rename-invalid "$SRC/t" "$STICK_MNT"/
+	echo "$output"
+	cmp "$SRC/t/$(printf 'caf\xc3\xa9 \xe2\x82\xac.jpg')" "$STICK_MNT/t/caf_ _.jpg"
+	cmp "$SRC/t/ok.jpg" "$STICK_MNT/t/ok.jpg"
+	mkdir "$BATS_TEST_TMPDIR/want"
+	cp -p "$SRC/t/ok.jpg" "$BATS_TEST_TMPDIR/want/"
+	cp -p "$SRC/t/$(printf 'caf\xc3\xa9 \xe2\x82\xac.jpg')" "$BATS_TEST_TMPDIR/want/caf_ _.jpg"
+	fat_readback "$BATS_TEST_TMPDIR/want" /t
+}
+
 @test "no modes on FAT32: modes are kept by default, so one note, and the files get fusefat's" {
 	stick_up --fs fat32 --size 64 --rate 0
 	mkdir "$SRC/t"

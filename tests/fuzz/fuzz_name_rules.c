@@ -51,7 +51,7 @@ static void one_family(enum name_fs fs, const char *name, size_t len, unsigned l
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum name_fs all[] = { NAME_FS_POSIX, NAME_FS_FAT, NAME_FS_EXFAT,
-					    NAME_FS_NTFS, NAME_FS_FUSEBLK };
+					    NAME_FS_NTFS, NAME_FS_FUSEBLK, NAME_FS_FUSEFAT };
 	unsigned long n = 2 + (size ? data[0] : 0) * 1000UL;
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)

@@ -130,7 +130,7 @@ TEST(fusefat_blkdev_row)
 	CHECK_INT(t->dirents, FS_DIRENTS_FAT);
 	CHECK_INT(t->mtime_step_ns, 2 * SEC);
 	CHECK(t->rename_sets_mtime); /* fusefat: the rename's time */
-	CHECK_INT(t->names, NAME_FS_FAT);
+	CHECK_INT(t->names, NAME_FS_FUSEFAT);
 	CHECK_U64(t->max_file_size, 0xffffffffULL);
 }
 
@@ -141,7 +141,7 @@ TEST(ntfs_3g_row)
 	CHECK_STR(t->id, "ntfs-3g");
 	CHECK(row(FS_FUSEBLK, "fuseblk", "ntfs3") == t);
 	check_fuseblk_common(t);
-	CHECK(!t->volume_fsync);
+	CHECK(t->volume_fsync); /* its fsync syncs the whole device */
 	CHECK(!t->fsync_noop); /* ntfs-3g fsyncs the device */
 	CHECK_INT(t->dirents, FS_DIRENTS_NONE);
 	CHECK_INT(t->mtime_step_ns, 100);
@@ -188,7 +188,7 @@ TEST(fuse_rows)
 	CHECK_STR(t->id, "fusefat");
 	CHECK(!t->on_block && t->fuse && !t->tmpfile);
 	CHECK_INT(t->write, FS_WRITE_SYNC_WINDOW);
-	CHECK_INT(t->names, NAME_FS_FAT);
+	CHECK_INT(t->names, NAME_FS_FUSEFAT);
 	CHECK_INT(t->name_case, FS_CASE_INSENSITIVE);
 	CHECK_INT(t->mtime_step_ns, 2 * SEC);
 }

@@ -31,9 +31,9 @@ TEST(family_of_mounts)
 	CHECK_INT(name_fs_of(FS_EXFAT, "exfat", "exfat"), NAME_FS_EXFAT);
 	CHECK_INT(name_fs_of(FS_FUSEBLK, "fuseblk", "exfat"), NAME_FS_EXFAT);
 	CHECK_INT(name_fs_of(FS_FUSEBLK, "fuseblk", "ntfs"), NAME_FS_NTFS);
-	CHECK_INT(name_fs_of(FS_FUSEBLK, "fuseblk", "vfat"), NAME_FS_FAT);
+	CHECK_INT(name_fs_of(FS_FUSEBLK, "fuseblk", "vfat"), NAME_FS_FUSEFAT); /* fusefat -o blkdev */
 	CHECK_INT(name_fs_of(FS_FUSEBLK, "fuseblk", NULL), NAME_FS_FUSEBLK);
-	CHECK_INT(name_fs_of(FS_FUSE, "fuse.fusefat", NULL), NAME_FS_FAT);
+	CHECK_INT(name_fs_of(FS_FUSE, "fuse.fusefat", NULL), NAME_FS_FUSEFAT);
 	CHECK_INT(name_fs_of(FS_FUSE, "fuse.sshfs", NULL), NAME_FS_POSIX);
 	CHECK_INT(name_fs_of(FS_OTHER, "ntfs3", "ntfs"), NAME_FS_NTFS);
 	CHECK_INT(name_fs_of(FS_EXT4, "ext4", "ext4"), NAME_FS_POSIX);
@@ -206,7 +206,7 @@ TEST(map_invariants)
 				  "a\0b", "aux .txt", "\xc2\xb9", "com\xc2\xb9", "ok.jpg", "/", "",
 				  "lpt1.", "\xe2\x82" };
 	const enum name_fs all[] = { NAME_FS_POSIX, NAME_FS_FAT, NAME_FS_EXFAT, NAME_FS_NTFS,
-				     NAME_FS_FUSEBLK };
+				     NAME_FS_FUSEBLK, NAME_FS_FUSEFAT };
 	char once[NAME_BUF], twice[NAME_BUF];
 
 	for (size_t f = 0; f < ARRAY_SIZE(all); f++)
@@ -278,9 +278,33 @@ TEST(collision_keys)
 	free(ka);
 }
 
+/* fusefat: FAT's rules, and nothing outside ASCII; the mapping gives each
+ * such character one '_' (not one per byte) and keeps the rest. */
+TEST(fusefat_ascii_only)
+{
+	unsigned char ch = 0;
+	char out[NAME_BUF];
+	size_t n;
+
+	CHECK_INT(name_fs_of(FS_FUSEBLK, "fuseblk", "vfat"), NAME_FS_FUSEFAT);
+	CHECK_STR(name_fs_id(NAME_FS_FUSEFAT), "fusefat");
+	CHECK(name_fs_folds_case(NAME_FS_FUSEFAT));
+	CHECK_INT(name_check(NAME_FS_FUSEFAT, "\xc3\xa9t\xc3\xa9", 6, &ch), NAME_BAD_CHAR);
+	CHECK_INT(ch, 0xc3);
+	CHECK_INT(check(NAME_FS_FUSEFAT, "a:b"), NAME_BAD_CHAR);
+	CHECK_INT(check(NAME_FS_FUSEFAT, "caf\xe9"), NAME_BAD_ENCODING);
+	CHECK_INT(check(NAME_FS_FUSEFAT, "CON.txt"), NAME_RESERVED);
+	CHECK_INT(check(NAME_FS_FUSEFAT, "IMG_0001.JPG"), NAME_OK);
+	CHECK_INT(check(NAME_FS_FAT, "\xc3\xa9t\xc3\xa9"), NAME_OK);
+	n = name_map(NAME_FS_FUSEFAT, "\xc3\xa9t\xc3\xa9 \xe2\x82\xac.jpg", 13, out);
+	CHECK_INT(n, 9);
+	CHECK_STR(out, "_t_ _.jpg");
+	CHECK_INT(check(NAME_FS_FUSEFAT, out), NAME_OK);
+}
+
 int main(void)
 {
-	TEST_PLAN(11);
+	TEST_PLAN(12);
 	RUN(family_of_mounts);
 	RUN(refused_characters);
 	RUN(encoding);
@@ -292,5 +316,6 @@ int main(void)
 	RUN(map_invariants);
 	RUN(numbered_variants);
 	RUN(collision_keys);
+	RUN(fusefat_ascii_only);
 	return test_summary();
 }
