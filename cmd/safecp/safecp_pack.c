@@ -46,7 +46,9 @@ int pack_prepare(struct safecp_options *o)
 		else if (msg)
 			cli_error("%s", msg);
 		else
-			cli_error("cannot read the sources to pack: %s", strerror(-r));
+			cli_error("cannot read the sources to pack, from %s on: %s; nothing was "
+				  "written; make them readable or leave them out, and pack again",
+				  quote(o->sources[0]), strerror(-r));
 		plan_problem_done(&pb);
 		return EXIT_USAGE;
 	}
@@ -73,7 +75,8 @@ int pack_start(struct safecp_options *o)
 	int r = pack_feed_new(o->pack_tree, o->pack_format, &o->pack_feed);
 
 	if (r < 0)
-		cli_error("cannot start packing: %s", strerror(-r));
+		cli_error("cannot start packing as %s: %s; nothing was written; free memory "
+			  "and pack again", pack_format_name(o->pack_format), strerror(-r));
 	return r;
 }
 

@@ -137,7 +137,8 @@ static char *scan_words(const struct unpack_list *l, const char *archive, const 
 				    "bzip2, xz or zstd at most)%s%s", quote(archive), sep, detail);
 	case UNPACK_SCAN_CORRUPT:
 		*kind = "archive-damaged";
-		return words_format("cannot unpack %s: damaged after %zu entries%s%s; nothing was written",
+		return words_format("cannot unpack %s: damaged after %zu entries%s%s; nothing was "
+				    "written; check the archive or fetch it again",
 				    quote(archive), l->n_entries, sep, detail);
 	case UNPACK_SCAN_TOO_MANY:
 		*kind = "archive-too-many";
@@ -250,7 +251,7 @@ int unpack_prepare(const struct safecp_options *o)
 		if (unpack_list_scan(U.list, o->sources[i]) < 0)
 			return scan_failed(o, U.list, o->sources[i]);
 	if (unpack_rules_check(U.list) < 0) {
-		cli_error("out of memory");
+		cli_error("cannot check the archives' entries: out of memory; nothing was written");
 		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < U.list->n_entries; i++)
@@ -265,7 +266,7 @@ int unpack_prepare(const struct safecp_options *o)
 	}
 	U.skipped = refused;
 	if (build_entries() < 0) {
-		cli_error("out of memory");
+		cli_error("cannot plan the archives' entries: out of memory; nothing was written");
 		return EXIT_USAGE;
 	}
 	return 0;

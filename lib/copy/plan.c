@@ -118,8 +118,7 @@ int plan_join(char buf[PATH_MAX], const char *dir, const char *name)
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-/* "a/b//" -> "a/b"; "/" and "//" stay "/". */
-static void strip_slashes(char *s)
+void plan_strip_slashes(char *s)
 {
 	size_t n = strlen(s);
 
@@ -133,7 +132,7 @@ static void parent_of(const char *path, char buf[PATH_MAX])
 	char *slash;
 
 	snprintf(buf, PATH_MAX, "%s", path);
-	strip_slashes(buf);
+	plan_strip_slashes(buf);
 	slash = strrchr(buf, '/');
 	if (!slash)
 		snprintf(buf, PATH_MAX, ".");
@@ -141,7 +140,7 @@ static void parent_of(const char *path, char buf[PATH_MAX])
 		buf[1] = '\0';
 	else {
 		*slash = '\0';
-		strip_slashes(buf);
+		plan_strip_slashes(buf);
 	}
 }
 
@@ -160,7 +159,7 @@ struct dest {
 	char root[PATH_MAX];    /* the directory the top-level entries go into */
 };
 
-static int dest_need_dir(struct plan_builder *b, const char *dest)
+int plan_dest_need_dir(struct plan_builder *b, const char *dest, struct stat *ret)
 {
 	struct stat st;
 
@@ -169,6 +168,8 @@ static int dest_need_dir(struct plan_builder *b, const char *dest)
 				   dest, dest, errno);
 	if (!S_ISDIR(st.st_mode))
 		return plan_refuse(b->problem, PLAN_DEST_NOT_DIR, dest, dest, ENOTDIR);
+	if (ret)
+		*ret = st;
 	return 0;
 }
 
@@ -185,9 +186,9 @@ static int dest_resolve(struct plan_builder *b, size_t n_sources, const char *de
 	if (strlen(dest) >= PATH_MAX)
 		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, dest, NULL, ENAMETOOLONG);
 	snprintf(d->path, sizeof(d->path), "%s", dest);
-	strip_slashes(d->path);
+	plan_strip_slashes(d->path);
 	if (o->target_directory || (n_sources > 1 && !o->no_target_directory)) {
-		r = dest_need_dir(b, dest);
+		r = plan_dest_need_dir(b, dest, NULL);
 		if (r < 0)
 			return r;
 		d->into_dir = true;
@@ -242,7 +243,7 @@ static int source_name(const char *arg, char name[PATH_MAX], char rel[PATH_MAX])
 	if (strlen(arg) >= PATH_MAX)
 		return -ENAMETOOLONG;
 	snprintf(buf, sizeof(buf), "%s", arg);
-	strip_slashes(buf);
+	plan_strip_slashes(buf);
 	base = strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf;
 	if (strcmp(base, "..") == 0) {
 		if (!realpath(arg, real))
@@ -336,7 +337,7 @@ static int dst_realpath(const char *dst, char real[PATH_MAX])
 		return -errno;
 	parent_of(dst, parent);
 	snprintf(buf, sizeof(buf), "%s", dst);
-	strip_slashes(buf);
+	plan_strip_slashes(buf);
 	base = strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf;
 	if (!realpath(parent, real))
 		return -errno;

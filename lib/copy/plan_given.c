@@ -44,34 +44,25 @@ static int tree_from(const struct source_entry *entries, size_t n, struct source
 	return 0;
 }
 
-static void strip_slashes(char *s)
-{
-	size_t len = strlen(s);
-
-	while (len > 1 && s[len - 1] == '/')
-		s[--len] = '\0';
-}
-
 /* dest as -t DIR: an existing, writable directory, the plan's dest_dir
  * and dest_root. */
 static int dest_take(struct plan_builder *b, const char *dest)
 {
 	struct plan *p = b->p;
 	struct stat st;
+	int r;
 
 	if (strlen(dest) >= PATH_MAX)
 		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, dest, NULL, ENAMETOOLONG);
-	if (stat(dest, &st) < 0)
-		return plan_refuse(b->problem, errno == ENOTDIR ? PLAN_DEST_NOT_DIR : PLAN_DEST_MISSING,
-				   dest, dest, errno);
-	if (!S_ISDIR(st.st_mode))
-		return plan_refuse(b->problem, PLAN_DEST_NOT_DIR, dest, dest, ENOTDIR);
+	r = plan_dest_need_dir(b, dest, &st);
+	if (r < 0)
+		return r;
 	p->dest_dir = strdup(dest);
 	p->dest_root = strdup(dest);
 	if (!p->dest_dir || !p->dest_root)
 		return -ENOMEM;
-	strip_slashes(p->dest_dir);
-	strip_slashes(p->dest_root);
+	plan_strip_slashes(p->dest_dir);
+	plan_strip_slashes(p->dest_root);
 	p->dest_dir_dev = st.st_dev;
 	p->dest_dir_ino = st.st_ino;
 	p->dest_root_entry = PLAN_TOP;

@@ -30,6 +30,9 @@ int plan_refuse(struct plan_problem *pr, enum plan_problem_kind kind,
  * Returns 0 or -ENAMETOOLONG. */
 int plan_join(char buf[PATH_MAX], const char *dir, const char *name);
 
+/* "a/b//" -> "a/b"; "/" and "//" stay "/". */
+void plan_strip_slashes(char *s);
+
 enum plan_entry_type plan_type_of(mode_t mode);
 
 /* source_tree.c.  A new, empty tree walked with o's -r and -L, with one
@@ -66,6 +69,10 @@ int plan_add_entry(struct plan_builder *b, const struct plan_entry *e);
  * name (as walked) in its parent's, classified where the parent exists.
  * A source_added_fn for a struct plan_builder. */
 int plan_add_child(void *builder, size_t idx);
+
+/* dest must be an existing directory, else the problem (MISSING, NOT_DIR)
+ * is refused; its stat into *ret (may be NULL). */
+int plan_dest_need_dir(struct plan_builder *b, const char *dest, struct stat *ret);
 
 /* Give e the destination path dst (copied); dst_name is kept pointing
  * into it.  Returns 0 or -ENOMEM (e unchanged). */

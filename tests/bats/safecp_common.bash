@@ -157,6 +157,16 @@ never_ahead() {
 		      exit bad }'
 }
 
+# events_never_ahead EVENTS SAMPLES BASE MIN: never_ahead over the progress and done
+# events of EVENTS (--progress=json) and the sample_sectors lines of SAMPLES.
+events_never_ahead() {
+	local joined=$BATS_TEST_TMPDIR/joined.$RANDOM
+	jq -r 'select(.event == "progress" or .event == "done") | "E \(.t) \(.bytes_on_device)"' \
+		"$1" >"$joined"
+	awk '{ print "S", $1, $2 }' "$2" >>"$joined"
+	never_ahead "$joined" "$3" "$4"
+}
+
 # proc_state PID: the state letter of /proc/PID/stat, or nothing when it is gone.
 proc_state() {
 	local stat
@@ -187,6 +197,20 @@ paused_at_first_name() {
 	cat "$BATS_TEST_TMPDIR/out"
 	echo "pending on the device at the first name: $pending (slack $slack)"
 	((rc == 0)) && ((pending <= slack))
+}
+
+# symlinks_refused: on a stick that stores no symlinks, $SRC/t (a file f and a link l
+# to it) warns in the dry run, fails the link with the advice to use -L (exit 1), and
+# copies with -L into $STICK_MNT/u.
+symlinks_refused() {
+	mkdir "$SRC/t"
+	make_file "$SRC/t/f" 1000
+	ln -s f "$SRC/t/l"
+	run -0 safecp -r --dry-run "$SRC/t" "$STICK_MNT"/
+	[[ $output == *"symbolic links: this filesystem cannot store them; 1 would fail"* ]]
+	run -1 --separate-stderr safecp -r "$SRC/t" "$STICK_MNT"/
+	[[ $stderr == *"cannot create '$STICK_MNT/t/l'"*"use -L to copy what they point to"* ]]
+	run -0 safecp -r -L "$SRC/t" "$STICK_MNT/u"
 }
 
 # require_hooks: skip unless the binaries have the pause points (a build configured

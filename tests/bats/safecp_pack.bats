@@ -85,10 +85,7 @@ round_trip() {
 	sleep 0.1
 	stop_sampler
 	python3 "$CHECK" "$STICK_MNT/f.tar" "$SRC" ""
-	jq -r 'select(.event == "progress" or .event == "done") | "E \(.t) \(.bytes_on_device)"' \
-		"$ev" >"$BATS_TEST_TMPDIR/joined"
-	awk '{ print "S", $1, $2 }' "$samples" >>"$BATS_TEST_TMPDIR/joined"
-	never_ahead "$BATS_TEST_TMPDIR/joined" "$base" 5
+	events_never_ahead "$ev" "$samples" "$base" 5
 	size=$(stat -c %s "$STICK_MNT/f.tar")
 	# the end counts the archive as it is, every byte of it on the device
 	jq -s -e --argjson size "$size" 'last | .bytes_total == $size and .bytes_on_device == $size' "$ev"

@@ -99,11 +99,8 @@ progress_vs_device() {
 	sleep 0.1
 	stop_sampler
 	cmp "$SRC/f" "$STICK_MNT/f"
-	jq -r 'select(.event == "progress" or .event == "done") | "E \(.t) \(.bytes_on_device)"' \
-		"$ev" >"$BATS_TEST_TMPDIR/joined"
-	awk '{ print "S", $1, $2 }' "$samples" >>"$BATS_TEST_TMPDIR/joined"
 	# by time; at equal times the sample sorts last (it was read after t)
-	never_ahead "$BATS_TEST_TMPDIR/joined" "$base" 5
+	events_never_ahead "$ev" "$samples" "$base" 5
 	# and it did count: the device held everything at the end
 	jq -s -e --argjson total $((40 * MIB + 12345)) 'last.bytes_on_device == $total' "$ev"
 }

@@ -410,10 +410,7 @@ round_trip() {
 	sleep 0.1
 	stop_sampler
 	cmp "$SRC/f" "$STICK_MNT/f"
-	jq -r 'select(.event == "progress" or .event == "done") | "E \(.t) \(.bytes_on_device)"' \
-		"$ev" >"$BATS_TEST_TMPDIR/joined"
-	awk '{ print "S", $1, $2 }' "$samples" >>"$BATS_TEST_TMPDIR/joined"
-	never_ahead "$BATS_TEST_TMPDIR/joined" "$base" 5
+	events_never_ahead "$ev" "$samples" "$base" 5
 	jq -s -e --argjson total $((40 * MIB + 12345 + 4097)) 'last.bytes_on_device == $total' "$ev"
 }
 
