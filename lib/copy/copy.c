@@ -194,14 +194,16 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			return -EIO;
 		}
 		test_hook("chunk-write", g->plan->entries[it->entry].source->src);
-		r = c.err || c.changed ? 0 : writer_write(it->w, c.buf, c.len);
+		r = c.err || c.changed ? 0
+		    : c.lent ? writer_splice(it->w, &g->mover, c.src_fd, c.offset, c.len, c.scratch)
+			     : writer_write(it->w, c.buf, c.len);
 		/* the bytes we wrote, while the slot is still ours: once released
 		 * the reader fills it again (never mapped: --verify reads) */
 		if (r >= 0 && !c.err && !c.changed && it->hash)
 			checksum_update(it->hash, c.buf, c.len);
 		reader_written(g->cursor, &c, r);
 		reader_release(g->cursor, &c);
-		/* found by the write (a mapped chunk): the rest must not reach
+		/* found by the write (a lent chunk): the rest must not reach
 		 * the next file */
 		if ((c.err || c.changed) && !c.last) {
 			reader_skip(g->cursor, it->entry, it->entry + 1);
@@ -519,6 +521,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	g->dest_dir_fd = -1;
 	g->dest_fd = -1;
 	g->bdev_fd = -1;
+	file_mover_init(&g->mover, o->wplan->chunk);
 	dirstack_init(&g->dirs, false);
 	g->umask = umask(0);
 	umask(g->umask);
@@ -647,6 +650,7 @@ static void engine_done(struct engine *g)
 	free(g->made);
 	free(g->named);
 	read_back_done(&g->rb);
+	file_mover_done(&g->mover);
 }
 
 int copy_engine_run(const struct plan *p, const struct copy_options *o,

@@ -9,6 +9,7 @@
 #include "copy/read_back.h"
 #include "copy/reader.h"
 #include "copy/stale_temps.h"
+#include "io/file_move.h"
 #include "io/writer.h"
 
 /* A file (or symlink) written under a temporary name, waiting for its
@@ -112,6 +113,7 @@ struct engine {
 	struct named_file *named; /* --verify: every file named, for the recheck */
 	size_t n_named;
 	uint64_t commits;         /* batch commits that named something */
+	struct file_mover mover;  /* lent chunks: the source's pages to the files */
 };
 
 /* copy_recheck.c: --verify, at the end: read back again every file named

@@ -20,19 +20,20 @@
  * read (a second read then comes from memory, not from the card), and a
  * second reader drops behind itself what the first found uncached.
  *
- * With one destination and no tap, a file of MAP_MIN bytes or more is
- * mapped instead of read: each chunk is an mmap of the source populated
- * (MADV_POPULATE_READ, which fails where a touch would raise SIGBUS) by
- * this thread, and the writer's write() takes the bytes from the page
- * cache itself, so the copy into our buffer, most of the CPU a copy
- * costs, is gone.  Nothing in user space touches a mapping: a source
- * truncated under us makes the write fail with EFAULT, never SIGBUS.
- * The bytes are read when the write copies them, so the check that the
- * file did not change is made again after its last write
- * (reader_written).  A tap (per-file checksums) reads the mapping in
- * user space, under a SIGBUS guard (util/sigbus_guard.h): a file that
- * shrinks under it ends there, flagged changed.  Several cursors and
- * --verify read: their hashes are the engine's or the ring's.
+ * With one destination, a file of LEND_MIN bytes or more is lent instead
+ * of read: each chunk names its range of the source (a dup of the fd)
+ * and the writer splices the source's pages to the destination
+ * (io/file_move.h), so no byte is copied or mapped in user space.  This
+ * thread only asks the kernel to read the range ahead (WILLNEED), so a
+ * slow card is read while the stick writes.  The bytes are read when the
+ * write takes them, so the check that the file did not change is made
+ * again after its last write (reader_written); a source truncated under
+ * us makes the write fail with EFAULT.  A tap (per-file checksums) must
+ * see the bytes: for it each lent chunk is also mapped and populated
+ * (MADV_POPULATE_READ, which fails where a touch would raise SIGBUS) and
+ * read under a SIGBUS guard (util/sigbus_guard.h): a file that shrinks
+ * under it ends there, flagged changed.  Several cursors and --verify
+ * read: their hashes are the engine's or the ring's.
  *
  * A job may give a stream feed (source_feed.h) in place of the files:
  * then the reader enters no directory and opens no file; each wanted
@@ -69,14 +70,14 @@
 #define DETACH_HOLD_S 1.0
 /* chunks in the ring at most, whatever their size */
 #define READER_RECORDS 1024u
-/* smaller files are read: their mmap, populate and munmap cost more
- * than the copy they save */
-#define MAP_MIN (1u << 20)
+/* smaller files are read: a pipe per file and (with a tap) the mmap,
+ * populate and munmap cost more than the copy they save */
+#define LEND_MIN (1u << 20)
 
-/* A published chunk that lies in a mapping, until its release.  The
+/* A published chunk lent from the source, until its release.  The
  * cursor releases in order, so these form a queue. */
-struct mapping {
-	void *map;
+struct lent {
+	void *map;               /* its mapping, for a tap; NULL: none */
 	size_t map_len;
 	int fd;                  /* a dup of the source's, for the checks and drop */
 	void *arena;             /* the slot's own buffer, for a read after a fault */
@@ -138,9 +139,9 @@ struct reader {
 	/* the first reader's counters, of all readers */
 	_Atomic uint64_t bytes_read, bytes_reread, mismatches;
 	_Atomic unsigned detached;
-	/* published mapped chunks not yet released, oldest first, under lock */
-	struct mapping maps[READER_RECORDS];
-	unsigned maps_head, maps_len;
+	/* published lent chunks not yet released, oldest first, under lock */
+	struct lent lent[READER_RECORDS];
+	unsigned lent_head, lent_len;
 };
 
 static bool should_stop(const struct reader *r)
@@ -318,14 +319,14 @@ static void call_tap(void *ctx)
 	t->r->tap.chunk(t->r->tap.ctx, t->c);
 }
 
-/* The tap sees chunk c; a mapped one under the SIGBUS guard: when the
+/* The tap sees chunk c; a lent one under the SIGBUS guard: when the
  * file shrank under the mapping, it ends here, changed, and the tap is
  * told so (its half-done sums are dropped). */
 static void tap(struct reader *r, struct reader_chunk *c)
 {
 	struct reader_chunk end;
 
-	if (!c->mapped || c->len == 0) {
+	if (!c->lent || c->len == 0) {
 		r->tap.chunk(r->tap.ctx, c);
 		return;
 	}
@@ -334,7 +335,7 @@ static void tap(struct reader *r, struct reader_chunk *c)
 	c->changed = c->last = true;
 	end = *c;
 	end.len = 0;
-	end.mapped = false;
+	end.lent = false;
 	r->tap.chunk(r->tap.ctx, &end);
 }
 
@@ -380,60 +381,80 @@ static bool drops_behind(struct reader *r, size_t idx, int fd)
 	return r->n == 1 && r->uncached[idx];
 }
 
-static bool maps_files(const struct reader *r, const struct source_entry *e)
+static bool lends_files(const struct reader *r, const struct source_entry *e)
 {
 	return r->n == 1 && !r->first && !r->hashing && !r->bytes_seen && !r->feed &&
-	       e->st.st_size >= MAP_MIN;
+	       e->st.st_size >= LEND_MIN;
 }
 
-/* Map and populate chunk c's want bytes of fd, to publish in place of
- * the slot's buffer; false (nothing mapped) when any step fails, and the
- * chunk is then read. */
-static bool map_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t want, bool drop,
-		      const struct stat *plan)
+/* Map and populate m's len bytes of fd at off for the tap to read. */
+static bool map_for_tap(struct lent *m, int fd, uint64_t off, size_t len)
 {
-	size_t len = (size_t)round_up_u64(want, (uint64_t)sysconf(_SC_PAGESIZE));
-	struct mapping m = { .map_len = len, .arena = c->buf, .plan = plan, .drop = drop };
-
-	if (r->maps_len == READER_RECORDS)
-		return false;
-	m.map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)c->offset);
-	if (m.map == MAP_FAILED)
-		return false;
-	if (madvise(m.map, len, MADV_POPULATE_READ) < 0 ||
-	    (m.fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-		munmap(m.map, len);
+	m->map_len = (size_t)round_up_u64(len, (uint64_t)sysconf(_SC_PAGESIZE));
+	m->map = mmap(NULL, m->map_len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	if (m->map == MAP_FAILED) {
+		m->map = NULL;
 		return false;
 	}
-	pthread_mutex_lock(&r->lock);
-	r->maps[(r->maps_head + r->maps_len++) % READER_RECORDS] = m;
-	pthread_mutex_unlock(&r->lock);
-	c->buf = m.map;
+	if (madvise(m->map, m->map_len, MADV_POPULATE_READ) < 0) {
+		munmap(m->map, m->map_len);
+		m->map = NULL;
+		return false;
+	}
 	return true;
 }
 
-/* The oldest mapped chunk's mapping (the one the cursor holds). */
-static struct mapping oldest_mapping(struct reader *r)
+/* Lend chunk c's want bytes of fd to the write, in place of the slot's
+ * buffer, which becomes its scratch; false (nothing lent) when any step
+ * fails, and the chunk is then read. */
+static bool lend_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t want, bool drop,
+		       const struct stat *plan)
 {
-	struct mapping m;
+	struct lent m = { .arena = c->buf, .plan = plan, .drop = drop };
+
+	if (r->lent_len == READER_RECORDS)
+		return false;
+	if (r->tap.chunk && !map_for_tap(&m, fd, c->offset, want))
+		return false;
+	m.fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (m.fd < 0) {
+		if (m.map)
+			munmap(m.map, m.map_len);
+		return false;
+	}
+	if (!m.map)
+		posix_fadvise(fd, (off_t)c->offset, (off_t)want, POSIX_FADV_WILLNEED);
+	pthread_mutex_lock(&r->lock);
+	r->lent[(r->lent_head + r->lent_len++) % READER_RECORDS] = m;
+	pthread_mutex_unlock(&r->lock);
+	c->buf = m.map ? m.map : m.arena;
+	c->src_fd = m.fd;
+	return true;
+}
+
+/* The oldest lent chunk (the one the cursor holds). */
+static struct lent oldest_lent(struct reader *r)
+{
+	struct lent m;
 
 	pthread_mutex_lock(&r->lock);
-	m = r->maps[r->maps_head];
+	m = r->lent[r->lent_head];
 	pthread_mutex_unlock(&r->lock);
 	return m;
 }
 
-/* Unmap the oldest mapped chunk, c, and drop its pages when we should. */
-static void unmap_oldest(struct reader *r, const struct reader_chunk *c)
+/* Give back the oldest lent chunk, c, and drop its pages when we should. */
+static void return_oldest(struct reader *r, const struct reader_chunk *c)
 {
-	struct mapping m;
+	struct lent m;
 
 	pthread_mutex_lock(&r->lock);
-	m = r->maps[r->maps_head];
-	r->maps_head = (r->maps_head + 1) % READER_RECORDS;
-	r->maps_len--;
+	m = r->lent[r->lent_head];
+	r->lent_head = (r->lent_head + 1) % READER_RECORDS;
+	r->lent_len--;
 	pthread_mutex_unlock(&r->lock);
-	munmap(m.map, m.map_len);
+	if (m.map)
+		munmap(m.map, m.map_len);
 	if (c && m.drop)
 		drop_pages(m.fd, c->offset, c->len, c->last);
 	close(m.fd);
@@ -468,7 +489,7 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 	struct reader_chunk c = { .entry = idx, .offset = from };
 	uint64_t left = (uint64_t)e->st.st_size > from ? (uint64_t)e->st.st_size - from : 0;
 	_cleanup_close_ int fd = -1;
-	bool drop_behind, map = maps_files(r, e);
+	bool drop_behind, lend = lends_files(r, e);
 	char probe;
 	int rc;
 
@@ -490,8 +511,8 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		c.buf = claim(r, idx, c.offset, want);
 		if (!c.buf)
 			return false;
-		c.mapped = map = map && want > 0 && map_chunk(r, fd, &c, want, drop_behind, &e->st);
-		n = c.mapped ? (ssize_t)want : source_pread_full(fd, c.buf, want, c.offset);
+		c.lent = lend = lend && want > 0 && lend_chunk(r, fd, &c, want, drop_behind, &e->st);
+		n = c.lent ? (ssize_t)want : source_pread_full(fd, c.buf, want, c.offset);
 		c.err = n < 0 ? (int)n : 0;
 		c.len = n < 0 ? 0 : (size_t)n;
 		left -= c.len;
@@ -509,7 +530,7 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 			c.changed = (size_t)c.len < want || n > 0 || !source_unchanged(fd, &e->st);
 		if (r->src_hash)
 			source_again(r, fd, &c, (uint64_t)e->st.st_size);
-		if (n >= 0 && drop_behind && !c.mapped)
+		if (n >= 0 && drop_behind && !c.lent)
 			drop_pages(fd, c.offset, c.len, c.last);
 		publish(r, &c);
 		if (c.last)
@@ -772,8 +793,9 @@ int reader_next(struct reader_cursor *k, struct reader_chunk *ret)
 		}
 		if (rc != 0)
 			return rc;
-		if (!ret->mapped)
+		if (!ret->lent)
 			ret->buf = buf;
+		ret->scratch = buf;
 		if (wants(k->plan, ret->entry))
 			return 0;
 		/* another destination's file (-n kept it here) */
@@ -793,17 +815,17 @@ void reader_skip(struct reader_cursor *k, size_t from, size_t to)
 
 void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_result)
 {
-	struct mapping m;
+	struct lent m;
 	ssize_t n;
 
-	if (!ch->mapped || (write_result != -EFAULT && (write_result < 0 || !ch->last)))
+	if (!ch->lent || (write_result != -EFAULT && (write_result < 0 || !ch->last)))
 		return;
-	m = oldest_mapping(k->r);
+	m = oldest_lent(k->r);
 	if (write_result == 0) {
 		ch->changed = ch->changed || !source_unchanged(m.fd, m.plan);
 		return;
 	}
-	/* the write could not read the mapping: read the bytes to learn why */
+	/* the write could not read the source: read the bytes to learn why */
 	n = source_pread_full(m.fd, m.arena, ch->len, ch->offset);
 	if (n >= 0 && (size_t)n < ch->len)
 		ch->changed = true;
@@ -814,8 +836,8 @@ void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_
 void reader_release(struct reader_cursor *k, const struct reader_chunk *ch)
 {
 	/* slots come back in order; the count is enough */
-	if (ch->mapped)
-		unmap_oldest(k->r, ch);
+	if (ch->lent)
+		return_oldest(k->r, ch);
 	if (k->own)
 		reader_release(&k->own->cursors[0], ch);
 	else
@@ -876,8 +898,8 @@ void reader_free(struct reader *r)
 		return;
 	stop(r);
 	reap(r);
-	while (r->maps_len > 0)
-		unmap_oldest(r, NULL);
+	while (r->lent_len > 0)
+		return_oldest(r, NULL);
 	ring_free(r->ring);
 	free(r->cursors);
 	free(r->want);

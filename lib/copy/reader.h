@@ -46,8 +46,12 @@ struct reader_chunk {
 	uint64_t hash;    /* chunk_hash() of the bytes, with several cursors */
 	bool reread_differs; /* last: verify_source read the file again from
 			      * the device and got other bytes; skip the file */
-	bool mapped;      /* buf is a mapping of the source: its bytes are
-			   * read as the write takes them (reader_written) */
+	bool lent;        /* the bytes are left in the source, read as the
+			   * write takes them from src_fd at offset
+			   * (writer_splice, reader_written); buf maps them
+			   * when a tap reads them, else it is scratch */
+	int src_fd;       /* lent: the source's, until the release */
+	void *scratch;    /* the slot's own len bytes, aligned as buf */
 };
 
 /* What the reading cost, for the end of the copy. */
@@ -80,7 +84,7 @@ struct reader_tap {
 };
 
 /* reader_start() with a tap (NULL: none); bytes_seen: a consumer looks
- * at the bytes in user space (hashes them), so nothing is mapped;
+ * at the bytes in user space (hashes them), so nothing is lent;
  * verify_source: each file is hashed as it is read and, before its last
  * chunk is published, read again past the page cache (read_back.h) and
  * compared: a card that returned wrong bytes once (reread_differs). */
@@ -90,7 +94,7 @@ int reader_start_tapped(const struct plan *const *plans, unsigned n, const struc
 
 /* reader_start_tapped() with the bytes of each entry from feed
  * (source_feed.h; NULL: the plan's files, as above).  A stream feed's
- * cursors are never detached and nothing is mapped; verify_source with
+ * cursors are never detached and nothing is lent; verify_source with
  * a feed is -EINVAL. */
 struct source_feed;
 int reader_start_fed(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
@@ -113,7 +117,7 @@ int reader_next(struct reader_cursor *c, struct reader_chunk *ret);
 void reader_skip(struct reader_cursor *c, size_t from, size_t to);
 
 /* After writing chunk ch (write_result: the writer's 0 or -errno): for a
- * mapped chunk, a write that could not read the mapping (-EFAULT) sets
+ * lent chunk, a write that could not read the source (-EFAULT) sets
  * ch->err (the source's read error) or ch->changed (it shrank), and
  * after the file's last chunk ch->changed says whether the file changed
  * while it was written.  Nothing for other chunks.  A chunk flagged here

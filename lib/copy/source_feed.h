@@ -3,18 +3,18 @@
  *
  * The default feed, the one every copy uses (no feed given), is the
  * plan's own files: the reader opens entry i from its directory's fd by
- * name (dirstack.h), reads or maps it, and checks it is still the file
- * the plan saw.  Those bytes are a file's, so the reader may map them,
+ * name (dirstack.h), reads it or lends it to the write (which splices
+ * it), and checks it is still the file the plan saw.  Those bytes are a file's, so the reader may lend them,
  * read a chunk again at its offset (a detached cursor's second read,
  * verify_source) and drop them from the page cache behind itself.  That
- * feed lives in reader.c, which owns the mappings and second readers it
+ * feed lives in reader.c, which owns the lent chunks and second readers it
  * needs.
  *
  * A job may give a stream feed instead: the bytes of entry i come from a
  * producer (an archive being written of other files, an archive being
  * read), in order, once.  The plan's st_size of such an entry is an
  * estimate (the space check's bound), never checked: the entry is as
- * long as the feed makes it.  Such bytes cannot be mapped and cannot be
+ * long as the feed makes it.  Such bytes cannot be lent and cannot be
  * read again at an offset, so with several destinations a cursor that
  * falls behind is not detached to a second read: the ring holds the
  * producer back and every destination goes at the slowest one's pace,

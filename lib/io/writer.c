@@ -34,6 +34,7 @@
 #include "util/clock.h"
 #include "util/debug.h"
 #include "util/size.h"
+#include "io/file_move.h"
 #include "io/fs_sync.h"
 #include "io/writer.h"
 
@@ -279,28 +280,47 @@ static int check_direct(struct writer *w)
 	return set_direct(w, false);
 }
 
-static int write_buffered_tail(struct writer *w, const void *buf, size_t len)
+/* What an append takes its bytes from: a buffer, or a file (file_move.h). */
+struct input {
+	const char *buf;
+	struct file_mover *mover;
+	int fd;
+	uint64_t off;
+	void *scratch;
+};
+
+/* Append len bytes of in, from its byte at. */
+static int put(struct writer *w, const struct input *in, size_t at, size_t len)
+{
+	size_t moved;
+
+	if (in->buf)
+		return write_all(w->fd, in->buf + at, len);
+	return file_move(in->mover, in->fd, in->off + at, w->fd, len, in->scratch, &moved);
+}
+
+static int write_buffered_tail(struct writer *w, const struct input *in, size_t at, size_t len)
 {
 	int r;
 
 	/* the tail: buffered, confirmed by the final window wait */
 	if (w->direct_on && (r = set_direct(w, false)) < 0)
 		return r;
-	r = write_all(w->fd, buf, len);
+	r = put(w, in, at, len);
 	if (r == 0)
 		w->written += len;
 	return r;
 }
 
 /* The aligned head of a chunk goes direct, whatever is left is the tail. */
-static int write_direct(struct writer *w, const void *buf, size_t len)
+static int write_direct(struct writer *w, const struct input *in, size_t len)
 {
 	size_t head = w->plan.offset_align ? round_down_u64(len, w->plan.offset_align) : 0;
 	int r;
 
 	if (!w->direct_on || head == 0 || w->written % w->plan.offset_align)
-		return write_buffered_tail(w, buf, len);
-	r = write_all(w->fd, buf, head);
+		return write_buffered_tail(w, in, 0, len);
+	r = put(w, in, 0, head);
 	if (r < 0)
 		return r;
 	w->written += head;
@@ -309,24 +329,36 @@ static int write_direct(struct writer *w, const void *buf, size_t len)
 	r = check_direct(w);
 	if (r < 0 || head == len)
 		return r;
-	return write_buffered_tail(w, (const char *)buf + head, len - head);
+	return write_buffered_tail(w, in, head, len - head);
 }
 
-int writer_write(struct writer *w, const void *buf, size_t len)
+static int append(struct writer *w, const struct input *in, size_t len)
 {
 	int r;
 
 	if (len == 0)
 		return 0;
 	if (w->strategy == STRATEGY_DIRECT)
-		return write_direct(w, buf, len);
-	r = write_all(w->fd, buf, len);
+		return write_direct(w, in, len);
+	r = put(w, in, 0, len);
 	if (r < 0)
 		return r;
 	w->written += len;
 	if (w->written - w->win_start < w->window)
 		return 0;
 	return w->strategy == STRATEGY_SYNC_WINDOW ? end_sync_window(w) : end_window(w, true);
+}
+
+int writer_write(struct writer *w, const void *buf, size_t len)
+{
+	return append(w, &(struct input){ .buf = buf }, len);
+}
+
+int writer_splice(struct writer *w, struct file_mover *mover, int fd, uint64_t off, size_t len,
+		  void *scratch)
+{
+	return append(w, &(struct input){ .mover = mover, .fd = fd, .off = off, .scratch = scratch },
+		      len);
 }
 
 int writer_start_data(struct writer *w)

@@ -18,7 +18,7 @@
  *                path: its destination path
  *   source-open  before the reader opens a source file; path: its source
  *   chunk-write  before a chunk of a source file is written (read, or
- *                mapped: then its bytes are read by this write); path:
+ *                lent: then its bytes are read by this write); path:
  *                its source
  *   verify       before a durable file is read back (--verify); path:
  *                its destination path
