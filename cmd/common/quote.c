@@ -40,15 +40,7 @@ bool quote_unsafe(uint32_t c)
 
 bool quote_utf8_valid(const char *s, size_t len)
 {
-	uint32_t c;
-	size_t n;
-
-	for (size_t i = 0; i < len; i += n) {
-		n = quote_char(s + i, len - i, &c);
-		if (c == QUOTE_INVALID)
-			return false;
-	}
-	return true;
+	return utf8_valid(s, len);
 }
 
 /* ---- the writer ---------------------------------------------------- */

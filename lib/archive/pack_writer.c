@@ -107,19 +107,6 @@ static int error_of(struct pack_writer *w)
 	return e > 0 ? -e : -EIO;
 }
 
-static bool is_utf8(const char *s)
-{
-	size_t n = strlen(s);
-	uint32_t cp;
-
-	for (size_t i = 0, l; i < n; i += l) {
-		l = utf8_decode(s + i, n - i, &cp);
-		if (cp == UTF8_INVALID)
-			return false;
-	}
-	return true;
-}
-
 static la_ssize_t write_cb(struct archive *a, void *ctx, const void *buf, size_t len)
 {
 	struct pack_writer *w = ctx;
@@ -185,7 +172,8 @@ int pack_writer_new(enum pack_format f, pack_out_fn out, void *ctx, struct pack_
 int pack_writer_header(struct pack_writer *w, const char *path, const struct stat *st,
 		       const char *link)
 {
-	bool utf8 = w->utf8 && is_utf8(path) && (!link || is_utf8(link));
+	bool utf8 = w->utf8 && utf8_valid(path, strlen(path)) &&
+		    (!link || utf8_valid(link, strlen(link)));
 	locale_t old = utf8 ? uselocale(w->utf8) : (locale_t)0;
 	int r;
 

@@ -136,6 +136,16 @@ static int next_block(struct unpack_data *d)
 	return 0;
 }
 
+/* A hole: zeros up to the entry's offset `to`, as many as room takes. */
+static size_t put_zeros(struct unpack_data *d, char *out, size_t room, int64_t to)
+{
+	size_t z = (size_t)MIN((int64_t)room, to - d->pos);
+
+	memset(out, 0, z);
+	d->pos += (int64_t)z;
+	return z;
+}
+
 ssize_t unpack_data_read(struct unpack_data *d, void *buf, size_t len, bool *end)
 {
 	char *out = buf;
@@ -147,11 +157,7 @@ ssize_t unpack_data_read(struct unpack_data *d, void *buf, size_t len, bool *end
 		if (!d->blk_left && !d->blocks_done && (r = next_block(d)) < 0)
 			return r;
 		if (d->blk_left && d->blk_off > d->pos) { /* a hole before the block */
-			size_t z = (size_t)MIN((int64_t)(len - got), d->blk_off - d->pos);
-
-			memset(out + got, 0, z);
-			got += z;
-			d->pos += (int64_t)z;
+			got += put_zeros(d, out + got, len - got, d->blk_off);
 		} else if (d->blk_left) {
 			size_t c = MIN(len - got, d->blk_left);
 
@@ -162,13 +168,9 @@ ssize_t unpack_data_read(struct unpack_data *d, void *buf, size_t len, bool *end
 			got += c;
 			d->pos += (int64_t)c;
 		} else if (d->pos < d->e->size) { /* blocks done: the tail */
-			size_t z = (size_t)MIN((int64_t)(len - got), d->e->size - d->pos);
-
 			if (!d->sparse)
 				return -EBADMSG;
-			memset(out + got, 0, z);
-			got += z;
-			d->pos += (int64_t)z;
+			got += put_zeros(d, out + got, len - got, d->e->size);
 		} else {
 			break;
 		}

@@ -82,8 +82,10 @@ static enum unpack_refusal normalise(const char *raw, char *out)
 			o += n;
 		}
 		p += n + (slash ? 1 : 0);
-		if (slash && p == end && len != strlen(raw))
-			return UNPACK_EMPTY_PART; /* "a//" */
+		/* a slash just before end: the one trailing slash was
+		 * dropped above, so this is "a//" */
+		if (slash && p == end)
+			return UNPACK_EMPTY_PART;
 	}
 	out[o] = '\0';
 	return UNPACK_OK;

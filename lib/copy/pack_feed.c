@@ -89,35 +89,15 @@ static void problem(struct pack_feed *f, size_t entry, int err)
 	f->changed = err == 0;
 }
 
-static int parent_fd(struct pack_feed *f, const struct source_entry *e)
-{
-	return e->parent == PLAN_TOP ? AT_FDCWD : dirstack_fd(&f->dirs, e->parent);
-}
-
-static int enter_dir(struct pack_feed *f, size_t idx)
-{
-	const struct source_entry *e = &f->t->entries[idx];
-	int dfd, fd;
-
-	dirstack_pop_to(&f->dirs, e->parent);
-	dfd = parent_fd(f, e);
-	if (dfd < 0 && dfd != AT_FDCWD)
-		return dfd;
-	fd = dirstack_open_checked(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
-				   f->t->follow_symlinks, e->st.st_dev, e->st.st_ino);
-	return fd < 0 ? fd : dirstack_push(&f->dirs, idx, e->src_name, fd);
-}
-
 /* Open regular file idx for packing; 0, or the problem's error (0 when
  * it is not the file the walk saw: changed). */
 static int open_file(struct pack_feed *f, size_t idx)
 {
 	const struct source_entry *e = &f->t->entries[idx];
-	int dfd, r;
+	int r;
 
 	dirstack_pop_to(&f->dirs, e->parent);
-	dfd = parent_fd(f, e);
-	r = dfd < 0 && dfd != AT_FDCWD ? dfd : source_open(f->t, e, dfd, &f->fd);
+	r = source_open_in(f->t, &f->dirs, e, &f->fd);
 	if (r != 0) {
 		problem(f, idx, r < 0 ? r : 0);
 		return -1;
@@ -169,7 +149,7 @@ static int entry_step(struct pack_feed *f)
 	const char *name = pack_entry_name(f->t, idx);
 	int r = 0;
 
-	if (e->type == PLAN_DIR && (r = enter_dir(f, idx)) < 0) {
+	if (e->type == PLAN_DIR && (r = source_enter_dir(f->t, &f->dirs, idx)) < 0) {
 		problem(f, idx, r);
 		return -1;
 	}

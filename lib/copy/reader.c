@@ -178,24 +178,6 @@ static bool was_cached(int fd)
 	return cachestat_fd(fd, 0, 0, &fc) == 0 && fc.cached > 0;
 }
 
-/* The fd of the directory holding entry idx (AT_FDCWD for an operand),
- * or -errno. */
-static int parent_fd(struct reader *r, const struct source_entry *e)
-{
-	return e->parent == PLAN_TOP ? AT_FDCWD : dirstack_fd(&r->dirs, e->parent);
-}
-
-/* Open entry idx's source into *ret_fd: 0, 1 when what is there is not
- * the plan's regular file (nothing open), or -errno. */
-static int open_source(struct reader *r, const struct source_entry *e, int *ret_fd)
-{
-	int dfd = parent_fd(r, e);
-
-	if (dfd < 0 && dfd != AT_FDCWD)
-		return dfd;
-	return source_open(r->tree, e, dfd, ret_fd);
-}
-
 static int cmp_expect(const void *a, const void *b)
 {
 	const struct expect *x = a, *y = b;
@@ -495,7 +477,7 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 
 	if (idx < r->bad_dir_end)
 		return publish_end(r, &c, r->bad_dir_err, false);
-	rc = open_source(r, e, &fd);
+	rc = source_open_in(r->tree, &r->dirs, e, &fd);
 	if (rc != 0)
 		return publish_end(r, &c, rc < 0 ? rc : 0, rc == 1);
 	/* a file that fits one read gains nothing from a larger readahead */
@@ -592,14 +574,8 @@ static bool read_fed(struct reader *r, size_t idx)
 static void enter_dir(struct reader *r, size_t idx)
 {
 	const struct source_entry *e = &r->tree->entries[idx];
-	int dfd, fd, err;
+	int err = source_enter_dir(r->tree, &r->dirs, idx);
 
-	dirstack_pop_to(&r->dirs, e->parent);
-	dfd = parent_fd(r, e);
-	fd = dfd < 0 && dfd != AT_FDCWD ? dfd
-		: dirstack_open_checked(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
-					r->tree->follow_symlinks, e->st.st_dev, e->st.st_ino);
-	err = fd < 0 ? fd : dirstack_push(&r->dirs, idx, e->src_name, fd);
 	if (err < 0 && e->end > r->bad_dir_end) {
 		r->bad_dir_end = e->end;
 		r->bad_dir_err = err;

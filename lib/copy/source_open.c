@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "copy/dirstack.h"
 #include "copy/source_open.h"
 #include "util/test_hook.h"
 
@@ -85,4 +86,34 @@ int source_open(const struct source_tree *t, const struct source_entry *e, int d
 		return 1;
 	}
 	return 0;
+}
+
+/* The fd of e's parent directory (AT_FDCWD for an operand), or -errno. */
+static int parent_fd(struct dirstack *dirs, const struct source_entry *e)
+{
+	return e->parent == PLAN_TOP ? AT_FDCWD : dirstack_fd(dirs, e->parent);
+}
+
+int source_open_in(const struct source_tree *t, struct dirstack *dirs,
+		   const struct source_entry *e, int *ret_fd)
+{
+	int dfd = parent_fd(dirs, e);
+
+	if (dfd < 0 && dfd != AT_FDCWD)
+		return dfd;
+	return source_open(t, e, dfd, ret_fd);
+}
+
+int source_enter_dir(const struct source_tree *t, struct dirstack *dirs, size_t idx)
+{
+	const struct source_entry *e = &t->entries[idx];
+	int dfd, fd;
+
+	dirstack_pop_to(dirs, e->parent);
+	dfd = parent_fd(dirs, e);
+	if (dfd < 0 && dfd != AT_FDCWD)
+		return dfd;
+	fd = dirstack_open_checked(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
+				   t->follow_symlinks, e->st.st_dev, e->st.st_ino);
+	return fd < 0 ? fd : dirstack_push(dirs, idx, e->src_name, fd);
 }

@@ -23,6 +23,18 @@
 int source_open(const struct source_tree *t, const struct source_entry *e, int dfd,
 		int *ret_fd);
 
+/* source_open() of e from its parent's frame on dirs, the directories
+ * on the way to it (AT_FDCWD for an operand): as source_open(), or the
+ * -errno of a parent that cannot be had. */
+struct dirstack;
+int source_open_in(const struct source_tree *t, struct dirstack *dirs,
+		   const struct source_entry *e, int *ret_fd);
+
+/* Enter directory entry idx of t: dirs popped to its parent, the
+ * directory opened from there as the tree saw it (dirstack.h) and
+ * pushed.  0 or -errno. */
+int source_enter_dir(const struct source_tree *t, struct dirstack *dirs, size_t idx);
+
 /* Still the file the tree saw, as it was then (identity, size, mtime,
  * ctime)? */
 bool source_unchanged(int fd, const struct stat *seen);

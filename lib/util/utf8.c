@@ -44,3 +44,15 @@ size_t utf8_decode(const char *str, size_t n, uint32_t *cp)
 	*cp = c;
 	return len;
 }
+
+bool utf8_valid(const char *s, size_t n)
+{
+	uint32_t cp;
+
+	for (size_t i = 0, len; i < n; i += len) {
+		len = utf8_decode(s + i, n - i, &cp);
+		if (cp == UTF8_INVALID)
+			return false;
+	}
+	return true;
+}

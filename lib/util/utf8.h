@@ -7,6 +7,7 @@
 #ifndef SAFECP_UTF8_H
 #define SAFECP_UTF8_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,5 +17,8 @@
  * whose length is returned with its code point in *cp, or a byte that
  * starts none: returns 1 with *cp = UTF8_INVALID. */
 size_t utf8_decode(const char *s, size_t n, uint32_t *cp);
+
+/* Are the n bytes at s well-formed UTF-8, every one of them? */
+bool utf8_valid(const char *s, size_t n);
 
 #endif

@@ -52,6 +52,19 @@ TEST(ill_formed_is_one_byte)
 	}
 }
 
+/* Whole strings: one bad byte anywhere, a sequence cut at the end, and an
+ * embedded NUL within n (a byte like any other) decide. */
+TEST(valid_strings)
+{
+	CHECK(utf8_valid("", 0));
+	CHECK(utf8_valid("caf\xc3\xa9 \xf0\x9f\x93\xb7", 10));
+	CHECK(utf8_valid("a\0b", 3));
+	CHECK(!utf8_valid("caf\xc3", 4));
+	CHECK(!utf8_valid("ab\xff", 3));
+	CHECK(!utf8_valid("\xed\xa0\x80x", 4));
+	CHECK(utf8_valid("ab\xff", 2)); /* n bounds what is looked at */
+}
+
 TEST(mhl_text_agrees)
 {
 	CHECK(mhl_text_valid("caf\xc3\xa9 \xf0\x9f\x93\xb7"));
@@ -64,9 +77,10 @@ TEST(mhl_text_agrees)
 
 int main(void)
 {
-	TEST_PLAN(3);
+	TEST_PLAN(4);
 	RUN(well_formed);
 	RUN(ill_formed_is_one_byte);
+	RUN(valid_strings);
 	RUN(mhl_text_agrees);
 	return test_summary();
 }
