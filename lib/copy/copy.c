@@ -195,8 +195,9 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		}
 		test_hook("chunk-write", g->plan->entries[it->entry].source->src);
 		r = c.err || c.changed ? 0
-		    : c.lent ? writer_splice(it->w, &g->mover, c.src_fd, c.offset, c.len, c.scratch)
-			     : writer_write(it->w, c.buf, c.len);
+		    : c.lent && !c.mapped
+			? writer_splice(it->w, &g->mover, c.src_fd, c.offset, c.len, c.scratch)
+			: writer_write(it->w, c.buf, c.len);
 		/* the bytes we wrote, while the slot is still ours: once released
 		 * the reader fills it again (never mapped: --verify reads) */
 		if (r >= 0 && !c.err && !c.changed && it->hash)

@@ -32,7 +32,9 @@
  * see the bytes: for it each lent chunk is also mapped and populated
  * (MADV_POPULATE_READ, which fails where a touch would raise SIGBUS) and
  * read under a SIGBUS guard (util/sigbus_guard.h): a file that shrinks
- * under it ends there, flagged changed.  Several cursors and --verify
+ * under it ends there, flagged changed.  The write then takes the bytes
+ * from that mapping: with its page tables already paid for, pinning the
+ * pages costs less than splicing them.  Several cursors and --verify
  * read: their hashes are the engine's or the ring's.
  *
  * A job may give a stream feed (source_feed.h) in place of the files:
@@ -317,7 +319,7 @@ static void tap(struct reader *r, struct reader_chunk *c)
 	c->changed = c->last = true;
 	end = *c;
 	end.len = 0;
-	end.lent = false;
+	end.lent = end.mapped = false;
 	r->tap.chunk(r->tap.ctx, &end);
 }
 
@@ -369,8 +371,8 @@ static bool lends_files(const struct reader *r, const struct source_entry *e)
 	       e->st.st_size >= LEND_MIN;
 }
 
-/* Map and populate m's len bytes of fd at off for the tap to read. */
-static bool map_for_tap(struct lent *m, int fd, uint64_t off, size_t len)
+/* Map and populate m's len bytes of fd at off. */
+static bool map_lent(struct lent *m, int fd, uint64_t off, size_t len)
 {
 	m->map_len = (size_t)round_up_u64(len, (uint64_t)sysconf(_SC_PAGESIZE));
 	m->map = mmap(NULL, m->map_len, PROT_READ, MAP_SHARED, fd, (off_t)off);
@@ -396,7 +398,7 @@ static bool lend_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t 
 
 	if (r->lent_len == READER_RECORDS)
 		return false;
-	if (r->tap.chunk && !map_for_tap(&m, fd, c->offset, want))
+	if (r->tap.chunk && !map_lent(&m, fd, c->offset, want))
 		return false;
 	m.fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	if (m.fd < 0) {
@@ -410,6 +412,7 @@ static bool lend_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t 
 	r->lent[(r->lent_head + r->lent_len++) % READER_RECORDS] = m;
 	pthread_mutex_unlock(&r->lock);
 	c->buf = m.map ? m.map : m.arena;
+	c->mapped = m.map != NULL;
 	c->src_fd = m.fd;
 	return true;
 }
@@ -493,6 +496,7 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		c.buf = claim(r, idx, c.offset, want);
 		if (!c.buf)
 			return false;
+		c.mapped = false;
 		c.lent = lend = lend && want > 0 && lend_chunk(r, fd, &c, want, drop_behind, &e->st);
 		n = c.lent ? (ssize_t)want : source_pread_full(fd, c.buf, want, c.offset);
 		c.err = n < 0 ? (int)n : 0;

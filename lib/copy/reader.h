@@ -47,9 +47,10 @@ struct reader_chunk {
 	bool reread_differs; /* last: verify_source read the file again from
 			      * the device and got other bytes; skip the file */
 	bool lent;        /* the bytes are left in the source, read as the
-			   * write takes them from src_fd at offset
-			   * (writer_splice, reader_written); buf maps them
-			   * when a tap reads them, else it is scratch */
+			   * write takes them (reader_written): from src_fd
+			   * at offset (writer_splice), or from buf when
+			   * mapped; else buf is scratch */
+	bool mapped;      /* lent and buf maps them, for a tap (reader.c) */
 	int src_fd;       /* lent: the source's, until the release */
 	void *scratch;    /* the slot's own len bytes, aligned as buf */
 };

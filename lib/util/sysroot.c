@@ -27,7 +27,7 @@ int sysroot_set(const char *prefix)
 		size_t len;
 
 		/* absolute and canonical, so that realpath() results inside
-		 * the tree start with it ("--sysroot tests/fixtures/x") */
+		 * the tree start with it (a relative tests/fixtures/x too) */
 		copy = realpath(prefix, NULL);
 		if (!copy)
 			copy = strdup(prefix);
