@@ -174,6 +174,15 @@ static int drain_file(struct engine *g, size_t idx)
 	return 0;
 }
 
+/* A chunk the source lent and no tap mapped is spliced from the source;
+ * any other is written from its buffer. */
+static int write_chunk(struct engine *g, struct batch_item *it, const struct reader_chunk *c)
+{
+	if (c->lent && !c->mapped)
+		return writer_splice(it->w, &g->mover, c->src_fd, c->offset, c->len, c->scratch);
+	return writer_write(it->w, c->buf, c->len);
+}
+
 /* 0 when the whole file is written, 1 with *src_err when reading the
  * source failed, 2 when it changed, 3 when a second read of it gave other
  * bytes (verify_source), -errno when the destination failed. */
@@ -194,10 +203,7 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			return -EIO;
 		}
 		test_hook("chunk-write", g->plan->entries[it->entry].source->src);
-		r = c.err || c.changed ? 0
-		    : c.lent && !c.mapped
-			? writer_splice(it->w, &g->mover, c.src_fd, c.offset, c.len, c.scratch)
-			: writer_write(it->w, c.buf, c.len);
+		r = c.err || c.changed ? 0 : write_chunk(g, it, &c);
 		/* the bytes we wrote, while the slot is still ours: once released
 		 * the reader fills it again (never mapped: --verify reads) */
 		if (r >= 0 && !c.err && !c.changed && it->hash)

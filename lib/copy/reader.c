@@ -81,8 +81,7 @@
 struct lent {
 	void *map;               /* its mapping, for a tap; NULL: none */
 	size_t map_len;
-	int fd;                  /* a dup of the source's, for the checks and drop */
-	void *arena;             /* the slot's own buffer, for a read after a fault */
+	int fd;                  /* a dup of the source's: the chunk's src_fd */
 	const struct stat *plan; /* the plan's view of the file */
 	bool drop;               /* drop the pages behind us after the write */
 };
@@ -303,14 +302,14 @@ static void call_tap(void *ctx)
 	t->r->tap.chunk(t->r->tap.ctx, t->c);
 }
 
-/* The tap sees chunk c; a lent one under the SIGBUS guard: when the
+/* The tap sees chunk c; a mapped one under the SIGBUS guard: when the
  * file shrank under the mapping, it ends here, changed, and the tap is
  * told so (its half-done sums are dropped). */
 static void tap(struct reader *r, struct reader_chunk *c)
 {
 	struct reader_chunk end;
 
-	if (!c->lent || c->len == 0) {
+	if (!c->mapped || c->len == 0) {
 		r->tap.chunk(r->tap.ctx, c);
 		return;
 	}
@@ -394,7 +393,7 @@ static bool map_lent(struct lent *m, int fd, uint64_t off, size_t len)
 static bool lend_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t want, bool drop,
 		       const struct stat *plan)
 {
-	struct lent m = { .arena = c->buf, .plan = plan, .drop = drop };
+	struct lent m = { .plan = plan, .drop = drop };
 
 	if (r->lent_len == READER_RECORDS)
 		return false;
@@ -411,7 +410,8 @@ static bool lend_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t 
 	pthread_mutex_lock(&r->lock);
 	r->lent[(r->lent_head + r->lent_len++) % READER_RECORDS] = m;
 	pthread_mutex_unlock(&r->lock);
-	c->buf = m.map ? m.map : m.arena;
+	if (m.map)
+		c->buf = m.map; /* else the slot's buffer stays: the write's scratch */
 	c->mapped = m.map != NULL;
 	c->src_fd = m.fd;
 	return true;
@@ -806,7 +806,7 @@ void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_
 		return;
 	}
 	/* the write could not read the source: read the bytes to learn why */
-	n = source_pread_full(m.fd, m.arena, ch->len, ch->offset);
+	n = source_pread_full(m.fd, ch->scratch, ch->len, ch->offset);
 	if (n >= 0 && (size_t)n < ch->len)
 		ch->changed = true;
 	else
