@@ -89,21 +89,26 @@ bench_host_jiffies() {
 
 # CPU of kernel threads. cp only dirties pages; their writeback runs in flusher kworkers and
 # is not in cp's rusage, while safecp's sync_file_range and O_DIRECT submit I/O in its own
-# context. Counting kernel threads evens this out. A thread's ticks leave with it, and
-# jbd2 or btrfs-transaction exit at umount, so we snapshot "pid starttime ticks" of every
-# kernel thread (kthreadd's children) before the command, before umount and at the end, and
-# count per thread the last value seen minus the first (0 for threads born during the run).
-# Other people's writeback is counted too: a noisy upper bound. The FUSE daemon, whose
-# work cp and safecp also leave out of their rusage, is counted with them: PID... given.
+# context. Counting kernel threads evens this out. A thread's CPU leaves with it, and
+# jbd2 or btrfs-transaction exit at umount, so we snapshot "pid:starttime nanoseconds" of
+# every kernel thread (kthreadd's children) before the command, before umount and at the
+# end, and count per thread the last value seen minus the first (0 for threads born during
+# the run). A kernel thread's time is its schedstat runtime, to the nanosecond: its
+# utime+stime are 10 ms ticks, charged to whichever kworker a tick happens to hit. Other
+# people's writeback is counted too: a noisy upper bound. The FUSE daemon, whose work cp
+# and safecp also leave out of their rusage, is counted with them (PID... given), in ticks:
+# its stat adds up the threads that have exited, which per-thread schedstat would lose.
 bench_kthread_snap() {
-	local p st f extra=" $* "
+	local p st f extra=" $* " ns _
 	for p in /proc/[0-9]*/stat; do
 		read -r st 2>/dev/null <"$p" || continue
 		st=${st##*) }
 		read -r -a f <<<"$st"
 		[[ ${f[1]} == 2 || $extra == *" ${p//[^0-9]/} "* ]] || continue
+		ns=$(((f[11] + f[12]) * 10000000))
+		[[ ${f[1]} == 2 ]] && { read -r ns _ 2>/dev/null <"${p%stat}schedstat" || continue; }
 		p=${p#/proc/}
-		printf '%s:%s %d\n' "${p%/stat}" "${f[19]}" $((f[11] + f[12]))
+		printf '%s:%s %s\n' "${p%/stat}" "${f[19]}" "$ns"
 	done
 }
 
@@ -114,7 +119,7 @@ bench_kthread_cpu() {
 		file == 1 { first[$1] = $2; next }
 		{ last[$1] = $2 }
 		END { for (k in last) { d = last[k] - (k in first ? first[k] : 0); if (d > 0) s += d }
-		      printf "%.2f", s / 100 }' "$@"
+		      printf "%.3f", s / 1e9 }' "$@"
 }
 
 # _bench_sampler OUT T0_US MAJMIN BASE_SECTORS STATSFILE...: lines "t_s pending_kib ondev_kib".
@@ -183,15 +188,27 @@ bench_method_cmd() {
 	esac
 }
 
-# Runs B_CMD in its own session under /usr/bin/time; B_CHILD is the session leader.
+# Runs B_CMD in its own session under /usr/bin/time; B_CHILD is the session leader. TF gets
+# one line "user_s sys_s maxrss_kib". The CPU comes from bash's `times` (the children's
+# getrusage, printed to the millisecond) in a shell between time and the command, since
+# time's %U and %S print 10 ms steps, a tenth of a small tree's whole CPU; time keeps %M,
+# the largest child's RSS, which is the command's.
 _bench_exec() {
-	local tf=$1 rc
-	DEST=$STICK_MNT DEV=$STICK_DEV setsid /usr/bin/time -f '%U %S %M' -o "$tf" "${B_CMD[@]}" \
+	local tf=$1 rc user sys rss
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	DEST=$STICK_MNT DEV=$STICK_DEV setsid /usr/bin/time -f '%M' -o "$tf.rss" \
+		bash -c 'f=$1; shift; "$@"; rc=$?; times >"$f"; exit $rc' _ "$tf.times" "${B_CMD[@]}" \
 		</dev/null >"$B_TMP/cmd.out" 2>"$B_TMP/cmd.err" &
 	B_CHILD=$!
 	wait "$B_CHILD"
 	rc=$?
 	B_CHILD=''
+	# the second line of `times` is the children's: "0m0.052s 0m0.013s"
+	read -r user sys < <(sed -n '2{s/\([0-9]*\)m\([0-9.]*\)s/\1 \2/g;p}' "$tf.times" 2>/dev/null |
+		awk '{ printf "%.3f %.3f\n", $1 * 60 + $2, $3 * 60 + $4 }')
+	rss=$(tail -n 1 "$tf.rss" 2>/dev/null)
+	echo "${user:-0} ${sys:-0} ${rss:-0}" >"$tf"
+	rm -f "$tf.times" "$tf.rss"
 	return $rc
 }
 

@@ -264,7 +264,7 @@ bench_multi_report() {
 		print "|---|---|--:|--:|--:|--:|--:|--:|--:|"
 		for (i = 1; i <= n; i++) {
 			if (D[i] != 1) continue
-			printf "| %s | %s | %d | %.2f | %s | %.1f | %s | %s | %s |\n", W[i], M[i], ND[i], CPU[i], KT[i],
+			printf "| %s | %s | %d | %.3f | %s | %.1f | %s | %s | %s |\n", W[i], M[i], ND[i], CPU[i], KT[i],
 			    RSS[i] / 1024, (SR[i] == "-" ? "-" : mib(SR[i]) " (" ratio(SR[i], B[i]) ")"), mib(SRR[i]),
 			    (CARD[i] > 0 ? mib(CARD[i]) " (" ratio(CARD[i], B[i]) ")" : "-")
 			if (M[i] == "cp") { CPCPU[W[i]] = CPU[i]; CPKT[W[i]] = KT[i] }
@@ -303,9 +303,10 @@ bench_multi_report() {
 			lim = 64 + 16 * ND[i]
 			printf "%s: max RSS %.1f MiB (target <= %d MiB): %s\n", pre, RSS[i] / 1024, lim, (RSS[i] / 1024 <= lim ? "ok" : "**MISS**")
 			if (W[i] in CPCPU) {
-				printf "%s: CPU %.2f s vs cp %.2f s (target <= cp): %s\n", pre, CPU[i], CPCPU[W[i]], (CPU[i] <= CPCPU[W[i]] ? "ok" : "**MISS**")
-				printf "%s: CPU with kernel threads and daemon %.2f s vs cp %.2f s (target <= cp, noisy): %s\n", pre,
-				    CPU[i] + KT[i], CPCPU[W[i]] + CPKT[W[i]], (CPU[i] + KT[i] <= CPCPU[W[i]] + CPKT[W[i]] ? "ok" : "**MISS**")
+				printf "%s: CPU %.3f s vs cp %.3f s (target <= cp): %s\n", pre, CPU[i], CPCPU[W[i]], (CPU[i] <= CPCPU[W[i]] ? "ok" : "**MISS**")
+				a = CPU[i] + KT[i]; b = CPCPU[W[i]] + CPKT[W[i]]
+				printf "%s: CPU with kernel threads and daemon %.3f s vs cp %.3f s (%.3f) (target <= 1.1x cp (issue 9), noisy): %s\n", pre,
+				    a, b, (b > 0 ? a / b : 0), (a <= 1.1 * b ? "ok" : "**MISS**")
 			}
 		}
 	}' "$B_OUT/multi.tsv" "$B_OUT/multi-skipped.tsv"
