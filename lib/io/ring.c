@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "io/ring.h"
+#include "util/cleanup.h"
 #include "util/clock.h"
 
 enum cursor_state { CURSOR_IN, CURSOR_DETACHED, CURSOR_LEFT };
@@ -39,6 +40,7 @@ struct ring {
 	uint64_t produced;
 	bool finished, stop;
 	double held_s;           /* see ring_claim_size() */
+	size_t room_wanted;      /* a producer waits for this much room (0: none) */
 };
 
 int ring_new_arena(unsigned n_slots, size_t arena_bytes, size_t align, size_t meta_size,
@@ -193,6 +195,24 @@ static bool fits(const struct ring *r, uint64_t pin, size_t len, size_t *at)
 	return false;
 }
 
+/* Room enough to wake a waiting producer: its claim and a quarter of
+ * the arena, a quarter of the slots free.  It then refills in bursts
+ * instead of a wake-up per released slot (small files: one per file),
+ * and a consumer that lets the ring fill still finds three quarters of
+ * it queued. */
+static bool room_for_burst(const struct ring *r)
+{
+	uint64_t pin;
+	size_t at;
+
+	oldest_in(r, &pin);
+	if (pin == UINT64_MAX || pin >= r->produced)
+		return true;
+	if (r->n - (r->produced - pin) < MAX(r->n / 4, 1u))
+		return false;
+	return fits(r, pin, r->room_wanted, &at);
+}
+
 /* The laggard: the time the producer spent held back while another
  * cursor had nothing to take adds up across claims, and starts again at
  * 0 when a claim finds no cursor starving: a destination that keeps its
@@ -234,9 +254,13 @@ int ring_claim_size(struct ring *r, size_t bytes, double hold_s, void **buf, uns
 			wait_until(&r->room, &r->lock, 0.05);
 			r->held_s += clock_monotonic() - before;
 		} else {
+			size_t quarter = (r->arena_bytes / 4 + r->align - 1) / r->align * r->align;
+
+			r->room_wanted = MAX(len, MIN(r->arena_bytes, quarter));
 			pthread_cond_wait(&r->room, &r->lock);
 		}
 	}
+	r->room_wanted = 0;
 	pthread_mutex_unlock(&r->lock);
 	return rc;
 }
@@ -278,6 +302,19 @@ uint64_t ring_produced(const struct ring *r)
 	p = r->produced;
 	pthread_mutex_unlock(&w->lock);
 	return p;
+}
+
+uint64_t ring_oldest(const struct ring *r)
+{
+	struct ring *w = (struct ring *)r;
+	uint64_t pin;
+
+	pthread_mutex_lock(&w->lock);
+	oldest_in(r, &pin);
+	if (pin > r->produced)
+		pin = r->produced;
+	pthread_mutex_unlock(&w->lock);
+	return pin;
 }
 
 bool ring_meta(const struct ring *r, uint64_t seq, void *meta)
@@ -342,7 +379,8 @@ void ring_release(struct ring *r, unsigned c)
 {
 	pthread_mutex_lock(&r->lock);
 	r->cursors[c].held = false;
-	pthread_cond_broadcast(&r->room);
+	if (!r->room_wanted || room_for_burst(r))
+		pthread_cond_broadcast(&r->room);
 	pthread_mutex_unlock(&r->lock);
 }
 

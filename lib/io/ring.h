@@ -57,6 +57,9 @@ void ring_stop(struct ring *r);
 
 /* Sequence number of the next slot the producer will publish. */
 uint64_t ring_produced(const struct ring *r);
+/* The oldest seq some cursor still holds or has yet to take (what it
+ * published before is free), or ring_produced() when none. */
+uint64_t ring_oldest(const struct ring *r);
 /* The record of published slot seq, still in the ring (producer only:
  * valid for the seqs at or after the slowest cursor's); false if gone. */
 bool ring_meta(const struct ring *r, uint64_t seq, void *meta);

@@ -341,6 +341,30 @@ TEST(producer_stays_within_slots_of_the_slowest)
 	ring_free(r);
 }
 
+/* A producer held by a full ring is woken when a quarter of it is free,
+ * not at each released slot: 8 slots, one released is not enough, two
+ * are (a wake-up per file was half the system calls of a small-file
+ * copy). */
+TEST(full_ring_wakes_the_producer_for_a_quarter)
+{
+	struct ring *r = ring_of(8, 1);
+	struct producer p = { 0 };
+	struct consumer k = { .r = r, .c = 0, .stop_at = UINT64_MAX };
+
+	producer_start(&p, r, 40, 0);
+	CHECK(wait_at_least(&p.published, 8));
+	CHECK(take_one(&k));
+	sleep_s(0.05); /* time to claim a ninth, which it must not get yet */
+	CHECK_U64(p.claimed, 8);
+	CHECK(take_one(&k));
+	CHECK(wait_at_least(&p.claimed, 9));
+	while (take_one(&k))
+		;
+	CHECK(joined(p.thread, r));
+	CHECK_CONSUMER(k, 40);
+	ring_free(r);
+}
+
 /* A cursor that takes nothing holds the producer until it leaves; what
  * it holds when it leaves is freed with it. */
 TEST(leave_unblocks_the_producer)
@@ -653,13 +677,14 @@ TEST(arena_chunks_of_every_size)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	TEST_PLAN(11);
+	TEST_PLAN(12);
 	RUN(arena_chunks_of_every_size);
 	RUN(new_refuses_no_slots_or_too_many_cursors);
 	RUN(one_cursor_gets_every_slot_in_order);
 	RUN(three_cursors_get_every_slot_none_overwritten);
 	RUN(producer_stays_within_slots_of_the_slowest);
 	RUN(leave_unblocks_the_producer);
+	RUN(full_ring_wakes_the_producer_for_a_quarter);
 	RUN(laggard_detached_after_hold);
 	RUN(no_laggard_unless_another_starves);
 	RUN(detached_cursor_keeps_its_slot_until_released);
