@@ -2,15 +2,16 @@
  *
  * The first reader reads every file some destination writes, in plan
  * order, into a ring (io/ring.h) with one cursor per destination.  With
- * one destination that is all.  With several, each chunk is hashed as
- * it is read, and a cursor that holds the ring full while another waits
- * for data for DETACH_HOLD_S is detached: its destination goes on from a
- * second reader of its own, which reads the source again from the
- * cursor's place.  The first reader leaves the second an expectation
- * for every chunk the second will read again (those still in the ring
- * when it was detached, and those the first reads after), and the
- * second compares: bytes that differ mean the source changed between
- * the reads, and that file is flagged changed for that destination.
+ * one destination that is all.  With several, each chunk read into the
+ * ring is hashed (a lent one is not: below), and a cursor that holds
+ * the ring full while another waits for data for DETACH_HOLD_S is
+ * detached: its destination goes on from a second reader of its own,
+ * which reads the source again from the cursor's place.  The first
+ * reader leaves the second an expectation for every chunk the second
+ * will read again (those still in the ring when it was detached, and
+ * those the first reads after), and the second compares: bytes that
+ * differ mean the source changed between the reads, and that file is
+ * flagged changed for that destination.
  *
  * Sources are read with POSIX_FADV_SEQUENTIAL (larger readahead).  With
  * one destination, a file that was not in the page cache before we read
@@ -20,15 +21,24 @@
  * read (a second read then comes from memory, not from the card), and a
  * second reader drops behind itself what the first found uncached.
  *
- * With one destination, a file of LEND_MIN bytes or more is lent instead
- * of read: each chunk names its range of the source (a dup of the fd)
- * and the writer splices the source's pages to the destination
- * (io/file_move.h), so no byte is copied or mapped in user space.  This
- * thread only asks the kernel to read the range ahead (WILLNEED), so a
- * slow card is read while the stick writes.  The bytes are read when the
- * write takes them, so the check that the file did not change is made
- * again after its last write (reader_written); a source truncated under
- * us makes the write fail with EFAULT.  A tap (per-file checksums) must
+ * A file of LEND_MIN bytes or more is lent instead of read: each chunk
+ * names its range of the source (a dup of the fd) and each destination's
+ * writer splices the source's pages to its file (io/file_move.h), so no
+ * byte is copied or mapped in user space.  This thread only asks the
+ * kernel to read the range ahead (WILLNEED), so a slow card is read
+ * while the stick writes.  The bytes are read when the write takes them,
+ * so the check that the file did not change is made again after its
+ * last write, per destination (reader_written); a source truncated
+ * under us makes the write fail with EFAULT.  With several destinations
+ * a lent chunk is not hashed: each destination takes the source's own
+ * pages, which the first reader keeps in the cache, and a detached
+ * cursor's second reader lends the file again, from the cache when it
+ * is still there, else from the source, checked by size and times like
+ * every read, not byte for byte (only --verify reads the bytes; it
+ * keeps them in the ring and hashed, as do shared checksums).  Per
+ * byte, N destinations then cost N splices, not a copy into the ring,
+ * a hash, and a second copy and hash for the laggard.  A tap (per-file
+ * checksums) with one destination must
  * see the bytes: for it each lent chunk is also mapped and populated
  * (MADV_POPULATE_READ, which fails where a touch would raise SIGBUS) and
  * read under a SIGBUS guard (util/sigbus_guard.h): a file that shrinks
@@ -76,14 +86,15 @@
  * populate and munmap cost more than the copy they save */
 #define LEND_MIN (1u << 20)
 
-/* A published chunk lent from the source, until its release.  The
- * cursor releases in order, so these form a queue. */
+/* A published chunk lent from the source, until its release.  Chunks
+ * are released in order (each cursor in its own), so these form a
+ * queue. */
 struct lent {
 	void *map;               /* its mapping, for a tap; NULL: none */
 	size_t map_len;
 	int fd;                  /* a dup of the source's: the chunk's src_fd */
-	const struct stat *plan; /* the plan's view of the file */
 	bool drop;               /* drop the pages behind us after the write */
+	uint64_t seq;            /* its slot in the ring */
 };
 
 /* A chunk the first read hashed, for a detached cursor to compare. */
@@ -194,7 +205,7 @@ static void expect_add(struct reader_cursor *k, const struct reader_chunk *c)
 {
 	struct expect *x, **found;
 
-	if (c->len == 0 || c->err || !k->detached || k->left ||
+	if (c->len == 0 || c->lent || c->err || !k->detached || k->left ||
 	    atomic_load(&k->own_entry) > c->entry)
 		return;
 	x = malloc(sizeof(*x));
@@ -215,7 +226,6 @@ static bool expect_check(struct reader *r, const struct reader_chunk *c)
 	struct expect key = { c->entry, c->offset, 0 }, **found, *x;
 	bool same = true;
 
-	atomic_store(&k->own_entry, c->entry);
 	pthread_mutex_lock(&f->lock);
 	found = tfind(&key, &k->expect, cmp_expect);
 	if (found) {
@@ -324,7 +334,10 @@ static void tap(struct reader *r, struct reader_chunk *c)
 
 static void publish(struct reader *r, struct reader_chunk *c)
 {
-	if (r->hashing && c->len > 0 && !c->err) {
+	if (r->first)
+		atomic_store(&r->serves->own_entry, c->entry);
+	/* a lent chunk has no bytes here: see the top of the file */
+	if (r->hashing && !c->lent && c->len > 0 && !c->err) {
 		c->hash = chunk_hash(c->buf, c->len);
 		if (r->first) {
 			if (!expect_check(r, c))
@@ -364,9 +377,14 @@ static bool drops_behind(struct reader *r, size_t idx, int fd)
 	return r->n == 1 && r->uncached[idx];
 }
 
+/* A large file is lent unless its bytes are needed here: by --verify's
+ * hashes, or by a tap that several destinations share (one alone maps
+ * the chunk for it).  A second reader lends what its first one does. */
 static bool lends_files(const struct reader *r, const struct source_entry *e)
 {
-	return r->n == 1 && !r->first && !r->hashing && !r->bytes_seen && !r->feed &&
+	const struct reader *f = r->first ? r->first : r;
+
+	return !f->feed && !f->bytes_seen && !(f->tap.chunk && f->n > 1) &&
 	       e->st.st_size >= LEND_MIN;
 }
 
@@ -387,14 +405,39 @@ static bool map_lent(struct lent *m, int fd, uint64_t off, size_t len)
 	return true;
 }
 
+/* Several cursors release lent chunks each in its own order: a chunk's
+ * fd is closed once every cursor is past it, here before the next is
+ * lent, and at the end.  (Such chunks are never mapped: no tap; nor
+ * dropped: several destinations keep what was read.) */
+static void reclaim_lent(struct reader *r)
+{
+	uint64_t oldest = ring_oldest(r->ring);
+
+	for (;;) {
+		int fd;
+
+		pthread_mutex_lock(&r->lock);
+		if (r->lent_len == 0 || r->lent[r->lent_head].seq >= oldest) {
+			pthread_mutex_unlock(&r->lock);
+			return;
+		}
+		fd = r->lent[r->lent_head].fd;
+		r->lent_head = (r->lent_head + 1) % READER_RECORDS;
+		r->lent_len--;
+		pthread_mutex_unlock(&r->lock);
+		close(fd);
+	}
+}
+
 /* Lend chunk c's want bytes of fd to the write, in place of the slot's
  * buffer, which becomes its scratch; false (nothing lent) when any step
  * fails, and the chunk is then read. */
-static bool lend_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t want, bool drop,
-		       const struct stat *plan)
+static bool lend_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t want, bool drop)
 {
-	struct lent m = { .plan = plan, .drop = drop };
+	struct lent m = { .drop = drop, .seq = ring_produced(r->ring) };
 
+	if (r->n > 1)
+		reclaim_lent(r);
 	if (r->lent_len == READER_RECORDS)
 		return false;
 	if (r->tap.chunk && !map_lent(&m, fd, c->offset, want))
@@ -415,17 +458,6 @@ static bool lend_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t 
 	c->mapped = m.map != NULL;
 	c->src_fd = m.fd;
 	return true;
-}
-
-/* The oldest lent chunk (the one the cursor holds). */
-static struct lent oldest_lent(struct reader *r)
-{
-	struct lent m;
-
-	pthread_mutex_lock(&r->lock);
-	m = r->lent[r->lent_head];
-	pthread_mutex_unlock(&r->lock);
-	return m;
 }
 
 /* Give back the oldest lent chunk, c, and drop its pages when we should. */
@@ -489,16 +521,23 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 	drop_behind = drops_behind(r, idx, fd);
 	for (;;) {
 		size_t want = (size_t)MIN(left, (uint64_t)r->chunk);
-		ssize_t n;
+		/* the chunk that reaches the plan's size reads one byte more,
+		 * the byte that shows the file grew, where it fits the slot */
+		size_t ask = want == left && want < r->chunk ? want + 1 : want;
+		ssize_t n, more = 0;
 
 		if (skipped(r, idx))
 			return publish_end(r, &c, -ECANCELED, false);
-		c.buf = claim(r, idx, c.offset, want);
+		c.buf = claim(r, idx, c.offset, ask);
 		if (!c.buf)
 			return false;
 		c.mapped = false;
-		c.lent = lend = lend && want > 0 && lend_chunk(r, fd, &c, want, drop_behind, &e->st);
-		n = c.lent ? (ssize_t)want : source_pread_full(fd, c.buf, want, c.offset);
+		c.lent = lend = lend && want > 0 && lend_chunk(r, fd, &c, want, drop_behind);
+		n = c.lent ? (ssize_t)want : source_pread_least(fd, c.buf, ask, want, c.offset);
+		if (n > (ssize_t)want) {
+			n = (ssize_t)want;
+			more = 1;
+		}
 		c.err = n < 0 ? (int)n : 0;
 		c.len = n < 0 ? 0 : (size_t)n;
 		left -= c.len;
@@ -508,12 +547,12 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		/* short of the plan's size: it shrank; at it: one byte more
 		 * means it grew, and then its times and size must be the plan's */
 		c.last = n < 0 || (size_t)n < want || left == 0;
-		if (c.last && n >= 0 && (size_t)n == want)
-			n = source_pread_full(fd, &probe, 1, c.offset + want);
-		if (n < 0)
-			c.err = (int)n;
-		else if (c.last)
-			c.changed = (size_t)c.len < want || n > 0 || !source_unchanged(fd, &e->st);
+		if (c.last && n >= 0 && (size_t)n == want && (c.lent || ask == want))
+			more = source_pread_full(fd, &probe, 1, c.offset + want);
+		if (more < 0)
+			c.err = (int)more;
+		else if (c.last && n >= 0)
+			c.changed = (size_t)c.len < want || more > 0 || !source_unchanged(fd, &e->st);
 		if (r->src_hash)
 			source_again(r, fd, &c, (uint64_t)e->st.st_size);
 		if (n >= 0 && drop_behind && !c.lent)
@@ -795,18 +834,17 @@ void reader_skip(struct reader_cursor *k, size_t from, size_t to)
 
 void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_result)
 {
-	struct lent m;
 	ssize_t n;
 
 	if (!ch->lent || (write_result != -EFAULT && (write_result < 0 || !ch->last)))
 		return;
-	m = oldest_lent(k->r);
 	if (write_result == 0) {
-		ch->changed = ch->changed || !source_unchanged(m.fd, m.plan);
+		ch->changed = ch->changed ||
+			      !source_unchanged(ch->src_fd, &k->r->tree->entries[ch->entry].st);
 		return;
 	}
 	/* the write could not read the source: read the bytes to learn why */
-	n = source_pread_full(m.fd, ch->scratch, ch->len, ch->offset);
+	n = source_pread_full(ch->src_fd, ch->scratch, ch->len, ch->offset);
 	if (n >= 0 && (size_t)n < ch->len)
 		ch->changed = true;
 	else
@@ -815,13 +853,15 @@ void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_
 
 void reader_release(struct reader_cursor *k, const struct reader_chunk *ch)
 {
-	/* slots come back in order; the count is enough */
-	if (ch->lent)
-		return_oldest(k->r, ch);
-	if (k->own)
+	if (k->own) {
 		reader_release(&k->own->cursors[0], ch);
-	else
-		ring_release(k->r->ring, k->idx);
+		return;
+	}
+	/* one cursor gives lent chunks back in order: this is the oldest;
+	 * with several, reclaim_lent closes what all of them are past */
+	if (ch->lent && k->r->n == 1)
+		return_oldest(k->r, ch);
+	ring_release(k->r->ring, k->idx);
 }
 
 void reader_leave(struct reader_cursor *k)

@@ -8,11 +8,11 @@
 #include "copy/source_open.h"
 #include "util/test_hook.h"
 
-ssize_t source_pread_full(int fd, void *buf, size_t len, uint64_t off)
+ssize_t source_pread_least(int fd, void *buf, size_t len, size_t need, uint64_t off)
 {
 	size_t got = 0;
 
-	while (got < len) {
+	while (got < len && (got < need || got == 0)) {
 		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
 
 		if (n < 0) {
@@ -25,6 +25,11 @@ ssize_t source_pread_full(int fd, void *buf, size_t len, uint64_t off)
 		got += (size_t)n;
 	}
 	return (ssize_t)got;
+}
+
+ssize_t source_pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	return source_pread_least(fd, buf, len, len, off);
 }
 
 static bool same_times(const struct timespec *a, const struct timespec *b)
@@ -76,16 +81,10 @@ int source_open(const struct source_tree *t, const struct source_entry *e, int d
 		close(fd);
 		return 1;
 	}
+	/* the /proc link opens that very inode: nothing to check again */
 	*ret_fd = reopen_for_reading(fd);
 	close(fd);
-	if (*ret_fd < 0)
-		return -errno;
-	if (fstat(*ret_fd, &st) < 0 || !is_entry(&st, e)) {
-		close(*ret_fd);
-		*ret_fd = -1;
-		return 1;
-	}
-	return 0;
+	return *ret_fd < 0 ? -errno : 0;
 }
 
 /* The fd of e's parent directory (AT_FDCWD for an operand), or -errno. */

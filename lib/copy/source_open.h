@@ -42,4 +42,9 @@ bool source_unchanged(int fd, const struct stat *seen);
 /* pread until len bytes, EOF or an error: the count, or -errno. */
 ssize_t source_pread_full(int fd, void *buf, size_t len, uint64_t off);
 
+/* The same, but content with need bytes (<= len): a read that brought
+ * them and not the rest is not tried again (the rest is a probe past
+ * the expected end, and a second pread would only see EOF again). */
+ssize_t source_pread_least(int fd, void *buf, size_t len, size_t need, uint64_t off);
+
 #endif

@@ -3,6 +3,7 @@
  * before or while it is read; every file must still yield its chunks in
  * plan order, ending with one flagged last, and a file that is not the
  * plan's, or changed, must be flagged and never block. */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -226,6 +227,8 @@ struct tally {
 	bool any;
 	unsigned bad_order;          /* a file before the last one ended, or after one */
 	uint8_t want[CHUNK];         /* the bytes a chunk should have */
+	uint8_t got[CHUNK];          /* a lent chunk's bytes, read from its source */
+	unsigned lent;               /* chunks that came lent */
 };
 
 /* Check chunk c against what came before on this cursor and the file's pattern. */
@@ -242,8 +245,18 @@ static void tally_chunk(struct tally *t, const struct reader_chunk *c)
 	if (c->offset != s->next_off)
 		s->bad_offset++;
 	if (!c->changed && !c->err) {
+		const uint8_t *bytes = c->buf;
+
+		/* lent: what the writer takes is the source's, at src_fd */
+		if (c->lent) {
+			t->lent++;
+			bytes = t->got;
+			if (c->len > CHUNK ||
+			    pread(c->src_fd, t->got, c->len, (off_t)c->offset) != (ssize_t)c->len)
+				s->bad_bytes++;
+		}
 		fill_pattern(want, t->seed[c->entry], c->offset, c->len);
-		if (c->len > CHUNK || memcmp(c->buf, want, c->len) != 0)
+		if (c->len > CHUNK || memcmp(bytes, want, c->len) != 0)
 			s->bad_bytes++;
 	}
 	if (c->changed && !s->changed)
@@ -352,6 +365,36 @@ static struct run multi_tree(struct tally *t, unsigned n)
 		CHECK_WHOLE((t), (p), "src/z"); \
 	} while (0)
 
+/* Cursor 1 takes two chunks, then holds the third while cursor 0 takes
+ * everything in a thread, until cursor 1 is detached (after a second of
+ * cursor 0 starving); then it gives the held chunk back (checked only
+ * now: overwritten while held shows as wrong bytes) and takes the rest,
+ * from its second read. */
+static void stall_then_detach(struct reader *r, struct tally t[2])
+{
+	struct reader_stats st = { 0 };
+	struct reader_chunk held;
+	struct taker w;
+	double end;
+
+	CHECK_INT(tally_take(reader_cursor(r, 1), &t[1], 2), 0);
+	CHECK_INT(reader_next(reader_cursor(r, 1), &held), 0);
+	w = (struct taker){ reader_cursor(r, 0), &t[0], 0, 0 };
+	taker_start(&w);
+	for (end = clock_monotonic() + 20; !st.detached && clock_monotonic() < end;) {
+		struct timespec ms = { 0, 1000000 };
+
+		nanosleep(&ms, NULL);
+		reader_stats(r, &st);
+	}
+	CHECK_INT(st.detached, 1);
+	tally_chunk(&t[1], &held);
+	reader_release(reader_cursor(r, 1), &held);
+	CHECK_INT(tally_take(reader_cursor(r, 1), &t[1], 0), 1);
+	pthread_join(w.thread, NULL);
+	CHECK_INT(w.rc, 1);
+}
+
 /* Two cursors taking at once: each gets every file whole. */
 TEST(two_cursors_get_every_file)
 {
@@ -389,30 +432,11 @@ TEST(stalled_cursor_detached_gets_everything)
 	struct tally t[2];
 	struct run x = multi_tree(t, 2);
 	const struct plan *plans[2] = { x.p, x.p };
-	struct reader_stats st = { 0 };
-	struct reader_chunk held;
-	struct taker w;
+	struct reader_stats st;
 	struct reader *r;
-	double end;
 
 	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
-	CHECK_INT(tally_take(reader_cursor(r, 1), &t[1], 2), 0);
-	CHECK_INT(reader_next(reader_cursor(r, 1), &held), 0);
-	w = (struct taker){ reader_cursor(r, 0), &t[0], 0, 0 };
-	taker_start(&w);
-	for (end = clock_monotonic() + 20; !st.detached && clock_monotonic() < end;) {
-		struct timespec ms = { 0, 1000000 };
-
-		nanosleep(&ms, NULL);
-		reader_stats(r, &st);
-	}
-	CHECK_INT(st.detached, 1);
-	/* checked only now: overwritten while held shows as wrong bytes */
-	tally_chunk(&t[1], &held);
-	reader_release(reader_cursor(r, 1), &held);
-	CHECK_INT(tally_take(reader_cursor(r, 1), &t[1], 0), 1);
-	pthread_join(w.thread, NULL);
-	CHECK_INT(w.rc, 1);
+	stall_then_detach(r, t);
 	CHECK_ALL_WHOLE(&t[0], x.p);
 	CHECK_ALL_WHOLE(&t[1], x.p);
 	reader_stats(r, &st);
@@ -525,6 +549,71 @@ TEST(skip_per_cursor)
 		CHECK_WHOLE(&t[i], x.p, "src/z");
 	}
 	reader_free(r);
+	run_done(&x);
+	tree_done();
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Several cursors and a large file: both get it lent, chunk by chunk
+ * (the bytes at src_fd), cursor 1 stalls and is detached, and its second
+ * reader lends the file again; every file is whole for both.  The first
+ * reader closes each lent fd once both cursors are past it: at the end,
+ * before reader_free, few are open, not one per chunk. */
+TEST(several_cursors_lend_and_the_laggard_lends_again)
+{
+	const uint64_t big = (2u << 20) + 5;
+	struct tally t[2];
+	struct run x;
+	const struct plan *plans[2];
+	struct reader_stats st;
+	struct reader *r;
+	int before;
+
+	tree_new();
+	mkdirs("src", "src/d", "dst");
+	write_pattern("src/big", 7, 0, big, true);
+	write_pattern("src/d/b", 2, 0, 3 * CHUNK + 5, true);
+	write_pattern("src/z", 4, 0, 100, true);
+	x = BUILD(&rec, "dst", "src");
+	CHECK_INT(x.r, 0);
+	if (x.r < 0 || x.p->n_entries > MAX_ENTRIES)
+		exit(99);
+	plans[0] = plans[1] = x.p;
+	for (unsigned i = 0; i < 2; i++) {
+		memset(&t[i], 0, sizeof(t[i]));
+		tally_seed(&t[i], x.p, "src/big", 7);
+		tally_seed(&t[i], x.p, "src/d/b", 2);
+		tally_seed(&t[i], x.p, "src/z", 4);
+	}
+	before = open_fds();
+	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	stall_then_detach(r, t);
+	for (unsigned i = 0; i < 2; i++) {
+		CHECK_INT(t[i].bad_order, 0);
+		CHECK_WHOLE(&t[i], x.p, "src/big");
+		CHECK_WHOLE(&t[i], x.p, "src/d/b");
+		CHECK_WHOLE(&t[i], x.p, "src/z");
+	}
+	/* the big file's 33 chunks, lent to both; cursor 1's from both reads */
+	CHECK_INT((int)t[0].lent, 33);
+	CHECK_INT((int)t[1].lent, 33);
+	reader_stats(r, &st);
+	CHECK(st.bytes_reread > 0);
+	CHECK_U64(st.mismatches, 0);
+	CHECK(open_fds() <= before + 8);
+	reader_free(r);
+	CHECK_INT(open_fds(), before);
 	run_done(&x);
 	tree_done();
 }
@@ -697,7 +786,7 @@ TEST(tap_reads_mapped_files_and_survives_a_shrink)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	TEST_PLAN(11);
+	TEST_PLAN(12);
 	RUN(unchanged_files_read_whole);
 	RUN(changed_after_the_plan_is_flagged);
 	RUN(swapped_directory_not_followed);
@@ -707,6 +796,7 @@ int main(void)
 	RUN(changed_between_reads_flagged);
 	RUN(skip_per_cursor);
 	RUN(leave_lets_the_other_finish);
+	RUN(several_cursors_lend_and_the_laggard_lends_again);
 	RUN(one_cursor_lends_large_files);
 	RUN(tap_reads_mapped_files_and_survives_a_shrink);
 	return test_summary();
