@@ -98,7 +98,7 @@ void copy_temp_name(struct engine *g, struct batch_item *it)
 	if ((g->seq == 0 || it->tmp[0]) && getrandom(&jump, sizeof(jump), GRND_NONBLOCK) < 0)
 		jump = 1;
 	g->seq += 1 + (jump & 0xffffff);
-	stale_temp_name(it->tmp, getpid(), g->seq);
+	stale_temp_name(it->tmp, g->pid, g->seq);
 }
 
 void copy_remove_temp(struct batch_item *it)
@@ -532,6 +532,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	dirstack_init(&g->dirs, false);
 	g->umask = umask(0);
 	umask(g->umask);
+	g->pid = getpid();
 	g->fuse = fs->fuse;
 	g->tmpfile = fs->tmpfile;
 	g->journaled = fs->journaled;
@@ -678,7 +679,7 @@ int copy_engine_run(const struct plan *p, const struct copy_options *o,
 		r = run_entries(&g);
 	}
 	if (r < 0)
-		batch_abort(&g);
+		batch_abort(&g, r);
 	/* the other destinations need not wait for this one any more */
 	reader_leave(cursor);
 	/* after every data write, before the lists and manifests name them */

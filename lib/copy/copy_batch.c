@@ -25,6 +25,11 @@
  * new inode's size and blocks, and the data was on the device before the
  * rename, so the one syncfs of step 5 makes the batch durable in the
  * right order; the extra commit cost every batch a drained queue.
+ * There, without --verify, steps 2 and 4 come early too, for each file
+ * the moment its data is waited for (names_early): the commit is left
+ * with the last window's files and the syncfs, and the device is not
+ * idle while a thousand files are named at its end.  Such a file is
+ * counted as copied only at the commit, as the others are.
  * A commit happens when the batch holds four windows of data, 1000
  * files, or has been open two seconds, and before any file larger than a
  * window. */
@@ -48,6 +53,9 @@
  * each, PLAN_BATCH_FILES files. */
 #define BATCH_WINDOWS (PLAN_BATCH_BYTES / PLAN_BATCH_BIG)
 #define BATCH_SECONDS 2.0
+
+static bool names_early(const struct engine *g);
+static int publish_early(struct engine *g, struct batch_item *it);
 
 void batch_item_done(struct batch_item *it)
 {
@@ -162,6 +170,8 @@ int batch_wait_data(struct engine *g, uint64_t keep)
 		}
 		b->pending -= was;
 		b->unwaited++;
+		if (it->w && names_early(g) && (r = publish_early(g, it)) < 0)
+			return r;
 	}
 	return 0;
 }
@@ -280,6 +290,8 @@ static int durable_files(struct engine *g)
 		struct batch_item *it = &b->items[i];
 		bool sync = g->fuse && it->w && (!last || it == last);
 
+		if (it->settled)
+			continue; /* named early, attributes set */
 		if (!last)
 			set_attrs(g, it);
 		if (sync && fsync(writer_fd(it->w)) < 0) {
@@ -317,7 +329,7 @@ static int durable_files(struct engine *g)
 		int r = 0;
 
 		/* an unnamed file needs its fd until it is linked */
-		if (it->w && !it->unnamed && !it->rejected)
+		if (it->w && !it->unnamed && !it->rejected && !it->settled)
 			r = writer_close(it->w);
 		if (r < 0) {
 			copy_report(g, it->entry, COPY_STEP_SYNC, r, g->plan->entries[it->entry].dst, true);
@@ -327,17 +339,25 @@ static int durable_files(struct engine *g)
 	return 0;
 }
 
-/* Link an unnamed file as name: through /proc, or with AT_EMPTY_PATH
- * where /proc is not mounted (that needs CAP_DAC_READ_SEARCH). */
-static int link_as(struct batch_item *it, const char *name)
+/* Link an unnamed file as name: by its fd (AT_EMPTY_PATH, which Linux
+ * 6.10 allows whoever opened the file; before, only CAP_DAC_READ_SEARCH),
+ * else through /proc, a path walk more per file.  ENOENT is what a
+ * refused AT_EMPTY_PATH returns, and the /proc link then tells. */
+static int link_as(struct engine *g, struct batch_item *it, const char *name)
 {
 	char proc[48];
 
+	if (!g->no_flink) {
+		if (linkat(writer_fd(it->w), "", it->dirfd, name, AT_EMPTY_PATH) == 0)
+			return 0;
+		if (errno != ENOENT && errno != EPERM)
+			return -errno;
+	}
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", writer_fd(it->w));
-	if (linkat(AT_FDCWD, proc, it->dirfd, name, AT_SYMLINK_FOLLOW) == 0)
+	if (linkat(AT_FDCWD, proc, it->dirfd, name, AT_SYMLINK_FOLLOW) == 0) {
+		g->no_flink = true;
 		return 0;
-	if (errno == ENOENT && linkat(writer_fd(it->w), "", it->dirfd, name, AT_EMPTY_PATH) == 0)
-		return 0;
+	}
 	return -errno;
 }
 
@@ -454,10 +474,10 @@ static int publish_item(struct engine *g, struct batch_item *it)
 			times_again(g, it);
 		return r;
 	}
-	r = link_as(it, it->name);
+	r = link_as(g, it, it->name);
 	if (r == -EEXIST && !g->plan->opts.no_clobber) {
 		copy_temp_name(g, it);
-		r = link_as(it, it->tmp);
+		r = link_as(g, it, it->tmp);
 		if (r < 0)
 			it->tmp[0] = '\0';
 		else
@@ -476,6 +496,57 @@ static void kept(struct engine *g, struct batch_item *it)
 		g->cb->skipped(g->cb->ctx, &g->plan->entries[it->entry], COPY_SKIP_APPEARED);
 }
 
+/* Name it (or keep or drop it); -errno only for an error that stops the
+ * copy, and then it and the rest are batch_abort's. */
+static int settle_item(struct engine *g, struct batch_item *it)
+{
+	int r = publish_item(g, it);
+
+	if (copy_fatal_error(r)) {
+		copy_report(g, it->entry, COPY_STEP_RENAME, r, g->plan->entries[it->entry].dst, true);
+		return r;
+	}
+	it->settled = true; /* renamed, kept or dropped: not batch_abort's */
+	if (r == 0) {
+		it->tmp[0] = '\0';
+		it->renamed = true;
+	} else if (r == -EEXIST && g->plan->opts.no_clobber) {
+		kept(g, it);
+	} else {
+		copy_report(g, it->entry, COPY_STEP_RENAME, r, g->plan->entries[it->entry].dst, false);
+		copy_remove_temp(it);
+		copy_forget_bytes(g, it);
+		copy_count_failed(g);
+	}
+	return 0;
+}
+
+/* With a journal and nothing to read back, a file whose data is on the
+ * device is named at once, not at the commit: the journal puts the name
+ * in the same or a later commit than the file's size and blocks (as at
+ * the commit, step 3's comment), so the batch's one syncfs still makes
+ * it durable in the right order, and the commit has little left to do
+ * while the device waits: naming a thousand files at its end drained
+ * the device's queue for as long. */
+static bool names_early(const struct engine *g)
+{
+	return g->journaled && !g->fuse && !g->volume_fsync && !g->device_sync && !g->o->verify;
+}
+
+static int publish_early(struct engine *g, struct batch_item *it)
+{
+	int r = 0;
+
+	set_attrs(g, it);
+	if (!it->unnamed)
+		r = writer_close(it->w);
+	if (r < 0) {
+		copy_report(g, it->entry, COPY_STEP_SYNC, r, g->plan->entries[it->entry].dst, true);
+		return r;
+	}
+	return settle_item(g, it);
+}
+
 int batch_commit(struct engine *g)
 {
 	struct batch *b = &g->batch;
@@ -488,34 +559,9 @@ int batch_commit(struct engine *g)
 	r = g->device_sync && g->volume_fsync ? 0 : batch_wait_data(g, 0);
 	if (r == 0)
 		r = durable_files(g);
-	for (size_t i = 0; r == 0 && i < b->n; i++) {
-		struct batch_item *it = &b->items[i];
-		int rr;
-
-		if (it->rejected)
-			continue;
-		rr = publish_item(g, it);
-
-		if (copy_fatal_error(rr)) {
-			copy_report(g, it->entry, COPY_STEP_RENAME, rr,
-				    g->plan->entries[it->entry].dst, true);
-			r = rr; /* it and the rest: batch_abort's */
-			break;
-		}
-		it->settled = true; /* renamed, kept or dropped: not batch_abort's */
-		if (rr == 0) {
-			it->tmp[0] = '\0';
-			it->renamed = true;
-		} else if (rr == -EEXIST && g->plan->opts.no_clobber) {
-			kept(g, it);
-		} else {
-			copy_report(g, it->entry, COPY_STEP_RENAME, rr,
-				    g->plan->entries[it->entry].dst, false);
-			copy_remove_temp(it);
-			copy_forget_bytes(g, it);
-			copy_count_failed(g);
-		}
-	}
+	for (size_t i = 0; r == 0 && i < b->n; i++)
+		if (!b->items[i].rejected && !b->items[i].settled)
+			r = settle_item(g, &b->items[i]);
 	/* under its final name is copied, whatever comes after */
 	for (size_t i = 0; i < b->n; i++)
 		if (b->items[i].renamed)
@@ -533,15 +579,28 @@ int batch_commit(struct engine *g)
 	return 0;
 }
 
-void batch_abort(struct engine *g)
+void batch_abort(struct engine *g, int why)
 {
 	struct batch *b = &g->batch;
+	bool named = false;
 
 	/* unnamed files vanish when their fds close in reset() */
-	for (size_t i = 0; i < b->n; i++)
+	for (size_t i = 0; i < b->n; i++) {
+		named = named || b->items[i].renamed;
 		if (!b->items[i].settled) {
 			copy_remove_temp(&b->items[i]);
 			copy_forget_bytes(g, &b->items[i]);
 		}
+	}
+	/* named early, whole: stopped by the user, they are copied once
+	 * durable, as their commit would have made them.  After an error
+	 * they stay uncounted: a syncfs on a failed device may still
+	 * return 0 (xfs, shut down, has nothing left to write). */
+	if (named && why == -ECANCELED && sync_dirs(g) == 0) {
+		for (size_t i = 0; i < b->n; i++)
+			if (b->items[i].renamed)
+				renamed(g, &b->items[i]);
+		g->commits++;
+	}
 	reset(b);
 }

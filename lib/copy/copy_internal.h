@@ -101,10 +101,12 @@ struct engine {
 			    * syncs the block device instead (fs_sync_device) */
 	bool times_after_rename; /* the rename resets the mtime (fusefat): set it again */
 	bool tmpfile;     /* O_TMPFILE works here, until it fails once */
+	bool no_flink;    /* linkat(AT_EMPTY_PATH) refused us once: use /proc */
 	bool fs_has_modes;
 	bool mode_noted;
 	mode_t umask;     /* new files and directories without --preserve mode */
 	unsigned long seq;
+	pid_t pid;        /* in temporary names: looked up once, not per file */
 	struct batch batch;
 	size_t next;        /* the plan entry not yet (fully) copied */
 	size_t failed;
@@ -153,7 +155,9 @@ void batch_close_dirs(struct batch *b);
 int batch_wait_data(struct engine *g, uint64_t keep);
 bool batch_due(const struct engine *g);
 int batch_commit(struct engine *g);
-void batch_abort(struct engine *g);
+/* The copy stops (why: -ECANCELED, or the error): what was not named
+ * goes; what was named early is counted only when the user stopped it. */
+void batch_abort(struct engine *g, int why);
 void batch_item_done(struct batch_item *it);
 
 /* copy_finish.c */

@@ -245,6 +245,38 @@ vanish() {
 	vanish ntfs
 }
 
+# With a journal, a small file is put under its name as soon as its data is on the device,
+# before its batch commits. Another process fsyncs the directory meanwhile, which makes
+# those names durable between our commits (xfs forces its log that far, without waiting
+# for anyone's data); then the stick goes. Every name on the image must hold its whole
+# file. xfs, because ext4's ordered mode would write a named file's data at its journal
+# commit even if safecp named it too soon; xfs logs the size only when the data is written.
+vanish_small_files() {
+	local i base n
+	stick_up --faulty --fs "$1" --size "$2" --rate $((2 * MIB))
+	mkdir -p "$SRC/t/s"
+	for ((i = 0; i < 400; i++)); do make_file "$SRC/t/s/f$i" $((4096 + i * 61)); done
+	base=$(ctl_get bytes_written)
+	start_copy -r "$SRC/t" "$STICK_MNT"/
+	for ((i = 0; i < 5; i++)); do
+		sleep 0.15
+		sync "$STICK_MNT/t/s" 2>/dev/null || true
+	done
+	wait_for 60 written_at_least $((base + 2 * MIB))
+	fault vanish
+	wait_copy 30
+	((RC != 0))
+	after_failure
+	# not vacuous: the syncs made some names durable before the pull
+	n=$(find "$STICK_MNT/t" -type f | wc -l)
+	echo "$n of 400 files under their names on the image"
+	((n > 0 && n < 400))
+}
+
+@test "xfs: the stick pulled mid-copy of small files named before their commit: each name on the image whole" {
+	vanish_small_files xfs 320
+}
+
 readonly_mid_copy() {
 	fault_mid_copy "$1" readonly
 	wait_copy 60
