@@ -293,7 +293,7 @@ _bench_verify() {
 # by bench_collapse: the number of runs and the range of total_s instead).
 bench_results_header() {
 	printf 'workload\tmethod\tbytes\tfiles\trc\tcmd_s\tdirty_ret_mib\tumount_s\ttotal_s\tclean_s\tpeak_mib\tcpu_user_s\tcpu_sys_s\trss_kib\thost_cpu_s\tverify\tkthread_cpu_s\tlast_write_s\twrite_ios\twrite_bios\tread_bytes'
-	if [[ ${1-} == runs ]]; then printf '\trep\n'; else printf '\truns\ttotal_min_s\ttotal_max_s\n'; fi
+	if [[ ${1-} == runs ]]; then printf '\trep\n'; else printf '\truns\ttotal_min_s\ttotal_max_s\tcpu_all_s\n'; fi
 }
 
 # bench_run_one WORKLOAD METHOD [REP]: measures and appends one row to runs.tsv; samples
