@@ -179,7 +179,7 @@ static int drain_file(struct engine *g, size_t idx)
 static int write_chunk(struct engine *g, struct batch_item *it, const struct reader_chunk *c)
 {
 	if (c->lent && !c->mapped)
-		return writer_splice(it->w, &g->mover, c->src_fd, c->offset, c->len, c->scratch);
+		return writer_splice(it->w, &g->mover, c->src_fd, c->offset, c->len);
 	return writer_write(it->w, c->buf, c->len);
 }
 

@@ -430,8 +430,9 @@ static void reclaim_lent(struct reader *r)
 }
 
 /* Lend chunk c's want bytes of fd to the write, in place of the slot's
- * buffer, which becomes its scratch; false (nothing lent) when any step
- * fails, and the chunk is then read. */
+ * buffer, which then holds nothing (its bytes in the ring still bound
+ * how far ahead the source is read); false (nothing lent) when any
+ * step fails, and the chunk is then read. */
 static bool lend_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t want, bool drop)
 {
 	struct lent m = { .drop = drop, .seq = ring_produced(r->ring) };
@@ -454,7 +455,7 @@ static bool lend_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t 
 	r->lent[(r->lent_head + r->lent_len++) % READER_RECORDS] = m;
 	pthread_mutex_unlock(&r->lock);
 	if (m.map)
-		c->buf = m.map; /* else the slot's buffer stays: the write's scratch */
+		c->buf = m.map;
 	c->mapped = m.map != NULL;
 	c->src_fd = m.fd;
 	return true;
@@ -814,7 +815,6 @@ int reader_next(struct reader_cursor *k, struct reader_chunk *ret)
 			return rc;
 		if (!ret->lent)
 			ret->buf = buf;
-		ret->scratch = buf;
 		if (wants(k->plan, ret->entry))
 			return 0;
 		/* another destination's file (-n kept it here) */
@@ -834,6 +834,7 @@ void reader_skip(struct reader_cursor *k, size_t from, size_t to)
 
 void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_result)
 {
+	void *buf;
 	ssize_t n;
 
 	if (!ch->lent || (write_result != -EFAULT && (write_result < 0 || !ch->last)))
@@ -843,8 +844,11 @@ void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_
 			      !source_unchanged(ch->src_fd, &k->r->tree->entries[ch->entry].st);
 		return;
 	}
-	/* the write could not read the source: read the bytes to learn why */
-	n = source_pread_full(ch->src_fd, ch->scratch, ch->len, ch->offset);
+	/* the write could not read the source: read the bytes to learn why
+	 * (into a buffer of our own: other destinations share the slot) */
+	buf = malloc(ch->len);
+	n = buf ? source_pread_full(ch->src_fd, buf, ch->len, ch->offset) : -ENOMEM;
+	free(buf);
 	if (n >= 0 && (size_t)n < ch->len)
 		ch->changed = true;
 	else

@@ -49,10 +49,9 @@ struct reader_chunk {
 	bool lent;        /* the bytes are left in the source, read as the
 			   * write takes them (reader_written): from src_fd
 			   * at offset (writer_splice), or from buf when
-			   * mapped; else buf is scratch */
+			   * mapped; else buf holds nothing */
 	bool mapped;      /* lent and buf maps them, for a tap (reader.c) */
 	int src_fd;       /* lent: the source's, until the release */
-	void *scratch;    /* the slot's own len bytes, aligned as buf */
 };
 
 /* What the reading cost, for the end of the copy. */

@@ -2,6 +2,7 @@
  * cannot splice. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "io/file_move.h"
@@ -9,6 +10,10 @@
 
 #define PIPE_MIN (64u << 10) /* a new pipe's default capacity */
 #define PIPE_MAX (64u << 20)
+/* where a side cannot splice, bytes go through a buffer of this, page
+ * aligned, so that an O_DIRECT destination takes it; whole pieces are
+ * multiples of any block size, and the last is the move's own tail */
+#define FALLBACK_BYTES (1u << 20)
 
 void file_mover_init(struct file_mover *m, size_t want)
 {
@@ -27,6 +32,8 @@ static void close_pipe(struct file_mover *m)
 void file_mover_done(struct file_mover *m)
 {
 	close_pipe(m);
+	free(m->buf);
+	m->buf = NULL;
 }
 
 /* The largest capacity we may have: past pipe-max-size F_SETPIPE_SZ is
@@ -92,42 +99,51 @@ static int step(struct file_mover *m, int in, uint64_t in_off, int out, size_t l
 	return 0;
 }
 
-/* Read the rest into scratch, then write it. */
-static int read_write(int in, uint64_t in_off, int out, size_t len, char *scratch,
+/* Read the rest into the mover's own buffer and write it, a piece at a
+ * time.  Its own: several destinations move the same chunk at once. */
+static int read_write(struct file_mover *m, int in, uint64_t in_off, int out, size_t len,
 		      size_t *moved)
 {
-	size_t got = 0, put = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = pread(in, scratch + got, len - got, (off_t)(in_off + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EFAULT;
-		got += (size_t)n;
+	if (!m->buf && posix_memalign(&m->buf, (size_t)sysconf(_SC_PAGESIZE), FALLBACK_BYTES) != 0) {
+		m->buf = NULL;
+		return -ENOMEM;
 	}
-	while (put < len) {
-		n = write(out, scratch + put, len - put);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		put += (size_t)n;
-		*moved += (size_t)n;
+	while (len > 0) {
+		size_t piece = MIN(len, (size_t)FALLBACK_BYTES), got = 0, put = 0;
+		char *buf = m->buf;
+		ssize_t n;
+
+		while (got < piece) {
+			n = pread(in, buf + got, piece - got, (off_t)(in_off + got));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return -EFAULT;
+			got += (size_t)n;
+		}
+		while (put < piece) {
+			n = write(out, buf + put, piece - put);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return n < 0 ? -errno : -EIO;
+			put += (size_t)n;
+			*moved += (size_t)n;
+		}
+		in_off += piece;
+		len -= piece;
 	}
 	return 0;
 }
 
-int file_move(struct file_mover *m, int in, uint64_t in_off, int out, size_t len, void *scratch,
-	      size_t *moved)
+int file_move(struct file_mover *m, int in, uint64_t in_off, int out, size_t len, size_t *moved)
 {
 	int r;
 
 	*moved = 0;
 	/* no pipe to be had (EMFILE): read and write, this time */
 	if (!m->no_splice && m->rd < 0 && open_pipe(m) < 0)
-		return read_write(in, in_off, out, len, scratch, moved);
+		return read_write(m, in, in_off, out, len, moved);
 	while (!m->no_splice && *moved < len) {
 		r = step(m, in, in_off + *moved, out, len - *moved, moved);
 		if (r < 0)
@@ -139,5 +155,5 @@ int file_move(struct file_mover *m, int in, uint64_t in_off, int out, size_t len
 	}
 	if (*moved == len)
 		return 0;
-	return read_write(in, in_off + *moved, out, len - *moved, scratch, moved);
+	return read_write(m, in, in_off + *moved, out, len - *moved, moved);
 }

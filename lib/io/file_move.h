@@ -10,8 +10,8 @@
  * A pipe holds at most its capacity (1 MiB for a user, pipe-max-size),
  * so a move is a loop of pipe-sized steps.  Where either side cannot
  * splice (EINVAL: no splice_read or splice_write), the rest of this move
- * and every later one with this pipe is read into the caller's scratch
- * buffer and written from there. */
+ * and every later one with this mover is read into the mover's own
+ * buffer, made then, and written from there. */
 #ifndef SAFECP_FILE_MOVE_H
 #define SAFECP_FILE_MOVE_H
 
@@ -24,6 +24,7 @@ struct file_mover {
 	size_t capacity; /* its bytes */
 	size_t want;     /* the capacity asked for */
 	bool no_splice;  /* a side refused splice: read and write */
+	void *buf;       /* for reading and writing, NULL until needed */
 };
 
 /* A mover whose pipe, made at the first move, holds up to want bytes
@@ -31,13 +32,12 @@ struct file_mover {
 void file_mover_init(struct file_mover *m, size_t want);
 void file_mover_done(struct file_mover *m);
 
-/* Append len bytes of in, from in_off, to out at its file position,
- * using scratch (len bytes, aligned as out's writes need) when splice
- * cannot be used.  0; -EFAULT when the source could not give len bytes
+/* Append len bytes of in, from in_off, to out at its file position
+ * (read and written through the mover's buffer where splice cannot be
+ * used).  0; -EFAULT when the source could not give len bytes
  * (it ended early or failed to read: the caller reads it to learn
  * which), as a write() from an unreadable mapping would; -errno when
  * writing out failed.  *moved: the bytes that reached out. */
-int file_move(struct file_mover *m, int in, uint64_t in_off, int out, size_t len, void *scratch,
-	      size_t *moved);
+int file_move(struct file_mover *m, int in, uint64_t in_off, int out, size_t len, size_t *moved);
 
 #endif

@@ -286,7 +286,6 @@ struct input {
 	struct file_mover *mover;
 	int fd;
 	uint64_t off;
-	void *scratch;
 };
 
 /* Append len bytes of in, from its byte at. */
@@ -296,7 +295,7 @@ static int put(struct writer *w, const struct input *in, size_t at, size_t len)
 
 	if (in->buf)
 		return write_all(w->fd, in->buf + at, len);
-	return file_move(in->mover, in->fd, in->off + at, w->fd, len, in->scratch, &moved);
+	return file_move(in->mover, in->fd, in->off + at, w->fd, len, &moved);
 }
 
 static int write_buffered_tail(struct writer *w, const struct input *in, size_t at, size_t len)
@@ -354,11 +353,9 @@ int writer_write(struct writer *w, const void *buf, size_t len)
 	return append(w, &(struct input){ .buf = buf }, len);
 }
 
-int writer_splice(struct writer *w, struct file_mover *mover, int fd, uint64_t off, size_t len,
-		  void *scratch)
+int writer_splice(struct writer *w, struct file_mover *mover, int fd, uint64_t off, size_t len)
 {
-	return append(w, &(struct input){ .mover = mover, .fd = fd, .off = off, .scratch = scratch },
-		      len);
+	return append(w, &(struct input){ .mover = mover, .fd = fd, .off = off }, len);
 }
 
 int writer_start_data(struct writer *w)

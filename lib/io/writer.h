@@ -44,12 +44,10 @@ int writer_open(int dirfd, const char *name, const struct write_plan *plan,
 int writer_write(struct writer *w, const void *buf, size_t len);
 
 /* Append len bytes of the file fd from off, moved by mover (file_move.h)
- * without a copy in user space; scratch: len bytes aligned like a
- * buffer for writer_write(), for a side that cannot splice.  As
+ * without a copy in user space where both sides can splice.  As
  * writer_write(), and -EFAULT when fd could not give the bytes. */
 struct file_mover;
-int writer_splice(struct writer *w, struct file_mover *mover, int fd, uint64_t off, size_t len,
-		  void *scratch);
+int writer_splice(struct writer *w, struct file_mover *mover, int fd, uint64_t off, size_t len);
 
 /* Start writeback of what is buffered without waiting for it, so a batch
  * of small files can be waited for together. */

@@ -13,7 +13,7 @@
 #define BIG ((3u << 20) + 4321)
 
 static char dir[] = "/tmp/safecp-file-move-XXXXXX";
-static unsigned char pattern[BIG], back[BIG], scratch[BIG];
+static unsigned char pattern[BIG], back[BIG];
 
 /* no period: a move from the wrong offset shows */
 static void fill(void)
@@ -73,9 +73,9 @@ TEST(moves_several_pipes_from_an_offset)
 	int in = open_in("in", BIG), out = open_out("out", 0);
 
 	file_mover_init(&m, 1u << 20);
-	CHECK_INT(file_move(&m, in, 0, out, 4096, scratch, &moved), 0);
+	CHECK_INT(file_move(&m, in, 0, out, 4096, &moved), 0);
 	CHECK_INT(moved, 4096);
-	CHECK_INT(file_move(&m, in, 4096, out, BIG - 4096, scratch, &moved), 0);
+	CHECK_INT(file_move(&m, in, 4096, out, BIG - 4096, &moved), 0);
 	CHECK_INT(moved, BIG - 4096);
 	CHECK(m.capacity > 0 && m.capacity <= (1u << 20));
 	CHECK(!m.no_splice);
@@ -95,19 +95,19 @@ TEST(short_source_is_efault)
 	int in = open_in("short", 100000), out = open_out("out2", 0);
 
 	file_mover_init(&m, 1u << 16);
-	CHECK_INT(file_move(&m, in, 0, out, 200000, scratch, &moved), -EFAULT);
+	CHECK_INT(file_move(&m, in, 0, out, 200000, &moved), -EFAULT);
 	CHECK_INT(moved, 100000);
 	CHECK(holds(out, 0, 100000));
 	moved = 1;
-	CHECK_INT(file_move(&m, in, 100000, out, 10, scratch, &moved), -EFAULT);
+	CHECK_INT(file_move(&m, in, 100000, out, 10, &moved), -EFAULT);
 	CHECK_INT(moved, 0);
 	file_mover_done(&m);
 	close(in);
 	close(out);
 }
 
-/* splice refuses an O_APPEND file (EINVAL): the bytes go through scratch,
- * then and on every later move. */
+/* splice refuses an O_APPEND file (EINVAL): the bytes go through the
+ * mover's buffer, then and on every later move. */
 TEST(refused_splice_reads_and_writes)
 {
 	struct file_mover m;
@@ -115,11 +115,11 @@ TEST(refused_splice_reads_and_writes)
 	int in = open_in("in3", BIG), out = open_out("out3", O_APPEND);
 
 	file_mover_init(&m, 1u << 20);
-	CHECK_INT(file_move(&m, in, 0, out, (1u << 20) + 1, scratch, &moved), 0);
+	CHECK_INT(file_move(&m, in, 0, out, (1u << 20) + 1, &moved), 0);
 	CHECK_INT(moved, (1u << 20) + 1);
 	CHECK(m.no_splice);
 	CHECK_INT(m.rd, -1);
-	CHECK_INT(file_move(&m, in, (1u << 20) + 1, out, BIG - (1u << 20) - 1, scratch, &moved), 0);
+	CHECK_INT(file_move(&m, in, (1u << 20) + 1, out, BIG - (1u << 20) - 1, &moved), 0);
 	CHECK(holds(out, 0, BIG));
 	file_mover_done(&m);
 	close(in);
@@ -137,7 +137,7 @@ TEST(destination_error_is_its_errno)
 	snprintf(path, sizeof(path), "%s/in4", dir);
 	out = open(path, O_RDONLY | O_CLOEXEC);
 	file_mover_init(&m, 1u << 16);
-	CHECK_INT(file_move(&m, in, 0, out, 8192, scratch, &moved), -EBADF);
+	CHECK_INT(file_move(&m, in, 0, out, 8192, &moved), -EBADF);
 	CHECK_INT(moved, 0);
 	file_mover_done(&m);
 	close(in);
