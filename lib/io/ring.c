@@ -206,11 +206,9 @@ static bool room_for_burst(const struct ring *r)
 	size_t at;
 
 	oldest_in(r, &pin);
-	if (pin == UINT64_MAX || pin >= r->produced)
-		return true;
-	if (r->n - (r->produced - pin) < MAX(r->n / 4, 1u))
+	if (pin < r->produced && r->n - (r->produced - pin) < MAX(r->n / 4, 1u))
 		return false;
-	return fits(r, pin, r->room_wanted, &at);
+	return fits(r, pin, r->room_wanted, &at); /* an empty ring fits */
 }
 
 /* The laggard: the time the producer spent held back while another
