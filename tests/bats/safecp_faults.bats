@@ -13,8 +13,9 @@
 #
 # Failures are armed by amount of data (fail-write-after) or once the device has taken
 # some bytes, never after a delay, so no test depends on the machine's speed.
-# SAFECP_KILL_ROUNDS sets the kill -9 rounds per filesystem (20, fat32 and ntfs 7; 5 and
-# 3 under tests/run --sanitize); SAFECP_KILL_SEED replays a seed.
+# SAFECP_KILL_ROUNDS sets the kill -9 rounds per filesystem (10, fat32 and ntfs 4; 5 and
+# 3 under tests/run --sanitize: each CI run draws new instants, and bench/killnine runs
+# 100); SAFECP_KILL_SEED replays a seed.
 
 load helpers
 load safecp_common
@@ -478,7 +479,7 @@ source_eio() {
 # build, such as the sanitizers', is covered alike).
 # ROUNDS (default: SAFECP_KILL_ROUNDS) for the rows added later, which cost suite time.
 kill_rounds() {
-	local rounds=${2:-${SAFECP_KILL_ROUNDS:-$( ((${SAFECP_SANITIZE:-0})) && echo 5 || echo 20)}}
+	local rounds=${2:-${SAFECP_KILL_ROUNDS:-$( ((${SAFECP_SANITIZE:-0})) && echo 5 || echo 10)}}
 	local seed=${SAFECP_KILL_SEED:-$((($$ * 7919 + ${EPOCHSECONDS:-0}) % 32768))}
 	local round delay i t0 span_ms finals temps
 	echo "kill -9 rounds: $rounds, seed $seed (SAFECP_KILL_SEED=$seed replays them)"
@@ -526,10 +527,10 @@ kill_rounds() {
 
 @test "fat32: kill -9 at random instants: fsck-clean, only complete files, a rerun completes" {
 	require_cmd fusefat
-	kill_rounds fat32 "${SAFECP_KILL_ROUNDS:-$( ((${SAFECP_SANITIZE:-0})) && echo 3 || echo 7)}"
+	kill_rounds fat32 "${SAFECP_KILL_ROUNDS:-$( ((${SAFECP_SANITIZE:-0})) && echo 3 || echo 4)}"
 }
 
 @test "ntfs: kill -9 at random instants: fsck-clean, only complete files, a rerun completes" {
 	require_cmd ntfs-3g
-	kill_rounds ntfs "${SAFECP_KILL_ROUNDS:-$( ((${SAFECP_SANITIZE:-0})) && echo 3 || echo 7)}"
+	kill_rounds ntfs "${SAFECP_KILL_ROUNDS:-$( ((${SAFECP_SANITIZE:-0})) && echo 3 || echo 4)}"
 }
