@@ -101,17 +101,24 @@ check_cp_fsync_sync() {
 	fi
 
 	# the figures above needed the data held back; draining it needs no slow device
-	# (10 s a filesystem at 20 MiB/s, twice per CI run)
-	stick_throttle "$STICK_ID" 0
+	# (10 s a filesystem at 20 MiB/s, twice per CI run), but on fusefat the fsync
+	# below must be seen to leave it in place: there the stick slows to 1 MiB/s
+	if [[ $fs == fat32 ]]; then
+		stick_throttle "$STICK_ID" "$MIB"
+	else
+		stick_throttle "$STICK_ID" 0
+	fi
 	sync "$STICK_MNT/f" # fsync(2)
 	json=$(dirtystat --json "$STICK_MNT/f")
 	[ "$(jq_num "$json" '.files[0].dirty_bytes + .files[0].writeback_bytes')" -eq 0 ]
 	if [[ $fs == fat32 ]]; then
 		# fusefat's fsync is a stub (doc/kernel.md 1.5): the data is still in the
-		# device's cache, and dirtystat shows it there
+		# device's cache, and dirtystat shows it there. Writeback may have begun, but
+		# it drains little at 1 MiB/s, while a real flush leaves nothing.
 		pending=$(jq_num "$json" '.files[0].blockdev.dirty_bytes + .files[0].blockdev.writeback_bytes')
-		echo "after fsync on fusefat: $pending bytes still pending on $STICK_DEV"
-		((pending >= before - 2 * MIB))
+		echo "after fsync on fusefat: $pending bytes still pending on $STICK_DEV, $after before it"
+		((pending >= after / 2))
+		stick_throttle "$STICK_ID" 0
 	elif [[ $fs == exfat || $fs == ntfs ]]; then
 		[ "$(jq_num "$json" '.files[0].blockdev.dirty_bytes + .files[0].blockdev.writeback_bytes')" -eq 0 ]
 	fi
