@@ -9,6 +9,8 @@
 # it is far below the background threshold here and younger than dirty_expire (30 s),
 # so the kernel holds it while we compare; the throttle is then lifted and `sync FILE`
 # drains it at once.
+# tests/run: alone: plain cp's dirty data must stay unwritten while it is compared, and
+# another suite's writes can start background writeback on every device
 
 load helpers
 

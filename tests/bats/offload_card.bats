@@ -11,6 +11,8 @@
 # - a stick that stores a byte wrong: that stick is named as failed, the card must not
 #   be erased, exit 1;
 # - usage and refusals (exit 2) before anything is written.
+# tests/run: alone: the card is found by blkid, which reads every block device, other
+# suites' failing and vanishing sticks too
 
 load helpers
 load safecp_common

@@ -13,6 +13,8 @@
 # fraction safeunmount shows, bytes_written / (bytes_written + bytes_left), must lie within
 # 3 percentage points of that bracket, measured against everything the device wrote from
 # the start to the end of the run.
+# tests/run: alone: plain cp's dirty data must stay unwritten while it is compared, and
+# another suite's writes can start background writeback on every device
 
 load helpers
 

@@ -11,6 +11,7 @@
 # A udisks mount lives under /media/USER, which the stick harness does not know: each
 # test's teardown unmounts what udisks mounted from its own sticks (while the loop device
 # is still the stick's) before stick_down_all.
+# tests/run: alone: the udevd started here probes every loop device, other suites' too
 
 load helpers
 # shellcheck source=../lib/udisks.bash

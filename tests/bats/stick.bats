@@ -2,6 +2,7 @@
 # tests/bats/stick.bats: the simulated stick (tests/lib/stick.bash, tests/stick) tested
 # from outside: what stick_up builds, that stick_down leaves nothing behind, and that
 # interrupted owners are cleaned up without touching live sticks.
+# tests/run: alone: stale-stick cleanup and listing see every owner's sticks
 
 load helpers
 

@@ -3,6 +3,7 @@
 # safecp's plain progress lines; on a terminal (script(1) gives it a pty), safecp's bar;
 # in both, safecp's closing line and a dirtystat line, taken before any sync, showing
 # the device left clean; exit 0, and the stick gone afterwards.
+# tests/run: alone: ./try shows plain cp's dirty data draining, and the system's figures
 
 load helpers
 
