@@ -45,6 +45,20 @@ temporaries() {
 	find "$1" -name '.safecp-*' 2>/dev/null
 }
 
+# drop_cached PATH...: the pages of the files at or below each PATH, once their
+# filesystem is synced, so that the next read comes from the device; fails unless
+# fincore then finds none. Scoped: drop_caches would empty what the suites in the
+# other lane of tests/run rely on (a source left cached, a cached one dropped).
+drop_cached() {
+	local f left
+	sync -f "$1"
+	while IFS= read -r -d '' f; do
+		dd if="$f" iflag=nocache count=0 status=none
+	done < <(find "$@" -type f -print0)
+	left=$(find "$@" -type f -exec fincore -b -n -o RES {} + | awk '{ s += $1 } END { print s + 0 }')
+	((left == 0)) || { echo "drop_cached: $left bytes still cached below $*" >&2; return 1; }
+}
+
 # assert_no_temporaries DIR
 assert_no_temporaries() {
 	local left

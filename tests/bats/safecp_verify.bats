@@ -103,8 +103,7 @@ flipped_copy() {
 	run -0 safecp -r "$SRC/c" "$STICK_MNT"
 	[[ $(ctl_get flipped_writes) == 1 ]]
 	# what the device holds, not the page cache
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
+	drop_cached "$STICK_MNT/c"
 	run -1 cmp "$SRC/c/big.mov" "$STICK_MNT/c/big.mov"
 }
 
@@ -144,8 +143,7 @@ counterfeit_copy() {
 	[[ $(ctl_get snapshot_taken) == 1 ]]
 	jq -s -e '.[-1].files_mismatched > 0' <<<"$output"
 	# whatever is under its name is whole on the device itself
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
+	drop_cached "$STICK_MNT/s"
 	local f n=0
 	for f in "$STICK_MNT"/s/*; do
 		[[ -e $f ]] || continue
@@ -180,8 +178,7 @@ misread_card() {
 	local off
 	off=$(grep -obUaF "SAFECP-MISREAD-" "$STICK_IMG" | head -n 1 | cut -d: -f1)
 	[[ -n $off ]]
-	dd if="$CARD/m/f" iflag=nocache count=0 status=none
-	echo 3 >/proc/sys/vm/drop_caches
+	drop_cached "$CARD/m/f"
 	echo "flip-read-once $off" >"$CARD_CTL"
 	stick_up --size 64 --rate 0
 	DEST=$STICK_MNT
