@@ -46,12 +46,12 @@ temporaries() {
 }
 
 # drop_cached PATH...: the pages of the files at or below each PATH, once their
-# filesystem is synced, so that the next read comes from the device; fails unless
+# filesystems are synced, so that the next read comes from the device; fails unless
 # fincore then finds none. Scoped: drop_caches would empty what the suites in the
 # other lane of tests/run rely on (a source left cached, a cached one dropped).
 drop_cached() {
 	local f left
-	sync -f "$1"
+	sync -f "$@"
 	while IFS= read -r -d '' f; do
 		dd if="$f" iflag=nocache count=0 status=none
 	done < <(find "$@" -type f -print0)
