@@ -68,10 +68,10 @@ make_card() {
 }
 
 # make_sticks [--faulty]: stick A (ext4; faulty with --faulty) and B (exfat-fuse),
-# write-throttled (B at $B_RATE, default the same) so that a copy lasts long enough
-# to be killed in the middle.
+# write-throttled (A at $A_RATE, default 4 MiB/s; B at $B_RATE, default the same) so
+# that a copy lasts long enough to be killed in the middle.
 make_sticks() {
-	stick_up "$@" --size 64 --rate $((4 * MIB))
+	stick_up "$@" --size 64 --rate "${A_RATE:-$((4 * MIB))}"
 	A=$STICK_MNT A_ID=$STICK_ID A_CTL=$STICK_CTL
 	stick_up --fs exfat --size 64 --rate "${B_RATE:-$((4 * MIB))}"
 	B=$STICK_MNT B_ID=$STICK_ID
@@ -222,8 +222,11 @@ card_fuse() {
 @test "offload-card: killed mid-copy (kill -9), the rerun the next day resumes in the same folder and copies only what is missing" {
 	make_card $((8 * MIB))
 	# B unthrottled runs ahead of A: what A had at the kill B has too, so the rerun
-	# leaves those files alone on both sticks and no list of this run has their lines
-	B_RATE=0 make_sticks
+	# leaves those files alone on both sticks and no list of this run has their lines.
+	# safecp names a batch's files every 2 s: at 2 MiB/s A's 11 MiB take 5.5 s, so the
+	# kill after the first batch lands with files still to come (at 4 MiB/s the last
+	# batch came 0.8 s after the first, and once a kill came after it)
+	A_RATE=$((2 * MIB)) B_RATE=0 make_sticks
 	OFFLOAD_TODAY=$DAY1 setsid "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B" \
 		>"$BATS_TEST_TMPDIR/out1" 2>&1 &
 	PGID=$!
