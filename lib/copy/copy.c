@@ -101,10 +101,16 @@ void copy_temp_name(struct engine *g, struct batch_item *it)
 	stale_temp_name(it->tmp, g->pid, g->seq);
 }
 
+/* Closed before the unlink: a FUSE filesystem (libfuse without
+ * hard_remove) renames a file still open to .fuse_hidden*, and a device
+ * that is gone by the release keeps it under that name, which no later
+ * copy knows as ours. */
 void copy_remove_temp(struct batch_item *it)
 {
-	if (it->dirfd >= 0 && it->tmp[0])
+	if (it->dirfd >= 0 && it->tmp[0]) {
+		writer_close(it->w);
 		unlinkat(it->dirfd, it->tmp, 0);
+	}
 	it->tmp[0] = '\0';
 }
 
