@@ -91,6 +91,8 @@ static bool recheck_one(struct engine *g, const struct named_file *f)
 		return false;
 	r = r < 0 ? r : -EBADMSG;
 	copy_report(g, f->entry, COPY_STEP_VERIFY, r, e->dst, false);
+	/* closed first, as copy_remove_temp does: FUSE hides an open file */
+	close(TAKE_FD(fd));
 	if (withdraw(g, f, rel) == 0) {
 		atomic_fetch_sub(&g->stats->files_done, 1);
 		atomic_fetch_sub(&g->stats->files_verified, 1);

@@ -223,9 +223,9 @@ card_fuse() {
 	make_card $((8 * MIB))
 	# B unthrottled runs ahead of A: what A had at the kill B has too, so the rerun
 	# leaves those files alone on both sticks and no list of this run has their lines.
-	# safecp names a batch's files within 2 s (BATCH_SECONDS): at 2 MiB/s A's 11 MiB take 5.5 s, so the
-	# kill after the first batch lands with files still to come (at 4 MiB/s the last
-	# batch came 0.8 s after the first, and once a kill came after it)
+	# safecp names a batch's files within 2 s (BATCH_SECONDS): at 2 MiB/s A's 11 MiB
+	# take 5.5 s, so the kill after the first batch lands with files still to come (at
+	# 4 MiB/s the last batch came 0.8 s after the first, and once a kill came after it)
 	A_RATE=$((2 * MIB)) B_RATE=0 make_sticks
 	OFFLOAD_TODAY=$DAY1 setsid "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B" \
 		>"$BATS_TEST_TMPDIR/out1" 2>&1 &
