@@ -178,6 +178,7 @@ int sizing_plan(const struct target *t, const struct dio_caps *dio,
 	}
 	size_plan(t, dio, window_override, &p);
 	p.sync_device = fs_traits_of(t)->fsync_noop;
+	p.fuse_direct = p.strategy == STRATEGY_SYNC_WINDOW && fs_traits_of(t)->fuse;
 	*ret = p;
 	return r;
 }

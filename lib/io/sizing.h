@@ -63,6 +63,9 @@ struct write_plan {
 	unsigned ring_slots;   /* reader buffers of chunk bytes */
 	bool sync_device;      /* the daemon's fsync is a no-op (fusefat): each
 				* wait also syncs the block device (fs_sync.h) */
+	bool fuse_direct;      /* sync-window on FUSE: O_DIRECT, so the daemon
+				* takes our pages without a copy into the
+				* FUSE file's cache (doc/kernel.md 6) */
 };
 
 /* Decide strategy and sizes.  requested is the user's --strategy (AUTO

@@ -17,7 +17,11 @@
  * sync-window (FUSE): fdatasync after each window, the only call that
  * reaches a FUSE daemon and makes it write the device (FUSE_FSYNC).
  * Where the daemon's fsync is a no-op (fusefat) the window is on the
- * device only once the block device under it is synced too.
+ * device only once the block device under it is synced too.  The file is
+ * O_DIRECT where the kernel lets it be (any length and offset on FUSE):
+ * a buffered FUSE write copies every byte into the file's page cache
+ * before the daemon copies it again, a direct one hands the daemon our
+ * pages, and it still answers each write only once it has the bytes.
  *
  * sync_file_range wait errors are consumed by the kernel (errseq, see
  * file_check_and_advance_wb_err): a later fsync would not report them,
@@ -122,6 +126,9 @@ int writer_open(int dirfd, const char *name, const struct write_plan *plan,
 			switch_strategy(w, STRATEGY_WINDOW, WRITER_SWITCH_DIO_REFUSED);
 		}
 	}
+	/* refused: buffered FUSE writes, as correct, only dearer */
+	if (w->strategy == STRATEGY_SYNC_WINDOW && plan->fuse_direct)
+		(void)set_direct(w, true);
 	*ret = TAKE_PTR(w);
 	return 0;
 }

@@ -3,7 +3,8 @@
 # (exfat-fuse, ntfs-3g: lib/device/fs_traits.c, "volume fsync"). A batch then needs one
 # sync, not one per file (the flushes the device completes show it), and nothing of a
 # batch is left in the device's cache when its first file is named. fusefat's fsync is
-# a stub: safecp_fat32.bats.
+# a stub: safecp_fat32.bats. And on every FUSE stick a file is written O_DIRECT, so the
+# daemon takes its bytes without a copy into the FUSE file's page cache.
 
 load helpers
 load safecp_common
@@ -60,4 +61,50 @@ few_flushes() {
 	require_cmd mount.exfat-fuse
 	paused_at_first_name exfat
 	diff -r "$SRC/t" "$STICK_MNT/t"
+}
+
+# direct_to_daemon FS: while its batch is held open (paused before --verify reads t/a
+# back), every destination file safecp has open is O_DIRECT. Asked, not seen: the FUSE
+# file's cache cannot be looked at from outside, since any open of it drops that cache.
+direct_to_daemon() {
+	require_hooks
+	stick_up --fs "$1" --size 64 --rate 0
+	SAFECP_TEST_PAUSE=verify:/t/a safecp -r --verify "$SRC/t" "$STICK_MNT"/ \
+		>"$BATS_TEST_TMPDIR/out" 2>&1 &
+	local pid=$! n fd flags files=0 direct=0 rc=0 o_direct
+	# O_DIRECT's value differs between architectures
+	o_direct=$(python3 -c 'import os; print(os.O_DIRECT)')
+	for ((n = 0; n < 300; n++)); do
+		[[ $(proc_state "$pid") == T ]] && break
+		sleep 0.1
+	done
+	[[ $(proc_state "$pid") == T ]] || { kill "$pid"; wait "$pid"; cat "$BATS_TEST_TMPDIR/out"; return 1; }
+	for fd in /proc/"$pid"/fd/*; do
+		[[ $(readlink "$fd") == "$STICK_MNT"/t/* ]] || continue
+		flags=$(awk '$1 == "flags:" { print $2 }' "/proc/$pid/fdinfo/${fd##*/}")
+		files=$((files + 1))
+		(((8#$flags & o_direct) != 0)) && direct=$((direct + 1))
+	done
+	kill -CONT "$pid"
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/out"
+	echo "$direct of $files open destination files are O_DIRECT (flags of the last: $flags)"
+	((rc == 0))
+	((files > 0 && direct == files))
+	diff -r "$SRC/t" "$STICK_MNT/t"
+}
+
+@test "exfat-fuse: files go to the daemon O_DIRECT" {
+	require_cmd mount.exfat-fuse
+	direct_to_daemon exfat
+}
+
+@test "ntfs-3g: files go to the daemon O_DIRECT" {
+	require_cmd ntfs-3g
+	direct_to_daemon ntfs
+}
+
+@test "fat32 (fusefat): files go to the daemon O_DIRECT" {
+	require_cmd fusefat
+	direct_to_daemon fat32
 }

@@ -44,12 +44,15 @@ TEST(choice_table)
 	t = disk(FS_FUSEBLK, 240, 0);
 	CHECK_INT(sizing_plan(&t, &dio_unknown, STRATEGY_AUTO, 0, &p), 0);
 	CHECK_INT(p.strategy, STRATEGY_SYNC_WINDOW);
+	CHECK(p.fuse_direct);
 	t = disk(FS_FUSE, 0, 0);
 	CHECK_INT(sizing_plan(&t, &dio_unknown, STRATEGY_AUTO, 0, &p), 0);
 	CHECK_INT(p.strategy, STRATEGY_SYNC_WINDOW);
+	CHECK(p.fuse_direct);
 	t = disk(FS_NOBLOCK, 0, 0);
 	CHECK_INT(sizing_plan(&t, &dio_unknown, STRATEGY_AUTO, 0, &p), 0);
 	CHECK_INT(p.strategy, STRATEGY_WINDOW);
+	CHECK(!p.fuse_direct);
 	CHECK(p.reason != SIZING_NONE);
 }
 
@@ -68,6 +71,10 @@ TEST(requested_strategies)
 	CHECK_U64(p.offset_align, 0);
 	CHECK_INT(sizing_plan(&t, &dio_ok, STRATEGY_SYNC_WINDOW, 0, &p), 0);
 	CHECK_INT(p.strategy, STRATEGY_SYNC_WINDOW);
+	CHECK(!p.fuse_direct); /* O_DIRECT only into a FUSE daemon */
+	t = disk(FS_FUSEBLK, 240, 0);
+	CHECK_INT(sizing_plan(&t, &dio_ok, STRATEGY_WINDOW, 0, &p), 0);
+	CHECK(!p.fuse_direct); /* --strategy=window: buffered, as asked */
 }
 
 TEST(usb2_stick_sizes)
