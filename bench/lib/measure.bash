@@ -212,6 +212,28 @@ _bench_exec() {
 	return $rc
 }
 
+# bench_umount MNT OUT: umount MNT; OUT gets "user sys", the umount's CPU in seconds (to the
+# millisecond, as _bench_exec). Every method is "the command, then umount": cp leaves the
+# page cache of what it wrote to the umount (it evicts every page of the filesystem), while
+# safecp drops its pages as it goes, in its own CPU; so the umount's CPU is the method's.
+bench_umount() {
+	local mnt=$1 out=$2 rc
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	bash -c 'umount "$1"; rc=$?; times >"$2"; exit $rc' _ "$mnt" "$out.times"
+	rc=$?
+	sed -n '2{s/\([0-9]*\)m\([0-9.]*\)s/\1 \2/g;p}' "$out.times" 2>/dev/null |
+		awk '{ printf "%.3f %.3f\n", $1 * 60 + $2, $3 * 60 + $4 }' >"$out"
+	[[ -s $out ]] || echo "0 0" >"$out"
+	rm -f "$out.times"
+	return $rc
+}
+
+# bench_cpu_add A B: "user sys" of A plus B's, each "user sys".
+bench_cpu_add() {
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " ")
+		printf "%.3f %.3f\n", x[1] + y[1], x[2] + y[2] }'
+}
+
 bench_child_kill() {
 	[[ -n ${B_CHILD-} ]] || return 0
 	kill -TERM -- "-$B_CHILD" 2>/dev/null
@@ -326,7 +348,7 @@ bench_run_one() {
 	dret=$(bench_pending_kib "${stats[@]}")
 	bench_kthread_snap "$daemon" >"$B_TMP/kt1"
 	if [[ -n $STICK_MNT ]]; then
-		umount "$STICK_MNT" || bench_warn "umount '$STICK_MNT' failed"
+		bench_umount "$STICK_MNT" "$B_TMP/umount.cpu" || bench_warn "umount '$STICK_MNT' failed"
 		tu=$(bench_now)
 		umount_us=$((tu - tr))
 	fi
@@ -350,6 +372,10 @@ bench_run_one() {
 	lastw=$(awk -v c=$(((tc - t0) / 1000)) '$3 > w { w = $3; t = $1 }
 		END { printf "%.3f", (w > 0 ? t - c / 1000 : 0) }' "$samples")
 	read -r user sys rss < <(tail -n 1 "$B_TMP/time.out")
+	if [[ -n $STICK_MNT ]]; then
+		printf '%s\t%s\t%s\t%s\t%s\n' "$w" "$m" "$rep" "$user $sys" "$(<"$B_TMP/umount.cpu")" >>"$B_OUT/umount_cpu.tsv"
+		read -r user sys < <(bench_cpu_add "${user:-0} ${sys:-0}" "$(<"$B_TMP/umount.cpu")")
+	fi
 	[[ -n $STICK_MNT && $rc == 0 ]] && verify=$(_bench_verify "$w" "$m" "$rep")
 	[[ $m == dd* ]] && verify=raw
 	((rc == 0)) || bench_warn "$w/$m exited $rc: $(head -c 300 "$B_TMP/cmd.err")"

@@ -111,7 +111,7 @@ _bench_multi_source() {
 # bench_run_multi WORKLOAD METHOD: one run, one row per destination in multi.tsv.
 bench_run_multi() {
 	local w=$1 m=$2 rates=() ids=() mnts=() majs=() stats=() bases=() ios0=() bios0=() ups=()
-	local i n src t0 tc tr rc user sys rss card0=0 card1=0 srcr srcrr daemons='' kt rrates=() rd0=() rd1=() rr
+	local i n src t0 tc tr rc user sys rss card0=0 card1=0 srcr srcrr daemons='' kt rrates=() rd0=() rd1=() rr um
 	if [[ $m == safecp* && -n ${B_MULTI_NO-} ]]; then
 		printf '%s\t%s\t%s\n' "$w" "$m" "$B_MULTI_NO" >>"$B_OUT/multi-skipped.tsv"
 		return 0
@@ -157,7 +157,8 @@ bench_run_multi() {
 	bench_kthread_snap $daemons >"$B_TMP/kt1"
 	# every stick's umount at once: each one's end is its own
 	for ((i = 0; i < n; i++)); do
-		(umount "${mnts[i]}" || bench_warn "umount '${mnts[i]}' failed"; bench_now >"$B_TMP/umount.$i") &
+		(bench_umount "${mnts[i]}" "$B_TMP/umount.cpu.$i" || bench_warn "umount '${mnts[i]}' failed"
+			bench_now >"$B_TMP/umount.$i") &
 		ups+=($!)
 	done
 	wait "${ups[@]}"
@@ -169,6 +170,13 @@ bench_run_multi() {
 	kt=$(bench_kthread_cpu "$B_TMP"/kt[012])
 	bench_wl_is_card "$w" && card1=$(bench_read_bytes "$B_CARD_MAJMIN")
 	read -r user sys rss < <(tail -n 1 "$B_TMP/time.out")
+	# the command's CPU and its umounts' (bench_umount)
+	um="0 0"
+	for ((i = 0; i < n; i++)); do
+		um=$(bench_cpu_add "$um" "$(<"$B_TMP/umount.cpu.$i")")
+	done
+	printf '%s\t%s\t%s\t%s\t%s\n' "$w" "$m" - "$user $sys" "$um" >>"$B_OUT/umount_cpu.tsv"
+	read -r user sys < <(bench_cpu_add "${user:-0} ${sys:-0}" "$um")
 	read -r srcr srcrr < <(_bench_multi_source "$B_TMP/cmd.out")
 	[[ $m == safecp* ]] && cp "$B_TMP/cmd.out" "$B_OUT/samples/$w-$m.json"
 	((rc == 0)) || bench_warn "$w/$m exited $rc: $(head -c 300 "$B_TMP/cmd.err")"
