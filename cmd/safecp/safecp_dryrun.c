@@ -25,7 +25,8 @@ static const char *strategy_means(enum write_strategy s)
 	switch (s) {
 	case STRATEGY_WINDOW: return "buffered writes with sync_file_range write-behind";
 	case STRATEGY_DIRECT: return "O_DIRECT writes, aligned chunks";
-	case STRATEGY_SYNC_WINDOW: return "buffered writes with fdatasync after each window";
+	case STRATEGY_SYNC_WINDOW:
+		return "fdatasync after each window (into a FUSE daemon on a disk: O_DIRECT writes)";
 	case STRATEGY_AUTO: break;
 	}
 	return "chosen per file";

@@ -178,7 +178,8 @@ int sizing_plan(const struct target *t, const struct dio_caps *dio,
 	}
 	size_plan(t, dio, window_override, &p);
 	p.sync_device = fs_traits_of(t)->fsync_noop;
-	p.fuse_direct = p.strategy == STRATEGY_SYNC_WINDOW && fs_traits_of(t)->fuse;
+	p.fuse_direct = p.strategy == STRATEGY_SYNC_WINDOW && fs_traits_of(t)->fuse &&
+			fs_traits_of(t)->on_block;
 	*ret = p;
 	return r;
 }

@@ -16,7 +16,7 @@ enum write_strategy {
 	STRATEGY_AUTO = 0,
 	STRATEGY_WINDOW,      /* buffered + sync_file_range write-behind */
 	STRATEGY_DIRECT,      /* O_DIRECT, aligned chunks */
-	STRATEGY_SYNC_WINDOW, /* buffered + fdatasync per window (FUSE) */
+	STRATEGY_SYNC_WINDOW, /* fdatasync per window (FUSE; O_DIRECT on fuseblk) */
 };
 
 const char *strategy_name(enum write_strategy s); /* "auto", "window", ... */
@@ -63,9 +63,10 @@ struct write_plan {
 	unsigned ring_slots;   /* reader buffers of chunk bytes */
 	bool sync_device;      /* the daemon's fsync is a no-op (fusefat): each
 				* wait also syncs the block device (fs_sync.h) */
-	bool fuse_direct;      /* sync-window on FUSE: O_DIRECT, so the daemon
-				* takes our pages without a copy into the
-				* FUSE file's cache (doc/kernel.md 6) */
+	bool fuse_direct;      /* sync-window on a FUSE daemon over a disk
+				* (fuseblk): O_DIRECT, so the daemon takes our
+				* pages without a copy into the FUSE file's
+				* cache (doc/kernel.md 2.3) */
 };
 
 /* Decide strategy and sizes.  requested is the user's --strategy (AUTO

@@ -17,11 +17,13 @@
  * sync-window (FUSE): fdatasync after each window, the only call that
  * reaches a FUSE daemon and makes it write the device (FUSE_FSYNC).
  * Where the daemon's fsync is a no-op (fusefat) the window is on the
- * device only once the block device under it is synced too.  The file is
- * O_DIRECT where the kernel lets it be (any length and offset on FUSE):
- * a buffered FUSE write copies every byte into the file's page cache
- * before the daemon copies it again, a direct one hands the daemon our
- * pages, and it still answers each write only once it has the bytes.
+ * device only once the block device under it is synced too.  On a
+ * daemon over a disk (fuseblk) the file is O_DIRECT, where the kernel
+ * lets it be (any length and offset on FUSE): a buffered FUSE write
+ * copies every byte into the file's page cache before the daemon copies
+ * it again, a direct one hands the daemon our pages, and it still
+ * answers each write only once it has the bytes.  A file that switches
+ * to sync-window at run time (--strategy=window on FUSE) stays buffered.
  *
  * sync_file_range wait errors are consumed by the kernel (errseq, see
  * file_check_and_advance_wb_err): a later fsync would not report them,

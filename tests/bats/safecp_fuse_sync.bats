@@ -64,8 +64,9 @@ few_flushes() {
 }
 
 # direct_to_daemon FS: while its batch is held open (paused before --verify reads t/a
-# back), every destination file safecp has open is O_DIRECT. Asked, not seen: the FUSE
-# file's cache cannot be looked at from outside, since any open of it drops that cache.
+# back), every destination file safecp has open is O_DIRECT. Asked, not seen: looking
+# at the FUSE file's cache from outside takes an open of it, which drops that cache unless
+# the daemon asked to keep it.
 direct_to_daemon() {
 	require_hooks
 	stick_up --fs "$1" --size 64 --rate 0

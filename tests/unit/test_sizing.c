@@ -48,7 +48,7 @@ TEST(choice_table)
 	t = disk(FS_FUSE, 0, 0);
 	CHECK_INT(sizing_plan(&t, &dio_unknown, STRATEGY_AUTO, 0, &p), 0);
 	CHECK_INT(p.strategy, STRATEGY_SYNC_WINDOW);
-	CHECK(p.fuse_direct);
+	CHECK(!p.fuse_direct); /* a daemon of unknown kind: buffered */
 	t = disk(FS_NOBLOCK, 0, 0);
 	CHECK_INT(sizing_plan(&t, &dio_unknown, STRATEGY_AUTO, 0, &p), 0);
 	CHECK_INT(p.strategy, STRATEGY_WINDOW);
