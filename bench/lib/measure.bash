@@ -212,20 +212,34 @@ _bench_exec() {
 	return $rc
 }
 
-# bench_umount MNT OUT: umount MNT; OUT gets "user sys", the umount's CPU in seconds (to the
-# millisecond, as _bench_exec). Every method is "the command, then umount": cp leaves the
-# page cache of what it wrote to the umount (it evicts every page of the filesystem), while
-# safecp drops its pages as it goes, in its own CPU; so the umount's CPU is the method's.
+# bench_umount MNT OUT: umount MNT; OUT gets "END user sys": bench_now's clock the moment
+# umount returned (read in the shell that ran it, so no parsing here counts as umount time)
+# and the umount's CPU in seconds, to the millisecond as _bench_exec. Every method is "the
+# command, then umount": cp leaves the page cache of what it wrote to the umount (it evicts
+# every page of the filesystem), while safecp drops its pages as it goes, in its own CPU; so
+# the umount's CPU is the method's.
 bench_umount() {
-	local mnt=$1 out=$2 rc
+	local mnt=$1 out=$2 rc end cpu
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	bash -c 'umount "$1"; rc=$?; times >"$2"; exit $rc' _ "$mnt" "$out.times"
+	bash -c 'umount "$1"; rc=$?; end=${EPOCHREALTIME/./}; times >"$2"; echo "$end" >>"$2"; exit $rc' \
+		_ "$mnt" "$out.times"
 	rc=$?
-	sed -n '2{s/\([0-9]*\)m\([0-9.]*\)s/\1 \2/g;p}' "$out.times" 2>/dev/null |
-		awk '{ printf "%.3f %.3f\n", $1 * 60 + $2, $3 * 60 + $4 }' >"$out"
-	[[ -s $out ]] || echo "0 0" >"$out"
+	end=$(tail -n 1 "$out.times" 2>/dev/null)
+	cpu=$(sed -n '2{s/\([0-9]*\)m\([0-9.]*\)s/\1 \2/g;p}' "$out.times" 2>/dev/null |
+		awk '{ printf "%.3f %.3f", $1 * 60 + $2, $3 * 60 + $4 }')
+	echo "${end:-$(bench_now)} ${cpu:-0 0}" >"$out"
 	rm -f "$out.times"
 	return $rc
+}
+
+# bench_umount_end OUT, bench_umount_cpu OUT: the two parts of what bench_umount wrote.
+bench_umount_end() { cut -d' ' -f1 "$1"; }
+bench_umount_cpu() { cut -d' ' -f2,3 "$1"; }
+
+# bench_umount_log WORKLOAD METHOD REP "USER SYS" "USER SYS": a row of umount_cpu.tsv (the
+# command's CPU, then the umount's).
+bench_umount_log() {
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4// /$'\t'}" "${5// /$'\t'}" >>"$B_OUT/umount_cpu.tsv"
 }
 
 # bench_cpu_add A B: "user sys" of A plus B's, each "user sys".
@@ -349,7 +363,7 @@ bench_run_one() {
 	bench_kthread_snap "$daemon" >"$B_TMP/kt1"
 	if [[ -n $STICK_MNT ]]; then
 		bench_umount "$STICK_MNT" "$B_TMP/umount.cpu" || bench_warn "umount '$STICK_MNT' failed"
-		tu=$(bench_now)
+		tu=$(bench_umount_end "$B_TMP/umount.cpu")
 		umount_us=$((tu - tr))
 	fi
 	tcl=$(_bench_wait_clean "${stats[@]}")
@@ -373,8 +387,8 @@ bench_run_one() {
 		END { printf "%.3f", (w > 0 ? t - c / 1000 : 0) }' "$samples")
 	read -r user sys rss < <(tail -n 1 "$B_TMP/time.out")
 	if [[ -n $STICK_MNT ]]; then
-		printf '%s\t%s\t%s\t%s\t%s\n' "$w" "$m" "$rep" "$user $sys" "$(<"$B_TMP/umount.cpu")" >>"$B_OUT/umount_cpu.tsv"
-		read -r user sys < <(bench_cpu_add "${user:-0} ${sys:-0}" "$(<"$B_TMP/umount.cpu")")
+		bench_umount_log "$w" "$m" "$rep" "${user:-0} ${sys:-0}" "$(bench_umount_cpu "$B_TMP/umount.cpu")"
+		read -r user sys < <(bench_cpu_add "${user:-0} ${sys:-0}" "$(bench_umount_cpu "$B_TMP/umount.cpu")")
 	fi
 	[[ -n $STICK_MNT && $rc == 0 ]] && verify=$(_bench_verify "$w" "$m" "$rep")
 	[[ $m == dd* ]] && verify=raw

@@ -18,8 +18,8 @@
 #   cp      its umount returned, or later if its device still wrote after that.
 # Its raw time is bytes / its write throttle; card-split's fast stick is judged against
 # the card's measured raw read. Per destination also: peak dirty+writeback of its device,
-# its write requests (stat field 5), dirty at return. Per run: CPU of the command (own,
-# kernel threads), max RSS, what safecp says it read from the source (done event:
+# its write requests (stat field 5), dirty at return. Per run: CPU of the command and its
+# umounts (own, kernel threads), max RSS, what safecp says it read from the source (done event:
 # source_bytes_read, source_bytes_reread) and what the card's device read (stat field 3).
 #
 # Until safecp takes several -t, bench_multi_probe finds out (a tiny copy to two
@@ -157,8 +157,7 @@ bench_run_multi() {
 	bench_kthread_snap $daemons >"$B_TMP/kt1"
 	# every stick's umount at once: each one's end is its own
 	for ((i = 0; i < n; i++)); do
-		(bench_umount "${mnts[i]}" "$B_TMP/umount.cpu.$i" || bench_warn "umount '${mnts[i]}' failed"
-			bench_now >"$B_TMP/umount.$i") &
+		(bench_umount "${mnts[i]}" "$B_TMP/umount.cpu.$i" || bench_warn "umount '${mnts[i]}' failed") &
 		ups+=($!)
 	done
 	wait "${ups[@]}"
@@ -173,9 +172,9 @@ bench_run_multi() {
 	# the command's CPU and its umounts' (bench_umount)
 	um="0 0"
 	for ((i = 0; i < n; i++)); do
-		um=$(bench_cpu_add "$um" "$(<"$B_TMP/umount.cpu.$i")")
+		um=$(bench_cpu_add "$um" "$(bench_umount_cpu "$B_TMP/umount.cpu.$i")")
 	done
-	printf '%s\t%s\t%s\t%s\t%s\n' "$w" "$m" - "$user $sys" "$um" >>"$B_OUT/umount_cpu.tsv"
+	bench_umount_log "$w" "$m" - "${user:-0} ${sys:-0}" "$um"
 	read -r user sys < <(bench_cpu_add "${user:-0} ${sys:-0}" "$um")
 	read -r srcr srcrr < <(_bench_multi_source "$B_TMP/cmd.out")
 	[[ $m == safecp* ]] && cp "$B_TMP/cmd.out" "$B_OUT/samples/$w-$m.json"
@@ -196,7 +195,7 @@ _bench_multi_row() {
 	# shellcheck disable=SC2086
 	printf '%s\t%d\t%d\n' "$(bench_us_s $(($(bench_now) - t0)))" "$(bench_pending_kib ${stats[i]})" \
 		$((($(bench_sectors "${majs[i]}") - bases[i]) / 2)) >>"$samples"
-	tu=$(<"$B_TMP/umount.$i")
+	tu=$(bench_umount_end "$B_TMP/umount.cpu.$i")
 	read -r done_s outcome < <(_bench_multi_json "$B_TMP/cmd.out" "${mnts[i]}" "$tc")
 	[[ $m == cp ]] && outcome=-
 	# files verified/mismatched, and whether the read-back bypassed the cache
