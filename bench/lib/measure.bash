@@ -336,7 +336,7 @@ bench_results_header() {
 # in samples/ (WORKLOAD-METHOD.tsv for the first repetition, .rN.tsv for the others).
 bench_run_one() {
 	local w=$1 m=$2 rep=${3:-1} fs=$B_FS stats t0 tc tr tu tcl base rc hj0 hj1 dret peak verify=- umount_us=0 daemon=''
-	local user sys rss lastw ios0 bios0 ios1 bios1 rd0 rd1 samples="$B_OUT/samples/$w-$m.tsv"
+	local user sys rss um lastw ios0 bios0 ios1 bios1 rd0 rd1 samples="$B_OUT/samples/$w-$m.tsv"
 	((rep > 1)) && samples="$B_OUT/samples/$w-$m.r$rep.tsv"
 	# --pack's target is exfat-fuse's (lib/pack.bash)
 	bench_wl_is_pack "$w" && fs=exfat
@@ -387,8 +387,9 @@ bench_run_one() {
 		END { printf "%.3f", (w > 0 ? t - c / 1000 : 0) }' "$samples")
 	read -r user sys rss < <(tail -n 1 "$B_TMP/time.out")
 	if [[ -n $STICK_MNT ]]; then
-		bench_umount_log "$w" "$m" "$rep" "${user:-0} ${sys:-0}" "$(bench_umount_cpu "$B_TMP/umount.cpu")"
-		read -r user sys < <(bench_cpu_add "${user:-0} ${sys:-0}" "$(bench_umount_cpu "$B_TMP/umount.cpu")")
+		um=$(bench_umount_cpu "$B_TMP/umount.cpu")
+		bench_umount_log "$w" "$m" "$rep" "${user:-0} ${sys:-0}" "$um"
+		read -r user sys < <(bench_cpu_add "${user:-0} ${sys:-0}" "$um")
 	fi
 	[[ -n $STICK_MNT && $rc == 0 ]] && verify=$(_bench_verify "$w" "$m" "$rep")
 	[[ $m == dd* ]] && verify=raw

@@ -346,12 +346,8 @@ EOF
 	copied ext4
 	SAFECP_TEST_PAUSE=check:C0001 safecp --check "$STICK_MNT" --sums="$SUMS" --progress=json \
 		>"$BATS_TEST_TMPDIR/ev" 2>"$BATS_TEST_TMPDIR/err" &
-	local pid=$! n rc=0
-	for ((n = 0; n < 300; n++)); do
-		[[ $(proc_state "$pid") == T ]] && break
-		sleep 0.1
-	done
-	[[ $(proc_state "$pid") == T ]]
+	local pid=$! rc=0
+	wait_paused "$pid"
 	kill -INT "$pid"
 	kill -CONT "$pid"
 	wait "$pid" || rc=$?

@@ -189,6 +189,17 @@ proc_state() {
 	echo "${stat%% *}"
 }
 
+# wait_paused PID: until PID is stopped (a pause point's SIGSTOP), 30 s at most; fails
+# if it is not stopped by then.
+wait_paused() {
+	local n
+	for ((n = 0; n < 300; n++)); do
+		[[ $(proc_state "$1") == T ]] && return 0
+		sleep 0.1
+	done
+	[[ $(proc_state "$1") == T ]]
+}
+
 # paused_at_first_name FS: copies $SRC/t with safecp -r onto a fresh FS stick, paused
 # (SAFECP_TEST_PAUSE) where the first file of the first batch, t/a, is about to be named;
 # fails unless the device's cache then holds no more than the per-cpu slack: the
@@ -198,12 +209,8 @@ paused_at_first_name() {
 	stick_up --fs "$1" --size 64 --rate 0
 	SAFECP_TEST_PAUSE=publish:/t/a safecp -r "$SRC/t" "$STICK_MNT"/ \
 		>"$BATS_TEST_TMPDIR/out" 2>&1 &
-	local pid=$! n pending slack rc=0
-	for ((n = 0; n < 300; n++)); do
-		[[ $(proc_state "$pid") == T ]] && break
-		sleep 0.1
-	done
-	[[ $(proc_state "$pid") == T ]] || { kill "$pid"; wait "$pid"; cat "$BATS_TEST_TMPDIR/out"; return 1; }
+	local pid=$! pending slack rc=0
+	wait_paused "$pid" || { kill "$pid"; wait "$pid"; cat "$BATS_TEST_TMPDIR/out"; return 1; }
 	pending=$(bdi_pending_bytes "$STICK_MAJMIN")
 	slack=$(percpu_slack)
 	kill -CONT "$pid"

@@ -72,14 +72,10 @@ direct_to_daemon() {
 	stick_up --fs "$1" --size 64 --rate 0
 	SAFECP_TEST_PAUSE=verify:/t/a safecp -r --verify "$SRC/t" "$STICK_MNT"/ \
 		>"$BATS_TEST_TMPDIR/out" 2>&1 &
-	local pid=$! n fd flags files=0 direct=0 rc=0 o_direct
+	local pid=$! fd flags files=0 direct=0 rc=0 o_direct
 	# O_DIRECT's value differs between architectures
 	o_direct=$(python3 -c 'import os; print(os.O_DIRECT)')
-	for ((n = 0; n < 300; n++)); do
-		[[ $(proc_state "$pid") == T ]] && break
-		sleep 0.1
-	done
-	[[ $(proc_state "$pid") == T ]] || { kill "$pid"; wait "$pid"; cat "$BATS_TEST_TMPDIR/out"; return 1; }
+	wait_paused "$pid" || { kill "$pid"; wait "$pid"; cat "$BATS_TEST_TMPDIR/out"; return 1; }
 	for fd in /proc/"$pid"/fd/*; do
 		[[ $(readlink "$fd") == "$STICK_MNT"/t/* ]] || continue
 		flags=$(awk '$1 == "flags:" { print $2 }' "/proc/$pid/fdinfo/${fd##*/}")

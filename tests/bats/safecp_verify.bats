@@ -63,11 +63,7 @@ flipped_copy() {
 	SAFECP_TEST_PAUSE=verify:/m/f safecp -r --verify --progress=json "$SRC/m" "$STICK_MNT" \
 		>"$BATS_TEST_TMPDIR/ev" 2>"$BATS_TEST_TMPDIR/err" &
 	local pid=$! n fd off
-	for ((n = 0; n < 300; n++)); do
-		[[ $(proc_state "$pid") == T ]] && break
-		sleep 0.1
-	done
-	[[ $(proc_state "$pid") == T ]]
+	wait_paused "$pid"
 	# the durable copy, read once so that its pages are cached, clean and right
 	for fd in /proc/"$pid"/fd/*; do
 		[[ $(readlink "$fd") == "$STICK_MNT"/m/* ]] && cat "$fd" >/dev/null
