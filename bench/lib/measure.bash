@@ -90,7 +90,7 @@ bench_host_jiffies() {
 # CPU of kernel threads. cp only dirties pages; their writeback runs in flusher kworkers and
 # is not in cp's rusage, while safecp's sync_file_range and O_DIRECT submit I/O in its own
 # context. Counting kernel threads evens this out. A thread's CPU leaves with it, and
-# jbd2 or btrfs-transaction exit at umount, so we snapshot "pid:starttime nanoseconds" of
+# jbd2 or btrfs-transaction exit at umount, so we snapshot "pid:starttime nanoseconds name" of
 # every kernel thread (kthreadd's children) before the command, before umount and at the
 # end, and count per thread the last value seen minus the first (0 for threads born during
 # the run). A kernel thread's time is its schedstat runtime, to the nanosecond: its
@@ -99,7 +99,7 @@ bench_host_jiffies() {
 # and safecp also leave out of their rusage, is counted with them (PID... given), in ticks:
 # its stat adds up the threads that have exited, which per-thread schedstat would lose.
 bench_kthread_snap() {
-	local p st f extra=" $* " ns _
+	local p st f extra=" $* " ns comm _
 	for p in /proc/[0-9]*/stat; do
 		read -r st 2>/dev/null <"$p" || continue
 		st=${st##*) }
@@ -107,8 +107,9 @@ bench_kthread_snap() {
 		[[ ${f[1]} == 2 || $extra == *" ${p//[^0-9]/} "* ]] || continue
 		ns=$(((f[11] + f[12]) * 10000000))
 		[[ ${f[1]} == 2 ]] && { read -r ns _ 2>/dev/null <"${p%stat}schedstat" || continue; }
+		read -r comm 2>/dev/null <"${p%stat}comm" || comm='?'
 		p=${p#/proc/}
-		printf '%s:%s %s\n' "${p%/stat}" "${f[19]}" "$ns"
+		printf '%s:%s %s %s\n' "${p%/stat}" "${f[19]}" "$ns" "${comm// /_}"
 	done
 }
 
@@ -120,6 +121,17 @@ bench_kthread_cpu() {
 		{ last[$1] = $2 }
 		END { for (k in last) { d = last[k] - (k in first ? first[k] : 0); if (d > 0) s += d }
 		      printf "%.3f", s / 1e9 }' "$@"
+}
+
+# bench_kthread_top SNAP0 SNAP...: "seconds  name" of every thread that ran 1 ms or more
+# between the snapshots, most first: what the kernel-thread CPU of a run was. A kworker's
+# name is the work it was doing at the last snapshot, not all it did.
+bench_kthread_top() {
+	awk 'FNR == 1 { file++ }
+		file == 1 { first[$1] = $2; next }
+		{ last[$1] = $2; name[$1] = $3 }
+		END { for (k in last) { d = last[k] - (k in first ? first[k] : 0)
+			if (d >= 1e6) printf "%.3f\t%s\n", d / 1e9, name[k] } }' "$@" | sort -k1,1nr
 }
 
 # _bench_sampler OUT T0_US MAJMIN BASE_SECTORS STATSFILE...: lines "t_s pending_kib ondev_kib".
@@ -391,6 +403,7 @@ bench_run_one() {
 		bench_umount_log "$w" "$m" "$rep" "${user:-0} ${sys:-0}" "$um"
 		read -r user sys < <(bench_cpu_add "${user:-0} ${sys:-0}" "$um")
 	fi
+	bench_kthread_top "$B_TMP"/kt[012] >"${samples%.tsv}.kthreads.tsv"
 	[[ -n $STICK_MNT && $rc == 0 ]] && verify=$(_bench_verify "$w" "$m" "$rep")
 	[[ $m == dd* ]] && verify=raw
 	((rc == 0)) || bench_warn "$w/$m exited $rc: $(head -c 300 "$B_TMP/cmd.err")"

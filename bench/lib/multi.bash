@@ -167,6 +167,7 @@ bench_run_multi() {
 	# shellcheck disable=SC2086
 	bench_kthread_snap $daemons >"$B_TMP/kt2"
 	kt=$(bench_kthread_cpu "$B_TMP"/kt[012])
+	bench_kthread_top "$B_TMP"/kt[012] >"$B_OUT/samples/$w-$m.kthreads.tsv"
 	bench_wl_is_card "$w" && card1=$(bench_read_bytes "$B_CARD_MAJMIN")
 	read -r user sys rss < <(tail -n 1 "$B_TMP/time.out")
 	# the command's CPU and its umounts' (bench_umount)
