@@ -108,8 +108,10 @@ bench_kthread_snap() {
 		ns=$(((f[11] + f[12]) * 10000000))
 		[[ ${f[1]} == 2 ]] && { read -r ns _ 2>/dev/null <"${p%stat}schedstat" || continue; }
 		read -r comm 2>/dev/null <"${p%stat}comm" || comm='?'
+		# a daemon names itself: one word, never empty, for the awk below
+		comm=${comm//[[:space:]]/_} comm=${comm:-?}
 		p=${p#/proc/}
-		printf '%s:%s %s %s\n' "${p%/stat}" "${f[19]}" "$ns" "${comm// /_}"
+		printf '%s:%s %s %s\n' "${p%/stat}" "${f[19]}" "$ns" "$comm"
 	done
 }
 
