@@ -4,8 +4,33 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/test_hook.h"
+
+/* A test that sends SIGINT (TERM, HUP) while the process is stopped means
+ * "stop here": the tools block those signals and take them in the main
+ * thread, which may run after this thread when the process goes on.  Wait
+ * until none is pending, 5 s at most, and a little longer for the main
+ * thread to cancel the job, so this thread sees it cancelled. */
+static void signals_taken(void)
+{
+	const struct timespec ms = { 0, 1000000 }, settle = { 0, 50000000 };
+	bool waited = false;
+
+	for (int i = 0; i < 5000; i++) {
+		sigset_t pending;
+
+		sigpending(&pending);
+		if (!sigismember(&pending, SIGINT) && !sigismember(&pending, SIGTERM) &&
+		    !sigismember(&pending, SIGHUP))
+			break;
+		waited = true;
+		nanosleep(&ms, NULL);
+	}
+	if (waited)
+		nanosleep(&settle, NULL);
+}
 
 void test_hook(const char *point, const char *path)
 {
@@ -23,4 +48,5 @@ void test_hook(const char *point, const char *path)
 	if (atomic_exchange(&paused, true))
 		return;
 	raise(SIGSTOP);
+	signals_taken();
 }

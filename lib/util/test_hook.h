@@ -7,7 +7,8 @@
  * first call of test_hook(POINT, path) whose path contains SUBSTRING
  * stops the whole process with SIGSTOP; the test sees state 'T' in
  * /proc/PID/stat, does its attack, and sends SIGCONT.  Each process
- * pauses at most once.
+ * pauses at most once.  A SIGINT, SIGTERM or SIGHUP sent during the pause
+ * is taken (by the tool's main thread) before the paused thread goes on.
  *
  * The points, and the path each one passes:
  *   plan-done    the plan is built and checked, nothing written yet;
