@@ -115,25 +115,28 @@ bench_kthread_snap() {
 	done
 }
 
+# _bench_kthread_deltas SNAP0 SNAP...: "nanoseconds name" of every thread that ran between
+# the first snapshot and the later ones (its last value seen minus its first, or minus 0 for
+# a thread born since).
+_bench_kthread_deltas() {
+	awk 'FNR == 1 { file++ }
+		file == 1 { first[$1] = $2; next }
+		{ last[$1] = $2; name[$1] = $3 }
+		END { for (k in last) { d = last[k] - (k in first ? first[k] : 0)
+			if (d > 0) printf "%.0f %s\n", d, name[k] } }' "$@"
+}
+
 # bench_kthread_cpu SNAP0 SNAP...: seconds of kernel-thread CPU between the first snapshot
 # and the later ones.
 bench_kthread_cpu() {
-	awk 'FNR == 1 { file++ }
-		file == 1 { first[$1] = $2; next }
-		{ last[$1] = $2 }
-		END { for (k in last) { d = last[k] - (k in first ? first[k] : 0); if (d > 0) s += d }
-		      printf "%.3f", s / 1e9 }' "$@"
+	_bench_kthread_deltas "$@" | awk '{ s += $1 } END { printf "%.3f", s / 1e9 }'
 }
 
 # bench_kthread_top SNAP0 SNAP...: "seconds  name" of every thread that ran 1 ms or more
 # between the snapshots, most first: what the kernel-thread CPU of a run was. A kworker's
 # name is the work it was doing at the last snapshot, not all it did.
 bench_kthread_top() {
-	awk 'FNR == 1 { file++ }
-		file == 1 { first[$1] = $2; next }
-		{ last[$1] = $2; name[$1] = $3 }
-		END { for (k in last) { d = last[k] - (k in first ? first[k] : 0)
-			if (d >= 1e6) printf "%.3f\t%s\n", d / 1e9, name[k] } }' "$@" | sort -k1,1nr
+	_bench_kthread_deltas "$@" | awk '$1 >= 1e6 { printf "%.3f\t%s\n", $1 / 1e9, $2 }' | sort -k1,1nr
 }
 
 # _bench_sampler OUT T0_US MAJMIN BASE_SECTORS STATSFILE...: lines "t_s pending_kib ondev_kib".
