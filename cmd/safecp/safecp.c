@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "util/beneath.h"
 #include "util/cleanup.h"
 #include "common/cli.h"
 #include "common/exitcodes.h"
@@ -38,6 +39,7 @@ enum {
 	OPT_TARGET,
 	OPT_VERIFY,
 	OPT_SKIP_IDENTICAL,
+	OPT_BENEATH,
 };
 
 /* popt's view of the command line, before validation */
@@ -47,6 +49,8 @@ static struct {
 	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check, *pack;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
+	char *beneath[COPY_DESTS_MAX];     /* --beneath, each one */
+	size_t n_beneath;
 } raw;
 
 static struct poptOption options[] = {
@@ -57,6 +61,9 @@ static struct poptOption options[] = {
 	{ "target-directory", 't', POPT_ARG_STRING, NULL, OPT_TARGET,
 	  "copy every SOURCE into DIR; repeat for several destinations, each at its "
 	  "own pace", "DIR" },
+	{ "beneath", '\0', POPT_ARG_STRING, NULL, OPT_BENEATH,
+	  "refuse a DEST not written as DIR/... or reached from DIR through a symbolic "
+	  "link, '..' or another mount; repeat for several sticks", "DIR" },
 	{ "no-target-directory", 'T', POPT_ARG_NONE, &raw.no_target_dir, 0,
 	  "treat DEST as a file name, even if it is a directory", NULL },
 	{ "no-clobber", 'n', POPT_ARG_NONE, NULL, OPT_NO_CLOBBER,
@@ -262,10 +269,11 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 			cli_usage_error("--check DIR takes no operand, found %s; try '%s --help'",
 					quote(args[0]), program_name);
 		if (raw.n_target_dirs || o->verify || raw.checksum || raw.dry_run || raw.mhl ||
-		    o->skip_identical || raw.unmount || raw.power_off)
+		    o->skip_identical || raw.unmount || raw.power_off || raw.n_beneath)
 			cli_usage_error("--check copies nothing: it takes --sums, --progress, -v "
 					"and -q, not -t, --verify, --checksum, --mhl, "
-					"--skip-identical, --unmount, --power-off or --dry-run");
+					"--skip-identical, --unmount, --power-off, --beneath "
+					"or --dry-run");
 		o->check_dir = raw.check;
 		return;
 	}
@@ -335,6 +343,39 @@ static void add_target_dir(poptContext ctx)
 	raw.target_dirs[raw.n_target_dirs++] = dir;
 }
 
+/* --beneath DIR, once per root a destination must stay in. */
+static void add_beneath(poptContext ctx)
+{
+	char *dir = poptGetOptArg(ctx);
+
+	if (!dir)
+		cli_usage_error("out of memory");
+	if (!dir[0])
+		cli_usage_error("--beneath needs a directory, not an empty word");
+	if (raw.n_beneath == COPY_DESTS_MAX)
+		cli_usage_error("too many --beneath directories: at most %d", COPY_DESTS_MAX);
+	raw.beneath[raw.n_beneath++] = dir;
+}
+
+/* Every DEST is written under one --beneath DIR (the longest that fits
+ * is its root); the plan then reaches it from there (plan.h). */
+static void assign_beneath(struct safecp_options *o)
+{
+	for (size_t d = 0; raw.n_beneath && d < o->n_dests; d++) {
+		const char *best = NULL;
+
+		for (size_t i = 0; i < raw.n_beneath; i++)
+			if (beneath_rel(raw.beneath[i], o->dests[d]) &&
+			    (!best || strlen(raw.beneath[i]) > strlen(best)))
+				best = raw.beneath[i];
+		if (!best)
+			cli_usage_error("destination %s is not under %s%s: write it as DIR/... of a "
+					"--beneath DIR", quote(o->dests[d]), quote(raw.beneath[0]),
+					raw.n_beneath > 1 ? " or another --beneath directory" : "");
+		o->beneath[d] = best;
+	}
+}
+
 /* Parses argv into *o; exits EXIT_USAGE on any mistake.  The operand
  * strings live in the returned context. */
 static poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
@@ -352,6 +393,7 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 		case OPT_NO_CLOBBER: o->plan.no_clobber = true; o->force = false; break;
 		case OPT_FORCE: o->force = true; o->plan.no_clobber = false; break;
 		case OPT_TARGET: add_target_dir(ctx); break;
+		case OPT_BENEATH: add_beneath(ctx); break;
 		case OPT_VERIFY: parse_verify(ctx, argc, argv, o); break;
 		case OPT_SKIP_IDENTICAL: skip_identical_option(ctx, argc, argv, o); break;
 		}
@@ -370,6 +412,7 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 	validate_values(o, progress_given);
 	validate_pack(o);
 	validate_operands(ctx, o);
+	assign_beneath(o);
 	/* the archive itself gets the time it was written and a new file's
 	 * mode; the sources' are in it */
 	if (o->pack) {
@@ -477,22 +520,25 @@ static int check_names(const struct safecp_options *o, struct safecp_job *job)
 /* Everything before the first byte.  0, or EXIT_USAGE after saying why.
  * A plan_check refusal is kept in job->refusal, not reported, so that
  * --dry-run can show the plan it refuses. */
-static int job_prepare(const struct safecp_options *o, const char *dest,
-		       const struct plan *tree, struct safecp_job *job)
+static int job_prepare(const struct safecp_options *o, size_t n, const struct plan *tree,
+		       struct safecp_job *job)
 {
 	struct plan_problem pb = { 0 };
+	struct safecp_options od = *o; /* with this destination's --beneath */
+	const char *dest = o->dests[n];
 	int r;
 
+	od.plan.beneath = o->beneath[n];
 	job->dest_arg = dest;
 	/* the first destination walks the sources; the others take its tree */
 	if (o->pack)
-		r = pack_plan(o, dest, tree, &job->plan, &pb);
+		r = pack_plan(&od, dest, tree, &job->plan, &pb);
 	else if (o->unpack)
-		r = unpack_plan(o, dest, tree, &job->plan, &pb);
+		r = unpack_plan(&od, dest, tree, &job->plan, &pb);
 	else if (tree)
-		r = plan_build_beside(tree, o->sources, o->n_sources, dest, &o->plan, &job->plan, &pb);
+		r = plan_build_beside(tree, o->sources, o->n_sources, dest, &od.plan, &job->plan, &pb);
 	else
-		r = plan_build(o->sources, o->n_sources, dest, &o->plan, &job->plan, &pb);
+		r = plan_build(o->sources, o->n_sources, dest, &od.plan, &job->plan, &pb);
 	if (r < 0 || pb.kind != PLAN_OK || !job->plan) {
 		if (pb.kind != PLAN_OK)
 			report_problem(o, &pb, NULL);
@@ -613,7 +659,7 @@ int main(int argc, const char **argv)
 		status = unpack_prepare(&o);
 	/* every destination is checked before the first byte goes to any */
 	for (; n < o.n_dests && status == 0; n++)
-		status = job_prepare(&o, o.dests[n], n ? jobs[0].plan : NULL, &jobs[n]);
+		status = job_prepare(&o, n, n ? jobs[0].plan : NULL, &jobs[n]);
 	if (status == 0)
 		status = check_same_source(&o, jobs, n);
 	if (status == 0) {

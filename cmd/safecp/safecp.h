@@ -42,6 +42,7 @@ struct safecp_options {
 	size_t n_sources;
 	const char *dest;          /* dests[0] */
 	const char *dests[COPY_DESTS_MAX]; /* -t DIR, each one; or DEST */
+	const char *beneath[COPY_DESTS_MAX]; /* dests[i]'s --beneath DIR, or NULL */
 	size_t n_dests;
 	enum write_strategy strategy;
 	uint64_t window;          /* --window; 0: derived from the target */

@@ -135,6 +135,14 @@ static char *dest_problem(const struct plan_problem *p, const char *a, const cha
 			      "of them", quote(a), quote(b));
 	case PLAN_DEST_UNWRITABLE:
 		return words_format("cannot write into %s: %s", quote(b), strerror(p->err ? p->err : EACCES));
+	case PLAN_DEST_NOT_BENEATH:
+		if (p->err == ELOOP)
+			return words_format("refusing to copy to %s: a symbolic link is on the way from "
+					    "%s (--beneath); remove the link or choose another "
+					    "destination", quote(a), quote(b));
+		return words_format("refusing to copy to %s: it leads out of %s, by '..' or onto "
+				    "another mount (--beneath); choose a destination inside it",
+				    quote(a), quote(b));
 	default:
 		return NULL;
 	}
@@ -182,17 +190,23 @@ char *words_problem(const struct plan_problem *p, const struct target *t)
 	case PLAN_NONDIR_ONTO_DIR:
 	case PLAN_DEST_CLASH:
 	case PLAN_DEST_UNWRITABLE:
+	case PLAN_DEST_NOT_BENEATH:
 		return dest_problem(p, a, b);
 	}
 	return words_format("cannot copy %s: unknown problem %d", quote(a), (int)p->kind);
 }
 
 /* The error's words.  ESTALE is how the engine says "not the file or
- * directory the plan saw", which "Stale file handle" would not tell. */
+ * directory the plan saw", which "Stale file handle" would not tell;
+ * ELOOP, that a link it does not follow is on the way. */
 static const char *why(int err)
 {
-	return err == ESTALE ? "it was replaced or made by someone else since the copy was planned"
-			     : strerror(err);
+	if (err == ESTALE)
+		return "it was replaced or made by someone else since the copy was planned";
+	if (err == ELOOP)
+		return "a symbolic link is on the way, which is never followed there (was it put "
+		       "there since the copy was planned?)";
+	return strerror(err);
 }
 
 /* What to do about err at step, or NULL. */

@@ -24,6 +24,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 
+#include "util/beneath.h"
 #include "util/cleanup.h"
 #include "copy/copy_internal.h"
 #include "device/fs_traits.h"
@@ -606,20 +607,33 @@ static void remove_stale(struct engine *g)
 	}
 }
 
+/* fd or -errno.  Under the plan's beneath root the walk from it meets no
+ * link, ".." or mount: one put there since the plan gives -ELOOP or
+ * -EXDEV. */
+static int open_dest_dir(const struct plan *p, int flags)
+{
+	int fd;
+
+	if (p->opts.beneath)
+		return beneath_open_path(p->opts.beneath, p->dest_dir, (uint64_t)flags);
+	fd = open(p->dest_dir, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 /* dest_dir is an operand: opened by path, as cp resolves it (a /media
- * link is followed), and it must be the directory the plan saw.  The
- * destination root, whose filesystem is synced, is dest_dir or the
- * directory merged into (-rT). */
+ * link is followed) unless the plan has a beneath root, and it must be
+ * the directory the plan saw.  The destination root, whose filesystem is
+ * synced, is dest_dir or the directory merged into (-rT). */
 static int open_dest(struct engine *g)
 {
 	const struct plan *p = g->plan;
 	struct stat st;
 
-	g->dest_dir_fd = open(p->dest_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (g->dest_dir_fd < 0 && errno == EACCES)
-		g->dest_dir_fd = open(p->dest_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	g->dest_dir_fd = open_dest_dir(p, O_RDONLY | O_DIRECTORY);
+	if (g->dest_dir_fd == -EACCES)
+		g->dest_dir_fd = open_dest_dir(p, O_PATH | O_DIRECTORY);
 	if (g->dest_dir_fd < 0)
-		return -errno;
+		return g->dest_dir_fd;
 	if (fstat(g->dest_dir_fd, &st) < 0)
 		return -errno;
 	if (st.st_dev != p->dest_dir_dev || st.st_ino != p->dest_dir_ino)

@@ -230,13 +230,15 @@ static int dest_dir_check(struct plan *p, const char *dir, struct plan_problem *
 {
 	_cleanup_close_ int fd = -1;
 	struct stat st;
+	int r;
 
 	p->dest_dir = strdup(dir);
 	p->dest_root = strdup(dir);
 	if (!p->dest_dir || !p->dest_root)
 		return -ENOMEM;
-	if (stat(dir, &st) < 0)
-		return plan_refuse(pr, PLAN_DEST_MISSING, dir, dir, errno);
+	r = plan_dest_dir_stat(&p->opts, dir, dir, pr, &st);
+	if (r < 0)
+		return r;
 	p->dest_dir_dev = st.st_dev;
 	p->dest_dir_ino = st.st_ino;
 	p->dest_root_entry = PLAN_TOP;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/beneath.h"
 #include "util/cleanup.h"
 #include "copy/plan_internal.h"
 
@@ -50,6 +51,7 @@ static const char *const kind_names[] = {
 	[PLAN_NAME_RESERVED] = "name-reserved",
 	[PLAN_NAME_CLASH] = "name-clash",
 	[PLAN_SOURCE_CHANGED] = "source-changed",
+	[PLAN_DEST_NOT_BENEATH] = "dest-not-beneath",
 };
 
 const char *plan_problem_kind_name(enum plan_problem_kind kind)
@@ -159,13 +161,37 @@ struct dest {
 	char root[PATH_MAX];    /* the directory the top-level entries go into */
 };
 
+/* stat(2) of a destination path; with o->beneath, of what the walk from
+ * that root reaches (-ELOOP, -EXDEV: a link, ".." or mount on the way). */
+static int dest_stat(const struct plan_options *o, const char *path, struct stat *st)
+{
+	_cleanup_close_ int fd = -1;
+
+	if (!o->beneath)
+		return stat(path, st) < 0 ? -errno : 0;
+	fd = beneath_open_path(o->beneath, path, O_PATH);
+	if (fd < 0)
+		return fd;
+	return fstat(fd, st) < 0 ? -errno : 0;
+}
+
+/* A refusal for dest_stat()'s error r: the walk left o->beneath, or
+ * dest (or the directory that should hold it) is missing. */
+static int refuse_dest(struct plan_builder *b, const char *dest, int r)
+{
+	if (b->opts->beneath && (r == -EXDEV || r == -ELOOP))
+		return plan_refuse(b->problem, PLAN_DEST_NOT_BENEATH, dest, b->opts->beneath, -r);
+	return plan_refuse(b->problem, r == -ENOTDIR ? PLAN_DEST_NOT_DIR : PLAN_DEST_MISSING, dest,
+			   dest, -r);
+}
+
 int plan_dest_need_dir(struct plan_builder *b, const char *dest, struct stat *ret)
 {
 	struct stat st;
+	int r = dest_stat(b->opts, dest, &st);
 
-	if (stat(dest, &st) < 0)
-		return plan_refuse(b->problem, errno == ENOTDIR ? PLAN_DEST_NOT_DIR : PLAN_DEST_MISSING,
-				   dest, dest, errno);
+	if (r < 0)
+		return refuse_dest(b, dest, r);
 	if (!S_ISDIR(st.st_mode))
 		return plan_refuse(b->problem, PLAN_DEST_NOT_DIR, dest, dest, ENOTDIR);
 	if (ret)
@@ -195,7 +221,10 @@ static int dest_resolve(struct plan_builder *b, size_t n_sources, const char *de
 		snprintf(d->root, sizeof(d->root), "%s", d->path);
 		return 0;
 	}
-	if (!o->no_target_directory && stat(dest, &st) == 0 && S_ISDIR(st.st_mode)) {
+	r = dest_stat(o, dest, &st);
+	if (r == -EXDEV || r == -ELOOP)
+		return refuse_dest(b, dest, r);
+	if (!o->no_target_directory && r == 0 && S_ISDIR(st.st_mode)) {
 		d->into_dir = true;
 		snprintf(d->root, sizeof(d->root), "%s", d->path);
 		return 0;
@@ -207,11 +236,7 @@ static int dest_resolve(struct plan_builder *b, size_t n_sources, const char *de
 		d->must_be_dir_source = true;
 	}
 	parent_of(d->path, d->root);
-	if (stat(d->root, &st) < 0)
-		return plan_refuse(b->problem, PLAN_DEST_MISSING, dest, d->root, errno);
-	if (!S_ISDIR(st.st_mode))
-		return plan_refuse(b->problem, PLAN_DEST_MISSING, dest, d->root, ENOTDIR);
-	return 0;
+	return plan_dest_dir_stat(o, dest, d->root, b->problem, &st);
 }
 
 /* An operand as this destination sees it, before it joins the tree.
@@ -361,6 +386,18 @@ static int check_into_itself(struct plan_builder *b, const struct source *s)
 	return 0;
 }
 
+int plan_dest_dir_stat(const struct plan_options *o, const char *dest, const char *dir,
+		       struct plan_problem *pr, struct stat *ret)
+{
+	int r = dest_stat(o, dir, ret);
+
+	if (r == 0 && !S_ISDIR(ret->st_mode))
+		r = -ENOTDIR;
+	if (r < 0 && o->beneath && (r == -EXDEV || r == -ELOOP))
+		return plan_refuse(pr, PLAN_DEST_NOT_BENEATH, dest, o->beneath, -r);
+	return r < 0 ? plan_refuse(pr, PLAN_DEST_MISSING, dest, dir, -r) : 0;
+}
+
 /* Only the directories this copy writes into: a dead copy's temporaries
  * elsewhere are none of its business.  dest_dir only when it is the
  * destination root (-rT merges into DEST: its parent, perhaps /media, is
@@ -396,12 +433,14 @@ static int dest_root_check(struct plan_builder *b, struct dest *d, const struct 
 {
 	struct plan *p = b->p;
 	struct stat st;
+	int r;
 
 	p->dest_dir = strdup(d->root);
 	if (!p->dest_dir)
 		return -ENOMEM;
-	if (stat(d->root, &st) < 0)
-		return plan_refuse(b->problem, PLAN_DEST_MISSING, d->given, d->root, errno);
+	r = plan_dest_dir_stat(b->opts, d->given, d->root, b->problem, &st);
+	if (r < 0)
+		return r;
 	p->dest_dir_dev = st.st_dev;
 	p->dest_dir_ino = st.st_ino;
 	p->dest_root_entry = PLAN_TOP;

@@ -105,6 +105,9 @@ enum plan_problem_kind {
 				* another source goes there; differ only in case */
 	PLAN_SOURCE_CHANGED,   /* path (src): plan_build_beside() found a source
 				* that is not the tree's (it changed since) */
+	PLAN_DEST_NOT_BENEATH, /* path (DEST), path2 (the root), err: EXDEV (the
+				* path leaves the root or crosses a mount), ELOOP
+				* (a symbolic link on the way) */
 };
 
 struct plan_problem {
@@ -124,6 +127,11 @@ struct plan_options {
 	bool target_directory; /* -t DIR: dest is a directory, must exist */
 	bool no_target_directory; /* -T: dest is never treated as a directory */
 	bool no_clobber;       /* -n */
+	const char *beneath;   /* or NULL: the root DEST must be written under
+				* and reached from without a link, ".." or
+				* mount on the way (util/beneath.h); the engine
+				* opens DEST's directory the same way.  Must
+				* outlive the plan (an argv string) */
 };
 
 /* One destination's view of the source tree. */

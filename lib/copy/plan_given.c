@@ -55,6 +55,8 @@ static int dest_take(struct plan_builder *b, const char *dest)
 	if (strlen(dest) >= PATH_MAX)
 		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, dest, NULL, ENAMETOOLONG);
 	r = plan_dest_need_dir(b, dest, &st);
+	if (r >= 0 && b->opts->beneath)
+		r = plan_dest_dir_stat(b->opts, dest, dest, b->problem, &st);
 	if (r < 0)
 		return r;
 	p->dest_dir = strdup(dest);

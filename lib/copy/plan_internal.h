@@ -74,6 +74,13 @@ int plan_add_child(void *builder, size_t idx);
  * is refused; its stat into *ret (may be NULL). */
 int plan_dest_need_dir(struct plan_builder *b, const char *dest, struct stat *ret);
 
+/* The directory a plan writes into (DEST or its parent): stat'ed by
+ * path, as cp resolves it, or with o->beneath reached from that root
+ * (PLAN_DEST_NOT_BENEATH when a link, ".." or mount is on the way);
+ * PLAN_DEST_MISSING names dest (as given) and dir. */
+int plan_dest_dir_stat(const struct plan_options *o, const char *dest, const char *dir,
+		       struct plan_problem *pr, struct stat *ret);
+
 /* Give e the destination path dst (copied); dst_name is kept pointing
  * into it.  Returns 0 or -ENOMEM (e unchanged). */
 int plan_entry_set_dst(struct plan_entry *e, const char *dst);
