@@ -139,6 +139,13 @@ victim_unchanged() {
 	victim_unchanged
 }
 
+@test "--beneath: --progress=json says why in a refused event" {
+	ln -s "$VICTIM" "$STICK_MNT/l"
+	run -2 --separate-stderr safecp -r --progress=json --beneath="$STICK_MNT" "$SRC/card" "$STICK_MNT/l/"
+	jq -e -s 'map(select(.event == "refused")) | length == 1 and .[0].kind == "dest-not-beneath"' <<<"$output"
+	victim_unchanged
+}
+
 @test "--beneath: usage: an empty DIR, and --check refuses it" {
 	run -2 --separate-stderr safecp --beneath= "$SRC/card/DCIM/IMG_0002.JPG" "$STICK_MNT"
 	[[ $stderr == *"--beneath needs a directory"* ]]
