@@ -10,6 +10,17 @@ BLKIO=/sys/fs/cgroup/blkio
 
 setup() {
 	require_root
+	KNOB_BDI=''
+}
+
+teardown() {
+	# a test that set bdi knobs and failed before stick_up reset them
+	if [[ -n $KNOB_BDI ]]; then
+		echo 0 >"$KNOB_BDI/strict_limit"
+		echo 0 >"$KNOB_BDI/min_ratio"
+		echo 100 >"$KNOB_BDI/max_ratio"
+	fi
+	stick_down_all
 }
 
 # throttle_rule MAJ:MIN bps|iops: the rule's value, empty when there is none.
@@ -80,6 +91,29 @@ check_fs() {
 	stick_up
 	# 256 KiB: two CPUs' worth of per-cpu counter slack (doc/kernel.md 4.1).
 	[ "$(bdi_pending_bytes "$STICK_MAJMIN")" -le 262144 ]
+}
+
+@test "stick_up: the bdi knobs an earlier user of the loop device left are reset, and said" {
+	local dev bdi
+	dev=$(losetup -f) || skip "no free loop device"
+	[[ -e /sys/block/${dev#/dev/}/dev ]] || skip "$dev does not exist yet: it has no bdi to inherit"
+	bdi=/sys/class/bdi/$(<"/sys/block/${dev#/dev/}/dev")
+	KNOB_BDI=$bdi
+	echo 1 >"$bdi/strict_limit"
+	echo 1000 >"$bdi/min_ratio_fine"
+	echo 17129607 >"$bdi/max_bytes"
+	stick_up --size 16 --rate 0 2>"$BATS_TEST_TMPDIR/err"
+	cat "$BATS_TEST_TMPDIR/err"
+	[[ /sys/class/bdi/$STICK_MAJMIN -ef $bdi ]] || skip "losetup took another loop device than $dev"
+	grep -q "reset the bdi knobs an earlier user of $STICK_MAJMIN left: strict_limit=1 min_ratio_fine=1000 max_ratio_fine=" "$BATS_TEST_TMPDIR/err"
+	[ "$(<"$bdi/strict_limit")" = 0 ]
+	[ "$(<"$bdi/min_ratio")" = 0 ]
+	[ "$(<"$bdi/max_ratio_fine")" = 1000000 ]
+	KNOB_BDI=''
+	# a second stick on clean knobs says nothing
+	stick_down "$STICK_ID"
+	stick_up --size 16 --rate 0 2>"$BATS_TEST_TMPDIR/err2"
+	refute grep -q "bdi knobs" "$BATS_TEST_TMPDIR/err2"
 }
 
 @test "stick_up: options set size, queue limit, rate and IOPS" {

@@ -198,6 +198,24 @@ _stick_attach() {
 	STICK_MAJMIN=$(<"/sys/block/$name/dev")
 	[[ $(<"/sys/block/$name/loop/dio") == 1 ]] ||
 		_stick_err "warning: $STICK_DISK has no direct I/O; the backing file's page cache will blur measurements"
+	_stick_bdi_reset "$STICK_MAJMIN"
+}
+
+# A loop device's bdi (/sys/class/bdi/MAJ:MIN) keeps strict_limit, min_ratio and
+# max_ratio (max_bytes is max_ratio in bytes) after losetup -d: knobs an earlier user set
+# would make this stick unlike a stick (cp leaving 7 MiB dirty instead of 500). Back to
+# the kernel's defaults, said on stderr when anything was changed.
+_stick_bdi_reset() {
+	local bdi=/sys/class/bdi/$1 knob want now changed=()
+	for knob in strict_limit:0 min_ratio_fine:0 max_ratio_fine:1000000; do
+		want=${knob#*:} knob=${knob%%:*}
+		[[ -w $bdi/$knob ]] || continue
+		now=$(<"$bdi/$knob")
+		[[ $now == "$want" ]] && continue
+		echo "$want" >"$bdi/$knob" || { _stick_err "cannot reset $bdi/$knob (is $now)"; return 1; }
+		changed+=("$knob=$now")
+	done
+	((${#changed[@]} == 0)) || _stick_err "reset the bdi knobs an earlier user of $1 left: ${changed[*]} (now the kernel's defaults)"
 	return 0
 }
 
