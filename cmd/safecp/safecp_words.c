@@ -66,6 +66,7 @@ const char *words_step_name(enum copy_step step)
 	case COPY_STEP_CHANGED: return "changed";
 	case COPY_STEP_VERIFY: return "verify";
 	case COPY_STEP_SOURCE_VERIFY: return "source-verify";
+	case COPY_STEP_NAME_CLASH: return "name-clash";
 	}
 	return "unknown";
 }
@@ -243,6 +244,21 @@ static const char *hint(enum copy_step step, int err)
 	return NULL;
 }
 
+/* A name the plan saw free was taken when the copy was to get it
+ * (copy.h COPY_STEP_NAME_CLASH): nothing was replaced. */
+static char *name_clash_words(const char *action, const struct plan_entry *e, const char *holder)
+{
+	if (holder && e && strcmp(holder, e->dst) == 0)
+		return words_format("%s: a file appeared there during the copy (the plan found none) "
+				    "and is not replaced; not copied: see what it is, remove it and "
+				    "copy again", action);
+	return words_format("%s: the stick's filesystem counts that name as the same as %s, "
+			    "which is kept; not copied: the filesystem folds these names together "
+			    "(an exFAT volume carries its own up-case table); rename one, or use "
+			    "another stick", action,
+			    holder ? quote(holder) : "a file already on it");
+}
+
 /* The sentence's verb and object for a step: "cannot write '/m/a.jpg'". */
 static char *failed_action(const struct plan_entry *e, enum copy_step step, const char *path)
 {
@@ -270,6 +286,9 @@ static char *failed_action(const struct plan_entry *e, enum copy_step step, cons
 		return words_format("the copy of %s", quote(dst ? dst : "?"));
 	case COPY_STEP_SOURCE_VERIFY:
 		return words_format("%s read a second time", quote(src ? src : "?"));
+	case COPY_STEP_NAME_CLASH:
+		return words_format("cannot copy %s to %s", quote(src ? src : "?"),
+				    quote(dst ? dst : "?"));
 	}
 	return words_format("cannot copy %s", quote(src ? src : "?"));
 }
@@ -297,6 +316,8 @@ char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 		return words_format("%s gave other bytes than the first read: the card or disk may be "
 				    "failing; not copied (nothing partial is left under its name): "
 				    "copy it again, or from a backup", action);
+	if (step == COPY_STEP_NAME_CLASH)
+		return name_clash_words(action, e, path);
 	if (step == COPY_STEP_VERIFY) {
 		dev = t ? words_device(t) : NULL;
 		if (err != EBADMSG)

@@ -65,6 +65,13 @@ enum copy_step {
 			     * unreadable: not published, the copy goes on */
 	COPY_STEP_SOURCE_VERIFY, /* verify_source: the source read again gave
 				  * other bytes: not published, the copy goes on */
+	COPY_STEP_NAME_CLASH, /* err EEXIST: a name the plan saw free is taken
+			       * when the file is to be named: path is the file
+			       * there (the destination itself: it appeared
+			       * during the copy; another name: the filesystem
+			       * counts the two as one, e.g. an exFAT volume's
+			       * own up-case table) or NULL (not found); not
+			       * published, nothing replaced, the copy goes on */
 };
 
 /* Why an entry is not copied (cmd/ words it). */

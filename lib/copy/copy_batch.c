@@ -33,6 +33,7 @@
  * A commit happens when the batch holds four windows of data, 1000
  * files, or has been open two seconds, and before any file larger than a
  * window. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -387,16 +388,132 @@ static int rename_onto_placeholder(struct batch_item *it)
 	return r;
 }
 
-/* -n: a name that appeared since the plan is kept, so never replace. */
+/* No RENAME_NOREPLACE, and not -n: rename only if lstat finds nothing
+ * under the name.  A name made between the two is replaced; on the
+ * filesystems that get here (FUSE daemons without RENAME2: exfat-fuse,
+ * ntfs-3g, fusefat) every file has the mount's owner and mode, so whoever
+ * could make it could as well overwrite any file there.  The placeholder
+ * would close that gap but leaves an empty file under the final name if
+ * we are killed between its creation and the rename. */
+static int rename_if_free(struct batch_item *it)
+{
+	struct stat st;
+
+	if (fstatat(it->dirfd, it->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	if (errno != ENOENT)
+		return -errno;
+	return renameat(it->dirfd, it->tmp, it->dirfd, it->name) < 0 ? -errno : 0;
+}
+
+/* Replace only what the plan saw and meant to replace.  A name the plan
+ * saw free is never replaced: one that appeared since (-n: kept, as asked),
+ * or one the filesystem counts as the same as a file already there: an
+ * exFAT volume compares names through the up-case table it carries, which
+ * its last owner wrote, not the fixed model plan_names.c checks (a table
+ * that folds the digits makes IMG_0001.JPG and IMG_0002.JPG one name).
+ * -EEXIST then. */
 static int rename_item(struct engine *g, struct batch_item *it)
 {
-	unsigned flags = g->plan->opts.no_clobber ? RENAME_NOREPLACE : 0;
+	bool keep = g->plan->opts.no_clobber || !g->plan->entries[it->entry].dst_exists;
 
-	if (renameat2(it->dirfd, it->tmp, it->dirfd, it->name, flags) == 0)
+	if (renameat2(it->dirfd, it->tmp, it->dirfd, it->name, keep ? RENAME_NOREPLACE : 0) == 0)
 		return 0;
-	if (errno == EINVAL && flags)
-		return rename_onto_placeholder(it);
-	return -errno;
+	if (errno != EINVAL || !keep)
+		return -errno;
+	return g->plan->opts.no_clobber ? rename_onto_placeholder(it) : rename_if_free(it);
+}
+
+/* Entries looked at for the file holding a clashing name: a bound on the
+ * error path's cost in a huge directory. */
+#define CLASH_SCAN_MAX 100000
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* A FUSE daemon on libfuse's high-level API (exfat-fuse, without
+ * use_ino) numbers inodes per name, so the two names of one file get two
+ * numbers: then the one entry that looks the same must do. */
+static bool looks_same(const struct stat *a, const struct stat *b)
+{
+	return (a->st_mode & S_IFMT) == (b->st_mode & S_IFMT) && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* The name, in the directory's own listing, of the file that `name`
+ * reaches: `name` itself when a file appeared under it, another name the
+ * filesystem folds onto it, or NULL when no entry is sure. */
+static char *clash_holder(int dirfd, const char *name)
+{
+	_cleanup_free_ char *weak = NULL;
+	char *found = NULL;
+	size_t n_weak = 0, seen = 0;
+	struct stat want, st;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (fstatat(dirfd, name, &want, AT_SYMLINK_NOFOLLOW) < 0)
+		return NULL;
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return NULL;
+	}
+	while (!found && seen++ < CLASH_SCAN_MAX && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (strcmp(de->d_name, name) == 0 || same_file(&st, &want))
+			found = strdup(de->d_name);
+		else if (looks_same(&st, &want) && n_weak++ == 0)
+			weak = strdup(de->d_name);
+	}
+	closedir(d);
+	return found ? found : n_weak == 1 ? TAKE_PTR(weak) : NULL;
+}
+
+/* The path of `holder` (a name in the item's directory), for messages. */
+static char *holder_path(const struct plan_entry *e, const char *holder)
+{
+	size_t dlen = strlen(e->dst), nlen = strlen(e->dst_name);
+	char *p;
+
+	if (nlen > dlen || strcmp(e->dst + dlen - nlen, e->dst_name) != 0)
+		return strdup(holder);
+	p = malloc(dlen - nlen + strlen(holder) + 1);
+	if (p) {
+		memcpy(p, e->dst, dlen - nlen);
+		strcpy(p + dlen - nlen, holder);
+	}
+	return p;
+}
+
+/* The name the plan saw free is taken (EEXIST at publish): true, and the
+ * item is reported and dropped, unless it is -n's case: the very name
+ * appeared, or no file holding it was found, and it is kept. */
+static bool name_clash(struct engine *g, struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+	_cleanup_free_ char *holder = NULL, *path = NULL;
+
+	if (e->dst_exists)
+		return false; /* -n, and the plan's own file: kept */
+	holder = clash_holder(it->dirfd, it->name);
+	if (g->plan->opts.no_clobber && (!holder || strcmp(holder, it->name) == 0))
+		return false;
+	path = holder ? holder_path(e, holder) : NULL;
+	DEBUG(DEBUG_COPY, "name clash: '%s' taken by '%s'", e->dst, path ? path : "?");
+	copy_report(g, it->entry, COPY_STEP_NAME_CLASH, -EEXIST, path, false);
+	copy_remove_temp(it);
+	copy_forget_bytes(g, it);
+	copy_count_failed(g);
+	return true;
 }
 
 static int sync_dirs(struct engine *g)
@@ -475,7 +592,8 @@ static int publish_item(struct engine *g, struct batch_item *it)
 		return r;
 	}
 	r = link_as(g, it, it->name);
-	if (r == -EEXIST && !g->plan->opts.no_clobber) {
+	/* replaced only where the plan saw a file (rename_item) */
+	if (r == -EEXIST && !g->plan->opts.no_clobber && g->plan->entries[it->entry].dst_exists) {
 		copy_temp_name(g, it);
 		r = link_as(g, it, it->tmp);
 		if (r < 0)
@@ -510,6 +628,8 @@ static int settle_item(struct engine *g, struct batch_item *it)
 	if (r == 0) {
 		it->tmp[0] = '\0';
 		it->renamed = true;
+	} else if (r == -EEXIST && name_clash(g, it)) {
+		/* reported and dropped */
 	} else if (r == -EEXIST && g->plan->opts.no_clobber) {
 		kept(g, it);
 	} else {
