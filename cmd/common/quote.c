@@ -31,11 +31,7 @@ size_t quote_char(const char *s, size_t n, uint32_t *cp)
 
 bool quote_unsafe(uint32_t c)
 {
-	if (c == QUOTE_INVALID || c < 0x20 || (c >= 0x7f && c < 0xa0))
-		return true;
-	/* format characters: invisible, or reordering what follows them */
-	return c == 0x061c || (c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) ||
-	       (c >= 0x2060 && c <= 0x206f) || c == 0xfeff;
+	return utf8_unsafe(c); /* the one rule, which --unpack's names follow too */
 }
 
 bool quote_utf8_valid(const char *s, size_t len)

@@ -17,7 +17,8 @@
  *	<ESC>[31m        $'\e''[31m'
  *	x<U+202E>y       'x'$'\xe2\x80\xae''y'
  *
- * Unsafe: C0 controls and DEL, C1 controls (U+0080-U+009F), bytes that
+ * Unsafe (utf8_unsafe(), util/utf8.h: --unpack refuses names with these
+ * too): C0 controls and DEL, C1 controls (U+0080-U+009F), bytes that
  * are not well-formed UTF-8 (overlongs, surrogates, past U+10FFFF, stray
  * continuation bytes: also a raw 0x9b, which 8-bit terminals take for
  * CSI), and the invisible and bidirectional format characters that make a

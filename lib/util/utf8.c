@@ -1,4 +1,5 @@
-/* utf8.c: decode one UTF-8 character, well formed or one invalid byte. */
+/* utf8.c: decode one UTF-8 character, well formed or one invalid byte;
+ * which characters are unsafe in names. */
 #include "util/utf8.h"
 
 size_t utf8_decode(const char *str, size_t n, uint32_t *cp)
@@ -55,4 +56,25 @@ bool utf8_valid(const char *s, size_t n)
 			return false;
 	}
 	return true;
+}
+
+bool utf8_unsafe(uint32_t c)
+{
+	if (c == UTF8_INVALID || c < 0x20 || (c >= 0x7f && c < 0xa0))
+		return true;
+	/* format characters: invisible, or reordering what follows them */
+	return c == 0x061c || (c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) ||
+	       (c >= 0x2060 && c <= 0x206f) || c == 0xfeff;
+}
+
+bool utf8_has_unsafe(const char *s, size_t n)
+{
+	uint32_t cp;
+
+	for (size_t i = 0, len; i < n; i += len) {
+		len = utf8_decode(s + i, n - i, &cp);
+		if (utf8_unsafe(cp))
+			return true;
+	}
+	return false;
 }

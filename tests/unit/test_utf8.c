@@ -75,9 +75,31 @@ TEST(mhl_text_agrees)
 	CHECK(mhl_text_valid(""));
 }
 
+/* The one rule quote() and --unpack share. */
+TEST(unsafe_characters)
+{
+	static const uint32_t bad[] = { 0x00, 0x1b, 0x1f, 0x7f, 0x80, 0x9b, 0x9f, 0x061c, 0x200b,
+					0x200f, 0x2028, 0x202e, 0x2060, 0x206f, 0xfeff,
+					UTF8_INVALID };
+	static const uint32_t good[] = { 0x20, 'a', 0x7e, 0xa0, 0xe9, 0x061b, 0x200a, 0x2010,
+					 0x2027, 0x202f, 0x205f, 0x2070, 0xfefe, 0x1f4f7 };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(utf8_unsafe(bad[i]));
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		CHECK(!utf8_unsafe(good[i]));
+	CHECK(!utf8_has_unsafe("caf\xc3\xa9 \xf0\x9f\x93\xb7", 10));
+	CHECK(utf8_has_unsafe("x\xc2\x9b" "2Jy", 6));        /* U+009B, CSI */
+	CHECK(utf8_has_unsafe("gpj.\xe2\x80\xae" "exe", 10)); /* U+202E */
+	CHECK(utf8_has_unsafe("a\x9b", 2));                     /* a raw 0x9b */
+	CHECK(utf8_has_unsafe("a\nb", 3));
+	CHECK(!utf8_has_unsafe("a\nb", 1));                     /* n bounds it */
+}
+
 int main(void)
 {
-	TEST_PLAN(4);
+	TEST_PLAN(5);
+	RUN(unsafe_characters);
 	RUN(well_formed);
 	RUN(ill_formed_is_one_byte);
 	RUN(valid_strings);
