@@ -1,9 +1,12 @@
 /* read_back.c: see read_back.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,11 +104,76 @@ static int hash_all(struct read_back *rb, int fd, uint64_t size, checksum_set al
 	return r;
 }
 
+/* Data kept in the filesystem's metadata: ext4 inline_data (in the inode
+ * and its in-inode xattr), btrfs inline extents, f2fs inline data.  Their
+ * O_DIRECT reads fall back to buffered ones (ext4_dio_supported(),
+ * f2fs_force_buffered_io(), btrfs_direct_read()'s inline case) served from
+ * the metadata's cached blocks, which dropping the file's pages does not
+ * touch: no read of them can be proved to reach the device.  FIEMAP flags
+ * them FIEMAP_EXTENT_DATA_INLINE (ext4_inline_data_fiemap()); where FIEMAP
+ * is refused, ext4's FS_INLINE_DATA_FL says the same. */
+static bool data_inline(int fd)
+{
+	struct {
+		struct fiemap map;
+		struct fiemap_extent extent[1];
+	} q = { .map = { .fm_length = FIEMAP_MAX_OFFSET, .fm_extent_count = 1 } };
+	int flags = 0;
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &q) == 0)
+		return q.map.fm_mapped_extents > 0 &&
+		       (q.map.fm_extents[0].fe_flags & FIEMAP_EXTENT_DATA_INLINE);
+	return ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_INLINE_DATA_FL);
+}
+
+/* Pages of fd in the page cache: -1 when cachestat cannot tell. */
+static int64_t cached_now(int fd)
+{
+	struct file_cache fc;
+
+	return cachestat_fd(fd, 0, 0, &fc) < 0 ? -1 : (int64_t)fc.cached;
+}
+
+/* Before an O_DIRECT read: the file's pages dropped and proved gone, so
+ * that a read the filesystem serves buffered after all (ext4 with
+ * data=journal or the file's journal-data flag: ext4_dio_supported();
+ * btrfs for compressed extents) reads the device and leaves pages behind
+ * (direct_served).  One try, no waiting: a page that stays (mapped by
+ * someone) only costs the claim.  -1 when cachestat cannot tell (old
+ * kernel, or not ours to write: EPERM), 0 when no page is cached, 1 when
+ * some could not be dropped. */
+static int direct_prepare(int rfd)
+{
+	int64_t n = cached_now(rfd);
+
+	if (n <= 0)
+		return n < 0 ? -1 : 0;
+	if (posix_fadvise(rfd, 0, 0, POSIX_FADV_DONTNEED) != 0)
+		return 1;
+	n = cached_now(rfd);
+	return n < 0 ? -1 : n > 0;
+}
+
+/* After the O_DIRECT read, given direct_prepare's answer: how it was
+ * really read.  Pages that came in were read buffered, from the device
+ * (none were cached before); pages that could not be dropped may have
+ * served it. */
+static enum readback_how direct_served(int rfd, int before)
+{
+	int64_t after = before < 0 ? -1 : cached_now(rfd);
+
+	if (before < 0 || after < 0)
+		return READBACK_DIRECT; /* cannot tell: O_DIRECT as asked */
+	if (before > 0)
+		return READBACK_CACHED;
+	return after > 0 ? READBACK_DROPPED : READBACK_DIRECT;
+}
+
 int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int bdev_fd,
 		   checksum_set algs, struct checksum_result *ret, enum readback_how *how,
 		   _Atomic uint64_t *verified)
 {
-	int rfd = -1, r;
+	int rfd = -1, r, before = -1;
 
 	if (fuse) {
 		/* the daemon's reads come from the device's cache: empty it,
@@ -114,9 +182,16 @@ int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int b
 
 		rfd = reopen(fd, O_DIRECT);
 		*how = dropped && rfd >= 0 ? READBACK_DEVICE_DROPPED : READBACK_CACHED;
+	} else if (size > 0 && data_inline(fd)) {
+		rfd = reopen(fd, 0);
+		*how = READBACK_CACHED;
+		if (rfd < 0)
+			return -errno;
 	} else {
 		rfd = reopen(fd, O_DIRECT);
 		*how = READBACK_DIRECT;
+		if (rfd >= 0)
+			before = direct_prepare(rfd);
 	}
 	if (rfd < 0) {
 		rfd = reopen(fd, 0);
@@ -128,6 +203,8 @@ int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int b
 			*how = READBACK_CACHED;
 	}
 	r = hash_all(rb, rfd, size, algs, ret, verified);
+	if (r == 0 && *how == READBACK_DIRECT)
+		*how = direct_served(rfd, before);
 	/* a filesystem that takes O_DIRECT at open but not for reads */
 	if (r == -EINVAL && *how != READBACK_CACHED) {
 		close(rfd);

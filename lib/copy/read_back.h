@@ -11,7 +11,17 @@
  * proved empty by cachestat, and the file read O_DIRECT (past the FUSE
  * page cache, to the daemon).  What cannot be bypassed is said
  * (READBACK_CACHED), never claimed.  The device's own RAM cache is out
- * of reach of all of these: a stick that answers from it is not caught. */
+ * of reach of all of these: a stick that answers from it is not caught.
+ *
+ * A successful O_DIRECT open proves nothing by itself: filesystems serve
+ * some files' direct reads buffered.  Data kept in the metadata (ext4
+ * inline_data, btrfs inline extents, f2fs inline data; FIEMAP's
+ * FIEMAP_EXTENT_DATA_INLINE) is read through the metadata's cache, out of
+ * our reach: READBACK_CACHED.  Other fallbacks (ext4 data=journal, btrfs
+ * compressed extents) read the file's pages: the cached ones are dropped
+ * first, and pages found after the read say it went buffered, from the
+ * device (READBACK_DROPPED).  Without cachestat (before Linux 6.5, or
+ * EPERM: a file the caller may not write) the second check is left out. */
 #ifndef SAFECP_READ_BACK_H
 #define SAFECP_READ_BACK_H
 

@@ -110,10 +110,11 @@ change_on_image() {
 	[[ -z $output && -z $stderr ]]
 }
 
-# cached_then_changed FS: a byte changed on the image while the file's right pages are
-# cached: reading through the cache still shows the old bytes, --check reports it
+# cached_then_changed FS [stick_up option...]: a byte changed on the image while the
+# file's right pages are cached: reading through the cache still shows the old bytes,
+# --check reports it
 cached_then_changed() {
-	copied "$1"
+	copied "$@"
 	marked "$BATS_TEST_TMPDIR/m"
 	cp "$BATS_TEST_TMPDIR/m" "$STICK_MNT/card/m"
 	sync
@@ -136,6 +137,15 @@ cached_then_changed() {
 @test "ext4: a byte changed on the device under clean cached pages is reported, exit 4" {
 	require_cmd xxhsum
 	cached_then_changed ext4
+}
+
+@test "ext4 data=journal (O_DIRECT served buffered): a byte changed under cached pages is reported, exit 4" {
+	require_cmd xxhsum
+	cached_then_changed ext4 --mount-opts data=journal
+	# the files' pages were dropped before the read, and the read brought them back (the
+	# empty file has nothing to read)
+	jq -s -e 'map(select(.event == "check" and (.file | endswith("spaces ") | not)) |
+		.read_back) | all(. == "dropped")' <<<"$output"
 }
 
 @test "exfat (FUSE): a byte changed on the device under cached pages is reported, exit 4" {
@@ -369,4 +379,48 @@ EOF
 	# a change to a file only the first generation lists is found
 	printf 'X' | dd of="$STICK_MNT/card/DCIM/C0001.MP4" bs=1 seek=1000 conv=notrunc status=none
 	run -4 safecp --check "$STICK_MNT"
+}
+
+# An ext4 stick made with -O inline_data: a small file's bytes live in its inode, read
+# through the device's cached inode table whatever O_DIRECT says (ext4_dio_supported).
+inline_stick() {
+	stick_up --fs ext4 --size 64 --rate 0 --no-mount
+	mkfs.ext4 -q -F -O inline_data -E lazy_itable_init=0,lazy_journal_init=0 "$STICK_DEV"
+	sync "$STICK_DEV"
+	stick_reattach "$STICK_ID"
+	[[ $STICK_FSCK_RC == 0 ]]
+}
+
+@test "ext4 inline_data: a small file's read-back is never called O_DIRECT; the cache is said not bypassed" {
+	inline_stick
+	mkdir "$BATS_TEST_TMPDIR/isrc"
+	printf 'ORIGINAL-SMALL-FILE-CONTENT-0123456789\n' >"$BATS_TEST_TMPDIR/isrc/note.txt"
+	run -0 --separate-stderr safecp -r --mhl --verify --progress=json "$BATS_TEST_TMPDIR/isrc" \
+		"$STICK_MNT"/
+	echo "$stderr"
+	[[ $(lsattr "$STICK_MNT/isrc/note.txt") == *N* ]] # the data is inline
+	jq -s -e '.[-1] | .event == "done" and .verify_cache_bypassed == false' <<<"$output"
+	[[ $stderr == *"device cache not bypassed"* ]]
+	# the device now holds other bytes; the cached inode table still the old ones
+	local off offs
+	offs=$(grep -obUa ORIGINAL-SMALL "$STICK_IMG" | cut -d: -f1)
+	[[ -n $offs ]]
+	for off in $offs; do
+		dd if="$STICK_DEV" of="$BATS_TEST_TMPDIR/sec" bs=512 skip=$((off / 512)) count=1 \
+			iflag=direct status=none
+		sed 's/ORIGINAL-SMALL/TAMPERED-SMALL/' "$BATS_TEST_TMPDIR/sec" >"$BATS_TEST_TMPDIR/sec2"
+		dd if="$BATS_TEST_TMPDIR/sec2" of="$STICK_DEV" bs=512 seek=$((off / 512)) count=1 \
+			oflag=direct conv=notrunc status=none
+	done
+	run --separate-stderr safecp --check="$STICK_MNT" --progress=json
+	echo "rc $status: $stderr"
+	[[ $stderr != *"O_DIRECT"* ]]
+	# a match read from the cache must say so; the device's change, if seen, is exit 4
+	if ((status == 0)); then
+		[[ $stderr == *"1 of 1 files match"*"device cache not bypassed"* ]]
+		jq -s -e '.[-1] | .cache_bypassed == false' <<<"$output"
+		jq -s -e 'map(select(.event == "check")) | .[0].read_back == "cached"' <<<"$output"
+	else
+		((status == 4))
+	fi
 }
