@@ -432,8 +432,10 @@ char *words_note(enum copy_note_kind kind, int err, uint64_t bytes)
 				    "default");
 	case COPY_NOTE_VERIFY_CACHED:
 		return words_format("verified, device cache not bypassed: the read-back may come "
-				    "from memory, not from the stick (run safecp as root to drop "
-				    "the device's cache)");
+				    "from memory, not from the stick (on FUSE, run safecp as root "
+				    "to drop the device's cache; a small file whose data the "
+				    "filesystem keeps in its metadata, as ext4's inline_data does, "
+				    "is always read through it)");
 	}
 	return words_format("note");
 }
