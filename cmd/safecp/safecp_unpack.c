@@ -27,6 +27,7 @@
 #include "copy/source_feed.h"
 #include "safecp/safecp.h"
 #include "util/cleanup.h"
+#include "util/size.h"
 
 static struct {
 	struct unpack_list *list;
@@ -62,7 +63,8 @@ static char *why(const struct unpack_list *l, const struct unpack_entry *e)
 	case UNPACK_EMPTY_PART:
 		return words_format("its path is empty or has an empty component");
 	case UNPACK_CONTROL_BYTE:
-		return words_format("its path or link target holds a control character");
+		return words_format("its path or link target holds a control character, an invisible "
+				    "or bidirectional one, or bytes that are not UTF-8");
 	case UNPACK_TOO_LONG:
 		return words_format("its path, a component of it or its link target is too long");
 	case UNPACK_SPECIAL:
@@ -109,17 +111,44 @@ static void say(const struct safecp_options *o, const char *kind, const char *ms
 	}
 }
 
+/* Refusals named one by one; past these, one line counts the rest (a
+ * hostile archive may hold a million of them). */
+#define REFUSALS_SHOWN 20
+
 static void say_refused(const struct safecp_options *o, const struct unpack_entry *e)
 {
 	const char *archive = U.list->archives[e->archive];
 	_cleanup_free_ char *w = why(U.list, e);
+	_cleanup_free_ char *cut = e->cut ? words_format("... (%zu bytes)", e->raw_len) : NULL;
 	_cleanup_free_ char *msg = NULL;
 
-	/* two quote() results in one line: the ring of buffers holds both */
+	/* two quote() results in one line: the ring of buffers holds both;
+	 * a name too long to keep is its first bytes and its length */
 	msg = o->skip_unsafe
-	      ? words_format("skipping entry %s of %s: %s", quote(e->raw), quote(archive), w ? w : "")
-	      : words_format("unsafe entry %s in %s: %s", quote(e->raw), quote(archive), w ? w : "");
+	      ? words_format("skipping entry %s%s of %s: %s", quote(e->raw), cut ? cut : "",
+			     quote(archive), w ? w : "")
+	      : words_format("unsafe entry %s%s in %s: %s", quote(e->raw), cut ? cut : "",
+			     quote(archive), w ? w : "");
 	say(o, unpack_refusal_name(e->refusal), msg);
+}
+
+/* Every refused entry, the first REFUSALS_SHOWN named.  Returns the count. */
+static size_t say_all_refused(const struct safecp_options *o)
+{
+	size_t refused = 0;
+
+	for (size_t i = 0; i < U.list->n_entries; i++)
+		if (U.list->entries[i].refusal != UNPACK_OK && refused++ < REFUSALS_SHOWN)
+			say_refused(o, &U.list->entries[i]);
+	if (refused > REFUSALS_SHOWN) {
+		_cleanup_free_ char *msg = words_format(
+			o->skip_unsafe ? "... and %zu more entries skipped" :
+					 "... and %zu more unsafe entries",
+			refused - REFUSALS_SHOWN);
+
+		say(o, "more-refused", msg);
+	}
+	return refused;
 }
 
 static char *scan_words(const struct unpack_list *l, const char *archive, const char **kind)
@@ -144,6 +173,10 @@ static char *scan_words(const struct unpack_list *l, const char *archive, const 
 		*kind = "archive-too-many";
 		return words_format("cannot unpack %s: more than %u entries; unpack it with another tool",
 				    quote(archive), UNPACK_MAX_ENTRIES);
+	case UNPACK_SCAN_NAMES:
+		*kind = "archive-names-too-large";
+		return words_format("cannot unpack %s: its names take more than %u MiB; unpack it "
+				    "with another tool", quote(archive), UNPACK_MAX_NAME_BYTES >> 20);
 	case UNPACK_SCAN_OK:
 		break;
 	}
@@ -219,6 +252,15 @@ static int feed_close(void *ctx, bool *changed)
 
 static const struct source_feed_ops feed_ops = { feed_open, feed_read, feed_close };
 
+/* Where entries read out of archive order wait (unpack_data.h): off the
+ * destination, as sort(1) would put them. */
+static const char *spool_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && t[0] == '/' ? t : "/var/tmp";
+}
+
 static int build_entries(void)
 {
 	struct timespec now;
@@ -232,10 +274,34 @@ static int build_entries(void)
 	for (size_t i = 0; i < U.tree.n_nodes; i++)
 		if (entry_of(i, &now) < 0)
 			return -ENOMEM;
-	if (unpack_data_new(U.list, &U.data) < 0)
+	if (unpack_data_new(U.list, &U.tree, spool_dir(), &U.data) < 0)
 		return -ENOMEM;
 	U.feed = (struct source_feed){ &feed_ops, NULL };
 	return 0;
+}
+
+/* The entries written out of archive order wait in the spool
+ * (unpack_data.h): refused before the first byte when it has no room. */
+static int spool_room(void)
+{
+	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
+	const char *dir = unpack_data_spool_dir(U.data);
+	uint64_t free_bytes;
+	int r = unpack_data_spool_room(U.data, &free_bytes);
+
+	if (r == 0)
+		return 0;
+	size_format(need, sizeof(need), unpack_data_spool_bytes(U.data));
+	size_format(have, sizeof(have), free_bytes);
+	if (r == -ENOSPC)
+		cli_error("cannot unpack: %s of entries come out of the archives' order and wait in "
+			  "%s, which has %s free; nothing was written; set TMPDIR to a directory "
+			  "with room", need, quote(dir), have);
+	else
+		cli_error("cannot unpack: %s of entries come out of the archives' order and wait in "
+			  "%s: %s; nothing was written; set TMPDIR to a directory with room",
+			  need, quote(dir), strerror(-r));
+	return EXIT_USAGE;
 }
 
 int unpack_prepare(const struct safecp_options *o)
@@ -254,11 +320,7 @@ int unpack_prepare(const struct safecp_options *o)
 		cli_error("cannot check the archives' entries: out of memory; nothing was written");
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < U.list->n_entries; i++)
-		if (U.list->entries[i].refusal != UNPACK_OK) {
-			say_refused(o, &U.list->entries[i]);
-			refused++;
-		}
+	refused = say_all_refused(o);
 	if (refused && !o->skip_unsafe) {
 		cli_error("%zu unsafe %s: nothing was written; unpack the rest with --skip-unsafe",
 			  refused, refused == 1 ? "entry" : "entries");
@@ -269,7 +331,7 @@ int unpack_prepare(const struct safecp_options *o)
 		cli_error("cannot plan the archives' entries: out of memory; nothing was written");
 		return EXIT_USAGE;
 	}
-	return 0;
+	return spool_room();
 }
 
 int unpack_plan(const struct safecp_options *o, const char *dest, const struct plan *first,

@@ -14,13 +14,20 @@
  * The rules (each refusal is an enum unpack_refusal on the entry, with
  * the entry's path as the archive spells it, for the command's words):
  * - a path is relative, at most PATH_MAX - 1 bytes, each component at
- *   most NAME_MAX bytes; no ".." component; no empty one ("a//b");
+ *   most NAME_MAX bytes, and so is a link target (at most PATH_MAX - 1):
+ *   checked as the header is listed, so a name past these is never kept
+ *   whole (libarchive gives names up to 1 MiB: 1000 of them would be a
+ *   gigabyte), only its first UNPACK_NAME_PREFIX bytes for the message;
+ *   no ".." component; no empty one ("a//b");
  *   "." components are dropped ("./a" is "a") and one trailing '/' is a
  *   directory's; an entry that names the top itself ("./") is the
  *   destination and is left out, not refused;
- * - no control byte (0x01-0x1f, 0x7f) in a path or a link target: a
- *   name that rewrites the user's terminal is never a name anyone
- *   meant.  NUL cannot reach us: libarchive ends a name at it;
+ * - no character that utf8_unsafe() names (util/utf8.h: C0 and C1
+ *   controls, DEL, the invisible and bidirectional format characters,
+ *   bytes that are not well-formed UTF-8) in a path or a link target: a
+ *   name that rewrites the user's terminal, or looks like another, is
+ *   never a name anyone meant.  NUL cannot reach us: libarchive ends a
+ *   name at it;
  * - regular files, directories, symlinks and hardlinks only: devices,
  *   FIFOs and sockets are refused, and so is a mode with setuid, setgid
  *   or sticky bits (refused, not stripped: the archive asked for them);
@@ -75,8 +82,10 @@ enum unpack_refusal {
 	UNPACK_ABSOLUTE,     /* the path starts with '/' */
 	UNPACK_DOTDOT,       /* a ".." component */
 	UNPACK_EMPTY_PART,   /* an empty component ("a//b"), or an empty path */
-	UNPACK_CONTROL_BYTE, /* a control byte in the path or the link target */
-	UNPACK_TOO_LONG,     /* path past PATH_MAX - 1 or a component past NAME_MAX */
+	UNPACK_CONTROL_BYTE, /* a control, invisible or bidirectional character,
+			      * or bytes not UTF-8, in the path or the link target */
+	UNPACK_TOO_LONG,     /* path or link target past PATH_MAX - 1 or a
+			      * component past NAME_MAX (raw and link: cut) */
 	UNPACK_SPECIAL,      /* a device, FIFO, socket or unknown type (see type) */
 	UNPACK_SETID,        /* setuid, setgid or sticky bits in the mode */
 	UNPACK_LINK_ESCAPES, /* a symlink's target is absolute, empty or leaves DEST */
@@ -94,7 +103,10 @@ enum unpack_refusal {
 const char *unpack_refusal_name(enum unpack_refusal r);
 
 struct unpack_entry {
-	char *raw;          /* the path as the archive has it (messages) */
+	char *raw;          /* the path as the archive has it (messages); when
+			     * cut, its first UNPACK_NAME_PREFIX bytes */
+	size_t raw_len;     /* the length of the whole path in the archive */
+	bool cut;           /* raw (and link) are prefixes: UNPACK_TOO_LONG */
 	char *path;         /* checked and normalised: "a/b", no '/' at either end;
 			     * NULL when the path itself is refused */
 	enum unpack_type type;
@@ -123,11 +135,20 @@ enum unpack_scan_error {
 	UNPACK_SCAN_FORMAT,      /* not an archive of a supported format or filter */
 	UNPACK_SCAN_CORRUPT,     /* a header could not be read (detail) */
 	UNPACK_SCAN_TOO_MANY,    /* more than UNPACK_MAX_ENTRIES entries */
+	UNPACK_SCAN_NAMES,       /* more than UNPACK_MAX_NAME_BYTES of names */
 };
 
 /* A list this long (a zip central directory that claims millions of empty
  * files costs 46 bytes each) is refused rather than held in memory. */
 #define UNPACK_MAX_ENTRIES 1000000u
+
+/* The names the list keeps (paths and link targets, each under PATH_MAX)
+ * add up to this at most: 10^6 entries of 4 KiB paths would be 8 GiB.
+ * 256 MiB is 65536 entries at the longest, a million at 268 bytes. */
+#define UNPACK_MAX_NAME_BYTES (256u << 20)
+
+/* What is kept of a name too long to keep, for the message. */
+#define UNPACK_NAME_PREFIX 64u
 
 /* Several archives unpacked to one destination are one list, checked as
  * one: a symlink from the first and a file through it from the second
@@ -138,9 +159,12 @@ struct unpack_list {
 	size_t cap;
 	size_t n_refused;
 	uint64_t total_bytes;   /* sizes of the accepted regular files and hardlinks */
+	size_t name_bytes;      /* bytes of raw and link kept, all entries */
 	char *format;           /* libarchive's name of the format ("POSIX pax
 				 * interchange format"): data, for messages */
 	char **archives;        /* the archives' paths, as given */
+	int *pins;              /* each archive held since its scan (an O_PATH
+				 * fd, unpack_open.h), or -1 (in memory) */
 	unsigned n_archives;
 	/* the scan's failure, when unpack_list_scan() returns < 0, of the
 	 * last archive scanned */
@@ -164,8 +188,11 @@ int unpack_scan(const char *path, struct unpack_list **ret);
 int unpack_scan_memory(const void *buf, size_t len, struct unpack_list **ret);
 
 /* An empty list; entries are added with unpack_list_add(), which copies
- * raw and link (either may be NULL for link) and numbers them, into the
- * archive last added with unpack_list_add_archive() (none: archive 0). */
+ * raw and link (link may be NULL) and numbers them, into the archive
+ * last added with unpack_list_add_archive() (none: archive 0).  A path
+ * or link target too long to write (see the rules) is kept as a prefix
+ * and the entry marked cut.  unpack_list_add() returns 0, -ENOMEM,
+ * -E2BIG (UNPACK_MAX_ENTRIES) or -EFBIG (UNPACK_MAX_NAME_BYTES). */
 struct unpack_list *unpack_list_new(void);
 int unpack_list_add_archive(struct unpack_list *l, const char *path);
 int unpack_list_add(struct unpack_list *l, const char *raw, enum unpack_type type, mode_t perm,

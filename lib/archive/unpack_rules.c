@@ -14,6 +14,7 @@
 
 #include "archive/unpack_list.h"
 #include "util/cleanup.h"
+#include "util/utf8.h"
 
 static const char *const refusal_names[] = {
 	[UNPACK_OK] = "ok",
@@ -39,12 +40,11 @@ const char *unpack_refusal_name(enum unpack_refusal r)
 	return (size_t)r < ARRAY_SIZE(refusal_names) && refusal_names[r] ? refusal_names[r] : "?";
 }
 
+/* A character quote() would escape (util/utf8.h's rule): a control, an
+ * invisible or bidirectional format character, a byte not UTF-8. */
 static bool has_control(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
-			return true;
-	return false;
+	return utf8_has_unsafe(s, strlen(s));
 }
 
 /* raw -> "a/b" in out (PATH_MAX): "." parts dropped, one trailing '/'
@@ -138,8 +138,13 @@ static bool special_type(enum unpack_type t)
 static int check_own(struct unpack_entry *e)
 {
 	char buf[PATH_MAX];
-	enum unpack_refusal r = normalise(e->raw, buf);
+	enum unpack_refusal r;
 
+	if (e->cut) { /* too long when listed: raw is only a prefix */
+		e->refusal = UNPACK_TOO_LONG;
+		return 0;
+	}
+	r = normalise(e->raw, buf);
 	if (r == UNPACK_OK && buf[0] == '\0') {
 		e->top = true; /* "./": the destination itself */
 		return 0;

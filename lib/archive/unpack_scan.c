@@ -71,6 +71,20 @@ static int add_entry(struct unpack_list *l, struct archive_entry *ae)
 	return 0;
 }
 
+/* Did the first header fail because no reader knows the format?  Only
+ * then is the file "not an archive"; a header the chosen reader could
+ * not take (a 4 MB name: "Special header too large"), the first one
+ * too, is damage.  archive_format() is no sign (the tar reader sets it
+ * once a header is read), so the text of archive_read.c's
+ * choose_format(), the one place that gives it, is: libarchive's texts
+ * are not translated. */
+static bool unrecognised(struct archive *a)
+{
+	const char *text = archive_error_string(a);
+
+	return !text || strcmp(text, "Unrecognized archive format") == 0;
+}
+
 static int scan(struct unpack_source *src, int open_result, struct unpack_list *l)
 {
 	struct archive_entry *ae;
@@ -84,10 +98,13 @@ static int scan(struct unpack_source *src, int open_result, struct unpack_list *
 			    -open_result, NULL);
 	for (;;) {
 		r = archive_read_next_header(src->a, &ae);
-		if (r == ARCHIVE_EOF)
-			break;
-		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) /* RETRY: a damaged header */
-			return fail(l, l->n_entries ? UNPACK_SCAN_CORRUPT : UNPACK_SCAN_FORMAT,
+		if (r == ARCHIVE_EOF) /* gzip: its last trailer is checked past the end */
+			return unpack_source_finish(src) < 0 ?
+			       fail(l, UNPACK_SCAN_CORRUPT, EBADMSG, src->a) : 0;
+		/* RETRY: a damaged header. */
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+			return fail(l, l->n_entries || !unrecognised(src->a) ? UNPACK_SCAN_CORRUPT :
+				    UNPACK_SCAN_FORMAT,
 				    archive_errno(src->a) > 0 ? archive_errno(src->a) : 0, src->a);
 		if (!l->format && archive_format_name(src->a)) {
 			l->format = strdup(archive_format_name(src->a));
@@ -97,6 +114,8 @@ static int scan(struct unpack_source *src, int open_result, struct unpack_list *
 		r = add_entry(l, ae);
 		if (r == -E2BIG)
 			return fail(l, UNPACK_SCAN_TOO_MANY, E2BIG, NULL);
+		if (r == -EFBIG)
+			return fail(l, UNPACK_SCAN_NAMES, EFBIG, NULL);
 		if (r < 0)
 			return r;
 	}
@@ -114,7 +133,11 @@ int unpack_list_scan(struct unpack_list *l, const char *path)
 	l->err = 0;
 	free(l->detail);
 	l->detail = NULL;
-	r = unpack_source_open(path, &src);
+	r = unpack_source_pin(path, &l->pins[l->n_archives - 1]);
+	if (r == 0)
+		r = unpack_source_open(l->pins[l->n_archives - 1], &src);
+	else
+		src = (struct unpack_source){ .fd = -1 };
 	r = scan(&src, r, l);
 	unpack_source_close(&src);
 	return r;

@@ -11,12 +11,11 @@
  * and bsdtar write them, comes out in its own order and the data is read
  * in one pass.  One that lists a directory's files before going into its
  * subdirectories (Python's zipfile over os.walk) steps back once per
- * directory left.  An entry that comes out before one that precedes it in
- * the archive ("a/z" before "b/y" above) makes the data reader go back:
- * it opens the archive again and reads forward to it (unpack_data.h), a
- * cost of one more pass over the archive up to that entry, per such
- * step back.  A directory only implied by its contents gets a node of
- * its own (entry UNPACK_IMPLIED). */
+ * directory left.  An entry that comes out after one that follows it in
+ * the archive ("b/y" after "a/z" above) would make the data reader go
+ * back: unpack_data.h spools it instead as the reader passes it, so each
+ * archive is read once.  A directory only implied by its contents gets a
+ * node of its own (entry UNPACK_IMPLIED). */
 #ifndef SAFECP_UNPACK_TREE_H
 #define SAFECP_UNPACK_TREE_H
 
@@ -41,7 +40,7 @@ struct unpack_tree {
 	struct unpack_node *nodes; /* in write order */
 	size_t n_nodes;
 	size_t backward_steps;     /* files whose data precede the previous
-				    * file's in the same archive: reopens */
+				    * file's in the same archive: spooled */
 };
 
 /* Build the tree of l's accepted entries (checked: unpack_rules_check()).

@@ -278,6 +278,188 @@ refused() {
 	assert_outside_unchanged
 }
 
+# ---------------------------------------------------------------------------- audit turn 3
+
+# py_archive KIND OUT: the archives of the audit's findings (design/audit-turn3.md), made
+# with Python's tarfile, zipfile, gzip and zlib.
+py_archive() {
+	"$PY" - "$1" "$2" <<'PYEOF'
+import gzip, io, sys, tarfile, zipfile, zlib
+kind, out = sys.argv[1], sys.argv[2]
+def tar(members, fmt=tarfile.PAX_FORMAT):
+    b = io.BytesIO()
+    with tarfile.open(fileobj=b, mode='w', format=fmt) as t:
+        for name, data in members:
+            ti = tarfile.TarInfo(name); ti.size = len(data); ti.mtime = 1700000000
+            t.addfile(ti, io.BytesIO(data))
+    return b.getvalue()
+good = [('ok.txt', b'fine\n'), ('photo.jpg', b'GOODDATA' * 1000)]
+if kind == 'longnames':      # mkbig.py: 1000 entries of 1 MB names, plain tar on stdout
+    with tarfile.open(fileobj=sys.stdout.buffer, mode='w|', format=tarfile.GNU_FORMAT) as t:
+        for i in range(1000):
+            ti = tarfile.TarInfo(('%08d' % i) + 'a' * (1000000 - 8)); ti.size = 0
+            t.addfile(ti, io.BytesIO(b''))
+    sys.exit(0)
+if kind == 'first-too-long': # one 4 MB name: libarchive's "Special header too large"
+    data = tar([('a' * 4000000, b'x')], tarfile.GNU_FORMAT)
+elif kind == 'zip-crc':      # stored, one data byte changed after the CRC was taken
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, 'w', zipfile.ZIP_STORED) as z:
+        for name, d in good:
+            z.writestr(name, d)
+    data = bytearray(b.getvalue()); data[data.find(b'GOODDATA' * 2) + 100] = ord('X')
+elif kind == 'gz-trailer':   # the gzip trailer's CRC-32 changed
+    data = bytearray(gzip.compress(tar(good))); data[-8] ^= 0xff
+elif kind == 'gz-stored':    # deflate's stored blocks: one data byte changed, trailer kept
+    c = zlib.compressobj(0, zlib.DEFLATED, 16 + 15)
+    data = bytearray(c.compress(tar(good)) + c.flush())
+    data[data.find(b'GOODDATA' * 2) + 100] = ord('X')
+elif kind == 'gz-two':       # two gzip members, both right: one stream
+    t = tar(good); data = gzip.compress(t[:1024]) + gzip.compress(t[1024:])
+elif kind == 'unsafe-chars': # U+009B (CSI) and U+202E (right-to-left override)
+    data = tar(good[:1] + [('x\u009b2Jy', b'c1\n'), ('gpj.\u202eexe', b'bidi\n')])
+elif kind == 'mixed':        # the same headers as 'mixed-other', other bytes
+    data = tar([('d/a', b'A' * 5000), ('e/b', b'B' * 5000), ('d/c', b'C' * 5000)])
+elif kind == 'mixed-other':
+    data = tar([('d/a', b'a' * 5000), ('e/b', b'b' * 5000), ('d/c', b'c' * 5000)])
+elif kind == 'inter':        # mkinter.py 6000: every dN/x, then every dN/y
+    b = io.BytesIO()
+    with tarfile.open(fileobj=b, mode='w:gz', format=tarfile.PAX_FORMAT) as t:
+        for part in ('x', 'y'):
+            for i in range(6000):
+                ti = tarfile.TarInfo('d%05d/%s' % (i, part)); d = (part * 10).encode()
+                ti.size = len(d); ti.mtime = 1700000000
+                t.addfile(ti, io.BytesIO(d))
+    data = b.getvalue()
+open(out, 'wb').write(data)
+PYEOF
+}
+
+@test "unpack: 1000 names of 1 MB are refused, not kept: stderr and memory stay small (M2)" {
+	hostile_stick
+	py_archive longnames - | zstd -q -1 >"$A/long.tar.zst"
+	/usr/bin/time -f %M -o "$BATS_TEST_TMPDIR/rss" safecp --unpack --progress=none \
+		"$A/long.tar.zst" "$DEST" 2>"$BATS_TEST_TMPDIR/err" && rc=0 || rc=$?
+	head -c 2000 "$BATS_TEST_TMPDIR/err"
+	tail -n 2 "$BATS_TEST_TMPDIR/err"
+	echo "rc $rc, stderr $(stat -c %s "$BATS_TEST_TMPDIR/err") bytes, peak RSS $(tail -n 1 "$BATS_TEST_TMPDIR/rss") kB"
+	[[ $rc -eq 2 ]]
+	(($(stat -c %s "$BATS_TEST_TMPDIR/err") < 65536))
+	(($(tail -n 1 "$BATS_TEST_TMPDIR/rss") < 200000))
+	grep -q "^safecp: unsafe entry '00000000a*'\.\.\. (1000000 bytes) in '$A/long.tar.zst': its path, a component of it or its link target is too long$" "$BATS_TEST_TMPDIR/err"
+	grep -qx "safecp: \.\.\. and 980 more unsafe entries" "$BATS_TEST_TMPDIR/err"
+	grep -q "^safecp: 1000 unsafe entries: nothing was written" "$BATS_TEST_TMPDIR/err"
+	[[ -z $(ls -A "$DEST") ]]
+	assert_outside_unchanged
+}
+
+@test "unpack: a zip entry whose CRC is wrong is an error and is not written, also with --verify (M3)" {
+	hostile_stick
+	py_archive zip-crc "$A/crc.zip"
+	local opts
+	for opts in --progress=none "--verify --progress=none"; do
+		rm -rf "${DEST:?}"/*
+		# shellcheck disable=SC2086
+		run --separate-stderr safecp --unpack $opts "$A/crc.zip" "$DEST"
+		echo "$opts: rc $status: $stderr"
+		[[ $status -eq 1 ]]
+		[[ $stderr == *"cannot read '$A/crc.zip:photo.jpg'"* ]]
+		[[ ! -e $DEST/photo.jpg ]]
+		[[ $(cat "$DEST/ok.txt") == fine ]]
+		assert_no_temporaries "$DEST"
+	done
+	assert_outside_unchanged
+}
+
+@test "unpack: a tar.gz whose gzip CRC is wrong is refused before the first byte (M3)" {
+	hostile_stick
+	local kind
+	for kind in gz-trailer gz-stored; do
+		py_archive "$kind" "$A/$kind.tar.gz"
+		if gzip -t "$A/$kind.tar.gz" 2>/dev/null; then return 1; fi
+		run --separate-stderr safecp --unpack --progress=none "$A/$kind.tar.gz" "$DEST"
+		echo "$kind: rc $status: $stderr"
+		[[ $status -eq 2 ]]
+		[[ $stderr == *"cannot unpack '$A/$kind.tar.gz': damaged after 2 entries: incorrect data check; nothing was written"* ]]
+		[[ -z $(ls -A "$DEST") ]]
+	done
+	# two members, both right, are one stream
+	py_archive gz-two "$A/two.tar.gz"
+	safecp --unpack --progress=none "$A/two.tar.gz" "$DEST"
+	[[ $(cat "$DEST/ok.txt") == fine && $(stat -c %s "$DEST/photo.jpg") -eq 8000 ]]
+	assert_outside_unchanged
+}
+
+@test "unpack: an archive that interleaves 6000 directories is opened once (M6)" {
+	require_cmd strace
+	stick_up --size 128 --rate 0
+	py_archive inter "$A/inter.tar.gz"
+	strace -f --seccomp-bpf -qq -e trace=openat -o "$BATS_TEST_TMPDIR/trace" \
+		"$(command -v safecp)" --unpack --progress=none "$A/inter.tar.gz" "$STICK_MNT"
+	# the path is opened once (O_PATH: the pin, unpack_open.h); each pass reads it
+	# through /proc/self/fd/PIN: the scan and the data pass, whatever the order
+	local opens pin reads
+	opens=$(grep -c "\"$A/inter.tar.gz\"" "$BATS_TEST_TMPDIR/trace" || true)
+	pin=$(grep "\"$A/inter.tar.gz\"" "$BATS_TEST_TMPDIR/trace" | sed -n 's/.* = \([0-9]*\)$/\1/p' | head -n 1)
+	reads=$(grep -c "\"/proc/self/fd/$pin\"" "$BATS_TEST_TMPDIR/trace" || true)
+	echo "opens of the archive by its path: $opens; through its pin (fd $pin): $reads"
+	((opens == 1 && reads == 2))
+	[[ $(find "$STICK_MNT/d00000" "$STICK_MNT/d05999" -type f -printf '%f ' | wc -w) -eq 4 ]]
+	[[ $(cat "$STICK_MNT/d00000/y" "$STICK_MNT/d05999/x") == yyyyyyyyyyxxxxxxxxxx ]]
+	[[ $(find "$STICK_MNT" -path "$STICK_MNT/lost+found" -prune -o -type f -print | wc -l) -eq 12000 ]]
+}
+
+@test "unpack: the data pass reads the archive the scan checked, whatever its path names by then (L3)" {
+	require_hooks
+	stick_up --size 64 --rate 0
+	py_archive mixed "$A/mixed.tar"
+	py_archive mixed-other "$A/other.tar"
+	SAFECP_TEST_PAUSE=plan-done safecp --unpack --progress=none "$A/mixed.tar" "$STICK_MNT" &
+	local pid=$! rc=0
+	wait_paused "$pid" || { kill "$pid"; wait "$pid"; return 1; }
+	# same headers, other bytes, behind a symlink where the archive was
+	mv "$A/mixed.tar" "$A/mixed.orig"
+	ln -s other.tar "$A/mixed.tar"
+	kill -CONT "$pid"
+	wait "$pid" || rc=$?
+	((rc == 0))
+	[[ $(head -c 3 "$STICK_MNT/d/a") == AAA && $(head -c 3 "$STICK_MNT/e/b") == BBB ]]
+	[[ $(head -c 3 "$STICK_MNT/d/c") == CCC ]]
+}
+
+@test "unpack: C1 controls and bidi characters in names are refused; --skip-unsafe drops them (L5)" {
+	hostile_stick
+	py_archive unsafe-chars "$A/chars.tar"
+	run --separate-stderr safecp --unpack --progress=none "$A/chars.tar" "$DEST"
+	echo "$stderr"
+	[[ $status -eq 2 ]]
+	[[ $stderr == *"unsafe entry 'x'\$'\\xc2\\x9b''2Jy' in '$A/chars.tar': its path or link target holds a control character"* ]]
+	[[ $stderr == *"unsafe entry 'gpj.'\$'\\xe2\\x80\\xae''exe' in '$A/chars.tar': its path or link target holds"*"invisible or bidirectional"* ]]
+	[[ -z $(ls -A "$DEST") ]]
+	run --separate-stderr safecp --unpack --skip-unsafe --progress=none "$A/chars.tar" "$DEST"
+	echo "$stderr"
+	[[ $status -eq 1 ]]
+	[[ $(ls -A "$DEST") == ok.txt ]]
+	assert_outside_unchanged
+}
+
+@test "unpack: 'not an archive' only when no format knows it; a damaged first header is damage (L6)" {
+	hostile_stick
+	head -c 5000 /dev/urandom >"$A/junk.tar"
+	run --separate-stderr safecp --unpack --progress=none "$A/junk.tar" "$DEST"
+	echo "$stderr"
+	[[ $status -eq 2 && $stderr == *"cannot unpack '$A/junk.tar': not a tar or zip archive"* ]]
+	py_archive first-too-long "$A/first.tar"
+	xz -0 -T1 "$A/first.tar"
+	run --separate-stderr safecp --unpack --progress=json "$A/first.tar.xz" "$DEST"
+	echo "$stderr"
+	[[ $status -eq 2 ]]
+	[[ $stderr == "safecp: cannot unpack '$A/first.tar.xz': damaged after 0 entries: "*"; nothing was written; check the archive or fetch it again" ]]
+	jq -e 'select(.event == "refused") | .kind == "archive-damaged"' <<<"$output"
+	[[ -z $(ls -A "$DEST") ]]
+	assert_outside_unchanged
+}
+
 # ---------------------------------------------------------------------------- round trips
 
 # tree_no_links DIR: make_tree without symlinks (exfat stores none), with mtimes that
@@ -370,14 +552,24 @@ round_trip() {
 	[[ $status -eq 2 && $stderr == *"unsafe entry 'd/a' in '$A/again.tar'"* ]]
 }
 
-@test "unpack: entries out of tree order are read by going back, and land right" {
+@test "unpack: entries out of tree order wait in TMPDIR, and land right" {
 	stick_up --size 64 --rate 0
 	mkdir -p "$SRC/a" "$SRC/b"
 	make_file "$SRC/a/x" 3000
 	make_file "$SRC/b/y" 4000
 	make_file "$SRC/a/z" 5000
-	# a/x, b/y, a/z: the plan writes a/x, a/z, b/y
+	# a/x, b/y, a/z: the plan writes a/x, a/z, b/y; b/y waits in the spool
 	bsdtar -C "$SRC" -cf "$A/mixed.tar" a/x b/y a/z
+	run --separate-stderr env TMPDIR=/nonexistent safecp --unpack --progress=none "$A/mixed.tar" "$STICK_MNT"
+	echo "$stderr"
+	((status == 2))
+	[[ $stderr == "safecp: cannot unpack: 4000 B of entries come out of the archives' order and wait in '/nonexistent': No such file or directory; nothing was written; set TMPDIR to a directory with room" ]]
+	[[ ! -e $STICK_MNT/a ]]
+	# in depth-first order nothing waits: no TMPDIR needed
+	bsdtar -C "$SRC" -cf "$A/depth.tar" a/x a/z
+	env TMPDIR=/nonexistent safecp --unpack --progress=none "$A/depth.tar" "$STICK_MNT"
+	cmp "$SRC/a/z" "$STICK_MNT/a/z"
+	rm -rf "${STICK_MNT:?}/a"
 	safecp --unpack --progress=none "$A/mixed.tar" "$STICK_MNT"
 	cmp "$SRC/a/x" "$STICK_MNT/a/x"
 	cmp "$SRC/a/z" "$STICK_MNT/a/z"

@@ -6,6 +6,9 @@
  * and sizes the scan reads are the ones a real archive holds. */
 #include <archive.h>
 #include <archive_entry.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -378,6 +381,124 @@ TEST(scan_failures)
 	buf = NULL;
 }
 
+/* Names past PATH_MAX or NAME_MAX are refused as listed and kept only as
+ * a prefix; the names the list keeps add up to UNPACK_MAX_NAME_BYTES. */
+TEST(long_names)
+{
+	size_t big = 1u << 20;
+	char *name = malloc(big + 1), *comp = malloc(NAME_MAX + 4);
+
+	/* components of 99 bytes: only the lengths below are too long */
+	for (size_t i = 0; i < big; i++)
+		name[i] = i % 100 == 99 ? '/' : 'a';
+	name[big] = '\0';
+	add(name, F, 0644, NULL);
+	name[PATH_MAX] = '\0';                      /* PATH_MAX bytes: one too many */
+	add(name, F, 0644, NULL);
+	memset(comp, 'b', NAME_MAX + 3);           /* one component past NAME_MAX */
+	memcpy(comp, "d/", 2);
+	comp[NAME_MAX + 3] = '\0';
+	add(comp, F, 0644, NULL);
+	add("ok", L, 0777, name);                  /* a link target of PATH_MAX bytes */
+	name[PATH_MAX - 1] = '\0';                  /* the longest path and target */
+	add(name, F, 0644, NULL);
+	add("ok2", L, 0777, name);
+	check();
+	for (size_t i = 0; i < 4; i++) {
+		REFUSED(i, UNPACK_TOO_LONG);
+		CHECK(list->entries[i].cut);
+		CHECK(strlen(list->entries[i].raw) <= UNPACK_NAME_PREFIX);
+	}
+	CHECK_U64(list->entries[0].raw_len, big);
+	CHECK_U64(list->entries[1].raw_len, PATH_MAX);
+	CHECK(strlen(list->entries[3].link) <= UNPACK_NAME_PREFIX);
+	CHECK(!list->entries[4].cut && !list->entries[5].cut);
+	REFUSED(4, UNPACK_OK);
+	CHECK_U64(strlen(list->entries[5].link), PATH_MAX - 1);
+	CHECK_U64(list->name_bytes, 3 * UNPACK_NAME_PREFIX + 2 + UNPACK_NAME_PREFIX +
+		  (PATH_MAX - 1) + 3 + (PATH_MAX - 1));
+	done();
+	/* the cap: paths of PATH_MAX - 1 bytes until the list holds no more */
+	list = unpack_list_new();
+	for (size_t i = 0, n = UNPACK_MAX_NAME_BYTES / (PATH_MAX - 1); i < n; i++) {
+		char head[16];
+
+		snprintf(head, sizeof(head), "%08zu", i);
+		memcpy(name, head, 8);
+		CHECK_INT(unpack_list_add(list, name, F, 0644, 0, true, NULL), 0);
+	}
+	CHECK_INT(unpack_list_add(list, name, F, 0644, 0, true, NULL), -EFBIG);
+	CHECK(list->name_bytes <= UNPACK_MAX_NAME_BYTES);
+	done();
+	free(name);
+	free(comp);
+}
+
+/* C1 controls, bidi and invisible characters, bytes not UTF-8 (L5). */
+TEST(unsafe_characters)
+{
+	CHECK_INT(alone("x\xc2\x9b" "2Jy", F, 0644, NULL), UNPACK_CONTROL_BYTE);
+	CHECK_INT(alone("gpj.\xe2\x80\xae" "exe", F, 0644, NULL), UNPACK_CONTROL_BYTE);
+	CHECK_INT(alone("a\xe2\x80\x8b" "b", F, 0644, NULL), UNPACK_CONTROL_BYTE);
+	CHECK_INT(alone("bom\xef\xbb\xbf", F, 0644, NULL), UNPACK_CONTROL_BYTE);
+	CHECK_INT(alone("latin1-caf\xe9", F, 0644, NULL), UNPACK_CONTROL_BYTE);
+	CHECK_INT(alone("ok", L, 0777, "\xe2\x81\xa6x"), UNPACK_CONTROL_BYTE);
+	CHECK_INT(alone("caf\xc3\xa9/\xf0\x9f\x93\xb7.jpg", F, 0644, NULL), UNPACK_OK);
+}
+
+/* gzip decoded here: a member's trailer is checked, also in memory (M3),
+ * and a first header no reader knows is "not an archive", one the tar
+ * reader cannot take is damage (L6). */
+TEST(scan_gzip_and_first_header)
+{
+	struct archive *a = writer(ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE, ARCHIVE_FILTER_GZIP);
+
+	put(a, "one", AE_IFREG, 0644, NULL, "1111111111");
+	put(a, "two", AE_IFREG, 0644, NULL, "2222222222");
+	scan_written(a);
+	CHECK_INT(list->n_entries, 2);
+	done();
+	buf[used - 8] ^= 0x01; /* the trailer's CRC-32 */
+	CHECK(unpack_scan_memory(buf, used, &list) < 0);
+	CHECK_INT(list->error, UNPACK_SCAN_CORRUPT);
+	CHECK_INT(list->n_entries, 2);
+	CHECK(list->detail && strstr(list->detail, "incorrect data check"));
+	done();
+	buf[used - 8] ^= 0x01;
+	buf[used - 1] ^= 0x01; /* the trailer's length */
+	CHECK(unpack_scan_memory(buf, used, &list) < 0);
+	CHECK_INT(list->error, UNPACK_SCAN_CORRUPT);
+	done();
+	CHECK(unpack_scan_memory(buf, used - 4, &list) < 0); /* cut short */
+	CHECK_INT(list->error, UNPACK_SCAN_CORRUPT);
+	done();
+	/* a GNU long name past libarchive's 1 MiB: its first header fails */
+	a = writer(ARCHIVE_FORMAT_TAR_GNUTAR, 0);
+	archive_write_free(a);
+	free(buf);
+	used = 3 << 20;
+	buf = calloc(1, used);
+	memcpy(buf, "././@LongLink", 13);
+	memcpy(buf + 100, "0000644", 7);
+	memcpy(buf + 124, "00014000000", 11); /* 3 MiB */
+	buf[156] = 'L';
+	memcpy(buf + 257, "ustar  ", 8);
+	{
+		unsigned sum = 0;
+
+		memset(buf + 148, ' ', 8);
+		for (int i = 0; i < 512; i++)
+			sum += (unsigned char)buf[i];
+		snprintf(buf + 148, 8, "%06o", sum);
+	}
+	CHECK(unpack_scan_memory(buf, used, &list) < 0);
+	CHECK_INT(list->error, UNPACK_SCAN_CORRUPT);
+	CHECK_INT(list->n_entries, 0);
+	done();
+	free(buf);
+	buf = NULL;
+}
+
 int main(void)
 {
 	RUN(own_paths);
@@ -392,5 +513,8 @@ int main(void)
 	RUN(scan_tar);
 	RUN(scan_zip);
 	RUN(scan_failures);
+	RUN(long_names);
+	RUN(unsafe_characters);
+	RUN(scan_gzip_and_first_header);
 	return test_summary();
 }

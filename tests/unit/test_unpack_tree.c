@@ -150,7 +150,7 @@ TEST(data)
 	struct stat st;
 	CHECK(stat(path, &st) == 0 && st.st_size < 200000); /* the hole is not in it */
 	l = scanned();
-	CHECK_INT(unpack_data_new(l, &d), 0);
+	CHECK_INT(unpack_data_new(l, NULL, NULL, &d), 0);
 	CHECK_INT(read_all(d, 1, buf, sizeof(buf)), 8192);
 	CHECK(bytes_ok(buf, 8192, 2, 0));
 	CHECK_INT(unpack_data_reopens(d), 0);
