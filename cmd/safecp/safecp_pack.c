@@ -19,6 +19,7 @@
 #include "safecp/safecp.h"
 #include "util/cleanup.h"
 #include "util/size.h"
+#include "util/utf8.h"
 
 static enum copy_skip_reason skip_reason(mode_t m)
 {
@@ -29,6 +30,39 @@ static enum copy_skip_reason skip_reason(mode_t m)
 	if (S_ISCHR(m) || S_ISBLK(m))
 		return COPY_SKIP_DEVICE;
 	return COPY_SKIP_OTHER;
+}
+
+/* Names --unpack would refuse (util/utf8.h's unsafe characters: controls,
+ * invisible and bidirectional ones, bytes not UTF-8), in an entry's
+ * path in the archive or a symlink's target: each refused by name before
+ * the first byte, as a copy refuses what a destination cannot hold.
+ * Returns how many. */
+static size_t unsafe_names(const struct safecp_options *o)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->pack_tree->n_entries; i++) {
+		const struct source_entry *e = &o->pack_tree->entries[i];
+		const char *t = e->link_target;
+
+		if (e->type == PLAN_SKIP)
+			continue;
+		if (utf8_has_unsafe(e->rel, strlen(e->rel))) {
+			cli_error("cannot pack %s: its name holds a control character, an invisible "
+				  "or bidirectional one, or bytes that are not UTF-8, which unpacking "
+				  "refuses; rename it", quote(e->src));
+			n++;
+		} else if (t && utf8_has_unsafe(t, strlen(t))) {
+			cli_error("cannot pack %s: it is a symbolic link to %s, which holds a control "
+				  "character, an invisible or bidirectional one, or bytes that are "
+				  "not UTF-8, which unpacking refuses; change the link",
+				  quote(e->src), quote(t));
+			n++;
+		}
+	}
+	if (n)
+		cli_error("%zu unsafe %s: nothing was written", n, n == 1 ? "name" : "names");
+	return n;
 }
 
 int pack_prepare(struct safecp_options *o)
@@ -52,6 +86,8 @@ int pack_prepare(struct safecp_options *o)
 		plan_problem_done(&pb);
 		return EXIT_USAGE;
 	}
+	if (unsafe_names(o))
+		return EXIT_USAGE;
 	/* as a copy warns when it meets them: not in the archive */
 	for (size_t i = 0; i < o->pack_tree->n_entries; i++) {
 		const struct source_entry *e = &o->pack_tree->entries[i];

@@ -224,6 +224,29 @@ round_trip() {
 	[[ ! -e $BATS_TEST_TMPDIR/a.tar && ! -e $BATS_TEST_TMPDIR/a.rar ]]
 }
 
+@test "names --unpack would refuse are refused before the first byte, each by name (exit 2)" {
+	require_root
+	stick_up --size 64 --rate 0
+	local out=$STICK_MNT/out
+	mkdir -p "$SRC/t" "$out"
+	make_file "$SRC/t/ok.txt" 10
+	make_file "$SRC/t/esc"$'\e]0;pwn\a' 10
+	make_file "$SRC/t/nl"$'\n'"x" 10
+	ln -s $'\u202egpj.exe' "$SRC/t/link"
+	run --separate-stderr safecp --pack=tar "$SRC/t" "$out"/
+	echo "$stderr"
+	((status == 2))
+	[[ $stderr == *"cannot pack '$SRC/t/esc'\$'\\e'']0;pwn'\$'\\a': its name holds a control character"*"; rename it"* ]]
+	[[ $stderr == *"cannot pack '$SRC/t/nl'\$'\\n''x': its name holds a control character"* ]]
+	[[ $stderr == *"cannot pack '$SRC/t/link': it is a symbolic link to "\$"'\\xe2\\x80\\xae''gpj.exe', which holds"*"; change the link"* ]]
+	[[ $stderr == *"3 unsafe names: nothing was written"* ]]
+	[[ -z $(ls -A "$out") ]]
+	# without them the same tree packs
+	rm "$SRC/t/esc"$'\e]0;pwn\a' "$SRC/t/nl"$'\n'"x" "$SRC/t/link"
+	safecp --pack=tar "$SRC/t" "$out"/
+	[[ -s $out/t.tar ]]
+}
+
 # stopped PID: the process is at its pause point (SIGSTOP).
 stopped() {
 	[[ $(proc_state "$1") == T ]]
