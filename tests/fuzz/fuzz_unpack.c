@@ -5,14 +5,19 @@
  * Whatever the bytes, the scan must not crash, leak or hang, and what it
  * accepts must keep the promises the writer relies on: a normalised
  * relative path (no '/' at either end, no "", "." or ".." part, no
- * control byte, within PATH_MAX and NAME_MAX); only files, directories,
+ * character util/utf8.h calls unsafe, within PATH_MAX and NAME_MAX); only
+ * files, directories,
  * symlinks and hardlinks, without setid or sticky bits; a symlink target
  * that is relative with ".." only in front; a hardlink whose data is an
  * earlier accepted regular file; no accepted path below a non-directory
  * entry; one accepted entry per path (but for a repeated directory); and
  * the total is the sum of the accepted sizes.  The write order built from it
  * (unpack_tree.h) holds each accepted entry once, each directory before
- * its contents, with ends past the descendants. */
+ * its contents, with ends past the descendants.  And the list's memory
+ * stays bounded, accepted or not, whole or failed: no name it keeps
+ * reaches PATH_MAX, one cut is a prefix of UNPACK_NAME_PREFIX bytes at
+ * most, and the names add up to name_bytes, under UNPACK_MAX_NAME_BYTES.
+ * gzip input goes through lib/archive's own decoder (unpack_gzip.h). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +26,7 @@
 
 #include "archive/unpack_list.h"
 #include "archive/unpack_tree.h"
+#include "util/utf8.h"
 
 #define CHECK(c) \
 	do { \
@@ -40,8 +46,7 @@ static void check_path(const char *p)
 
 		CHECK(n > 0 && n <= NAME_MAX);
 		CHECK(!(n == 1 && s[0] == '.') && !(n == 2 && s[0] == '.' && s[1] == '.'));
-		for (size_t i = 0; i < n; i++)
-			CHECK((unsigned char)s[i] >= 0x20 && (unsigned char)s[i] != 0x7f);
+		CHECK(!utf8_has_unsafe(s, n));
 		s += n;
 		s += *s == '/';
 	}
@@ -51,7 +56,8 @@ static void check_symlink(const char *target)
 {
 	bool named = false;
 
-	CHECK(target && target[0] && target[0] != '/');
+	CHECK(target && target[0] && target[0] != '/' && strlen(target) < PATH_MAX);
+	CHECK(!utf8_has_unsafe(target, strlen(target)));
 	for (const char *s = target; *s;) {
 		size_t n = strcspn(s, "/");
 		bool up = n == 2 && s[0] == '.' && s[1] == '.';
@@ -136,6 +142,26 @@ static void check_tree(const struct unpack_list *l)
 	unpack_tree_done(&t);
 }
 
+/* Whatever the scan's outcome: the names kept are bounded. */
+static void check_names(const struct unpack_list *l)
+{
+	size_t sum = 0;
+
+	for (size_t i = 0; i < l->n_entries; i++) {
+		const struct unpack_entry *e = &l->entries[i];
+		size_t raw = strlen(e->raw), link = e->link ? strlen(e->link) : 0;
+
+		CHECK(raw < PATH_MAX && link < PATH_MAX);
+		CHECK(!e->cut || (raw <= UNPACK_NAME_PREFIX && link <= UNPACK_NAME_PREFIX &&
+				  e->refusal == UNPACK_TOO_LONG));
+		CHECK(e->cut ? e->raw_len >= raw : e->raw_len == raw);
+		sum += raw + link;
+	}
+	/* the rules put a hardlink's normalised target in place of its
+	 * own: never longer */
+	CHECK(sum <= l->name_bytes && l->name_bytes <= UNPACK_MAX_NAME_BYTES);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -161,6 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(l);
 		CHECK(l->error != UNPACK_SCAN_OK || l->err == 0);
 	}
+	check_names(l);
 	unpack_list_free(l);
 	return 0;
 }
