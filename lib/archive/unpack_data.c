@@ -114,16 +114,17 @@ int unpack_data_new(const struct unpack_list *l, const struct unpack_tree *t,
 	d->spool_at = malloc(n * sizeof(*d->spool_at));
 	d->spool_err = calloc(n, sizeof(*d->spool_err));
 	d->spool_dir = strdup(spool_dir ? spool_dir : "/var/tmp");
+	for (size_t a = 0; d->ar && a < na; a++) { /* before any free: fd 0 is not ours */
+		d->ar[a].src.fd = -1;
+		d->ar[a].header = SIZE_MAX;
+	}
 	if (!d->ar || !d->base || !d->spool_want || !d->spool_at || !d->spool_err ||
 	    !d->spool_dir) {
 		unpack_data_free(d);
 		return -ENOMEM;
 	}
-	for (size_t a = 0; a < na; a++) {
-		d->ar[a].src.fd = -1;
-		d->ar[a].header = SIZE_MAX;
+	for (size_t a = 0; a < na; a++)
 		d->base[a] = SIZE_MAX;
-	}
 	for (size_t i = l->n_entries; i-- > 0;) {
 		d->spool_at[i] = -1;
 		d->base[l->entries[i].archive] = i;

@@ -175,9 +175,59 @@ TEST(data)
 	unlink(path);
 }
 
+/* In tree order an archive is read once: what the order wants after a
+ * later entry (b/y), or twice (a/x, through the hardlink), waits in the
+ * spool.  And the archive read is the one the scan pinned, whatever is
+ * at its path by then (audit turn 3 M6, L3). */
+TEST(spooled)
+{
+	struct archive *a = writer();
+	struct unpack_list *l;
+	struct unpack_tree t;
+	struct unpack_data *d;
+	static char buf[1 << 20];
+	char moved[sizeof(path) + 8];
+	static const size_t size[] = { 5000, 70000, 3000 };
+	static const int tag[] = { 1, 2, 3 };
+
+	put(a, "a/x", AE_IFREG, NULL, size[0], tag[0], 0);
+	put(a, "b/y", AE_IFREG, NULL, size[1], tag[1], 0);
+	put(a, "a/z", AE_IFREG, NULL, size[2], tag[2], 0);
+	put(a, "hard", AE_IFREG, "a/x", 0, 0, 0);
+	finish(a);
+	l = scanned();
+	CHECK_INT(unpack_tree_build(l, &t), 0);
+	CHECK_INT(unpack_data_new(l, &t, "/tmp", &d), 0);
+	CHECK_U64(unpack_data_spool_bytes(d), size[0] + size[1]);
+	/* another file where the archive was: the data come from the pinned one */
+	snprintf(moved, sizeof(moved), "%s.moved", path);
+	CHECK(rename(path, moved) == 0);
+	a = archive_write_new();
+	archive_write_set_format_pax(a);
+	archive_write_open_filename(a, path);
+	put(a, "other", AE_IFREG, NULL, 10, 0, 0);
+	finish(a);
+	for (size_t i = 0; i < t.n_nodes; i++) {
+		size_t e = t.nodes[i].entry, k;
+
+		if (e == UNPACK_IMPLIED || l->entries[e].type == UNPACK_DIR)
+			continue;
+		k = l->entries[e].data_from == 0 ? 0 : l->entries[e].data_from == 1 ? 1 : 2;
+		CHECK_INT(read_all(d, e, buf, sizeof(buf)), (ssize_t)size[k]);
+		CHECK(bytes_ok(buf, size[k], tag[k], 0));
+	}
+	CHECK_INT(unpack_data_reopens(d), 0);
+	unpack_data_free(d);
+	unpack_tree_done(&t);
+	unpack_list_free(l);
+	unlink(moved);
+	unlink(path);
+}
+
 int main(void)
 {
 	RUN(order);
 	RUN(data);
+	RUN(spooled);
 	return test_summary();
 }
