@@ -12,6 +12,7 @@
 
 #include "common/quote.h"
 #include "safeunmount/safeunmount.h"
+#include "util/cleanup.h"
 #include "unmount/resolve.h"
 #include "util/sysroot.h"
 
@@ -36,6 +37,24 @@ static const char *nz(const char *s)
 
 /* The mount table's file, which the error event names. */
 #define MOUNT_TABLE "/proc/self/mountinfo"
+
+/* Several devices have the tag: every one named, none taken. */
+static void ambiguous(const struct unmount_refusal *r)
+{
+	_cleanup_free_ char *list = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&list, &len);
+
+	for (size_t i = 0; f && i < r->n_matches; i++)
+		fprintf(f, "%s%s", i == 0 ? "" : i + 1 == r->n_matches ? " and " : ", ",
+			quote(r->matches[i]));
+	if (f)
+		fclose(f);
+	report_error(NULL, EVENT_DEVICE, nz(r->name), r->error,
+		     "refusing %s: %zu devices have it, %s; name the one to unmount by its "
+		     "device or mount point", quote_bare(nz(r->name)), r->n_matches,
+		     list ? list : "?");
+}
 
 static enum su_status finding(const struct unmount_target *t, const struct unmount_refusal *r)
 {
@@ -66,6 +85,9 @@ static enum su_status finding(const struct unmount_target *t, const struct unmou
 		report_error(NULL, EVENT_DEVICE, name, r->error,
 			     "no filesystem with %s was found%s", quote_bare(name),
 			     geteuid() != 0 ? " (finding it may need root)" : "");
+		break;
+	case UNMOUNT_REFUSAL_TAG_AMBIGUOUS:
+		ambiguous(r);
 		break;
 	case UNMOUNT_REFUSAL_TAG_UNRESOLVED:
 		report_error(NULL, EVENT_DEVICE, name, r->error,

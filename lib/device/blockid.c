@@ -96,11 +96,93 @@ static bool is_tag(const char *spec)
 	return false;
 }
 
+static inline void iterate_endp(blkid_dev_iterate *it)
+{
+	if (*it)
+		blkid_dev_iterate_end(*it);
+}
+
+void blockid_devices_free(char **devnodes, size_t n)
+{
+	for (size_t i = 0; devnodes && i < n; i++)
+		free(devnodes[i]);
+	free(devnodes);
+}
+
+static int add_devnode(char ***list, size_t *n, const char *node)
+{
+	char **grown;
+
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*list)[i], node) == 0)
+			return 0;
+	grown = realloc(*list, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	*list = grown;
+	if (!(grown[*n] = strdup(node)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/* Every device probe_all finds (each one listed in /proc/partitions,
+ * read), kept when it has the tag. */
+int blockid_tag_devices(const char *spec, char ***ret_devnodes, size_t *ret_n)
+{
+	_cleanup_(cache_putp) blkid_cache cache = NULL;
+	_cleanup_(iterate_endp) blkid_dev_iterate it = NULL;
+	_cleanup_free_ char *type = NULL, *value = NULL;
+	char **list = NULL;
+	size_t n = 0;
+	blkid_dev dev;
+	int r = 0;
+
+	*ret_devnodes = NULL;
+	*ret_n = 0;
+	if (!is_tag(spec) || blkid_parse_tag_string(spec, &type, &value) < 0 || !value)
+		return -EINVAL;
+	if (blkid_get_cache(&cache, "/dev/null") < 0)
+		return -ENOMEM;
+	if (blkid_probe_all(cache) < 0)
+		return -EIO;
+	it = blkid_dev_iterate_begin(cache);
+	if (!it || blkid_dev_set_search(it, type, value) < 0)
+		return -ENOMEM;
+	while (r == 0 && blkid_dev_next(it, &dev) == 0)
+		r = add_devnode(&list, &n, blkid_dev_devname(dev));
+	if (r < 0) {
+		blockid_devices_free(list, n);
+		return r;
+	}
+	DEBUG(DEBUG_TARGET, "blkid: %zu device(s) have %s", n, spec);
+	*ret_devnodes = list;
+	*ret_n = n;
+	return 0;
+}
+
+/* One device, or -ENOTUNIQ when several have the tag.  None found by
+ * reading them (a user may not read the devices): the udev link, as
+ * blkid_evaluate_tag finds it, which names one device whatever the
+ * others hold. */
 static int resolve_tag(const char *spec, char **ret)
 {
 	_cleanup_(cache_putp) blkid_cache cache = NULL;
-	char *dev;
+	char **list = NULL, *dev;
+	size_t n = 0;
+	int r = blockid_tag_devices(spec, &list, &n);
 
+	if (r < 0 && r != -EIO)
+		return r;
+	if (n > 1) {
+		blockid_devices_free(list, n);
+		return -ENOTUNIQ;
+	}
+	if (n == 1) {
+		*ret = list[0];
+		free(list);
+		return 0;
+	}
 	if (blkid_get_cache(&cache, "/dev/null") < 0)
 		return -ENOMEM;
 	dev = blkid_evaluate_tag(spec, NULL, &cache);

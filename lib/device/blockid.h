@@ -19,9 +19,18 @@ int blockid_probe(const char *devnode, struct blockid *ret);
  * device node (malloc'd).  A path is canonicalised (/dev/mapper/x ->
  * /dev/dm-0, /dev/disk/by-label/x -> /dev/sdb1) and must be a block
  * device (-ENOTBLK).  Tags are found by scanning the devices with libblkid
- * (no cache file is read or written), which needs root to read them.
- * -ENOENT when nothing matches. */
+ * (no cache file is read or written), which needs root to read them;
+ * without it, the udev link (/dev/disk/by-label/x) where there is one.
+ * -ENOENT when nothing matches, -ENOTUNIQ when several devices have the
+ * tag (two sticks called "NO NAME"): blockid_tag_devices() names them. */
 int blockid_resolve(const char *spec, char **ret_devnode);
+
+/* Every device that has the tag spec ("LABEL=x", ...), found by reading
+ * each device (root): 0 with *ret_devnodes (malloc'd, n of them, none
+ * twice; free with blockid_devices_free) and *ret_n, possibly 0;
+ * -EINVAL for a spec that is no tag. */
+int blockid_tag_devices(const char *spec, char ***ret_devnodes, size_t *ret_n);
+void blockid_devices_free(char **devnodes, size_t n);
 
 void blockid_done(struct blockid *b);
 

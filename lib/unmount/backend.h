@@ -90,8 +90,11 @@ struct unmount_backend {
 	 * separated by ", " when the service asks for one of them), or NULL. */
 	const char *(*denied_action)(const struct unmount_backend *be);
 	/* A LABEL=/UUID= tag the service knows, when libblkid cannot tell
-	 * (a user cannot read the devices): 0 with *ret_devnode malloc'd. */
-	int (*resolve_tag)(const struct unmount_backend *be, const char *tag, char **ret_devnode);
+	 * (a user cannot read the devices): 0 with every device node that
+	 * has it in *ret_devnodes (malloc'd, *ret_n >= 1; free with
+	 * blockid_devices_free), -ENOENT when none. */
+	int (*resolve_tag)(const struct unmount_backend *be, const char *tag,
+			   char ***ret_devnodes, size_t *ret_n);
 	/* Optional: why the unmount or power-off run that last failed did
 	 * (UNMOUNT_MISMATCH_NONE: for its -errno alone). */
 	enum unmount_mismatch (*mismatch)(const struct unmount_backend *be);

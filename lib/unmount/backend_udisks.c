@@ -117,17 +117,53 @@ static int call_with_options(struct udisks *u, const char *path, const char *ifa
 	return r < 0 ? r : 0;
 }
 
-/* Manager.ResolveDevice: the block object of a device node, a label or a
- * UUID ("path", "label", "uuid"): 0 with *ret malloc'd, -ENOENT when
- * udisks knows none. */
-static int resolve_device(struct udisks *u, const char *key, const char *value, char **ret)
+static void paths_free(char **paths, size_t n)
+{
+	for (size_t i = 0; paths && i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+/* The object paths of the reply's array "ao", every one. */
+static int read_objects(sd_bus_message *reply, char ***ret, size_t *ret_n)
+{
+	char **list = NULL, **grown;
+	const char *path;
+	size_t n = 0;
+	int r = sd_bus_message_enter_container(reply, 'a', "o");
+
+	while (r >= 0 && (r = sd_bus_message_read(reply, "o", &path)) > 0) {
+		grown = realloc(list, (n + 1) * sizeof(*grown));
+		if (!grown || !(grown[n] = strdup(path))) {
+			list = grown ? grown : list;
+			r = -ENOMEM;
+			break;
+		}
+		list = grown;
+		n++;
+	}
+	if (r < 0) {
+		paths_free(list, n);
+		return r;
+	}
+	*ret = list;
+	*ret_n = n;
+	return 0;
+}
+
+/* Manager.ResolveDevice: the block objects of a device node, a label or
+ * a UUID ("path", "label", "uuid"): every one (several sticks can share
+ * a label), 0 with *ret malloc'd and *ret_n >= 1, -ENOENT when udisks
+ * knows none. */
+static int resolve_objects(struct udisks *u, const char *key, const char *value, char ***ret,
+			   size_t *ret_n)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *m = NULL, *reply = NULL;
-	const char *path = NULL;
 	int r;
 
 	*ret = NULL;
+	*ret_n = 0;
 	r = sd_bus_message_new_method_call(u->bus, &m, UDISKS, UDISKS_PATH "/Manager",
 					   UDISKS ".Manager", "ResolveDevice");
 	if (r >= 0)
@@ -139,20 +175,31 @@ static int resolve_device(struct udisks *u, const char *key, const char *value, 
 			r = map_error(u, &e, r, NULL, NULL);
 	}
 	if (r >= 0)
-		r = sd_bus_message_enter_container(reply, 'a', "o");
-	if (r >= 0)
-		r = sd_bus_message_read(reply, "o", &path);
-	if (r > 0 && path) {
-		*ret = strdup(path);
-		r = *ret ? 0 : -ENOMEM;
-	} else if (r >= 0) {
+		r = read_objects(reply, ret, ret_n);
+	if (r >= 0 && *ret_n == 0)
 		r = -ENOENT;
-	}
-	DEBUG(DEBUG_UNMOUNT, "udisks: ResolveDevice %s=%s: %s (%d)", key, value,
-	      *ret ? *ret : "none", r);
+	DEBUG(DEBUG_UNMOUNT, "udisks: ResolveDevice %s=%s: %s (%zu object(s), %d)", key, value,
+	      *ret_n ? (*ret)[0] : "none", *ret_n, r);
 	sd_bus_error_free(&e);
 	sd_bus_message_unref(reply);
 	sd_bus_message_unref(m);
+	return r;
+}
+
+/* The block object of a device node: the one object ResolveDevice gives
+ * for a path. */
+static int resolve_device(struct udisks *u, const char *key, const char *value, char **ret)
+{
+	char **list = NULL;
+	size_t n = 0;
+	int r = resolve_objects(u, key, value, &list, &n);
+
+	*ret = NULL;
+	if (r == 0) {
+		*ret = list[0];
+		list[0] = NULL;
+	}
+	paths_free(list, n);
 	return r;
 }
 
@@ -480,23 +527,34 @@ static const char *u_denied_action(const struct unmount_backend *be)
 	return ud(be)->denied;
 }
 
-static int u_resolve_tag(const struct unmount_backend *be, const char *tag, char **ret_devnode)
+static int u_resolve_tag(const struct unmount_backend *be, const char *tag, char ***ret_devnodes,
+			 size_t *ret_n)
 {
 	struct udisks *u = ud(be);
-	char *block = NULL;
+	char **blocks = NULL, **nodes = NULL;
+	size_t n = 0;
 	int r;
 
-	*ret_devnode = NULL;
+	*ret_devnodes = NULL;
+	*ret_n = 0;
 	if (strncmp(tag, "LABEL=", 6) == 0)
-		r = resolve_device(u, "label", tag + 6, &block);
+		r = resolve_objects(u, "label", tag + 6, &blocks, &n);
 	else if (strncmp(tag, "UUID=", 5) == 0)
-		r = resolve_device(u, "uuid", tag + 5, &block);
+		r = resolve_objects(u, "uuid", tag + 5, &blocks, &n);
 	else
 		r = -ENOENT;
-	if (r == 0)
-		r = get_device(u, block, ret_devnode);
-	free(block);
-	return r;
+	if (r == 0 && !(nodes = calloc(n, sizeof(*nodes))))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = get_device(u, blocks[i], &nodes[i]);
+	paths_free(blocks, n);
+	if (r < 0) {
+		paths_free(nodes, n);
+		return r;
+	}
+	*ret_devnodes = nodes;
+	*ret_n = n;
+	return 0;
 }
 
 /* ---- open, close ------------------------------------------------------------ */

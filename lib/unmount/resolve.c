@@ -33,6 +33,7 @@ void unmount_refusal_done(struct unmount_refusal *r)
 	free(r->device);
 	free(r->other);
 	free(r->where);
+	blockid_devices_free(r->matches, r->n_matches);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -134,19 +135,47 @@ static bool by_service(const struct unmount_resolve_options *o)
 	return o->be && o->be != unmount_backend_kernel();
 }
 
+/* Several devices have the tag: which one is meant cannot be known, so
+ * none is taken (two sticks called "NO NAME", FAT's default). */
+static int ambiguous(struct unmount_refusal *ret, const char *tag, char **nodes, size_t n)
+{
+	int r = unmount_refuse(ret, UNMOUNT_REFUSAL_TAG_AMBIGUOUS, -ENOTUNIQ, tag, NULL, NULL,
+			       NULL);
+
+	ret->matches = nodes;
+	ret->n_matches = n;
+	return r;
+}
+
 static int resolve_tag(const struct unmount_resolve_options *o, const char *tag,
 		       struct unmount_target *t, struct unmount_refusal *ret)
 {
 	_cleanup_free_ char *node = NULL;
+	char **nodes = NULL;
+	size_t n = 0;
 	struct stat st;
-	int r = blockid_resolve(tag, &node);
+	int r;
 
-	/* a user cannot read the devices; the service can */
-	if ((r == -ENOENT || r == -EACCES) && by_service(o) && o->be->resolve_tag) {
-		free(node);
-		node = NULL;
-		if (o->be->resolve_tag(o->be, tag, &node) == 0)
-			r = 0;
+	/* The service first: it sees every device, where a user's libblkid
+	 * can read none and follows udev's one link for the tag.  It does
+	 * not know the tag: libblkid (as root it reads every device). */
+	if (by_service(o) && o->be->resolve_tag && o->be->resolve_tag(o->be, tag, &nodes, &n) == 0 &&
+	    n > 0) {
+		if (n > 1)
+			return ambiguous(ret, tag, nodes, n);
+		node = TAKE_PTR(nodes[0]);
+		blockid_devices_free(nodes, n);
+		r = 0;
+	} else {
+		blockid_devices_free(nodes, n);
+		r = blockid_resolve(tag, &node);
+	}
+	if (r == -ENOTUNIQ) {
+		r = blockid_tag_devices(tag, &nodes, &n);
+		if (r == 0 && n > 1)
+			return ambiguous(ret, tag, nodes, n);
+		blockid_devices_free(nodes, n);
+		r = -ENOTUNIQ; /* gone between the two looks: still not one */
 	}
 
 	if (r == -ENOENT || r == -EACCES)

@@ -40,6 +40,7 @@ enum unmount_refusal_kind {
 	UNMOUNT_REFUSAL_NO_DISK,         /* error: the device's disk is unknown */
 	UNMOUNT_REFUSAL_NOT_MOUNTED,     /* a device or path with no mount */
 	UNMOUNT_REFUSAL_TAG_NOT_FOUND,   /* no device has the tag */
+	UNMOUNT_REFUSAL_TAG_AMBIGUOUS,   /* several devices have the tag: matches */
 	UNMOUNT_REFUSAL_TAG_UNRESOLVED,  /* error */
 	UNMOUNT_REFUSAL_TAG_IN_SYSROOT,  /* where: the captured tree, which has no blkid */
 	UNMOUNT_REFUSAL_NO_MOUNT_FOUND,  /* error: the path's mount */
@@ -73,6 +74,8 @@ struct unmount_refusal {
 	int error;
 	char *name, *device, *other, *where;  /* malloc'd, or NULL */
 	enum transport transport;
+	char **matches;    /* TAG_AMBIGUOUS: every device node with the tag */
+	size_t n_matches;
 };
 
 /* 0 with *ret filled (free it with unmount_target_done), or < 0 with

@@ -112,6 +112,44 @@ in_stick_root() {
 	[[ $output == *"${parts[0]}"$'\n'"${parts[1]}" ]]
 }
 
+# ---- a tag several devices have ------------------------------------------------------
+
+@test "LABEL= or UUID= that two sticks share is refused before anything, naming both; both stay mounted" {
+	require_root
+	local label="SUDUP$$" a_dev a_mnt b_dev b_mnt uuid
+	stick_up --size 32 --rate 0 --label "$label"
+	a_dev=$STICK_DEV a_mnt=$STICK_MNT
+	stick_up --size 32 --rate 0 --label "$label"
+	b_dev=$STICK_DEV b_mnt=$STICK_MNT
+	echo data >"$a_mnt/a" # something to sync: the refusal comes before the sync
+	run -2 safeunmount -v "LABEL=$label"
+	echo "$output"
+	[[ $output == *"refusing LABEL=$label: 2 devices have it, "*"; name the one to unmount by its device or mount point"* ]]
+	[[ $output == *"'$a_dev'"* && $output == *"'$b_dev'"* ]]
+	mountpoint -q "$a_mnt"
+	mountpoint -q "$b_mnt"
+	# and as JSON: the error event, nothing synced or unmounted
+	run -2 --separate-stderr safeunmount --progress=json "LABEL=$label"
+	echo "$output"
+	jq -s -e --arg l "LABEL=$label" 'map(select(.event == "error")) | length == 1 and
+		.[0].device == $l and .[0].errno_name == "ENOTUNIQ"' <<<"$output"
+	[[ $output != *'"event":"unmounted"'* ]]
+	# the same UUID on a third, unmounted, filesystem
+	uuid=$(blkid -p -s UUID -o value "$a_dev")
+	stick_up --size 32 --rate 0 --no-mount
+	tune2fs -U "$uuid" "$STICK_DEV"
+	run -2 safeunmount "UUID=$uuid"
+	echo "$output"
+	[[ $output == *"refusing UUID=$uuid: 2 devices have it"*"; name the one"* ]]
+	[[ $output == *"'$a_dev'"* && $output == *"'$STICK_DEV'"* ]]
+	mountpoint -q "$a_mnt"
+	# with one match left, the tag is taken
+	e2label "$b_dev" "${label}b"
+	run -0 safeunmount "LABEL=$label"
+	refute mountpoint -q "$a_mnt"
+	mountpoint -q "$b_mnt"
+}
+
 @test "fixtures: '/' through its partition or its whole disk is refused whatever the options" {
 	run -2 fixture_su /dev/vda2
 	[ "$output" = "safeunmount: refusing to unmount '/' on /dev/vda2: it is the root filesystem" ]

@@ -310,6 +310,25 @@ in_ns() {
 	done
 }
 
+@test "as the test user: a LABEL= two sticks share is refused, naming both; both stay mounted" {
+	local label="uddup$$" a_dev a_mnt
+	ud_stick --rate 0 --label "$label"
+	ud_mount "$UDISKS_USER"
+	a_dev=$STICK_DISK a_mnt=$UD_MNT
+	ud_stick --rate 0 --label "$label"
+	ud_mount "$UDISKS_USER"
+	# the user's libblkid reads no device and follows udev's one link; udisks knows both
+	run -$EX_USAGE udisks_as "$UDISKS_USER" env SAFECP_DEBUG=unmount safeunmount "LABEL=$label"
+	echo "$output" >&2
+	[[ $output == *"udisks: ResolveDevice label=$label: "*"(2 object(s), 0)"* ]]
+	[[ $output == *"safeunmount: refusing LABEL=$label: 2 devices have it, "*"; name the one to unmount by its device or mount point"* ]]
+	[[ $output == *"'$a_dev'"* && $output == *"'$STICK_DISK'"* ]]
+	[[ $output != *"Filesystem.Unmount"* ]]
+	findmnt -S "$a_dev" >/dev/null
+	ud_mounted
+	[[ -d $a_mnt ]]
+}
+
 @test "without UDisks2 on the system bus: a note, and the kernel's own refusal" {
 	stick_up --rate 0
 	UD_STICKS+=" $STICK_ID"
