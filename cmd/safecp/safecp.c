@@ -99,8 +99,10 @@ static struct poptOption options[] = {
 	{ "skip-identical", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL,
 	  OPT_SKIP_IDENTICAL,
 	  "leave alone files the destination holds already: quick (the default: same "
-	  "size and modification time) or hash (the same checksum: ascmhl, the --sums "
-	  "lists, or both copies read); give the mode with '='", "MODE" },
+	  "size and modification time) or hash (the source's checksum against the "
+	  "stick's own record, ascmhl or the --sums lists, not its bytes; else both "
+	  "copies read); with --verify each file left alone is read back from the "
+	  "device, and copied again if it differs; give the mode with '='", "MODE" },
 	{ "pack", '\0', POPT_ARG_STRING, &raw.pack, 0,
 	  "write the sources as one archive: tar (pax), tar.gz, tar.xz, tar.zst or zip; "
 	  "into a directory as NAME.FORMAT after the first SOURCE, else DEST is its name",

@@ -162,6 +162,12 @@ void pack_free(struct safecp_options *o);
 /* The archive failed because of a source (the feed's problem) or the
  * writer; PLAN_FILE_TOO_BIG of an archive. */
 char *words_pack_failed(const struct safecp_options *o, const struct plan_entry *archive,
+/* The -v line's words for an identical file: its basis, and whether and
+ * how its copy was read back (plan_entry.identical_read_back) */
+const char *identical_words(const struct plan_entry *e);
+/* Of p's identical files, those whose copy was read back and matched;
+ * *cached: some of them through the page cache */
+size_t identical_read_back_count(const struct plan *p, bool *cached);
 			enum copy_step step, int err);
 char *words_pack_too_big(const struct safecp_options *o, const struct plan_problem *p,
 			 const struct target *t);
@@ -231,6 +237,7 @@ struct jsonev {
 	struct json json;
 	const char *dest;
 };
+	uint64_t identical_verified; /* identical files read back and the same */
 void jsonev_init(struct jsonev *j, FILE *f, const char *dest);
 void jsonev_start(struct jsonev *j, const struct safecp_job *job);
 void jsonev_progress(struct jsonev *j, const struct snapshot *s);

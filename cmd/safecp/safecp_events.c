@@ -104,7 +104,8 @@ static void snapshot_take(struct events *ev, struct snapshot *s)
 	s->verified = atomic_load(&st->bytes_verified);
 	s->files_verified = atomic_load(&st->files_verified);
 	s->files_mismatched = atomic_load(&st->files_mismatched);
-	s->verify_cached = atomic_load(&st->verify_cached);
+	s->identical_verified = identical_read_back_count(p, &s->verify_cached);
+	s->verify_cached = s->verify_cached || atomic_load(&st->verify_cached);
 	s->pack = ev->o->pack;
 	if (ev->o->pack_feed) {
 		s->packed = pack_feed_packed(ev->o->pack_feed);
@@ -392,7 +393,7 @@ static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_rea
 	if (e->identical) {
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 			say(ev, "%s identical to %s (%s): not copied", quote(e->source->src),
-			    quote(e->dst), identical_basis_words(e->identical));
+			    quote(e->dst), identical_words(e));
 	} else if (e->skip_existing) {
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 			say(ev, "%s kept: %s exists", quote(e->source->src), quote(e->dst));

@@ -10,12 +10,19 @@
  * before wrote, then both copies read.  A list counts for a destination
  * when it lies on that destination's filesystem (it lists what that
  * destination holds), or when there is one destination: a list kept
- * elsewhere with several names what any of them got. */
+ * elsewhere with several names what any of them got.
+ *
+ * A record lives on the stick it describes and says nothing of the bytes
+ * there now: with --verify every file left alone is read back from the
+ * device (identical.h) and one that reads back different is copied again,
+ * with a warning naming it. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cli.h"
 #include "common/exitcodes.h"
@@ -167,6 +174,47 @@ static checksum_set mhl_algs(const struct safecp_options *o)
 	return s ? s : CHECKSUM_BIT(CHECKSUM_XXH128);
 }
 
+/* The destination's block device node, for reading a FUSE daemon's
+ * files back past the device's page cache (as --verify does), or -1. */
+static int open_bdev(const struct target *t)
+{
+	const struct fs_traits *fs = fs_traits_of(t);
+
+	if (!t || !fs->device_cache || !t->has_block || !t->devnode[0])
+		return -1;
+	return open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+}
+
+/* Files judged identical whose copy read back different: copied again. */
+static void warn_differs(const struct safecp_job *job)
+{
+	const struct plan *p = job->plan;
+
+	for (size_t i = 0; i < p->n_entries; i++)
+		if (p->entries[i].read_back_differs)
+			msg_warning("%s read back from the device is not the source %s, although "
+				    "%s: it is copied again", quote(p->entries[i].dst),
+				    quote(p->entries[i].source->src),
+				    "--skip-identical judged it the same");
+}
+
+size_t identical_read_back_count(const struct plan *p, bool *cached)
+{
+	size_t n = 0;
+
+	*cached = false;
+	for (size_t i = 0; i < p->n_entries; i++) {
+		const struct plan_entry *e = &p->entries[i];
+
+		if (!e->identical || e->identical_read_back == PLAN_READ_BACK_NONE)
+			continue;
+		n++;
+		if (e->identical_read_back == PLAN_READ_BACK_CACHED)
+			*cached = true;
+	}
+	return n;
+}
+
 int identical_judge(const struct safecp_options *o, struct safecp_job *job)
 {
 	struct recorded_sums rec;
@@ -175,6 +223,9 @@ int identical_judge(const struct safecp_options *o, struct safecp_job *job)
 		.mtime_step_ns = fs_traits_of(job->target)->mtime_step_ns,
 		/* --mhl lists what a judgement read (copy/manifest.h) */
 		.keep_algs = o->mhl ? mhl_algs(o) : 0,
+		.read_back = o->verify,
+		.fuse = fs_traits_of(job->target)->fuse,
+		.bdev_fd = -1,
 	};
 	int r;
 
@@ -192,7 +243,11 @@ int identical_judge(const struct safecp_options *o, struct safecp_job *job)
 		io.recorded = listing_record(job, &job->identical_mhl, &job->identical_rec);
 		io.listed_only = true;
 	}
+	io.bdev_fd = io.fuse ? open_bdev(job->target) : -1;
 	r = plan_skip_identical(job->plan, &io);
+	if (io.bdev_fd >= 0)
+		close(io.bdev_fd);
+	warn_differs(job);
 	if (r < 0) {
 		cli_error("cannot compare the files already in %s: %s", quote(job->plan->dest_root),
 			  strerror(-r));
@@ -217,10 +272,52 @@ const char *identical_basis_words(enum plan_identical basis)
 {
 	switch (basis) {
 	case PLAN_IDENTICAL_QUICK: return "same size and modification time";
-	case PLAN_IDENTICAL_MANIFEST: return "the source's checksum is the ASC MHL manifest's";
-	case PLAN_IDENTICAL_LIST: return "the source's checksum is the checksum list's";
+	case PLAN_IDENTICAL_MANIFEST:
+		return "the source's checksum is the one the stick's ASC MHL manifest records";
+	case PLAN_IDENTICAL_LIST:
+		return "the source's checksum is the one the stick's checksum list records";
 	case PLAN_IDENTICAL_CONTENT: return "both copies read: the same xxh128";
 	case PLAN_IDENTICAL_NO: break;
 	}
 	return "not identical";
+}
+
+/* The -v line's reason for e: what was compared, and whether the stick's
+ * bytes were read (identical.h). */
+const char *identical_words(const struct plan_entry *e)
+{
+	bool rec = e->identical == PLAN_IDENTICAL_MANIFEST || e->identical == PLAN_IDENTICAL_LIST;
+
+	if (e->identical == PLAN_IDENTICAL_CONTENT)
+		return e->identical_read_back == PLAN_READ_BACK_CACHED
+			       ? "both copies read, the stick's through the page cache (it could "
+				 "not be bypassed): the same xxh128"
+			       : "both copies read, the stick's from the device: the same xxh128";
+	if (e->identical_read_back == PLAN_READ_BACK_DEVICE)
+		return e->identical == PLAN_IDENTICAL_QUICK
+			       ? "same size and modification time; its copy read back from the "
+				 "device: the same xxh128"
+			       : e->identical == PLAN_IDENTICAL_MANIFEST
+			       ? "the source's checksum is the one the stick's ASC MHL manifest "
+				 "records; its copy read back from the device: the same xxh128"
+			       : "the source's checksum is the one the stick's checksum list "
+				 "records; its copy read back from the device: the same xxh128";
+	if (e->identical_read_back == PLAN_READ_BACK_CACHED)
+		return e->identical == PLAN_IDENTICAL_QUICK
+			       ? "same size and modification time; its copy read back through the "
+				 "page cache (it could not be bypassed): the same xxh128"
+			       : e->identical == PLAN_IDENTICAL_MANIFEST
+			       ? "the source's checksum is the one the stick's ASC MHL manifest "
+				 "records; its copy read back through the page cache (it could not "
+				 "be bypassed): the same xxh128"
+			       : "the source's checksum is the one the stick's checksum list "
+				 "records; its copy read back through the page cache (it could not "
+				 "be bypassed): the same xxh128";
+	if (rec)
+		return e->identical == PLAN_IDENTICAL_MANIFEST
+			       ? "the source's checksum is the one the stick's ASC MHL manifest "
+				 "records; the stick's bytes were not read"
+			       : "the source's checksum is the one the stick's checksum list "
+				 "records; the stick's bytes were not read";
+	return identical_basis_words(e->identical);
 }

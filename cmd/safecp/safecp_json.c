@@ -142,6 +142,8 @@ static void kv_verify(struct json *j, const struct snapshot *s)
 	json_kv_u64(j, "files_mismatched", s->files_mismatched);
 	json_kv_bool(j, "verify_cache_bypassed", !s->verify_cached);
 }
+	/* of skipped_identical, those whose copy was read back and matched */
+	json_kv_u64(j, "skipped_verified", s->identical_verified);
 
 static void kv_outcome(struct json *j, const struct dest_outcome *d)
 {

@@ -3,7 +3,8 @@
  * Files are read here through their paths, but each open is checked
  * against what the plan saw (device, inode, size; the source's mtime and
  * ctime too), so a file swapped or changed since is not judged: it is
- * copied, and the engine checks it again. */
+ * copied, and the engine checks it again.  The destination is read back
+ * through read_back.h, as --verify and --check read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,7 +16,10 @@
 
 #include "copy/identical.h"
 #include "copy/plan_internal.h"
+#include "copy/read_back.h"
+#include "copy/source_open.h"
 #include "util/cleanup.h"
+#include "util/test_hook.h"
 
 #define NSEC_PER_SEC 1000000000LL
 #define READ_BUF (1u << 20)
@@ -44,25 +48,20 @@ bool identical_mtime(const struct timespec *src, const struct timespec *dst, uin
 	return diff > -(long long)step_ns && diff < (long long)step_ns && on_grid(dst, step_ns);
 }
 
-static bool same_time(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
 /* path opened for reading, if it is still the regular file of that
- * device, inode and size (and, when times is given, mtime and ctime). */
-static int open_checked(const char *path, dev_t dev, ino_t ino, off_t size,
+ * device, inode and size (and, when times is given, mtime and ctime):
+ * O_PATH first, following a symlink only when follow
+ * (source_open_regular()), so nothing else is ever opened for real. */
+static int open_checked(const char *path, bool follow, dev_t dev, ino_t ino, off_t size,
 			const struct stat *times)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
+	int fd = source_open_regular(AT_FDCWD, path, follow, &st);
 
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != dev || st.st_ino != ino ||
-	    st.st_size != size ||
-	    (times && (!same_time(&st.st_mtim, &times->st_mtim) ||
-		       !same_time(&st.st_ctim, &times->st_ctim)))) {
+		return fd;
+	if (st.st_dev != dev || st.st_ino != ino || st.st_size != size ||
+	    (times && !source_unchanged(fd, times))) {
 		close(fd);
 		return -ESTALE;
 	}
@@ -96,29 +95,24 @@ static int digest_fd(int fd, off_t size, checksum_set algs, void *buf,
 	return 0;
 }
 
+/* The source as the tree saw it: a symlink there was followed by the
+ * walk (-L, an operand) or the entry is no regular file and never judged;
+ * following it again is safe, the fd is checked against what was seen. */
 static int digest_source(const struct source_entry *s, checksum_set algs, void *buf,
 			 struct checksum_result *ret)
 {
-	_cleanup_close_ int fd = open_checked(s->src, s->st.st_dev, s->st.st_ino, s->st.st_size,
-					      &s->st);
+	_cleanup_close_ int fd = open_checked(s->src, true, s->st.st_dev, s->st.st_ino,
+					      s->st.st_size, &s->st);
 
 	return fd < 0 ? fd : digest_fd(fd, s->st.st_size, algs, buf, ret);
 }
 
-static int digest_dest(const struct plan_entry *e, checksum_set algs, void *buf,
-		       struct checksum_result *ret)
-{
-	_cleanup_close_ int fd = open_checked(e->dst, e->dst_dev, e->dst_ino,
-					      (off_t)e->dst_old_size, NULL);
-
-	return fd < 0 ? fd : digest_fd(fd, (off_t)e->dst_old_size, algs, buf, ret);
-}
-
-/* A judgement's scratch: the read buffer, made on first use, and the
- * source's digests of the file being judged. */
+/* A judgement's scratch: the read buffers, made on first use, and the
+ * source's digests of the file being judged (src.algs 0: not read). */
 struct judge {
 	const struct identical_options *o;
 	void *buf;
+	struct read_back rb;
 	struct checksum_result src;
 };
 
@@ -127,6 +121,33 @@ static int judge_buffer(struct judge *j)
 	if (!j->buf && !(j->buf = malloc(READ_BUF)))
 		return -ENOMEM;
 	return 0;
+}
+
+/* e's destination read back from the device (read_back.h), its xxh128 in
+ * *ret and the way it was read in *how. */
+static int read_back_dest(struct judge *j, const struct plan_entry *e,
+			  struct checksum_result *ret, enum readback_how *how)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (!j->rb.buf) {
+		r = read_back_init(&j->rb, READ_BUF);
+		if (r < 0)
+			return r;
+	}
+	test_hook("identical", e->dst);
+	/* the plan's lstat saw a regular file: a symlink now is a swap */
+	fd = open_checked(e->dst, false, e->dst_dev, e->dst_ino, (off_t)e->dst_old_size, NULL);
+	if (fd < 0)
+		return fd;
+	return read_back_file(&j->rb, fd, e->dst_old_size, j->o->fuse, j->o->bdev_fd,
+			      CHECKSUM_BIT(CHECKSUM_XXH128), ret, how, NULL);
+}
+
+static enum plan_read_back read_back_kind(enum readback_how how)
+{
+	return how == READBACK_CACHED ? PLAN_READ_BACK_CACHED : PLAN_READ_BACK_DEVICE;
 }
 
 /* rec's entry for entry idx: 1 listed (in *f), 0 not, -ENOMEM. */
@@ -142,15 +163,18 @@ static int recorded_entry(const struct plan *p, size_t idx, const struct recorde
 	return r == -ENOMEM ? r : r > 0;
 }
 
-/* The record's word (rec), else both copies read: the judgement, or
+/* The record's word (rec), else both copies read (the destination read
+ * back, e->identical_read_back says how): the judgement, or
  * PLAN_IDENTICAL_NO; -ENOMEM.  j->src holds the source's digests, also
- * those of keep_algs. */
+ * those of keep_algs (and xxh128 with read_back). */
 static int judge_by_content(const struct plan *p, size_t idx, const struct recorded_sums *rec,
 			    struct judge *j)
 {
-	const struct plan_entry *e = &p->entries[idx];
+	struct plan_entry *e = &p->entries[idx];
+	checksum_set extra = j->o->keep_algs | (j->o->read_back ? CHECKSUM_BIT(CHECKSUM_XXH128) : 0);
 	struct checksum_result dst;
 	struct recorded_file f = { 0 };
+	enum readback_how how;
 	int r = judge_buffer(j);
 
 	if (r < 0)
@@ -162,22 +186,55 @@ static int judge_by_content(const struct plan *p, size_t idx, const struct recor
 		/* never trust what is not listed, or listed as failed */
 		if (r == 0 || f.action != RECORDED_GOOD || !(f.sums.algs & CHECKSUM_SET_ALL))
 			return PLAN_IDENTICAL_NO;
-		r = digest_source(e->source, (f.sums.algs & CHECKSUM_SET_ALL) | j->o->keep_algs,
-				  j->buf, &j->src);
+		r = digest_source(e->source, (f.sums.algs & CHECKSUM_SET_ALL) | extra, j->buf,
+				  &j->src);
 		if (r == -ENOMEM)
 			return r;
 		return r == 0 && checksum_result_match(&j->src, &f.sums) ? (int)rec->basis
 									 : PLAN_IDENTICAL_NO;
 	}
-	r = digest_source(e->source, CHECKSUM_BIT(CHECKSUM_XXH128) | j->o->keep_algs, j->buf,
-			  &j->src);
+	r = digest_source(e->source, CHECKSUM_BIT(CHECKSUM_XXH128) | extra, j->buf, &j->src);
 	if (r == 0)
-		r = digest_dest(e, CHECKSUM_BIT(CHECKSUM_XXH128), j->buf, &dst);
+		r = read_back_dest(j, e, &dst, &how);
 	if (r == -ENOMEM)
 		return r;
 	/* they share xxh128 only: that is what is compared */
-	return r == 0 && checksum_result_match(&j->src, &dst) ? PLAN_IDENTICAL_CONTENT
-							      : PLAN_IDENTICAL_NO;
+	if (r != 0 || !checksum_result_match(&j->src, &dst))
+		return PLAN_IDENTICAL_NO;
+	e->identical_read_back = read_back_kind(how);
+	return PLAN_IDENTICAL_CONTENT;
+}
+
+/* read_back: a file judged identical on basis (not by reading its copy)
+ * is read back and compared with the source's xxh128; basis, or
+ * PLAN_IDENTICAL_NO (it differs or cannot be read: copied again); -ENOMEM. */
+static int confirm_read_back(struct plan_entry *e, int basis, struct judge *j)
+{
+	struct checksum_result dst;
+	enum readback_how how;
+	int r;
+
+	if (!j->o->read_back || e->identical_read_back != PLAN_READ_BACK_NONE)
+		return basis;
+	if (!(j->src.algs & CHECKSUM_BIT(CHECKSUM_XXH128))) { /* quick read nothing */
+		r = judge_buffer(j);
+		if (r == 0)
+			r = digest_source(e->source,
+					  CHECKSUM_BIT(CHECKSUM_XXH128) | j->o->keep_algs, j->buf,
+					  &j->src);
+		if (r < 0)
+			return r == -ENOMEM ? r : PLAN_IDENTICAL_NO; /* the engine reads it */
+	}
+	r = read_back_dest(j, e, &dst, &how);
+	if (r == -ENOMEM)
+		return r;
+	if (r != 0 || !checksum_result_match(&j->src, &dst)) {
+		/* a source that changed meanwhile is not the stick's fault */
+		e->read_back_differs = r != -ESTALE;
+		return PLAN_IDENTICAL_NO;
+	}
+	e->identical_read_back = read_back_kind(how);
+	return basis;
 }
 
 /* quick: size and mtime; with listed_only, a file the record does not
@@ -198,11 +255,13 @@ static int judge_quick(const struct plan *p, size_t idx, struct judge *j)
 	return judge_by_content(p, idx, NULL, j);
 }
 
-/* Keep what reading the source computed, if asked: 0 or -ENOMEM. */
+/* Keep what reading the source computed, if asked: 0 or -ENOMEM.  A
+ * file the history vouched for is listed with the history's hashes
+ * (manifest.h); quick reads its source only to read it back. */
 static int keep_sums(struct plan_entry *e, const struct judge *j)
 {
-	if (!j->o->keep_algs ||
-	    (e->identical != PLAN_IDENTICAL_CONTENT && e->identical != PLAN_IDENTICAL_LIST))
+	if (!j->o->keep_algs || e->identical == PLAN_IDENTICAL_MANIFEST ||
+	    (j->src.algs & j->o->keep_algs) != j->o->keep_algs)
 		return 0;
 	e->judged_sums = malloc(sizeof(*e->judged_sums));
 	if (!e->judged_sums)
@@ -229,16 +288,22 @@ int plan_skip_identical(struct plan *p, const struct identical_options *o)
 
 		if (!candidate(e))
 			continue;
+		j.src.algs = 0;
 		r = o->mode == IDENTICAL_QUICK ? judge_quick(p, i, &j)
 					       : judge_by_content(p, i, o->recorded, &j);
-		if (r <= PLAN_IDENTICAL_NO)
+		if (r > PLAN_IDENTICAL_NO)
+			r = confirm_read_back(e, r, &j);
+		if (r <= PLAN_IDENTICAL_NO) {
+			e->identical_read_back = PLAN_READ_BACK_NONE;
 			continue;
+		}
 		e->identical = (enum plan_identical)r;
 		e->skip_existing = true;
 		e->dst_freed = 0; /* nothing replaced, nothing freed */
 		r = keep_sums(e, &j);
 	}
 	free(j.buf);
+	read_back_done(&j.rb);
 	if (r < 0)
 		return r;
 	plan_count(p);

@@ -20,10 +20,26 @@
  * file that cannot be read or is no longer what the plan saw: copied as
  * before.  Nothing is trusted that was not matched.
  *
+ * A record (the stick's own ASC MHL history or lists) says nothing of the
+ * bytes on the stick now: they may have rotted or been changed with the
+ * record kept.  So "both copies read" reads the destination back from the
+ * device, past the page cache where it can (read_back.h), and with
+ * read_back (--verify) every file judged identical on any basis is read
+ * back so and its xxh128 compared with the source's: one that differs, or
+ * cannot be read, is copied again (plan_entry.read_back_differs).  Only
+ * such a file has plan_entry.identical_read_back set, and only it may be
+ * called verified (manifest.h).
+ *
  * Hash mode reads each candidate's source here and again when it is
  * copied (only files that differ are copied, so only they are read twice);
- * the record saves the destination read.  An identical file's times are
- * left as they are. */
+ * the record saves the destination read unless read_back asks for it.  An
+ * identical file's times are left as they are.
+ *
+ * Paths are opened O_PATH first (the destination's without following a
+ * symlink, as the plan's lstat saw it), then reopened only if they are
+ * the regular file the plan saw (source_open_regular()): a device node or
+ * FIFO swapped in under the name is never opened.  Test pause point
+ * "identical" (test_hook.h), path: the destination, before it is opened. */
 #ifndef SAFECP_IDENTICAL_H
 #define SAFECP_IDENTICAL_H
 
@@ -80,6 +96,13 @@ struct identical_options {
 	 * and a file judged by reading it (content, list) keeps its digests
 	 * in plan_entry.judged_sums */
 	checksum_set keep_algs;
+	/* --verify: every file judged identical is read back from the
+	 * destination's device and compared with the source (above) */
+	bool read_back;
+	/* how the destination is read back (read_back_file()): a FUSE
+	 * filesystem, and then its block device node open, or -1 */
+	bool fuse;
+	int bdev_fd;
 };
 
 /* Is dst the mtime a filesystem that stores multiples of step_ns (FAT:

@@ -42,6 +42,19 @@ static enum mhl_action action_for(const struct mhl_entry *old, enum mhl_hash_for
 									: MHL_ORIGINAL;
 }
 
+
+/* Is value the history's hash of the path in FORMATS[i]?  With the
+ * record, f is its lookup (every generation it trusts: the newest listing
+ * the path decides); without, old is the newest generation's entry. */
+static bool history_has(const struct manifest_input *in, const struct recorded_file *f,
+			const struct mhl_entry *old, size_t i, const char *value)
+{
+	if (in->judged_by)
+		return f->action == RECORDED_GOOD && (f->sums.algs & CHECKSUM_BIT(FORMATS[i].alg)) &&
+		       strcmp(f->sums.text[FORMATS[i].alg], value) == 0;
+	return action_for(old, FORMATS[i].format, value) == MHL_VERIFIED;
+}
+
 /* Entry e under rel with its n hashes: what mhl_generation_add_file()
  * returns.  The size is the source's; the time is its mtime when times are
  * kept, else the generation's time. */
@@ -62,21 +75,33 @@ static int add_entry(struct mhl_generation *g, const struct manifest_input *in, 
 {
 	const struct plan_entry *e = &in->plan->entries[idx];
 	const struct mhl_manifest *old_m = in->prev ? mhl_history_newest(in->prev) : NULL;
+	struct recorded_file f = { 0 };
 	struct mhl_hash h[N_FORMATS];
 	char rel[PATH_MAX];
-	const struct mhl_entry *old;
+	const struct mhl_entry *old = NULL;
 	size_t n = 0;
-	int r;
+	int r = 0;
 
 	if (!plan_dest_rel(in->plan, idx, rel, sizeof(rel)))
 		return 1;
-	old = old_m ? mhl_manifest_find(old_m, rel) : NULL;
+	/* the history --skip-identical asked knows every generation: a
+	 * rerun's generation may list nothing */
+	if (in->judged_by)
+		r = in->judged_by->lookup(in->judged_by->ctx, rel, &f);
+	else if (old_m)
+		old = mhl_manifest_find(old_m, rel);
+	if (r == -ENOMEM)
+		return r;
+	if (r <= 0)
+		f.sums.algs = 0;
 	for (size_t i = 0; i < N_FORMATS; i++) {
 		const char *v = file_sums_text(in->sums, idx, FORMATS[i].alg);
 
 		if (v)
-			h[n++] = (struct mhl_hash){ FORMATS[i].format, v,
-						    action_for(old, FORMATS[i].format, v), in->now };
+			h[n++] = (struct mhl_hash){
+				FORMATS[i].format, v,
+				history_has(in, &f, old, i, v) ? MHL_VERIFIED : MHL_ORIGINAL,
+				in->now };
 	}
 	if (n == 0)
 		return 0; /* not read whole: nothing to say of it */
@@ -86,17 +111,21 @@ static int add_entry(struct mhl_generation *g, const struct manifest_input *in, 
 
 /* A file left alone because the history vouched for it
  * (PLAN_IDENTICAL_MANIFEST) had those hashes computed from the source
- * again, and equal: they go on, verified, so this generation still lists
- * it.  0 (listed, or nothing to carry), or -errno. */
+ * again, and equal.  When its copy was read back past the page cache and
+ * matched too (identical.h, --verify), they go on, verified; else the
+ * stick's record, not its bytes, was compared, and the file is not
+ * listed: the earlier generation's entry stands.  0 (listed, or nothing
+ * to carry), or -errno. */
 static int carry_vouched(struct mhl_generation *g, const struct manifest_input *in, size_t idx,
 			 const char *rel)
 {
+	const struct plan_entry *e = &in->plan->entries[idx];
 	struct recorded_file f = { 0 };
 	struct mhl_hash h[N_FORMATS];
 	size_t n = 0;
 	int r;
 
-	if (!in->judged_by)
+	if (!in->judged_by || e->identical_read_back != PLAN_READ_BACK_DEVICE)
 		return 0;
 	r = in->judged_by->lookup(in->judged_by->ctx, rel, &f);
 	if (r <= 0 || f.action != RECORDED_GOOD)
@@ -111,25 +140,18 @@ static int carry_vouched(struct mhl_generation *g, const struct manifest_input *
 	return r == -EILSEQ ? 0 : r;
 }
 
-/* Is value the history's hash of the path in FORMATS[i]?  With the
- * record, f is its lookup (every generation it trusts: the newest listing
- * the path decides); without, old is the newest generation's entry. */
-static bool history_has(const struct manifest_input *in, const struct recorded_file *f,
-			const struct mhl_entry *old, size_t i, const char *value)
-{
-	if (in->judged_by)
-		return f->action == RECORDED_GOOD && (f->sums.algs & CHECKSUM_BIT(FORMATS[i].alg)) &&
-		       strcmp(f->sums.text[FORMATS[i].alg], value) == 0;
-	return action_for(old, FORMATS[i].format, value) == MHL_VERIFIED;
-}
-
 /* A file left alone after its source was read for the judgement (both
- * copies, or a checksum list): the source's digests, verified where the
- * history already has them for this path, else original.  0 or -errno. */
+ * copies, a checksum list, or quick's read back): the source's digests,
+ * original where the history does not list them for this path; where it
+ * does, verified when the copy was read back past the page cache, else
+ * the file is not listed (the earlier entry stands: ASC MHL's history
+ * says original once).  0 or -errno. */
 static int carry_judged(struct mhl_generation *g, const struct manifest_input *in, size_t idx,
 			const char *rel)
 {
-	const struct checksum_result *s = in->plan->entries[idx].judged_sums;
+	const struct plan_entry *e = &in->plan->entries[idx];
+	const struct checksum_result *s = e->judged_sums;
+	bool read_back = e->identical_read_back == PLAN_READ_BACK_DEVICE;
 	const struct mhl_manifest *old_m = in->prev ? mhl_history_newest(in->prev) : NULL;
 	const struct mhl_entry *old = NULL;
 	struct recorded_file f = { 0 };
@@ -149,12 +171,13 @@ static int carry_judged(struct mhl_generation *g, const struct manifest_input *i
 		f.sums.algs = 0; /* not listed: every hash is original */
 	for (size_t i = 0; i < N_FORMATS; i++) {
 		const char *v = checksum_result_text(s, FORMATS[i].alg);
+		bool known = v && history_has(in, &f, old, i, v);
 
+		if (known && !read_back)
+			return 0;
 		if (v)
-			h[n++] = (struct mhl_hash){
-				FORMATS[i].format, v,
-				history_has(in, &f, old, i, v) ? MHL_VERIFIED : MHL_ORIGINAL,
-				in->now };
+			h[n++] = (struct mhl_hash){ FORMATS[i].format, v,
+						    known ? MHL_VERIFIED : MHL_ORIGINAL, in->now };
 	}
 	if (n == 0)
 		return 0;
@@ -178,6 +201,25 @@ static int carry_entry(struct mhl_generation *g, const struct manifest_input *in
 	return carry_judged(g, in, idx, rel);
 }
 
+/* A pattern of the form this file writes for a checksum list written in
+ * the destination ("/PATH.ALG", manifest_input.ignores): anchored, no
+ * wildcard, escape or negation, naming one file. */
+static bool own_pattern(const char *p)
+{
+	size_t len = strlen(p);
+
+	if (p[0] != '/' || p[len - 1] == '/' || strpbrk(p, "*?[]\\!") || strstr(p, "//"))
+		return false;
+	for (int a = 0; a < CHECKSUM_ALG_COUNT; a++) {
+		const char *name = checksum_alg_name((enum checksum_alg)a);
+		size_t n = strlen(name);
+
+		if (len > n + 2 && p[len - n - 1] == '.' && strcmp(p + len - n, name) == 0)
+			return true;
+	}
+	return false;
+}
+
 static int build(const struct manifest_input *in, struct mhl_generation **ret, size_t *unlisted)
 {
 	struct mhl_generation *g;
@@ -188,13 +230,16 @@ static int build(const struct manifest_input *in, struct mhl_generation **ret, s
 
 	if (r < 0)
 		return r;
-	/* a rerun keeps the earlier patterns, as the reference does */
+	/* a rerun keeps the earlier lists' patterns, as the reference keeps
+	 * patterns; any other is not ours and not carried (manifest.h); the
+	 * defaults come with every new generation */
 	if (in->prev && mhl_history_newest(in->prev)) {
 		const char *const *old;
 		size_t n_old = mhl_manifest_ignores(mhl_history_newest(in->prev), &old);
 
 		for (size_t i = 0; r >= 0 && i < n_old; i++)
-			r = mhl_generation_add_ignore(g, old[i]);
+			if (own_pattern(old[i]))
+				r = mhl_generation_add_ignore(g, old[i]);
 	}
 	for (size_t i = 0; r >= 0 && i < in->n_ignores; i++)
 		r = mhl_generation_add_ignore(g, in->ignores[i]);

@@ -1,19 +1,35 @@
 /* manifest.h: this copy's ASC MHL generation, written into a
  * destination's ascmhl/ folder (lib/mhl renders the XML).
  *
+ * ASC MHL's "verified" says the file at this place was hashed again and
+ * matched the history; so it is written only for a file whose copy this
+ * run read back from the device and found equal, never for a hash taken
+ * from the source or from the stick's own record.
+ *
  * The generation lists every file this destination published whose
  * checksums the first read computed (file_sums.h), with the ASC MHL
  * formats among them; a file the newest earlier generation lists with the
- * same hash is "verified", any other "original".  A file
- * --skip-identical=hash left alone because the history vouched for it
+ * same hash is "verified", any other "original" (the bytes written are
+ * the ones hashed; --verify reads them back before they are named).  A
+ * file --skip-identical left alone is listed only when this run can say
+ * what its copy holds: one the history vouched for
  * (PLAN_IDENTICAL_MANIFEST: its hashes computed from the source again and
- * equal to the newest generation listing it) is listed with those hashes,
- * verified.  A file left alone after its source was read for the
- * judgement (content, list: plan_entry.judged_sums) is listed with those
- * digests, verified where the history already holds that hash for the
- * path (judged_by: any generation it trusts), else original.  Other files
- * left alone (quick: an earlier generation lists them) were not hashed
- * and are not listed.  Process "transfer".
+ * equal to the newest generation listing it) with the history's hashes,
+ * verified, when its copy was read back past the page cache
+ * (plan_entry.identical_read_back, identical.h: --verify); one whose
+ * source was read for the judgement (content, list, or quick's read back:
+ * plan_entry.judged_sums) with those digests: original when the history
+ * does not hold that hash for the path (judged_by: any generation it
+ * trusts), verified when it does and the copy was read back past the
+ * cache.  Any other (the stick's record compared, not its bytes) is not
+ * listed: its entry in an earlier generation stands, as ASC MHL's history
+ * keeps one "original" per path.  Process "transfer".
+ *
+ * Ignore patterns: the reference's defaults, the caller's, and of the
+ * newest earlier generation's only those of the form this file writes
+ * (an anchored checksum list name, "/PATH.ALG", no wildcard): a pattern
+ * planted on the stick ("*") would otherwise hide every file of this
+ * and every later generation from a verifier.
  * The manifest NNNN_<root>_<date>_<time>Z.mhl and then ascmhl_chain.xml
  * (the earlier links and this one, with the C4 ID of the manifest's
  * bytes) are each written with small_file.h: a pulled stick leaves the

@@ -71,6 +71,17 @@ struct plan_entry {
 	 * asked to keep them (identical_options.keep_algs); else NULL.  Only
 	 * judged files pay for one: most entries never are. */
 	struct checksum_result *judged_sums;
+	/* a file left alone whose copy here this run read back from the
+	 * device and found equal to the source (identical.h: content always,
+	 * any basis with identical_options.read_back) */
+	enum plan_read_back {
+		PLAN_READ_BACK_NONE = 0, /* not read back */
+		PLAN_READ_BACK_DEVICE,   /* past the page cache (read_back.h) */
+		PLAN_READ_BACK_CACHED,   /* read back, but the cache could not be bypassed */
+	} identical_read_back;
+	/* judged identical, but its copy read back other bytes (or could not
+	 * be read): copied again, not left alone */
+	bool read_back_differs;
 };
 
 enum plan_problem_kind {

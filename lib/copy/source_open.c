@@ -57,6 +57,23 @@ static int reopen_for_reading(int path_fd)
 	return open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 }
 
+int source_open_regular(int dfd, const char *path, bool follow, struct stat *ret_st)
+{
+	int fd = openat(dfd, path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)), rfd;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, ret_st) < 0 || !S_ISREG(ret_st->st_mode)) {
+		close(fd);
+		return -ESTALE;
+	}
+	rfd = reopen_for_reading(fd);
+	if (rfd < 0)
+		rfd = -errno;
+	close(fd);
+	return rfd;
+}
+
 static bool is_entry(const struct stat *st, const struct source_entry *e)
 {
 	return S_ISREG(st->st_mode) && st->st_dev == e->st.st_dev && st->st_ino == e->st.st_ino;

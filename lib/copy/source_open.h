@@ -23,6 +23,16 @@
 int source_open(const struct source_tree *t, const struct source_entry *e, int dfd,
 		int *ret_fd);
 
+/* path (relative to dfd, AT_FDCWD for the cwd) opened as source_open()
+ * opens a file: O_PATH, a symlink in its last component followed only
+ * when follow, and then only a regular file reopened for reading through
+ * /proc (a device node or FIFO a name leads to is never opened for real).
+ * The readable fd, with its fstat in *ret_st (the caller checks it is the
+ * file it means: the reopen is of that very inode); -ESTALE when it is
+ * not a regular file, or the -errno of openat or the reopen.  For other
+ * readers of known paths (identical.c). */
+int source_open_regular(int dfd, const char *path, bool follow, struct stat *ret_st);
+
 /* source_open() of e from its parent's frame on dirs, the directories
  * on the way to it (AT_FDCWD for an operand): as source_open(), or the
  * -errno of a parent that cannot be had. */

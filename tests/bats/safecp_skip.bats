@@ -335,15 +335,21 @@ PY
 	# every file is in generation 1: quick reads nothing, its generation lists nothing
 	run -0 safecp -r --mhl --skip-identical "$SRC/card" "$STICK_MNT"
 	[[ $(grep -c '<hash>' "$STICK_MNT"/ascmhl/0002_*.mhl) == 0 ]]
-	# hash finds every file in the first generation, the newest that lists it
+	# hash finds every file in the first generation, the newest that lists it;
+	# without --verify only the stick's record was compared: listed nowhere new
 	run -0 --separate-stderr safecp -r --mhl --skip-identical=hash --progress=json \
 		"$SRC/card" "$STICK_MNT"
 	printf '%s\n' "$output" >"$EV"
 	[[ $(ev_count '.judged == "manifest"') == "$NFILES" && $(started_files) == 0 ]]
-	# and its generation lists them, verified (their hashes read from the source)
-	[[ $(grep -c '<hash>' "$STICK_MNT"/ascmhl/0003_*.mhl) == "$NFILES" ]]
-	[[ $(grep -c 'action="verified"' "$STICK_MNT"/ascmhl/0003_*.mhl) == "$NFILES" ]]
-	for m in "$STICK_MNT"/ascmhl/000[123]_*.mhl; do
+	[[ $(grep -c '<hash>' "$STICK_MNT"/ascmhl/0003_*.mhl) == 0 ]]
+	# with --verify each copy is read back: its generation lists them, verified
+	run -0 --separate-stderr safecp -r --mhl --skip-identical=hash --verify --progress=json \
+		"$SRC/card" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	[[ $(ev_count '.judged == "manifest"') == "$NFILES" && $(started_files) == 0 ]]
+	[[ $(grep -c '<hash>' "$STICK_MNT"/ascmhl/0004_*.mhl) == "$NFILES" ]]
+	[[ $(grep -c 'action="verified"' "$STICK_MNT"/ascmhl/0004_*.mhl) == "$NFILES" ]]
+	for m in "$STICK_MNT"/ascmhl/000[1234]_*.mhl; do
 		xmllint --noout --schema "$SAFECP_SRC/tests/tools/ascmhl.xsd" "$m"
 	done
 	if /usr/bin/python3 -c 'import lxml, xxhash' 2>/dev/null; then
@@ -352,10 +358,10 @@ PY
 	# an older generation changed on the stick is not asked: the files it alone
 	# lists are compared by... nothing: the history is there, so they are copied
 	sed -i 's/safecp/safecq/' "$STICK_MNT"/ascmhl/0001_*.mhl
-	run -0 safecp -r --mhl --skip-identical "$SRC/card" "$STICK_MNT" # gen 4: empty
+	run -0 safecp -r --mhl --skip-identical "$SRC/card" "$STICK_MNT" # gen 5: empty
 	run -0 --separate-stderr safecp -r --skip-identical=hash --progress=json "$SRC/card" "$STICK_MNT"
 	printf '%s\n' "$output" >"$EV"
-	[[ $(ev_count '.judged == "manifest"') == "$NFILES" ]] # gen 3 lists them all
+	[[ $(ev_count '.judged == "manifest"') == "$NFILES" ]] # gen 4 lists them all
 }
 
 # mhl_listed DEST: the paths some generation of DEST/ascmhl lists, sorted, once each
@@ -447,12 +453,110 @@ require_mhl_check() {
 	[[ $(grep -c '<xxh128 action="original"' "${m[0]}") == "$NFILES" ]]
 	[[ $(grep -c '<md5 action="original"' "${m[0]}") == "$NFILES" ]]
 	"$SAFECP_SRC/tests/tools/mhl_check.py" "$STICK_MNT"
-	# a rerun by the history now: every file vouched for, verified
+	# a rerun by the history now, each copy read back: every file vouched for, verified
 	run -0 --separate-stderr safecp -r --mhl --checksum=xxh128,md5 --skip-identical=hash \
-		--progress=json "$SRC/card" "$STICK_MNT"
+		--verify --progress=json "$SRC/card" "$STICK_MNT"
 	printf '%s\n' "$output" >"$EV"
 	[[ $(ev_count '.judged == "manifest"') == "$NFILES" ]]
 	m=("$STICK_MNT"/ascmhl/0002_*.mhl)
 	[[ $(grep -c 'action="verified"' "${m[0]}") == $((2 * NFILES)) ]]
 	"$SAFECP_SRC/tests/tools/mhl_check.py" "$STICK_MNT"
+}
+
+# corrupt_kept FILE: ten bytes of FILE changed in place, its size and mtime kept (a stick
+# that rotted, or someone who changed the copy and kept or forged its record)
+corrupt_kept() {
+	/usr/bin/python3 - "$1" <<'PY'
+import os, sys
+p = sys.argv[1]
+st = os.stat(p)
+with open(p, "r+b") as f:
+    f.seek(5000)
+    f.write(b"CORRUPTED!")
+os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+PY
+	if cmp -s "$SRC/$2" "$1"; then return 1; fi
+}
+
+# reread_done: the last event of $EV is done, one file copied again, every other file
+# left alone read back from the device, and the warning names the file
+reread_done() {
+	[[ $stderr == *"warning: '$STICK_MNT/$1' read back from the device is not the source"*"it is copied again"* ]]
+	[[ $(started_files) == 1 && $(file_events started "$1") == 1 ]]
+	jq -s -e --argjson n $((NFILES - 1)) 'last | .event == "done" and .files == 1
+		and .skipped_identical == $n and .skipped_verified == $n
+		and .verify_cache_bypassed == true and .files_mismatched == 0' "$EV"
+	cmp "$SRC/$1" "$STICK_MNT/$1"
+}
+
+@test "a copy changed on the stick behind its record: --verify reads back what it leaves alone, and copies it again" {
+	require_mhl_check
+	stick_up --size 64 --rate 0
+	local img="card/DCIM/100 CANON/IMG 0001.JPG" m
+	run -0 safecp -r --mhl --sums="$BATS_TEST_TMPDIR/offload" "$SRC/card" "$STICK_MNT"
+	corrupt_kept "$STICK_MNT/$img" "$img"
+	# without --verify the stick's record is compared, not its bytes: the -v line says
+	# so, and the generation lists none of the files left alone (verified least of all)
+	run -0 --separate-stderr safecp -v -r --mhl --skip-identical=hash "$SRC/card" "$STICK_MNT"
+	[[ $output == *"IMG 0001.JPG' (the source's checksum is the one the stick's ASC MHL manifest records; the stick's bytes were not read): not copied"* ]]
+	m=("$STICK_MNT"/ascmhl/0002_*.mhl)
+	[[ $(grep -c '<hash>' "${m[0]}") == 0 ]]
+	# hash (the ASC MHL history) with --verify: read back, found different, copied again
+	run -0 --separate-stderr safecp -r --mhl --skip-identical=hash --verify --progress=json \
+		"$SRC/card" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	reread_done "$img"
+	[[ $(ev_count '.judged == "manifest"') == $((NFILES - 1)) ]]
+	# every file listed verified: the ones read back, and the one copied again
+	m=("$STICK_MNT"/ascmhl/0003_*.mhl)
+	[[ $(grep -c '<xxh128 action="verified"' "${m[0]}") == "$NFILES" ]]
+	"$SAFECP_SRC/tests/tools/mhl_check.py" "$STICK_MNT"
+	# quick (size and mtime), the offload-card rerun
+	corrupt_kept "$STICK_MNT/$img" "$img"
+	run -0 --separate-stderr safecp -r --skip-identical --verify --progress=json \
+		"$SRC/card" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	reread_done "$img"
+	[[ $(ev_count '.judged == "size-mtime"') == $((NFILES - 1)) ]]
+	# hash by the --sums list (the history moved away)
+	rm -r "$STICK_MNT/ascmhl"
+	corrupt_kept "$STICK_MNT/$img" "$img"
+	run -0 --separate-stderr safecp -r --skip-identical=hash --verify \
+		--sums="$BATS_TEST_TMPDIR/offload" --progress=json "$SRC/card" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	reread_done "$img"
+	[[ $(ev_count '.judged == "list"') == $((NFILES - 1)) ]]
+	# without --verify the done event has no verify figures, skipped_verified among them
+	run -0 --separate-stderr safecp -r --skip-identical --progress=json "$SRC/card" "$STICK_MNT"
+	jq -s -e 'last | .event == "done" and (has("skipped_verified") | not)' <<<"$output"
+}
+
+@test "a copy swapped for a symlink to a FIFO while it is judged is not opened" {
+	require_hooks
+	stick_up --size 64 --rate 0
+	local img="card/DCIM/100 CANON/IMG 0001.JPG" pid rc=0 opener t=$BATS_TEST_TMPDIR
+	run -0 safecp -r "$SRC/card" "$STICK_MNT"
+	mkfifo "$t/fifo"
+	# a writer that gets past its open only when someone opens the FIFO to read: before
+	# the test lets it go ("released"), only safecp can have
+	( exec 3>"$t/fifo"; if [[ -e $t/released ]]; then echo late; else echo early; fi >"$t/when" ) \
+		</dev/null >/dev/null 2>&1 &
+	opener=$!
+	SAFECP_TEST_PAUSE="identical:IMG 0001" safecp -r --skip-identical=hash "$SRC/card" \
+		"$STICK_MNT" >"$t/out" 2>&1 &
+	pid=$!
+	wait_paused "$pid" || { kill "$pid" "$opener"; cat "$t/out"; false; }
+	mv "$STICK_MNT/$img" "$STICK_MNT/moved"
+	ln -s "$t/fifo" "$STICK_MNT/$img"
+	kill -CONT "$pid"
+	wait "$pid" || rc=$?
+	cat "$t/out"
+	# the writer was still waiting: nobody opened the FIFO; let it go
+	touch "$t/released"
+	exec 4<>"$t/fifo"
+	wait "$opener" || true
+	exec 4<&-
+	[[ $(cat "$t/when") == late ]]
+	# judged not identical (no longer the file the plan saw): copied by the engine
+	((rc == 0 || rc == 1))
 }
