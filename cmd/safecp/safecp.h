@@ -150,6 +150,12 @@ int identical_judge(const struct safecp_options *o, struct safecp_job *job);
 const char *identical_basis_name(enum plan_identical basis);
 /* "same size and modification time", ...: the -v line's */
 const char *identical_basis_words(enum plan_identical basis);
+/* The -v line's words for an identical file: its basis, and whether and
+ * how its copy was read back (plan_entry.identical_read_back) */
+const char *identical_words(const struct plan_entry *e);
+/* Of p's identical files, those whose copy was read back and matched;
+ * *cached: some of them through the page cache */
+size_t identical_read_back_count(const struct plan *p, bool *cached);
 
 /* safecp_pack.c: --pack.  Walk the sources (refusals and warnings said;
  * 0 or EXIT_USAGE); one destination's plan (the archive); the feed
@@ -162,12 +168,6 @@ void pack_free(struct safecp_options *o);
 /* The archive failed because of a source (the feed's problem) or the
  * writer; PLAN_FILE_TOO_BIG of an archive. */
 char *words_pack_failed(const struct safecp_options *o, const struct plan_entry *archive,
-/* The -v line's words for an identical file: its basis, and whether and
- * how its copy was read back (plan_entry.identical_read_back) */
-const char *identical_words(const struct plan_entry *e);
-/* Of p's identical files, those whose copy was read back and matched;
- * *cached: some of them through the page cache */
-size_t identical_read_back_count(const struct plan *p, bool *cached);
 			enum copy_step step, int err);
 char *words_pack_too_big(const struct safecp_options *o, const struct plan_problem *p,
 			 const struct target *t);
@@ -223,6 +223,7 @@ struct snapshot {
 	double rate, eta;    /* negative: unknown */
 	bool verify;         /* --verify: the figures below count */
 	uint64_t verified, files_verified, files_mismatched;
+	uint64_t identical_verified; /* identical files read back and the same */
 	bool verify_cached;  /* some read-back could not bypass the cache */
 	bool pack;           /* --pack: the source figures below count */
 	uint64_t packed, pack_total; /* source bytes packed, of all */
@@ -237,7 +238,6 @@ struct jsonev {
 	struct json json;
 	const char *dest;
 };
-	uint64_t identical_verified; /* identical files read back and the same */
 void jsonev_init(struct jsonev *j, FILE *f, const char *dest);
 void jsonev_start(struct jsonev *j, const struct safecp_job *job);
 void jsonev_progress(struct jsonev *j, const struct snapshot *s);

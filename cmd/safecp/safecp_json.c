@@ -140,10 +140,10 @@ static void kv_verify(struct json *j, const struct snapshot *s)
 	json_kv_u64(j, "bytes_verified", s->verified);
 	json_kv_u64(j, "files_verified", s->files_verified);
 	json_kv_u64(j, "files_mismatched", s->files_mismatched);
-	json_kv_bool(j, "verify_cache_bypassed", !s->verify_cached);
-}
 	/* of skipped_identical, those whose copy was read back and matched */
 	json_kv_u64(j, "skipped_verified", s->identical_verified);
+	json_kv_bool(j, "verify_cache_bypassed", !s->verify_cached);
+}
 
 static void kv_outcome(struct json *j, const struct dest_outcome *d)
 {
