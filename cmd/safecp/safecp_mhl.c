@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/cli.h"
@@ -91,6 +92,35 @@ static char *root_name(const char *dir)
 	return strdup(slash && slash[1] ? slash + 1 : "root");
 }
 
+/* Is rel (a destination path relative to the destination directory) the
+ * history folder or below it?  Case-blind: FAT and exFAT sticks fold
+ * "ASCMHL" onto it. */
+static bool in_history_folder(const char *rel)
+{
+	size_t n = strlen(MHL_FOLDER);
+
+	return strncasecmp(rel, MHL_FOLDER, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
+}
+
+/* A source entry copied to DEST/ascmhl or below would be overwritten by
+ * this run's generation and chain (or overwrite the history): refused
+ * before the first byte, naming the first such entry (its topmost). */
+static void refuse_history_overlap(const struct safecp_job *job)
+{
+	const struct plan *p = job->plan;
+	char rel[PATH_MAX];
+
+	for (size_t i = 0; i < p->n_entries; i++) {
+		if (!plan_dest_rel(p, i, rel, sizeof(rel)) || !in_history_folder(rel))
+			continue;
+		cli_usage_error("%s would be copied to %s, where --mhl writes the ASC MHL history "
+				"of %s: the copy and the history would overwrite each other; leave "
+				"it out, copy it to another destination, or copy without --mhl",
+				quote(p->entries[i].source->src), quote(p->entries[i].dst),
+				quote(job->dest_arg));
+	}
+}
+
 int manifests_prepare(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
 		      struct manifests **ret)
 {
@@ -99,6 +129,8 @@ int manifests_prepare(const struct safecp_options *o, const struct safecp_job *j
 	*ret = NULL;
 	if (!o->mhl)
 		return 0;
+	for (size_t d = 0; d < n; d++)
+		refuse_history_overlap(&jobs[d]);
 	mhl_xml_init();
 	m = calloc(1, sizeof(*m));
 	if (!m)

@@ -6,23 +6,46 @@
  * them in that order: the newest generation that lists a path decides
  * (a rerun that hashed nothing lists nothing).  Each entry's hash formats
  * map onto checksum.h's algorithms (ASC MHL's are all among them) and its
- * actions onto good or failed. */
+ * actions onto good or failed.
+ *
+ * The folder is on a stick someone else may have written, and each older
+ * generation is kept parsed (about three times its bytes): so a file
+ * already read under another name (one inode hard-linked as every
+ * generation costs nothing on the stick) is passed over, and the older
+ * generations read stop at OLDER_MAX_BYTES in all or OLDER_MAX_COUNT
+ * files (the files only they list are then copied again, or reported
+ * unlisted by --check: a cost in time, never a wrong answer). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "copy/mhl_record.h"
 #include "util/cleanup.h"
 #include "util/whole_file.h"
 
+/* Bounds of the older generations read (see above): half a largest
+ * manifest in bytes, and files enough for years of daily offloads. */
+#define OLDER_MAX_BYTES ((uint64_t)MHL_READ_MAX_BYTES / 2)
+#define OLDER_MAX_COUNT 4096
+
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct mhl_record {
 	struct mhl_history *h;
 	const struct mhl_manifest *newest;
 	struct mhl_manifest **older; /* newest first */
 	size_t n_older;
+	/* the generation files read (the newest first), and their bytes */
+	struct file_id *seen;
+	size_t n_seen;
+	uint64_t older_bytes;
 };
 
 static const enum checksum_alg alg_of[MHL_FORMAT_COUNT] = {
@@ -63,12 +86,58 @@ void mhl_record_free(struct mhl_record *r)
 	for (size_t i = 0; i < r->n_older; i++)
 		mhl_manifest_free(r->older[i]);
 	free(r->older);
+	free(r->seen);
 	mhl_history_free(r->h);
 	free(r);
 }
 
+/* Is st's file one already read?  If not, it is now: 0 new, 1 seen,
+ * -ENOMEM. */
+static int seen_before(struct mhl_record *r, const struct stat *st)
+{
+	struct file_id *grown;
+
+	for (size_t i = 0; i < r->n_seen; i++)
+		if (r->seen[i].dev == st->st_dev && r->seen[i].ino == st->st_ino)
+			return 1;
+	grown = reallocarray(r->seen, r->n_seen + 1, sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	r->seen = grown;
+	r->seen[r->n_seen++] = (struct file_id){ st->st_dev, st->st_ino };
+	return 0;
+}
+
+/* link's file in the ascmhl folder afd, read whole if it is a regular
+ * file not read before and within the bounds: 1 read (*bytes, *len),
+ * 2 passed over (read before), 0 not usable (the search ends), -ENOMEM. */
+static int read_generation(struct mhl_record *r, int afd, const struct mhl_link *link,
+			   char **bytes, size_t *len)
+{
+	_cleanup_close_ int fd = openat(afd, link->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	char proc[48];
+	struct stat st;
+	int e;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	e = seen_before(r, &st);
+	if (e != 0)
+		return e < 0 ? e : 2;
+	if (r->n_older >= OLDER_MAX_COUNT || (uint64_t)st.st_size > OLDER_MAX_BYTES - r->older_bytes)
+		return 0;
+	/* that very inode, however its name changes meanwhile */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	e = whole_file_read_at(AT_FDCWD, proc, 0, OLDER_MAX_BYTES - r->older_bytes, bytes, len);
+	if (e < 0)
+		return e == -ENOMEM ? e : 0;
+	r->older_bytes += *len;
+	return 1;
+}
+
 /* One older generation of link, if it is the one the chain records: 1
- * added, 0 not usable (the search ends), -ENOMEM. */
+ * added or passed over (a file read before), 0 not usable (the search
+ * ends), -ENOMEM. */
 static int add_older(struct mhl_record *r, int afd, const struct mhl_link *link)
 {
 	_cleanup_free_ char *bytes = NULL;
@@ -77,12 +146,10 @@ static int add_older(struct mhl_record *r, int afd, const struct mhl_link *link)
 	bool matches = false;
 	size_t len = 0;
 	/* cut short meanwhile, it no longer matches the chain's C4 */
-	int e = whole_file_read_at(afd, link->path, O_NOFOLLOW, MHL_READ_MAX_BYTES, &bytes, &len);
+	int e = read_generation(r, afd, link, &bytes, &len);
 
-	if (e == -ENOMEM)
-		return e;
-	if (e < 0)
-		return 0;
+	if (e != 1)
+		return e == 2 ? 1 : e;
 	if (c4_matches(link, bytes, len, &matches) < 0)
 		return -ENOMEM;
 	if (!matches)
@@ -110,8 +177,15 @@ static int read_older(struct mhl_record *r, const char *dir)
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_close_ int afd = dfd < 0 ? -1 : openat(dfd, MHL_FOLDER, O_RDONLY | O_DIRECTORY |
 							 O_NOFOLLOW | O_CLOEXEC);
+	const struct mhl_link *newest = mhl_history_newest_link(r->h);
+	struct stat st;
 	int k = 1;
 
+	/* the newest, already read, is a file seen (by name: mhl_history_read()
+	 * read it so, and a swap since only costs one more read) */
+	if (afd >= 0 && newest && fstatat(afd, newest->path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    seen_before(r, &st) < 0)
+		return -ENOMEM;
 	/* the last link is the newest, already read */
 	for (size_t i = n > 0 ? n - 1 : 0; afd >= 0 && k == 1 && i-- > 0;)
 		k = add_older(r, afd, mhl_chain_link(c, i));

@@ -117,3 +117,111 @@ history_ok() {
 	[[ $(grep -c '<xxh128 ' "$STICK_MNT"/ascmhl/0001_*.mhl) == 2 ]]
 	history_ok "$STICK_MNT"
 }
+
+# rechain DIR NAME...: DIR/ascmhl_chain.xml written anew for the generations NAME... (in
+# that order), each with the C4 ID of its bytes, as a forger with a text editor would
+rechain() {
+	/usr/bin/python3 - "$@" <<'PY'
+import hashlib, os, sys
+A = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+def c4(b):
+    n = int.from_bytes(hashlib.sha512(b).digest(), "big"); s = ""
+    while n:
+        n, r = divmod(n, 58); s = A[r] + s
+    return "c4" + s.rjust(88, "1")
+d, names = sys.argv[1], sys.argv[2:]
+out = ['<?xml version="1.0" encoding="UTF-8"?>',
+       '<ascmhldirectory xmlns="urn:ASC:MHL:DIRECTORY:v2.0">']
+for i, n in enumerate(names, 1):
+    out.append('  <hashlist sequencenr="%d">\n    <path>%s</path>\n    <c4>%s</c4>\n  </hashlist>'
+               % (i, n, c4(open(os.path.join(d, n), "rb").read())))
+out.append("</ascmhldirectory>\n")
+open(os.path.join(d, "ascmhl_chain.xml"), "w").write("\n".join(out))
+PY
+}
+
+# bigmhl DEST N GENS: DEST/ascmhl with one manifest of N entries hard-linked as
+# generations 1..GENS, its chain with their C4 IDs (the audit's bigmhl.py)
+bigmhl() {
+	/usr/bin/python3 - "$@" <<'PY'
+import os, sys
+d, n, gens = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.makedirs(d + "/ascmhl", exist_ok=True)
+head = '<?xml version="1.0" encoding="UTF-8"?>\n<hashlist version="2.0" xmlns="urn:ASC:MHL:v2.0">\n<hashes>\n'
+ent = ('<hash><path size="1">p/%09d</path><xxh128 action="original">'
+       '0123456789abcdef0123456789abcdef</xxh128></hash>\n')
+first = "0001_x_2020-01-01_000000Z.mhl"
+with open(d + "/ascmhl/" + first, "w") as f:
+    f.write(head)
+    for i in range(n):
+        f.write(ent % i)
+    f.write("</hashes>\n</hashlist>\n")
+for g in range(2, gens + 1):
+    os.link(d + "/ascmhl/" + first, d + "/ascmhl/%04d_x_2020-01-01_000000Z.mhl" % g)
+PY
+	local names=() g
+	for ((g = 1; g <= $3; g++)); do names+=("$(printf '%04d' "$g")_x_2020-01-01_000000Z.mhl"); done
+	rechain "$1/ascmhl" "${names[@]}"
+}
+
+@test "a source entry copied to DEST/ascmhl is refused before the first byte" {
+	stick_up --size 64 --rate 0
+	local card=$BATS_TEST_TMPDIR/card before
+	mkdir -p "$card"
+	cp -r "$SRC/A001" "$card/DCIM"
+	# a card that carries the history of an earlier offload
+	run -0 safecp -q -r --mhl "$card/DCIM" "$STICK_MNT"
+	cp -r "$STICK_MNT/ascmhl" "$card/"
+	rm -rf "${STICK_MNT:?}"/*
+	run -0 safecp -q -r --mhl "$SRC/A001" "$STICK_MNT"
+	before=$(cd "$STICK_MNT/ascmhl" && sha256sum -- *)
+	run -2 --separate-stderr safecp -r --mhl -t "$STICK_MNT" -- "$card/ascmhl" "$card/DCIM"
+	[[ $stderr == *"'$card/ascmhl' would be copied to '$STICK_MNT/ascmhl', where --mhl writes the ASC MHL history of '$STICK_MNT'"*"copy without --mhl"* ]]
+	[[ ! -e $STICK_MNT/DCIM ]]
+	[[ $(cd "$STICK_MNT/ascmhl" && sha256sum -- *) == "$before" ]]
+	history_ok "$STICK_MNT"
+}
+
+@test "a history of one manifest hard-linked as 20 generations costs what one generation costs" {
+	require_cmd /usr/bin/time
+	stick_up --size 64 --rate 0
+	local one twenty d
+	mkdir -p "$BATS_TEST_TMPDIR/src"
+	make_file "$BATS_TEST_TMPDIR/src/f" 1000
+	for d in one twenty; do mkdir "$STICK_MNT/$d"; done
+	bigmhl "$STICK_MNT/one" 200000 1
+	bigmhl "$STICK_MNT/twenty" 200000 20
+	/usr/bin/time -f %M -o "$BATS_TEST_TMPDIR/rss1" \
+		safecp -q -r --skip-identical=hash "$BATS_TEST_TMPDIR/src" "$STICK_MNT/one/"
+	/usr/bin/time -f %M -o "$BATS_TEST_TMPDIR/rss20" \
+		safecp -q -r --skip-identical=hash "$BATS_TEST_TMPDIR/src" "$STICK_MNT/twenty/"
+	one=$(tail -1 "$BATS_TEST_TMPDIR/rss1")
+	twenty=$(tail -1 "$BATS_TEST_TMPDIR/rss20")
+	echo "max RSS: one generation ${one} kB, twenty ${twenty} kB"
+	((twenty < 3 * one))
+	# --check reads the history too
+	/usr/bin/time -f %M -o "$BATS_TEST_TMPDIR/rss20" \
+		safecp --check="$STICK_MNT/twenty" >/dev/null 2>&1 || true
+	twenty=$(tail -1 "$BATS_TEST_TMPDIR/rss20")
+	echo "--check: max RSS ${twenty} kB"
+	((twenty < 3 * one))
+}
+
+@test "ignore patterns planted in the newest generation are not carried into the next" {
+	stick_up --size 64 --rate 0
+	local m
+	run -0 safecp -r --mhl --sums="$STICK_MNT/sums" "$SRC/A001" "$STICK_MNT"
+	m=("$STICK_MNT"/ascmhl/0001_*.mhl)
+	sed -i 's|<pattern>/sums.xxh128</pattern>|&<pattern>*</pattern><pattern>**/*.MXF</pattern><pattern>/x.md5</pattern>|' "${m[0]}"
+	grep -q '<pattern>\*</pattern>' "${m[0]}"
+	rechain "$STICK_MNT/ascmhl" "$(basename "${m[0]}")"
+	run -0 safecp -r --mhl "$SRC/A001" "$STICK_MNT"
+	m=("$STICK_MNT"/ascmhl/0002_*.mhl)
+	run ! grep -q '<pattern>\*</pattern>' "${m[0]}"
+	run ! grep -qF '<pattern>**/*.MXF</pattern>' "${m[0]}"
+	# the defaults and the lists' patterns (the form safecp writes) stay
+	grep -q '<pattern>/sums.xxh128</pattern>' "${m[0]}"
+	grep -q '<pattern>/x.md5</pattern>' "${m[0]}"
+	grep -q '<pattern>ascmhl</pattern>' "${m[0]}"
+	history_ok "$STICK_MNT"
+}
