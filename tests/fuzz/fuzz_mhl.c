@@ -6,11 +6,19 @@
  * the reader promises (valid relative paths, well-formed hashes, entries sorted and
  * found by path), and must survive a round trip: written again with mhl_generation_*
  * and parsed back, it gives the same entries. An accepted chain is sorted by sequence
- * number with names that carry their numbers. */
+ * number with names that carry their numbers.
+ *
+ * Memory: a parsed document may keep KEPT_MAX(len) bytes of the heap for len bytes of
+ * input, as the allocator counts them (the sanitizer's count of live bytes): a few
+ * times its text (an entry's struct and strings are about its text's size) plus a
+ * fixed part. More aborts: an input that costs far more memory than it takes on the
+ * stick is how a hostile ascmhl folder exhausts the machine (audit turn 3 M5). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sanitizer/allocator_interface.h>
 
 #include "fuzz_util.h"
 #include "mhl/mhl_read.h"
@@ -23,6 +31,25 @@
 			abort(); \
 		} \
 	} while (0)
+
+#define KEPT_MAX(len) (16 * (size_t)(len) + ((size_t)64 << 10))
+
+/* The heap's live bytes now; what a parse keeps is the difference. */
+static size_t heap_now(void)
+{
+	return __sanitizer_get_current_allocated_bytes();
+}
+
+static void check_kept(size_t before, size_t len, const char *what)
+{
+	size_t kept = heap_now() - before;
+
+	if (heap_now() > before && kept > KEPT_MAX(len)) {
+		fprintf(stderr, "fuzz_mhl: the %s parsed from %zu bytes keeps %zu bytes (bound %zu)\n",
+			what, len, kept, KEPT_MAX(len));
+		abort();
+	}
+}
 
 static void check_entry(const struct mhl_manifest *m, const struct mhl_entry *e)
 {
@@ -84,8 +111,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fuzz_next_part(&data, &size, &part, &len)) {
 		struct mhl_manifest *m = NULL;
+		size_t before = heap_now();
 
 		if (mhl_manifest_parse((const char *)part, len, "fuzz", &m, &why) == MHL_READ_OK) {
+			check_kept(before, len, "manifest");
 			for (size_t i = 0; i < mhl_manifest_count(m); i++)
 				check_entry(m, mhl_manifest_entry(m, i));
 			for (size_t i = 1; i < mhl_manifest_count(m); i++)
@@ -98,8 +127,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (fuzz_next_part(&data, &size, &part, &len)) {
 		struct mhl_chain *c = NULL;
+		size_t before = heap_now();
 
 		if (mhl_chain_parse((const char *)part, len, &c, &why) == MHL_READ_OK) {
+			check_kept(before, len, "chain");
 			CHECK(mhl_chain_count(c) > 0);
 			for (size_t i = 0; i < mhl_chain_count(c); i++) {
 				const struct mhl_link *l = mhl_chain_link(c, i);
