@@ -185,17 +185,26 @@ static int open_bdev(const struct target *t)
 	return open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 }
 
-/* Files judged identical whose copy read back different: copied again. */
+/* Files judged identical whose copy read back different (or not at all):
+ * copied again, or kept by -n. */
 static void warn_differs(const struct safecp_job *job)
 {
 	const struct plan *p = job->plan;
 
-	for (size_t i = 0; i < p->n_entries; i++)
-		if (p->entries[i].read_back_differs)
+	for (size_t i = 0; i < p->n_entries; i++) {
+		const struct plan_entry *e = &p->entries[i];
+
+		if (!e->read_back_differs)
+			continue;
+		if (e->skip_existing)
 			msg_warning("%s read back from the device is not the source %s, although "
-				    "%s: it is copied again", quote(p->entries[i].dst),
-				    quote(p->entries[i].source->src),
-				    "--skip-identical judged it the same");
+				    "--skip-identical judged it the same: kept (-n); copy it again "
+				    "without -n", quote(e->dst), quote(e->source->src));
+		else
+			msg_warning("%s read back from the device is not the source %s, although "
+				    "--skip-identical judged it the same: it is copied again",
+				    quote(e->dst), quote(e->source->src));
+	}
 }
 
 size_t identical_read_back_count(const struct plan *p, bool *cached)

@@ -8,7 +8,10 @@
 # - a checksum list written in the destination is in the ignore patterns;
 # - several destinations each get their own history;
 # - a damaged or hostile history is refused before the first byte (exit 2);
-# - a file that read back wrong (--verify) is not listed.
+# - a file that read back wrong (--verify) is not listed;
+# - a source entry copied to DEST/ascmhl is refused before the first byte (exit 2);
+# - one manifest hard-linked as 20 generations costs the memory of one;
+# - ignore patterns planted in the newest generation are not carried into the next.
 
 load helpers
 load safecp_common

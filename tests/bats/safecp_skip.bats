@@ -21,6 +21,12 @@
 #   rerun reads the files no generation lists and lists them, so every file is in the
 #   history (tests/tools/mhl_check.py), and a no-op rerun reads nothing and lists nothing;
 #   hash without a history lists what content or a --sums list judged, original;
+# - a copy changed on the stick with its size, mtime and record kept: without --verify the
+#   -v line says the stick's bytes were not read and the generation does not call it
+#   verified; with --verify (quick, the history, a --sums list) every file left alone is
+#   read back, the changed one copied again, and done's skipped_verified counts the rest;
+# - a copy swapped for a symlink to a FIFO while it is judged (pause point "identical")
+#   is not opened;
 # names with spaces, quotes and non-ASCII throughout.
 
 load helpers
