@@ -248,11 +248,14 @@ static void make_parts(const struct progress *p, bool final, struct parts *pt)
 	pt->rate[0] = pt->eta[0] = pt->flight[0] = '\0';
 	if (st->rate >= 0)
 		snprintf(pt->rate, sizeof(pt->rate), "%s", format_rate(r, sizeof(r), st->rate));
-	if (st->eta >= 0 && !final)
+	if (st->status && *st->status && !final)
+		snprintf(pt->eta, sizeof(pt->eta), "%s", st->status);
+	else if (st->eta >= 0 && !final)
 		snprintf(pt->eta, sizeof(pt->eta), "ETA %s%s", st->estimate ? "~" : "",
 			 format_duration(e, sizeof(e), st->eta));
+	/* a bare "+543 B" said nothing to a first-time reader */
 	if (st->in_flight > 0)
-		snprintf(pt->flight, sizeof(pt->flight), "+%s",
+		snprintf(pt->flight, sizeof(pt->flight), "+%s pending",
 			 size_format(s, sizeof(s), st->in_flight));
 }
 
@@ -304,6 +307,24 @@ static size_t fixed_cols(const struct parts *pt, size_t barw, int dropped)
 	return cols;
 }
 
+/* The file name outranks the pending bytes, then the rate (the ETA
+ * still says how fast): they go, in that order, when that lets the name
+ * have its ITEM_MIN columns; else all stay and the name goes first.  At
+ * 80 columns the bar used to keep "+543 B" and drop the name. */
+static void item_room(struct parts *pt, size_t barw, size_t w)
+{
+	char *order[] = { pt->flight, pt->rate };
+	size_t cols = fixed_cols(pt, barw, 0), i;
+
+	for (i = 0; i < ARRAY_SIZE(order) && cols + 2 + ITEM_MIN > w; i++)
+		if (*order[i])
+			cols -= 2 + strlen(order[i]);
+	if (cols + 2 + ITEM_MIN > w)
+		return;
+	while (i-- > 0)
+		order[i][0] = '\0';
+}
+
 static void build_bar_line(struct progress *p, bool final)
 {
 	struct parts pt;
@@ -313,6 +334,8 @@ static void build_bar_line(struct progress *p, bool final)
 	const char *item = p->st.item;
 
 	make_parts(p, final, &pt);
+	if (item && *item)
+		item_room(&pt, barw, w);
 	while (dropped < DROP_ALL && fixed_cols(&pt, barw, dropped) > w)
 		dropped++;
 	if (item && (dropped > 0 || fixed_cols(&pt, barw, 0) + 2 + ITEM_MIN > w))

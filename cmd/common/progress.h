@@ -25,10 +25,10 @@
  * update draws at once, then at most one draw per interval.  The line is
  * built in memory and written with one write, padded with spaces to erase
  * what a longer previous line left behind.  On a narrow terminal elements
- * drop out in this order: current item, in-flight bytes, rate, ETA, bar,
- * sizes; the percentage stays.
+ * drop out in this order: in-flight bytes (when the item would not fit
+ * beside them), current item, rate, ETA, bar, sizes; the percentage stays.
  *
- *	[##########..........]  53%  543 MiB / 1.00 GiB on device  19.8 MiB/s  ETA 0:24  +12 MiB  DCIM/IMG_0042.JPG
+ *	[##########..........]  53%  543 MiB / 1.00 GiB on device  19.8 MiB/s  ETA 0:24  +12 MiB pending  DCIM/IMG_0042.JPG
  *
  * Durations and rates are in format.h's one form (format_duration(),
  * format_rate()), as in every other output of the tools.
@@ -68,6 +68,10 @@ struct progress_state {
 	uint64_t in_flight; /* written but not yet confirmed; 0 hides it */
 	double rate;        /* bytes/s; negative: unknown, hidden */
 	double eta;         /* seconds; negative: unknown, hidden */
+	/* shown in place of the ETA when not NULL: what the job waits for
+	 * ("syncing", "waiting"), so a last phase never reads "ETA 0:00";
+	 * a string that lives as long as the meter */
+	const char *status;
 	const char *item;   /* current file, or NULL; copied by the meter */
 	const char *label;  /* after the sizes: "on device", "left"; copied */
 	bool estimate;      /* sizes and ETA are estimates: shown with '~' */
@@ -170,5 +174,16 @@ void progress_rate_init(struct progress_rate *r, double window);
  * at least a tenth of the window.  A counter that goes backwards (a new
  * device) starts the ring afresh. */
 double progress_rate_sample(struct progress_rate *r, double now, uint64_t counter);
+
+/* A rate smoothed over about tau seconds: an exponential moving average
+ * whose weight for a sample dt after the previous one is 1 - e^(-dt/tau),
+ * so it does not depend on how often the caller samples.  prev not finite
+ * or negative (no average yet): the sample itself.  A sample not finite
+ * keeps prev. */
+double progress_rate_smooth(double prev, double sample, double dt, double tau);
+
+/* Rates below this (bytes/s) give no ETA: a journal commit's trickle
+ * of a few KiB/s while data waits would read as hours. */
+#define PROGRESS_ETA_FLOOR (256.0 * 1024)
 
 #endif

@@ -7,6 +7,8 @@
  * over the time between them.  A window (3 s by default) rather than the
  * last interval, because the device's counters move in bursts: a window of
  * writeback completes at once, then nothing for a while. */
+#include <math.h>
+
 #include "common/progress.h"
 
 double progress_eta(uint64_t left, double rate)
@@ -51,4 +53,13 @@ double progress_rate_sample(struct progress_rate *r, double now, uint64_t counte
 	if (span < r->window / 10)
 		return -1;
 	return (double)(counter - r->v[r->head]) / span;
+}
+
+double progress_rate_smooth(double prev, double sample, double dt, double tau)
+{
+	if (!isfinite(sample) || sample < 0)
+		return prev;
+	if (!isfinite(prev) || prev < 0 || !(dt > 0) || !(tau > 0))
+		return sample;
+	return prev + (1 - exp(-dt / tau)) * (sample - prev);
 }

@@ -26,12 +26,15 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "dirty/dirty.h"
+#include "common/format.h"
 #include "util/cleanup.h"
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/msg.h"
 #include "common/quote.h"
 #include "safecp/safecp.h"
+#include "safecp/safecp_waiting.h"
 #include "util/size.h"
 
 /* What every destination's events share: one lock orders all output,
@@ -45,6 +48,15 @@ struct events_shared {
 	size_t n;
 	size_t refs;
 	struct copy_source_stats src; /* the last reading: the source row, the done event */
+};
+
+/* The destination device's figures (device_wait_sample()). */
+struct device_wait {
+	bool started;
+	double next;                 /* when to read it again */
+	struct progress_rate dev_rate;
+	double rate;                 /* its write rate, bytes/s; -1 unknown */
+	uint64_t other;              /* bytes of other data ahead of ours */
 };
 
 /* One destination's events. */
@@ -62,6 +74,8 @@ struct events {
 	int err;             /* failed: the error that stopped it, or 0 */
 	struct progress_rate rate;
 	struct snapshot snap;
+	struct device_wait wait; /* the destination device's own figures */
+	char wait_line[192];     /* its words, while it waits */
 	bool *published;     /* per plan entry: its file_done came */
 };
 
@@ -73,6 +87,55 @@ static const char *phase_item(int phase)
 	case COPY_PHASE_WAIT_IDLE: return "waiting for the device";
 	}
 	return NULL;
+}
+
+/* Other data ahead of ours on the destination's device: its dirty and
+ * writeback bytes (debugfs bdi stats; the estimate is system-wide and
+ * would name other devices' data) less our own bytes written and not yet
+ * confirmed, which hold all of ours still dirty, so the figure is a lower
+ * bound.  Read every half second; the device's write rate is its sector
+ * counter over the meter's window. */
+#define WAIT_READ_EVERY 0.5
+#define WAIT_MIN_BYTES (1024 * 1024)
+
+static void device_wait_sample(struct device_wait *w, const struct target *t, uint64_t ours)
+{
+	struct dirty_device d;
+	double now = clock_monotonic();
+	uint64_t pending;
+
+	if (!w->started) {
+		progress_rate_init(&w->dev_rate, 0);
+		w->rate = -1;
+		w->started = true;
+	}
+	if (!t || !t->has_block || !t->bdi[0] || now < w->next)
+		return;
+	w->next = now + WAIT_READ_EVERY;
+	if (dirty_device_read(t->bdi, t->diskname, &d) < 0)
+		return;
+	if (d.has_block_stat)
+		w->rate = progress_rate_sample(&w->dev_rate, now, d.sectors_written * 512);
+	pending = dirty_device_pending(&d);
+	w->other = d.source == DIRTY_SOURCE_DEBUGFS && pending > ours ? pending - ours : 0;
+}
+
+static bool device_wait_words(const struct device_wait *w, const struct target *t,
+			      char *buf, size_t size)
+{
+	char sz[SIZE_FORMAT_MAX], r[FORMAT_RATE_MAX], e[FORMAT_DURATION_MAX];
+
+	if (w->other < WAIT_MIN_BYTES)
+		return false;
+	size_format(sz, sizeof(sz), w->other);
+	if (w->rate > 0)
+		snprintf(buf, size, "for %s of other data on %s ahead of ours (%s, %s)", sz,
+			 t->devnode, format_rate(r, sizeof(r), w->rate),
+			 format_duration(e, sizeof(e), (double)w->other / w->rate));
+	else
+		snprintf(buf, size, "for %s of other data on %s ahead of ours", sz,
+			 t->devnode);
+	return true;
 }
 
 static void snapshot_take(struct events *ev, struct snapshot *s)
@@ -113,6 +176,11 @@ static void snapshot_take(struct events *ev, struct snapshot *s)
 	}
 	s->t_real = clock_realtime();
 	s->rate = progress_rate_sample(&ev->rate, clock_monotonic(), s->confirmed);
+	device_wait_sample(&ev->wait, ev->job->target, s->written - s->confirmed);
+	/* confirmed bytes come in batches, so their rate over the window can
+	 * exceed what the device wrote in it: the device's own is a bound */
+	if (s->rate >= 0 && ev->wait.rate >= 0 && s->rate > ev->wait.rate)
+		s->rate = ev->wait.rate;
 	s->eta = progress_eta(s->total > s->confirmed ? s->total - s->confirmed : 0, s->rate);
 }
 
@@ -143,6 +211,25 @@ static void state_from(struct snapshot *s, struct progress_state *ret)
 		.item = item ? item : s->file,
 		.label = s->label,
 	};
+	/* the final sync: a rounded-up "ETA 0:00" at 99% would read as done */
+	if (s->phase >= COPY_PHASE_FINAL_SYNC ||
+	    (s->total > 0 && s->confirmed >= s->total))
+		ret->status = "syncing";
+}
+
+/* Other data on the destination's device ahead of ours: the bar says
+ * what it waits for rather than sitting at "0 B/s":
+ *   99%  2.00 MiB / 2.00 MiB on device  0 B/s  waiting  for 18.0 MiB of
+ *   other data on /dev/loop0 ahead of ours (7.99 MiB/s, 0:03)
+ * "waiting" stands where the ETA would, so it stays when a narrow bar
+ * drops the item. */
+static void state_waiting(struct events *ev, struct progress_state *st)
+{
+	if (!device_wait_words(&ev->wait, ev->job->target, ev->wait_line,
+			       sizeof(ev->wait_line)))
+		return;
+	st->status = "waiting";
+	st->item = ev->wait_line;
 }
 
 /* ---- JSON */
@@ -193,7 +280,8 @@ static void json_progress(FILE *out, const struct progress_state *st, bool final
 		if (final)
 			jsonev_done(&sh->all[0]->jev, &sh->all[0]->snap, NULL, 0, &sh->src);
 		else
-			jsonev_progress(&sh->all[0]->jev, &sh->all[0]->snap);
+			jsonev_progress_waiting(&sh->all[0]->jev, &sh->all[0]->snap,
+						sh->all[0]->wait.other);
 		stdout_check(sh->all[0]);
 		return;
 	}
@@ -201,7 +289,8 @@ static void json_progress(FILE *out, const struct progress_state *st, bool final
 	 * dest-done), and one done event for the job */
 	for (size_t i = 0; !final && i < sh->n; i++)
 		if (!sh->all[i]->finished)
-			jsonev_progress(&sh->all[i]->jev, &sh->all[i]->snap);
+			jsonev_progress_waiting(&sh->all[i]->jev, &sh->all[i]->snap,
+						sh->all[i]->wait.other);
 	if (final) {
 		struct dest_outcome d[COPY_DESTS_MAX];
 
@@ -574,6 +663,8 @@ static void rows_from(struct events_shared *sh, struct progress_state *rows)
 		struct events *e = sh->all[i];
 
 		state_from(&e->snap, &rows[i]);
+		if (!e->finished)
+			state_waiting(e, &rows[i]);
 		rows[i].item = e->job->dest_arg;
 		rows[i].complete = e->finished && e->outcome && strcmp(e->outcome, "ok") == 0;
 		if (e->finished)
@@ -600,6 +691,7 @@ static void tick_locked(struct events_shared *sh)
 			snapshot_take(sh->all[i], &sh->all[i]->snap);
 	w = furthest_behind(sh);
 	state_from(&w->snap, &st);
+	state_waiting(w, &st);
 	if (sh->n == 1 || sh->all[0]->o->progress == PROGRESS_JSON) {
 		progress_update(sh->meter, &st);
 		return;

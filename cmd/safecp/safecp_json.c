@@ -14,6 +14,7 @@
 #include "util/clock.h"
 #include "common/event.h"
 #include "safecp/safecp.h"
+#include "safecp/safecp_waiting.h"
 
 void jsonev_init(struct jsonev *ev, FILE *f, const char *dest)
 {
@@ -111,6 +112,11 @@ void jsonev_start(struct jsonev *ev, const struct safecp_job *job)
 
 void jsonev_progress(struct jsonev *ev, const struct snapshot *s)
 {
+	jsonev_progress_waiting(ev, s, 0);
+}
+
+void jsonev_progress_waiting(struct jsonev *ev, const struct snapshot *s, uint64_t other)
+{
 	struct json *j = &ev->json;
 
 	begin(ev, "progress", s->t_real);
@@ -129,6 +135,8 @@ void jsonev_progress(struct jsonev *ev, const struct snapshot *s)
 		json_kv_u64(j, "source_bytes_packed", s->packed);
 		json_kv_u64(j, "source_bytes_total", s->pack_total);
 	}
+	/* other data on the device that our bytes wait behind */
+	json_kv_u64(j, "waiting_other_bytes", other);
 	event_end(j);
 }
 

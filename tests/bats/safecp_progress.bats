@@ -58,7 +58,8 @@ teardown() {
 			and (.file | type == "string" or type == "null")
 			and (.phase == "copying" or .phase == "flushing")
 			and (.rate | type == "number" or type == "null")
-			and (.eta | type == "number" or type == "null")))
+			and (.eta | type == "number" or type == "null")
+			and (.waiting_other_bytes | type == "number")))
 		and ($p | map(.bytes_on_device) | . == sort)' "$ev"
 	# each regular file started and finished, in that order
 	jq -s -e '[.[] | select(.event == "file" and .type == "file")] as $f
@@ -272,4 +273,107 @@ dirty_bound() {
 	[[ $(tail -1 <<<"$draws") == *" 100% "* ]]
 	[[ $(head -n -1 <<<"$draws" | grep -c ' 100% ') == 0 ]]
 	grep -q "24.0 MiB in 1 file is on $STICK_DISK and the device is idle" "$log"
+}
+
+# other_data_dirty MIB: a plain cp of MIB MiB to the stick, not synced, as a user's cp
+# just before safecp leaves it; then checks the premise, at least 8 MiB of it still to
+# reach the device.
+other_data_dirty() {
+	make_file "$BATS_TEST_TMPDIR/other.bin" $(($1 * MIB))
+	cp "$BATS_TEST_TMPDIR/other.bin" "$STICK_MNT/other.bin"
+	local pending
+	pending=$(bdi_pending_bytes "$STICK_MAJMIN")
+	echo "other data pending: $pending"
+	((pending >= 8 * MIB))
+}
+
+# no_eta_zero_before_end FILE: no line or redraw below 100% says "0:00" (an ETA rounded
+# to nothing while the final sync still runs, ux 15).
+no_eta_zero_before_end() {
+	local bad
+	bad=$(tr '\r' '\n' <"$1" | grep -E '^(\[[#.]*\] +)? *[0-9]{1,2}%.* 0:00( |$)' || true)
+	[[ -z $bad ]] || { echo "before 100% and 0:00: $bad" >&2; return 1; }
+}
+
+@test "a stick busy with other data: the plain lines say what they wait for, on which device" {
+	stick_up --size 128 --rate $((8 * MIB))
+	make_file "$SRC/small" $((2 * MIB))
+	other_data_dirty 48
+	run --separate-stderr safecp --progress=plain "$SRC/small" "$STICK_MNT/"
+	echo "$stderr"
+	((status == 0))
+	cmp "$SRC/small" "$STICK_MNT/small"
+	# "waiting  for 42.0 MiB of other data on /dev/loop0 ahead of ours (7.98 MiB/s, 0:06)"
+	grep -qE "  waiting  for [0-9.]+ [KMG]iB of other data on $STICK_DISK ahead of ours( \(|\$)" \
+		<<<"$stderr"
+	no_eta_zero_before_end <(printf '%s\n' "$stderr")
+	[[ $(tail -1 <<<"$stderr") == *" is on $STICK_DISK and the device is idle"* ]]
+}
+
+@test "a stick busy with other data: JSON progress events carry waiting_other_bytes" {
+	stick_up --size 128 --rate $((8 * MIB))
+	make_file "$SRC/small" $((2 * MIB))
+	other_data_dirty 48
+	local ev=$BATS_TEST_TMPDIR/events
+	safecp --progress=json "$SRC/small" "$STICK_MNT/" >"$ev"
+	jq -s -e 'map(select(.event == "progress")) | length >= 2
+		and all(.waiting_other_bytes | type == "number")
+		and any(.waiting_other_bytes >= 1048576)' "$ev"
+	# the figure falls as the device drains, and ends at nothing
+	jq -s -e 'map(select(.event == "progress") | .waiting_other_bytes) | first > last' "$ev"
+}
+
+@test "the bar at 60 columns with TERM=dumb: waiting or syncing, never ETA 0:00 before 100%" {
+	require_cmd script
+	stick_up --size 128 --rate $((8 * MIB))
+	make_file "$SRC/small" $((2 * MIB))
+	other_data_dirty 40
+	local log=$BATS_TEST_TMPDIR/typescript
+	TERM=dumb COLUMNS=60 script -qfec "stty cols 60; safecp '$SRC/small' '$STICK_MNT/'" \
+		"$log" >/dev/null
+	cmp "$SRC/small" "$STICK_MNT/small"
+	local draws
+	draws=$(tr '\r' '\n' <"$log" | grep -E '^\[[#.]+\] +[0-9]+%')
+	echo "$draws"
+	grep -qE ' [0-9]{1,2}% .*(waiting|syncing)' <<<"$draws"
+	no_eta_zero_before_end "$log"
+	# a line fits the 60 columns: 59 at most
+	(($(awk '{ if (length > m) m = length } END { print m }' <<<"$draws") <= 59))
+}
+
+# bar_draws WIDTH: copies $SRC/DCIM to the stick in a pty of WIDTH columns with
+# TERM=dumb and prints each drawing of the bar on a line of its own.
+bar_draws() {
+	local log=$BATS_TEST_TMPDIR/typescript.$1
+	TERM=dumb script -qfec "stty cols $1; safecp -r '$SRC/DCIM' '$STICK_MNT/'" "$log" >/dev/null
+	tr '\r' '\n' <"$log" | grep -E '^(\[[#.]+\] +)? *[0-9]+%'
+}
+
+# no_bare_pending DRAWS: the bytes written and not yet on the device are never a bare
+# "+543 B" (ux 14): the field says "pending".
+no_bare_pending() {
+	local bad
+	bad=$(grep -E '  \+[0-9.]+ ([KMGT]i)?B( |$)' <<<"$1" | grep -v ' pending' || true)
+	[[ -z $bad ]] || { echo "a bare pending field: $bad" >&2; return 1; }
+}
+
+@test "the bar at 80 columns keeps the file name over the pending bytes; 40 columns fit" {
+	require_cmd script
+	stick_up --size 128 --rate $((8 * MIB))
+	mkdir -p "$SRC/DCIM"
+	local i draws
+	for i in 1 2 3 4; do make_file "$SRC/DCIM/IMG_000$i.JPG" $((5 * MIB + 543)); done
+	draws=$(bar_draws 80)
+	echo "$draws"
+	no_bare_pending "$draws"
+	# the name is there while the copy moves, not only before the first byte
+	grep -qE '^\[[#.]+\] +([1-9]|[1-9][0-9])% .*  DCIM/IMG_000[1-4]\.JPG *$' <<<"$draws"
+	(($(awk '{ sub(/ +$/, ""); if (length > m) m = length } END { print m }' <<<"$draws") <= 79))
+	rm -rf "${STICK_MNT:?}/DCIM"
+	sync
+	draws=$(bar_draws 40)
+	echo "$draws"
+	no_bare_pending "$draws"
+	(($(awk '{ if (length > m) m = length } END { print m }' <<<"$draws") <= 39))
+	cmp "$SRC/DCIM/IMG_0004.JPG" "$STICK_MNT/DCIM/IMG_0004.JPG"
 }

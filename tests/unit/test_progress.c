@@ -3,6 +3,7 @@
  * ETA; the rate estimator; SIGWINCH on a pseudo-terminal. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -222,53 +223,146 @@ TEST(zero_total)
 	cap_close(&c);
 }
 
-static const char *bar_at(int width)
+static const char *bar_of(const struct progress_state *st, int width)
 {
 	static char line[1024];
 	struct capture c;
 	struct progress *p;
-	struct progress_state st = example();
 
 	cap_open(&c);
 	p = meter(&c, PROGRESS_BAR, width, PROGRESS_SHOW_DONE);
 	fake_now = 1;
-	progress_update(p, &st);
+	progress_update(p, st);
 	snprintf(line, sizeof(line), "%s", take(&c));
 	progress_free(p);
 	cap_close(&c);
 	return line;
 }
 
+static const char *bar_at(int width)
+{
+	struct progress_state st = example();
+
+	return bar_of(&st, width);
+}
+
 TEST(layout_full)
 {
-	/* 119 usable columns: a 29-cell bar, 543/1024 of it is 15 cells */
+	/* 119 usable columns: a 29-cell bar, 543/1024 of it is 15 cells; the
+	 * file name outranks "+12.0 MiB pending", which would leave it 10 */
 	CHECK_STR(bar_at(120), "\r[###############..............]  53%  543 MiB / 1.00 GiB on device"
-			       "  19.8 MiB/s  ETA 0:24  +12.0 MiB  DCIM/IMG_0042.JPG");
+			       "  19.8 MiB/s  ETA 0:24  DCIM/IMG_0042.JPG");
+	/* 140: room for both (the bar is at its 30 cells) */
+	CHECK_STR(bar_at(140), "\r[###############...............]  53%  543 MiB / 1.00 GiB on device"
+			       "  19.8 MiB/s  ETA 0:24  +12.0 MiB pending  DCIM/IMG_0042.JPG");
 }
 
 TEST(layout_item_shortened_then_dropped)
 {
-	/* 107 columns: 23-cell bar; 93 fixed + 2 leaves 12 for the item */
-	CHECK_STR(bar_at(108), "\r[############...........]  53%  543 MiB / 1.00 GiB on device"
-			       "  19.8 MiB/s  ETA 0:24  +12.0 MiB  ..._0042.JPG");
-	/* 106: 11 columns would be left, under the minimum, so no item */
-	CHECK_STR(bar_at(107), "\r[############...........]  53%  543 MiB / 1.00 GiB on device"
-			       "  19.8 MiB/s  ETA 0:24  +12.0 MiB");
+	/* 89 columns: a 14-cell bar, 73 fixed + 2 leaves 14 for the item */
+	CHECK_STR(bar_at(90), "\r[#######.......]  53%  543 MiB / 1.00 GiB on device"
+			      "  19.8 MiB/s  ETA 0:24  ...MG_0042.JPG");
+	/* 85: 12 columns, the least a shortened name gets */
+	CHECK_STR(bar_at(86), "\r[######......]  53%  543 MiB / 1.00 GiB on device"
+			      "  19.8 MiB/s  ETA 0:24  ..._0042.JPG");
+	/* 84: 11 would be left; the rate goes before the name (ux 14: at 80
+	 * columns the name went and "+543 B" stayed) */
+	CHECK_STR(bar_at(85), "\r[######......]  53%  543 MiB / 1.00 GiB on device"
+			      "  ETA 0:24  DCIM/IMG_0042.JPG");
+	CHECK_STR(bar_at(81), "\r[#####.....]  53%  543 MiB / 1.00 GiB on device"
+			      "  ETA 0:24  DCIM/IMG_0042.JPG");
+	CHECK_STR(bar_at(72), "\r[#####.....]  53%  543 MiB / 1.00 GiB on device"
+			      "  ETA 0:24  ..._0042.JPG");
+	/* 70: not even that leaves it 12: no item, and the rest as before */
+	CHECK_STR(bar_at(71), "\r[#####.....]  53%  543 MiB / 1.00 GiB on device"
+			      "  19.8 MiB/s  ETA 0:24");
 }
 
 TEST(layout_drop_order)
 {
-	/* 80 fixed columns with a 10-cell bar */
-	CHECK_STR(bar_at(81), "\r[#####.....]  53%  543 MiB / 1.00 GiB on device"
-			      "  19.8 MiB/s  ETA 0:24  +12.0 MiB");
-	CHECK_STR(bar_at(80), "\r[#####.....]  53%  543 MiB / 1.00 GiB on device"
-			      "  19.8 MiB/s  ETA 0:24");
+	struct progress_state st = example();
+
+	/* without an item (the pending bytes first to go: 80 columns are
+	 * fixed with a 10-cell bar) */
+	st.item = NULL;
+	CHECK_STR(bar_of(&st, 80), "\r[#####.....]  53%  543 MiB / 1.00 GiB on device"
+				   "  19.8 MiB/s  ETA 0:24");
 	CHECK_STR(bar_at(69), "\r[#####.....]  53%  543 MiB / 1.00 GiB on device  ETA 0:24");
 	CHECK_STR(bar_at(58), "\r[#####.....]  53%  543 MiB / 1.00 GiB on device  ETA 0:24");
 	CHECK_STR(bar_at(57), "\r[#####.....]  53%  543 MiB / 1.00 GiB on device");
 	CHECK_STR(bar_at(47), "\r 53%  543 MiB / 1.00 GiB on device");
 	CHECK_STR(bar_at(34), "\r 53%");
 	CHECK_STR(bar_at(3), "\r 5");
+}
+
+/* dirtystat's rate: writeback quanta make the rate between two frames
+ * 0.5 s apart flip between 16 and 32 MiB/s on a 20 MiB/s device; the
+ * average over ~3 s stays near the mean, so the ETA stops jumping. */
+TEST(rate_smooth)
+{
+	const double M = 1024 * 1024;
+	double r = NAN, lo = 1e18, hi = 0;
+
+	CHECK(progress_rate_smooth(NAN, 16 * M, 0.5, 3) == 16 * M);  /* the first */
+	CHECK(progress_rate_smooth(-1, 5, 0.5, 3) == 5);
+	CHECK(progress_rate_smooth(7, NAN, 0.5, 3) == 7);            /* no sample */
+	for (int i = 0; i < 40; i++) {
+		r = progress_rate_smooth(r, i % 2 ? 32 * M : 16 * M, 0.5, 3);
+		if (i >= 20) {
+			lo = r < lo ? r : lo;
+			hi = r > hi ? r : hi;
+		}
+	}
+	CHECK(lo > 22 * M && hi < 26 * M);
+	/* independent of the sampling: 3 s at 0.25 s or 1 s steps end alike */
+	double a = 0, b = 0;
+	for (int i = 0; i < 12; i++)
+		a = progress_rate_smooth(a, 10 * M, 0.25, 3);
+	for (int i = 0; i < 3; i++)
+		b = progress_rate_smooth(b, 10 * M, 1, 3);
+	CHECK(fabs(a - b) < 1);
+	/* a journal commit's 32 KiB/s is below the floor: no ETA of hours */
+	CHECK(32 * 1024 < PROGRESS_ETA_FLOOR && 20 * M > PROGRESS_ETA_FLOOR);
+}
+
+/* Without an item the pending bytes stay, with their word. */
+TEST(layout_pending_without_item)
+{
+	struct capture c;
+	struct progress *p;
+	struct progress_state st = example();
+
+	st.item = NULL;
+	cap_open(&c);
+	p = meter(&c, PROGRESS_BAR, 100, PROGRESS_SHOW_DONE);
+	fake_now = 1;
+	progress_update(p, &st);
+	CHECK_STR(take(&c), "\r[##########.........]  53%  543 MiB / 1.00 GiB on device"
+			    "  19.8 MiB/s  ETA 0:24  +12.0 MiB pending");
+	progress_free(p);
+	cap_close(&c);
+}
+
+/* A status stands where the ETA would: the final sync never reads
+ * "ETA 0:00" at 99% (ux 15). */
+TEST(status_replaces_eta)
+{
+	struct capture c;
+	struct progress *p;
+	struct progress_state st = example();
+
+	st.item = NULL;
+	st.in_flight = 0;
+	st.done = st.total;
+	st.eta = 0;
+	st.status = "syncing";
+	cap_open(&c);
+	p = meter(&c, PROGRESS_PLAIN, 0, PROGRESS_SHOW_DONE);
+	fake_now = 1;
+	progress_update(p, &st);
+	CHECK_STR(take(&c), " 99%  1.00 GiB / 1.00 GiB on device  19.8 MiB/s  syncing\n");
+	progress_free(p);
+	cap_close(&c);
 }
 
 TEST(item_sanitized_and_wide)
@@ -667,6 +761,9 @@ int main(void)
 	RUN(layout_full);
 	RUN(layout_item_shortened_then_dropped);
 	RUN(layout_drop_order);
+	RUN(layout_pending_without_item);
+	RUN(status_replaces_eta);
+	RUN(rate_smooth);
 	RUN(item_sanitized_and_wide);
 	RUN(item_copied);
 	RUN(estimate_and_left);
