@@ -469,10 +469,20 @@ static int take(struct ctx *c, const struct frame *prev, struct frame *ret)
 	return r;
 }
 
+/* The screen is redrawn in place (cursor home, erase) only on a terminal
+ * that has those: TERM=dumb (Emacs' shell, CI log viewers) or no TERM at
+ * all gets the plain lines a pipe gets. */
+static bool term_redraws(void)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(STDOUT_FILENO) && term && *term && strcmp(term, "dumb") != 0;
+}
+
 static int run(struct ctx *c)
 {
 	struct frame prev, cur;
-	bool tty = c->o.watch && !c->o.json && isatty(STDOUT_FILENO);
+	bool tty = c->o.watch && !c->o.json && term_redraws();
 	double deadline;
 	int r;
 

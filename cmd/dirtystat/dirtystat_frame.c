@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/clock.h"
+#include "common/progress.h"
 #include "dirtystat/dirtystat.h"
 #include "device/fs_traits.h"
 #include "device/target.h"
@@ -89,6 +90,8 @@ static const struct dev_row *row_find(const struct frame *fr, const struct dev_r
 	return NULL;
 }
 
+#define RATE_TAU 3.0 /* seconds */
+
 uint64_t noise_bytes(void)
 {
 	return 2 * dirty_percpu_error();
@@ -104,9 +107,14 @@ static void row_rate(struct dev_row *row, const struct frame *prev)
 		row->eta = 0;
 	if (!old || !old->have)
 		return;
-	row->rate = dirty_write_rate(&old->s, &row->s);
+	/* writeback completes in bursts (8 MiB quanta, journal commits): the
+	 * rate between two frames flips 16/32 MiB/s on a 20 MiB/s stick, so
+	 * the one shown is averaged over RATE_TAU seconds, and a trickle
+	 * gets no ETA (progress.h PROGRESS_ETA_FLOOR): "waiting" */
+	row->rate = progress_rate_smooth(old->rate, dirty_write_rate(&old->s, &row->s),
+					 row->s.t_mono - old->s.t_mono, RATE_TAU);
 	if (row->eta != 0)
-		row->eta = dirty_eta(&row->s, row->rate);
+		row->eta = row->rate < PROGRESS_ETA_FLOOR ? -1 : dirty_eta(&row->s, row->rate);
 }
 
 /* Without arguments, show what has data on its way to a device, or can

@@ -412,3 +412,22 @@ run_as_nobody() {
 	jq -e '.system.dirty_bytes >= 0' <<<"$output"
 	rm -f "$dir/dirtystat"
 }
+
+@test "--watch on a terminal with TERM=dumb or no TERM: plain lines, no cursor codes" {
+	require_cmd script
+	local log=$BATS_TEST_TMPDIR/typescript term
+	for term in dumb ""; do
+		TERM=$term script -qfec "stty cols 40; dirtystat --sysroot '$FIX' --watch=0.05 --count=3" \
+			"$log" >/dev/null
+		cat -v "$log"
+		refute grep -q $'\033' "$log"
+		[[ $(grep -c 'system dirty ' "$log") == 3 ]]
+	done
+	# a terminal that has them still gets the screen redrawn in place
+	TERM=xterm script -qfec "stty cols 40; dirtystat --sysroot '$FIX' --watch=0.05 --count=2" \
+		"$log" >/dev/null
+	grep -q $'\033\\[H' "$log"
+	# 40 columns: the redrawn screen is clipped to them
+	(($(tr '\r' '\n' <"$log" | grep -v '^Script ' | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' |
+		awk '{ if (length > m) m = length } END { print m }') <= 40))
+}
