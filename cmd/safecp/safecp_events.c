@@ -33,6 +33,7 @@
 #include "common/json.h"
 #include "common/msg.h"
 #include "common/quote.h"
+#include "device/fs_traits.h"
 #include "safecp/safecp.h"
 #include "safecp/safecp_waiting.h"
 #include "util/size.h"
@@ -527,19 +528,42 @@ static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step,
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
+/* The modes note is a fact about the stick, said once for it: the engine
+ * passes the first file it chmod-ed, which read as "something is wrong
+ * with IMG_0031.JPG" (issue 25 item 7). */
+static const char *modes_fs_word(const struct target *t)
+{
+	switch (fs_traits_of(t)->names) {
+	case NAME_FS_FAT: case NAME_FS_FUSEFAT: return "FAT";
+	case NAME_FS_EXFAT: return "exFAT";
+	case NAME_FS_NTFS: return "NTFS";
+	case NAME_FS_FUSEBLK: return "exFAT or NTFS";
+	case NAME_FS_POSIX: break;
+	}
+	return t->fstype ? t->fstype : "?";
+}
+
 static void on_note(void *ctx, enum copy_note_kind kind, const char *path, int err,
 		    uint64_t bytes)
 {
 	struct events *ev = ctx;
 	_cleanup_free_ char *msg = words_note(kind, err, bytes);
-	const char *what = msg ? msg : "out of memory";
+	const char *what = msg ? msg : "out of memory", *fs = NULL;
 
 	/* --pack: the sources' modes are in the archive; its own is a new file's */
 	if (ev->o->pack && kind == COPY_NOTE_NO_MODES)
 		return;
+	if (kind == COPY_NOTE_NO_MODES) {
+		const struct target *t = ev->job->target;
+
+		path = t->mountpoint ? t->mountpoint : ev->job->dest_arg;
+		fs = modes_fs_word(t);
+	}
 	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
-		if (path)
+		if (path && fs)
+			note_line(ev, MSG_NOTE, "%s (%s): %s", quote(path), fs, what);
+		else if (path)
 			note_line(ev, MSG_NOTE, "%s: %s", quote(path), what);
 		else
 			note_line(ev, MSG_NOTE, "%s", what);

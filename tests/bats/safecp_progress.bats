@@ -377,3 +377,15 @@ no_bare_pending() {
 	(($(awk '{ if (length > m) m = length } END { print m }' <<<"$draws") <= 39))
 	cmp "$SRC/DCIM/IMG_0004.JPG" "$STICK_MNT/DCIM/IMG_0004.JPG"
 }
+
+@test "the FAT/exFAT modes note names the stick and its filesystem, once, not a file" {
+	stick_up --fs exfat --size 64 --rate 0
+	mkdir -p "$SRC/DCIM"
+	local i
+	for i in 1 2 3; do make_file "$SRC/DCIM/IMG_003$i.JPG" 3000; done
+	run -0 --separate-stderr safecp -r "$SRC/DCIM" "$STICK_MNT/"
+	echo "$stderr"
+	[[ $(grep -c 'does not store file modes' <<<"$stderr") == 1 ]]
+	grep -qF "note: '$STICK_MNT' (exFAT): this filesystem does not store file modes" <<<"$stderr"
+	refute grep -q 'IMG_003' <<<"$stderr"
+}
