@@ -752,7 +752,7 @@ TEST(terminal_width_and_sigwinch)
 
 int main(void)
 {
-	TEST_PLAN(19);
+	TEST_PLAN(22);
 	RUN(throttle);
 	RUN(padding_on_shorter_line);
 	RUN(never_100_before_done);
