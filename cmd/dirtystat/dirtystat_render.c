@@ -216,7 +216,8 @@ static bool row_unaccounted(const struct dev_row *row)
 	return !row->dev.bdi[0] && !row->dev.has_block;
 }
 
-/* An estimate is an upper bound: "<=" says so in the cell. */
+/* An estimate is an upper bound: "<=" says so in the cell ("<=0 B",
+ * "at most nothing", is just "0 B"). */
 static const char *fmt_dev_size(char *buf, size_t size, const struct dev_row *row,
 				uint64_t v, bool bytes)
 {
@@ -225,7 +226,8 @@ static const char *fmt_dev_size(char *buf, size_t size, const struct dev_row *ro
 	if (!row->have)
 		return row_unaccounted(row) ? "-" : "?";
 	fmt_size(n, sizeof(n), v, bytes);
-	snprintf(buf, size, "%s%s", row->s.dev.source == DIRTY_SOURCE_ESTIMATE ? "<=" : "", n);
+	snprintf(buf, size, "%s%s", row->s.dev.source == DIRTY_SOURCE_ESTIMATE && v > 0 ? "<=" : "",
+		 n);
 	return buf;
 }
 

@@ -431,3 +431,14 @@ run_as_nobody() {
 	(($(tr '\r' '\n' <"$log" | grep -v '^Script ' | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' |
 		awk '{ if (length > m) m = length } END { print m }') <= 40))
 }
+
+@test "an estimate of nothing reads '0 B', not '<=0 B'" {
+	local root=$BATS_TEST_TMPDIR/nodebugfs
+	cp -a "$FIX" "$root"
+	rm -r "$root/sys/kernel/debug"
+	sed -i 's/^Writeback: .*/Writeback:             0 kB/' "$root/proc/meminfo"
+	run -0 --separate-stderr dirtystat --sysroot "$root"
+	echo "$output"
+	[[ $output =~ "sdb     /media/user/STICK  vfat  <=190 MiB"\ +"0 B  " ]]
+	[[ $output != *"<=0 B"* ]]
+}
