@@ -29,6 +29,9 @@
 #include "safecp/safecp_check.h"
 #include "util/size.h"
 
+/* name refusals printed in words before "... and N more" */
+#define NAMES_SHOWN 10
+
 /* --window outside this range is a typo, not a tuning choice */
 #define WINDOW_MIN (64ULL << 10)
 #define WINDOW_MAX (1ULL << 30)
@@ -464,7 +467,7 @@ static void dio_probe(const char *dir, bool dry_run, struct dio_caps *ret)
 }
 
 /* One refusal, in words on stderr and, for scripts, as a JSON event. */
-static void report_refusal(const struct safecp_options *o, const char *kind, const char *msg)
+void report_refusal(const struct safecp_options *o, const char *kind, const char *msg)
 {
 	cli_error("%s", msg ? msg : "cannot copy: out of memory");
 	if (o->progress == PROGRESS_JSON && !o->dry_run) {
@@ -614,6 +617,38 @@ static int check_same_source(const struct safecp_options *o, struct safecp_job *
 	return 0;
 }
 
+/* A destination's names the filesystem cannot hold: the first few in
+ * words (every one as a JSON event), a count of the rest, and a line that
+ * says nothing was copied and how to go on. */
+static void report_names(const struct safecp_options *o, const struct safecp_job *job)
+{
+	size_t n = job->names.n_problems, names = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct plan_problem *p = &job->names.problems[i];
+		_cleanup_free_ char *msg = words_problem(p, job->target);
+
+		names += p->kind == PLAN_NAME_INVALID || p->kind == PLAN_NAME_RESERVED ||
+			 p->kind == PLAN_NAME_CLASH;
+		if (i < NAMES_SHOWN) {
+			report_refusal(o, plan_problem_kind_name(p->kind), msg);
+		} else if (o->progress == PROGRESS_JSON && !o->dry_run) {
+			struct jsonev j;
+
+			jsonev_init(&j, stdout, NULL);
+			jsonev_refused(&j, plan_problem_kind_name(p->kind), msg);
+		}
+	}
+	if (n > NAMES_SHOWN)
+		cli_error("... and %zu more like these (--progress=json lists every one)",
+			  n - NAMES_SHOWN);
+	if (names) {
+		_cleanup_free_ char *msg = words_names_refused(job->target, job->dest_arg, names);
+
+		cli_error("%s", msg ? msg : "nothing was copied");
+	}
+}
+
 /* Every destination's refusals, all of them, so one round of fixes does;
  * true if any. */
 static bool report_refusals(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
@@ -623,8 +658,7 @@ static bool report_refusals(const struct safecp_options *o, struct safecp_job *j
 	for (size_t d = 0; d < n; d++) {
 		struct safecp_job *job = &jobs[d];
 
-		for (size_t i = 0; i < job->names.n_problems; i++)
-			report_problem(o, &job->names.problems[i], job->target);
+		report_names(o, job);
 		if (job->refusal.kind == PLAN_FILE_TOO_BIG && o->pack) {
 			_cleanup_free_ char *msg = words_pack_too_big(o, &job->refusal, job->target);
 

@@ -95,6 +95,10 @@ struct sums;
 struct manifests;
 struct events;
 
+/* safecp.c: one refusal before the first byte, in words on stderr and as
+ * a JSON "refused" event of that kind. */
+void report_refusal(const struct safecp_options *o, const char *kind, const char *msg);
+
 /* safecp_unmount.c: --unmount, --power-off.  Before the first byte: each
  * destination resolved to what will be unmounted, the refusals said
  * (true: some).  After the copy: each destination with ok[i] unmounted
@@ -202,6 +206,8 @@ char *words_where(const struct target *t);
  * ("'a:b.jpg' is written as 'a_b.jpg': exFAT does not allow ':'..."),
  * and its reason for JSON ("character", "reserved", ..., "clash"). */
 char *words_name_problem(const struct plan_problem *p, const struct target *t);
+/* the closing line after n names refused for the destination dest */
+char *words_names_refused(const struct target *t, const char *dest, size_t n);
 char *words_rename(const struct plan *p, const struct plan_rename *r, const struct target *t);
 const char *words_rename_reason(const struct plan_rename *r);
 /* Why an entry is not copied; a note (malloc'd, NULL when out of memory). */

@@ -107,6 +107,14 @@ char *words_name_problem(const struct plan_problem *p, const struct target *t)
 	return words_format("cannot copy %s to %s: %s; %s", quote(a), quote(b), rule, fix);
 }
 
+char *words_names_refused(const struct target *t, const char *dest, size_t n)
+{
+	return words_format("nothing was copied to %s: %zu name%s %s cannot hold (see above); "
+			    "rename %s, or use --rename-invalid to give %s names it can hold",
+			    quote(dest), n, n == 1 ? "" : "s", family(family_of(t)),
+			    n == 1 ? "it" : "them", n == 1 ? "it" : "them");
+}
+
 char *words_rename(const struct plan *p, const struct plan_rename *r, const struct target *t)
 {
 	const struct plan_entry *e = &p->entries[r->entry];

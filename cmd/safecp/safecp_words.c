@@ -160,6 +160,11 @@ char *words_problem(const struct plan_problem *p, const struct target *t)
 		return words_format("cannot stat %s: %s", quote(a), strerror(p->err ? p->err : ENOENT));
 	case PLAN_SOURCE_UNREADABLE:
 		return words_format("cannot read %s: %s", quote(a), strerror(p->err ? p->err : EACCES));
+	case PLAN_SOURCE_TWICE:
+		if (strcmp(a, b) == 0)
+			return words_format("source %s is given more than once; give it once", quote(a));
+		return words_format("source %s is given more than once (also as %s); give it once",
+				    quote(a), quote(b));
 	case PLAN_SOURCE_CHANGED:
 		return words_format("%s changed while the copy was planned for its destinations; "
 				    "run the copy again", quote(a));

@@ -52,6 +52,7 @@ static const char *const kind_names[] = {
 	[PLAN_NAME_CLASH] = "name-clash",
 	[PLAN_SOURCE_CHANGED] = "source-changed",
 	[PLAN_DEST_NOT_BENEATH] = "dest-not-beneath",
+	[PLAN_SOURCE_TWICE] = "source-twice",
 };
 
 const char *plan_problem_kind_name(enum plan_problem_kind kind)
@@ -334,9 +335,16 @@ static int check_clashes(struct plan_builder *b, struct source *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		v[i] = &s[i];
 	qsort(v, n, sizeof(*v), cmp_source_dst);
-	for (size_t i = 1; i < n; i++)
-		if (strcmp(v[i - 1]->d.dst, v[i]->d.dst) == 0)
-			return plan_refuse(b->problem, PLAN_DEST_CLASH, v[i]->arg, v[i]->d.dst, 0);
+	for (size_t i = 1; i < n; i++) {
+		const struct source *x = v[i - 1], *y = v[i];
+
+		if (strcmp(x->d.dst, y->d.dst) != 0)
+			continue;
+		/* one file named twice (a glob and a path, "a" and "./a") */
+		if (x->e.st.st_dev == y->e.st.st_dev && x->e.st.st_ino == y->e.st.st_ino)
+			return plan_refuse(b->problem, PLAN_SOURCE_TWICE, y->arg, x->arg, 0);
+		return plan_refuse(b->problem, PLAN_DEST_CLASH, y->arg, y->d.dst, 0);
+	}
 	return 0;
 }
 

@@ -116,6 +116,8 @@ enum plan_problem_kind {
 				* another source goes there; differ only in case */
 	PLAN_SOURCE_CHANGED,   /* path (src): plan_build_beside() found a source
 				* that is not the tree's (it changed since) */
+	PLAN_SOURCE_TWICE,     /* path, path2: two operands naming one file
+				* (as cp's "specified more than once") */
 	PLAN_DEST_NOT_BENEATH, /* path (DEST), path2 (the root), err: EXDEV (the
 				* path leaves the root or crosses a mount), ELOOP
 				* (a symbolic link on the way) */

@@ -66,6 +66,19 @@ assert_nothing_written() {
 	[[ $output == *"are the same file"* ]]
 }
 
+@test "one source given twice: exit 2, said as such (not as a clash of two sources)" {
+	run -2 safecp "$SRC/a" "$SRC/b" "$SRC/a" "$DST"/
+	[[ $output == "safecp: source '$SRC/a' is given more than once; give it once" ]]
+	run -2 safecp "$SRC/a" "$SRC/../src/a" "$DST"/
+	[[ $output == "safecp: source '$SRC/../src/a' is given more than once (also as '$SRC/a'); give it once" ]]
+	# two files of one name are still two sources
+	mkdir "$SRC/other"
+	make_file "$SRC/other/a" 10
+	run -2 safecp "$SRC/a" "$SRC/other/a" "$DST"/
+	[[ $output == *"would overwrite"*"copied from another source"* ]]
+	assert_nothing_written
+}
+
 @test "a directory into itself: exit 2" {
 	run -2 safecp -r "$SRC/d" "$SRC/d/sub"
 	[[ $output == "safecp: cannot copy the directory '$SRC/d' into itself, '$SRC/d/sub'" ]]

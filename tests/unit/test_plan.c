@@ -355,20 +355,22 @@ TEST(two_sources_one_name)
 	CHECK_STR(x.pr.path, "d2/x");
 	CHECK_STR(x.pr.path2, "d/x");
 	run_done(&x);
+	/* one file named twice is said as such, not as two sources */
 	x = BUILD(&plain, "d", "d1/y", "d1/y");
-	CHECK_REFUSED(x, PLAN_DEST_CLASH);
+	CHECK_REFUSED(x, PLAN_SOURCE_TWICE);
+	CHECK_STR(x.pr.path, "d1/y");
 	run_done(&x);
 	tree_done();
 }
 
 TEST(problem_kind_names)
 {
-	for (int i = PLAN_OK; i <= PLAN_SOURCE_CHANGED; i++) {
+	for (int i = PLAN_OK; i <= PLAN_DEST_NOT_BENEATH; i++) {
 		CHECK(strcmp(plan_problem_kind_name(i), "unknown") != 0);
 		for (int j = PLAN_OK; j < i; j++)
 			CHECK(strcmp(plan_problem_kind_name(i), plan_problem_kind_name(j)) != 0);
 	}
-	CHECK_STR(plan_problem_kind_name(PLAN_SOURCE_CHANGED + 1), "unknown");
+	CHECK_STR(plan_problem_kind_name(PLAN_DEST_NOT_BENEATH + 1), "unknown");
 	CHECK_STR(plan_problem_kind_name(PLAN_NO_SPACE), "no-space");
 }
 
