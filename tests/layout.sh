@@ -55,8 +55,9 @@ declare -A EXT_RE=(
 	[libarchive]='^archive(_entry)?\.h$'
 	[systemd]='^systemd/'
 	[libxml]='^libxml/'
+	[zlib]='^zlib\.h$'
 )
-declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash [libxml]=mhl [systemd]=unmount [libarchive]=archive)
+declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash [libxml]=mhl [systemd]=unmount [libarchive]=archive [zlib]=archive)
 
 LIB_PARTS=$(printf '%s\n' "${!MAY[@]}" | sort | tr '\n' ' ')
 CMD_PARTS=$(for d in cmd/*/; do d=${d%/}; printf '%s ' "${d#cmd/}"; done)

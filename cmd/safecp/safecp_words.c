@@ -237,8 +237,8 @@ static const char *hint(enum copy_step step, int err)
 		return "copy again";
 	case EBADMSG: /* --unpack: unpack_data.h */
 		if (step == COPY_STEP_READ)
-			return "the archive's entry is not as long as its header says (damaged, or a "
-			       "zip bomb); it was not written";
+			return "the archive's entry is not as long as its header says, or its "
+			       "checksum differs (damaged, or a zip bomb); it was not written";
 		break;
 	case ENOTDIR:
 		if (step == COPY_STEP_CREATE)

@@ -26,7 +26,9 @@
  *   publish      before a file or symlink is put under its final name;
  *                path: its destination path
  *   check        --check: before a file is read back; path: as the
- *                reference lists it (relative to the directory) */
+ *                reference lists it (relative to the directory)
+ *   identical    --skip-identical: before a destination file is judged;
+ *                path: its destination path */
 #ifndef SAFECP_TEST_HOOK_H
 #define SAFECP_TEST_HOOK_H
 
