@@ -280,7 +280,7 @@ card_fuse() {
 	local n_a n_b
 	n_a=$(grep -c . "$BATS_TEST_TMPDIR/inodes-a")
 	n_b=$(grep -c . <<<"$had_b" || true)
-	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL' ("*", $n_a already there)"* ]]
+	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL' ("*", $n_a already there and read back)"* ]]
 	# the rerun read and listed what no generation did: the script has no file the
 	# ASC MHL lacks to warn of (check_stick found every file in the history)
 	if has_mhl; then
@@ -296,7 +296,7 @@ card_fuse() {
 	if ((n_both > 0)); then
 		[[ $output == *"$n_both file(s) left alone as already copied had no checksum line yet: hashed from the card"* ]]
 	fi
-	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL' ("*", $n_b already there)"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL' ("*", $n_b already there and read back)"* ]]
 }
 
 @test "offload-card: a stick that stores a byte wrong: named as failed, the card must NOT be erased, exit 1" {
@@ -336,4 +336,93 @@ card_fuse() {
 	[[ $output != *"may be erased"* ]]
 	refute mountpoint -q "$CARD_AT"
 	check_stick "$B_ID" "$DAY1"
+}
+
+# --------------------------------------------------------- a stick someone else prepared
+# (issue 24 H1, H3): links on the stick lead off it; a copy changed behind its record.
+# Each checks a victim tree off the stick, before and after, and that "may be erased" is
+# never said.
+
+# victim_up: $VICTIM, a tree off the stick standing for /root/.ssh and /etc.
+victim_up() {
+	VICTIM=$BATS_TEST_TMPDIR/victim
+	mkdir -p "$VICTIM/.ssh" "$VICTIM/etc"
+	echo ORIGINAL-KEY >"$VICTIM/.ssh/authorized_keys"
+	echo 'root:$6$x:19000:0:99999:7:::' >"$VICTIM/etc/shadow"
+	victim_sums >"$BATS_TEST_TMPDIR/victim.before"
+}
+
+victim_sums() {
+	(cd "$VICTIM" && find . -printf '%y %p %m %s %l\n' | LC_ALL=C sort && find . -type f -exec sha256sum {} + | LC_ALL=C sort)
+}
+
+victim_unchanged() {
+	victim_sums | diff -u "$BATS_TEST_TMPDIR/victim.before" - >&2 ||
+		{ echo "the victim tree off the stick changed (above)" >&2; return 1; }
+}
+
+# offload_attacked: the script on the card and stick $A, kept mounted; must refuse.
+offload_attacked() {
+	OFFLOAD_TODAY=$DAY1 run --separate-stderr "$OFFLOAD" -k --card-mount "$CARD_AT" "LABEL=$LABEL" "$A"
+	echo "$output"
+	echo "$stderr"
+	((status != 0))
+	[[ $output != *"may be erased"* ]]
+	[[ $stderr == *"symbolic link"* ]]
+	victim_unchanged
+}
+
+@test "offload-card: a planted record whose folder is a link off the stick: refused, nothing written there" {
+	make_card
+	stick_up --size 64 --rate 0
+	A=$STICK_MNT
+	victim_up
+	mkdir -p "$A/2020-01-01/.offload-card"
+	printf 'uuid=%s\nlabel=x\nfolder=x\nfirst_offload=2020-01-01\n' "$CARD_UUID" >"$A/2020-01-01/.offload-card/$CARD_UUID"
+	ln -s "$VICTIM/.ssh" "$A/2020-01-01/x"
+	offload_attacked
+}
+
+@test "offload-card: a link named after today's date: refused, the offload does not leave the stick" {
+	make_card
+	stick_up --size 64 --rate 0
+	A=$STICK_MNT
+	victim_up
+	ln -s "$VICTIM" "$A/$DAY1"
+	offload_attacked
+	[[ ! -e $VICTIM/$LABEL ]]
+}
+
+@test "offload-card: a link at the record's old temporary name writes nothing through it" {
+	make_card
+	stick_up --size 64 --rate 0
+	A=$STICK_MNT
+	victim_up
+	mkdir -p "$A/$DAY1/.offload-card"
+	ln -s "$VICTIM/etc/shadow" "$A/$DAY1/.offload-card/.$CARD_UUID.tmp"
+	OFFLOAD_TODAY=$DAY1 run -0 --separate-stderr "$OFFLOAD" -k --card-mount "$CARD_AT" "LABEL=$LABEL" "$A"
+	echo "$output"
+	victim_unchanged
+	grep -q "^uuid=$CARD_UUID\$" "$A/$DAY1/.offload-card/$CARD_UUID"
+}
+
+@test "offload-card: a rerun over a photo changed on the stick (size and time kept) reads it back and copies it again" {
+	make_card
+	stick_up --size 64 --rate 0
+	A=$STICK_MNT
+	OFFLOAD_TODAY=$DAY1 run -0 "$OFFLOAD" -k --card-mount "$CARD_AT" "LABEL=$LABEL" "$A"
+	local f=$A/$DAY1/$LABEL/DCIM/100CANON/IMG_0005.JPG
+	touch -r "$f" "$BATS_TEST_TMPDIR/ref"
+	printf X | dd of="$f" bs=1 seek=1000 conv=notrunc status=none
+	touch -r "$BATS_TEST_TMPDIR/ref" "$f"
+	sync -f "$f"
+	echo 3 >/proc/sys/vm/drop_caches
+	refute cmp -s "$SRC/DCIM/100CANON/IMG_0005.JPG" "$f"
+	OFFLOAD_TODAY=$DAY2 run -0 --separate-stderr "$OFFLOAD" -k --card-mount "$CARD_AT" "LABEL=$LABEL" "$A"
+	echo "$output"
+	echo "$stderr"
+	cmp "$SRC/DCIM/100CANON/IMG_0005.JPG" "$f"
+	[[ $output == *"already there and read back"* ]]
+	[[ $output == *"may be erased"* ]]
+	(cd "$A/$DAY1/$LABEL" && xxhsum -c "../$LABEL.xxh128" >/dev/null)
 }
