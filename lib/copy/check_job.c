@@ -8,21 +8,17 @@
  * them (seq_cst atomics), so the poller reads each one once it is final. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "copy/check.h"
 #include "device/fs_traits.h"
+#include "util/beneath.h"
 #include "util/debug.h"
 #include "util/test_hook.h"
-
-/* a rename elsewhere in DIR makes openat2 answer EAGAIN: look again */
-#define OPEN_TRIES 8
 
 struct check_job {
 	const struct check_list *list;
@@ -39,25 +35,6 @@ struct check_job {
 	pthread_t thread;
 	bool started;
 };
-
-/* PATH beneath dir_fd, no symlink followed (check.h); fd or -errno. */
-static int open_beneath(int dir_fd, const char *path, uint64_t flags)
-{
-	struct open_how how = {
-		.flags = flags | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-
-	for (int i = 0; i < OPEN_TRIES; i++) {
-		long fd = syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
-
-		if (fd >= 0)
-			return (int)fd;
-		if (errno != EAGAIN && errno != EINTR)
-			break;
-	}
-	return -errno;
-}
 
 static enum check_result open_failure(int err)
 {
@@ -81,7 +58,7 @@ static void size_all(struct check_job *j)
 		int fd;
 
 		if (!e->has_size) {
-			fd = open_beneath(j->dir_fd, e->path, O_PATH);
+			fd = beneath_openat(j->dir_fd, e->path, O_PATH, 0);
 			j->sizes[i] = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
 					      ? (uint64_t)st.st_size : 0;
 			if (fd >= 0)
@@ -128,7 +105,7 @@ static void check_one(struct check_job *j, const struct check_entry *e, struct c
 		o->result = CHECK_FAILED_BEFORE;
 		return;
 	}
-	fd = open_beneath(j->dir_fd, e->path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	fd = beneath_openat(j->dir_fd, e->path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
 	if (fd < 0) {
 		o->result = open_failure(-fd);
 		o->err = -fd;

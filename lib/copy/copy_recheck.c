@@ -18,26 +18,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "copy/copy_internal.h"
+#include "util/beneath.h"
 #include "util/cleanup.h"
 #include "util/test_hook.h"
-
-static int open_beneath(int dirfd, const char *rel, int flags)
-{
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
-
-	return fd < 0 ? -errno : (int)fd;
-}
 
 /* Take f away from its name, if the name still holds it. */
 static int withdraw(struct engine *g, const struct named_file *f, const char *rel)
@@ -54,7 +42,7 @@ static int withdraw(struct engine *g, const struct named_file *f, const char *re
 	base = slash ? slash + 1 : rel;
 	if (slash)
 		*slash = '\0';
-	dfd = slash ? open_beneath(g->dest_dir_fd, dir, O_RDONLY | O_DIRECTORY)
+	dfd = slash ? beneath_openat(g->dest_dir_fd, dir, O_RDONLY | O_DIRECTORY | O_NOCTTY, 0)
 		    : fcntl(g->dest_dir_fd, F_DUPFD_CLOEXEC, 0);
 	if (dfd < 0)
 		return dfd;
@@ -80,7 +68,7 @@ static bool recheck_one(struct engine *g, const struct named_file *f)
 
 	if (!plan_dest_rel(g->plan, f->entry, rel, sizeof(rel)))
 		return false;
-	fd = open_beneath(g->dest_dir_fd, rel, O_RDONLY | O_NONBLOCK);
+	fd = beneath_openat(g->dest_dir_fd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW, 0);
 	/* gone or replaced since (by someone else): not ours to judge */
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != f->dev || st.st_ino != f->ino)
 		return false;
