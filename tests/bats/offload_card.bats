@@ -426,3 +426,31 @@ offload_attacked() {
 	[[ $output == *"may be erased"* ]]
 	(cd "$A/$DAY1/$LABEL" && xxhsum -c "../$LABEL.xxh128" >/dev/null)
 }
+
+@test "offload-card: a label's newline never reaches the screen or a folder name; a cut name stays UTF-8 (audit L1)" {
+	eval "$(sed -n '/^shown() {/,/^}/p; /^folder_name() {/,/^}/p' "$OFFLOAD")"
+	local s
+	s=$(shown $'x\nthe card may be erased')
+	[[ $s != *$'\n'* && $s == "'x?the card may be erased'" ]]
+	s=$(folder_name $'a\nb*')
+	[[ $s == a_b_ ]]
+	# 63 ASCII bytes and a two-byte letter: the cut at 64 bytes drops the half letter
+	s=$(folder_name "$(printf 'a%.0s' {1..63})é")
+	[[ $s == "$(printf 'a%.0s' {1..63})" ]]
+}
+
+@test "offload-card: a card of a filesystem no camera writes (btrfs) is refused, nothing mounted (audit L7)" {
+	stick_up --fs btrfs --size 256 --rate 0 --label "$LABEL"
+	echo photo >"$STICK_MNT/IMG_0001.JPG"
+	umount "$STICK_MNT"
+	CARD_DEV=$STICK_DEV
+	stick_up --size 64 --rate 0
+	A=$STICK_MNT
+	run --separate-stderr "$OFFLOAD" -k --card-mount "$CARD_AT" "LABEL=$LABEL" "$A"
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"holds 'btrfs', which no camera writes: refusing to mount it"* ]]
+	refute mountpoint -q "$CARD_AT"
+	[[ -z $(findmnt -n --source "$CARD_DEV") ]]
+	[[ -z $(ls -A "$A" | grep -vx lost+found) ]]
+}
