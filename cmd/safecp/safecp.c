@@ -48,7 +48,7 @@ enum {
 /* popt's view of the command line, before validation */
 static struct {
 	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl, unmount, power_off;
-	int unpack, skip_unsafe;
+	int unpack, skip_unsafe, system_disk;
 	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check, *pack;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
@@ -67,6 +67,9 @@ static struct poptOption options[] = {
 	{ "beneath", '\0', POPT_ARG_STRING, NULL, OPT_BENEATH,
 	  "refuse a DEST not written as DIR/... or reached from DIR through a symbolic "
 	  "link, '..' or another mount; repeat for several sticks", "DIR" },
+	{ "system-disk", '\0', POPT_ARG_NONE, &raw.system_disk, 0,
+	  "copy also to the disk the system runs from, or to memory (tmpfs), which "
+	  "are refused as no stick", NULL },
 	{ "no-target-directory", 'T', POPT_ARG_NONE, &raw.no_target_dir, 0,
 	  "treat DEST as a file name, even if it is a directory", NULL },
 	{ "no-clobber", 'n', POPT_ARG_NONE, NULL, OPT_NO_CLOBBER,
@@ -414,6 +417,7 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 	o->plan.no_target_directory = raw.no_target_dir;
 	o->dry_run = raw.dry_run;
 	o->rename_invalid = raw.rename_invalid;
+	o->system_disk = raw.system_disk;
 	validate_values(o, progress_given);
 	validate_pack(o);
 	validate_operands(ctx, o);
@@ -554,6 +558,9 @@ static int job_prepare(const struct safecp_options *o, size_t n, const struct pl
 		return EXIT_USAGE;
 	}
 	r = probe_destination(o, job);
+	if (r)
+		return r;
+	r = place_check(o, job);
 	if (r)
 		return r;
 	r = check_names(o, job);

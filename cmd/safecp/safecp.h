@@ -35,6 +35,7 @@
 #include "common/progress.h"
 #include "io/sizing.h"
 #include "device/target.h"
+#include "device/target_place.h"
 
 struct safecp_options {
 	struct plan_options plan;
@@ -71,6 +72,7 @@ struct safecp_options {
 	struct pack_feed *pack_feed;   /*   the archive's bytes, while it runs */
 	bool unpack;               /* --unpack: the sources are archives */
 	bool skip_unsafe;          /* --skip-unsafe */
+	bool system_disk;          /* --system-disk */
 };
 
 /* Everything decided before the first byte. */
@@ -78,6 +80,7 @@ struct safecp_job {
 	const char *dest_arg;        /* the destination as given */
 	struct plan *plan;
 	struct target *target;
+	struct target_placement place; /* which disk target is on */
 	struct fs_space space;
 	uint64_t space_needed;
 	struct dio_caps dio;
@@ -98,6 +101,11 @@ struct events;
 /* safecp.c: one refusal before the first byte, in words on stderr and as
  * a JSON "refused" event of that kind. */
 void report_refusal(const struct safecp_options *o, const char *kind, const char *msg);
+
+/* safecp_place.c: job->place from job->target; a destination on the
+ * system disk or on no disk refused (unless --system-disk), one on a
+ * fixed disk noted.  0 or EXIT_USAGE after saying why. */
+int place_check(const struct safecp_options *o, struct safecp_job *job);
 
 /* safecp_unmount.c: --unmount, --power-off.  Before the first byte: each
  * destination resolved to what will be unmounted, the refusals said

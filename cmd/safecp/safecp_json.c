@@ -100,6 +100,8 @@ void jsonev_start(struct jsonev *ev, const struct safecp_job *job)
 	json_kv_string(j, "fstype", t->fstype);
 	json_kv_name(j, "device", t->has_block ? t->devnode : NULL);
 	json_kv_string(j, "disk", t->has_block ? t->diskname : NULL);
+	json_kv_bool(j, "removable", job->place.removable);
+	json_kv_bool(j, "system_disk", job->place.place == TARGET_SYSTEM);
 	json_kv_string(j, "strategy", strategy_name(job->wplan.strategy));
 	json_kv_string(j, "reason", words_sizing_reason(job->wplan.reason));
 	json_kv_u64(j, "window", job->wplan.window);

@@ -151,9 +151,9 @@ rule_documented() {
 	local d=$BATS_TEST_TMPDIR
 	mkdir "$d/src" "$d/dst"
 	echo data >"$d/src/f"
-	run -0 --separate-stderr safecp -v -q --progress=none "$d/src/f" "$d/dst/a"
+	run -0 --separate-stderr safecp --system-disk -v -q --progress=none "$d/src/f" "$d/dst/a"
 	[ -z "$output" ] && [ -z "$stderr" ]
-	run -0 --separate-stderr safecp -q -v --progress=none "$d/src/f" "$d/dst/b"
+	run -0 --separate-stderr safecp --system-disk -q -v --progress=none "$d/src/f" "$d/dst/b"
 	[[ $output == *"'$d/src/f' -> '$d/dst/b'"* ]]
 	cmp "$d/src/f" "$d/dst/a"
 	cmp "$d/src/f" "$d/dst/b"
@@ -254,7 +254,7 @@ error_events() {
 	mkdir "$d/dst"
 	echo data >"$d/f"
 	# /proc/self/mem cannot be read at offset 0 (EIO): one error, the rest is copied
-	run -1 --separate-stderr safecp --progress=json /proc/self/mem "$d/f" "$d/dst/"
+	run -1 --separate-stderr safecp --system-disk --progress=json /proc/self/mem "$d/f" "$d/dst/"
 	framed "$output"
 	error_events "$output" safecp "$stderr"
 	jq -se 'map(select(.event == "error"))[0] | .path == "/proc/self/mem" and .errno == 5

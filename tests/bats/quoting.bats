@@ -83,7 +83,7 @@ assert_seen() {
 	local line s d
 	declare -A SEEN=()
 	hostile_tree "$SRC"
-	safecp -r -v --progress=none "$SRC" "$DST" >"$T/out" 2>"$T/err"
+	safecp --system-disk -r -v --progress=none "$SRC" "$DST" >"$T/out" 2>"$T/err"
 	assert_clean "$T/out"
 	assert_clean "$T/err"
 	while IFS= read -r line; do
@@ -105,7 +105,7 @@ assert_seen() {
 @test "safecp -v: a quote is written as '\\'' and a plain name as before" {
 	printf x >"$SRC/it's"
 	printf x >"$SRC/plain"
-	run -0 safecp -v --progress=none "$SRC/it's" "$SRC/plain" "$DST"
+	run -0 safecp --system-disk -v --progress=none "$SRC/it's" "$SRC/plain" "$DST"
 	[[ $output == *"'$SRC/it'\\''s' -> '$DST/it'\\''s'"* ]]
 	[[ $output == *"'$SRC/plain' -> '$DST/plain'"* ]]
 }
@@ -114,7 +114,7 @@ assert_seen() {
 	local name=$'kept\e[5m\n\x9b' line
 	printf new >"$SRC/$name"
 	printf old >"$DST/$name"
-	safecp -n -v --progress=none "$SRC/$name" "$DST" >"$T/out" 2>"$T/err"
+	safecp --system-disk -n -v --progress=none "$SRC/$name" "$DST" >"$T/out" 2>"$T/err"
 	assert_clean "$T/out"
 	[[ $(grep -c " kept: " "$T/out") -eq 1 ]]
 	line=$(grep -a " kept: " "$T/out")
@@ -130,7 +130,7 @@ assert_seen() {
 	local line
 	declare -A SEEN=()
 	hostile_tree "$SRC"
-	safecp -r -v --dry-run "$SRC" "$DST" >"$T/out" 2>"$T/err"
+	safecp --system-disk -r -v --dry-run "$SRC" "$DST" >"$T/out" 2>"$T/err"
 	assert_clean "$T/out"
 	assert_clean "$T/err"
 	while IFS= read -r line; do
@@ -145,7 +145,7 @@ assert_seen() {
 @test "a warning (a FIFO skipped) quotes its name" {
 	local name=$SRC/$'fifo\e[2J\r\x9b'
 	mkfifo "$name"
-	safecp --progress=none "$name" "$DST" >"$T/out" 2>"$T/err"
+	safecp --system-disk --progress=none "$name" "$DST" >"$T/out" 2>"$T/err"
 	cat -v "$T/err"
 	assert_clean "$T/err"
 	[[ $(wc -l <"$T/err") -eq 1 ]]
@@ -157,7 +157,7 @@ assert_seen() {
 
 @test "an error (a missing source) quotes its name" {
 	local name=$SRC/$'gone\e[31m\n\xc2\x9b'
-	run -2 --separate-stderr safecp "$name" "$DST"
+	run -2 --separate-stderr safecp --system-disk "$name" "$DST"
 	printf '%s\n' "$stderr" >"$T/err"
 	assert_clean "$T/err"
 	[[ ${#stderr_lines[@]} -eq 1 ]]
@@ -195,7 +195,7 @@ assert_seen() {
 	printf x >"$SRC/"$'d\e[1m\nx/f'
 	# PID 99999999 is above any pid_max: a copy that died
 	printf 'stale' >"$dir/.safecp-99999999-1.tmp"
-	safecp -r --progress=none "$SRC" "$DST" >"$T/out" 2>"$T/err"
+	safecp --system-disk -r --progress=none "$SRC" "$DST" >"$T/out" 2>"$T/err"
 	cat -v "$T/err"
 	assert_clean "$T/err"
 	line=$(grep -a "temporary file" "$T/err")
@@ -209,7 +209,7 @@ assert_seen() {
 	require_cmd jq
 	local n
 	hostile_tree "$SRC"
-	safecp -r --progress=json "$SRC" "$DST" >"$T/events" 2>"$T/err"
+	safecp --system-disk -r --progress=json "$SRC" "$DST" >"$T/events" 2>"$T/err"
 	assert_clean "$T/events"
 	jq -e . "$T/events" >/dev/null
 	for n in "${NAMES[@]}"; do

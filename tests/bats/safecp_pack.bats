@@ -178,36 +178,36 @@ round_trip() {
 	mkdir -p "$d" "$SRC/one" "$SRC/two"
 	make_file "$SRC/one/a" 10
 	make_file "$SRC/two/b" 20
-	safecp -q --pack=tar "$SRC/one" "$SRC/two" "$d"
+	safecp --system-disk -q --pack=tar "$SRC/one" "$SRC/two" "$d"
 	[[ -f $d/one.tar ]]
 	python3 - "$d/one.tar" <<-'EOF'
 		import sys, tarfile
 		names = tarfile.open(sys.argv[1]).getnames()
 		assert names == ["one", "one/a", "two", "two/b"], names
 	EOF
-	safecp -q --pack=zip -t "$d" "$SRC/two/b"
+	safecp --system-disk -q --pack=zip -t "$d" "$SRC/two/b"
 	[[ -f $d/b.zip ]]
-	safecp -q --pack=tar.gz "$SRC/one" "$d/custom name.tgz"
+	safecp --system-disk -q --pack=tar.gz "$SRC/one" "$d/custom name.tgz"
 	python3 "$CHECK" "$d/custom name.tgz" "$SRC/one"
 	# "." packs the contents, named after the directory
-	(cd "$SRC/one" && safecp -q --pack=tar . "$d"/)
+	(cd "$SRC/one" && safecp --system-disk -q --pack=tar . "$d"/)
 	python3 "$CHECK" "$d/one.tar" "$SRC/one" ""
 	# an existing archive is replaced, never written through
 	ln -s "$SRC/one/a" "$d/link.tar"
-	safecp -q --pack=tar "$SRC/two" "$d/link.tar"
+	safecp --system-disk -q --pack=tar "$SRC/two" "$d/link.tar"
 	[[ ! -L $d/link.tar && $(cat "$SRC/one/a" | wc -c) == 10 ]]
 	# refused: onto a directory (-T), a missing parent, two sources with one name
 	mkdir "$d/dir.tar"
-	run -2 safecp --pack=tar -T "$SRC/one" "$d/dir.tar"
+	run -2 safecp --system-disk --pack=tar -T "$SRC/one" "$d/dir.tar"
 	[[ $output == *"cannot overwrite directory '$d/dir.tar'"* ]]
-	run -2 safecp --pack=tar "$SRC/one" "$d/nowhere/x.tar"
+	run -2 safecp --system-disk --pack=tar "$SRC/one" "$d/nowhere/x.tar"
 	[[ $output == *"does not exist"* ]]
 	mkdir -p "$SRC/other/one"
-	run -2 safecp --pack=tar "$SRC/one" "$SRC/other/one" "$d"
+	run -2 safecp --system-disk --pack=tar "$SRC/one" "$SRC/other/one" "$d"
 	[[ $output == *"would both be 'one' in the archive"* ]]
 	# the archive as one of its own sources
-	safecp -q --pack=tar "$SRC/two/b" "$d/self.tar"
-	run -2 safecp --pack=tar "$d/self.tar" "$d/self.tar"
+	safecp --system-disk -q --pack=tar "$SRC/two/b" "$d/self.tar"
+	run -2 safecp --system-disk --pack=tar "$d/self.tar" "$d/self.tar"
 	[[ $output == *"same file"* || $output == *"are the same"* ]]
 }
 
@@ -258,7 +258,7 @@ stopped() {
 	mkdir -p "$d" "$SRC/t"
 	make_file "$SRC/t/a" 5000
 	make_file "$SRC/t/b" $((3 * MIB))
-	run -1 --separate-stderr safecp --pack=tar /proc/self/mem "$SRC/t" "$d/x.tar"
+	run -1 --separate-stderr safecp --system-disk --pack=tar /proc/self/mem "$SRC/t" "$d/x.tar"
 	echo "$stderr"
 	[[ $stderr == *"cannot read '/proc/self/mem'"*"the archive '$d/x.tar' was not written"* ]]
 	[[ ! -e $d/x.tar ]]
@@ -266,7 +266,7 @@ stopped() {
 	# it: GNU tar's "file changed as we read it"
 	local how rc
 	for how in grows rewritten; do
-		SAFECP_TEST_PAUSE=source-open:t/b safecp --pack=zip "$SRC/t" "$d/y.zip" \
+		SAFECP_TEST_PAUSE=source-open:t/b safecp --system-disk --pack=zip "$SRC/t" "$d/y.zip" \
 			2>"$BATS_TEST_TMPDIR/err" &
 		pid=$!
 		PAUSED_PID=$pid
@@ -294,7 +294,7 @@ stopped() {
 	mkdir -p "$d"
 	# xz is slower than any disk: the engine waits for the pack feed when the signal comes
 	make_file "$SRC/big" $((48 * MIB))
-	safecp --pack=tar.xz --progress=json "$SRC" "$d"/ >"$ev" 2>"$BATS_TEST_TMPDIR/err" &
+	safecp --system-disk --pack=tar.xz --progress=json "$SRC" "$d"/ >"$ev" 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
 	wait_for 30 grep -q '"event":"progress"' "$ev"
 	kill -INT "$pid"
@@ -313,7 +313,7 @@ stopped() {
 	# sparse: 4 GiB of zeros and a tail, deflated to a few MiB
 	truncate -s $((4 * 1024 * MIB + 12345)) "$SRC/huge"
 	echo tail >>"$SRC/huge"
-	safecp -q --pack=zip "$SRC/huge" "$d"/
+	safecp --system-disk -q --pack=zip "$SRC/huge" "$d"/
 	# zipfile checks each entry's CRC at its end, and needs Zip64 for these sizes
 	python3 - "$d/huge.zip" $((4 * 1024 * MIB + 12345 + 5)) <<-'EOF2'
 		import sys, zipfile

@@ -680,12 +680,12 @@ round_trip() {
 	run --separate-stderr safecp --unpack "$A/d.tar" "$BATS_TEST_TMPDIR/out/missing"
 	[[ $status -eq 2 && $stderr == *"'$BATS_TEST_TMPDIR/out/missing' does not exist"* ]]
 	# --dry-run writes nothing, and says what it would
-	run --separate-stderr safecp --unpack --dry-run "$A/d.tar" "$BATS_TEST_TMPDIR/out"
+	run --separate-stderr safecp --system-disk --unpack --dry-run "$A/d.tar" "$BATS_TEST_TMPDIR/out"
 	[[ $status -eq 0 && $output == *"plan: 1 file, 1 directory"* ]]
 	[[ -z $(ls -A "$BATS_TEST_TMPDIR/out") ]]
 	# --progress=json: each unsafe entry is a refused event
 	"$PY" "$HOSTILE" fifo "$A/fifo" "$VICTIM"
-	run --separate-stderr safecp --unpack --progress=json "$A/fifo" "$BATS_TEST_TMPDIR/out"
+	run --separate-stderr safecp --system-disk --unpack --progress=json "$A/fifo" "$BATS_TEST_TMPDIR/out"
 	[[ $status -eq 2 ]]
 	jq -e 'select(.event == "refused") | .kind == "special-file" and (.message | test("fifo"))' <<<"$output"
 }

@@ -419,7 +419,7 @@ in_ns() {
 	mkdir "$dir"
 	echo data >"$UD_SRC/a"
 	[ "$(findmnt -n -o TARGET -T "$dir")" = / ] || skip "$dir is not on the root filesystem"
-	run -$EX_USAGE safecp --unmount "$UD_SRC/a" "$dir/"
+	run -$EX_USAGE safecp --system-disk --unmount "$UD_SRC/a" "$dir/"
 	echo "$output" >&2
 	[[ $output == *"cannot unmount '$dir/': it is on the root filesystem"* ]]
 	[ ! -e "$dir/a" ]

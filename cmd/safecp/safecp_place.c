@@ -1,0 +1,67 @@
+/* safecp_place.c: which disk a destination is on, and what safecp says of
+ * it before the first byte.
+ *
+ * `safecp -r DCIM /media/usb` with no stick mounted there copies onto the
+ * system disk, exits 0, and the card is erased next.  A destination on the
+ * disk the system runs from (or a system mount), or with no disk at all
+ * (tmpfs: gone at power-off; a network filesystem), is refused unless
+ * --system-disk says that is meant; one on another fixed disk gets a note.
+ * A loop device is an image someone attached on purpose: no word. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "common/exitcodes.h"
+#include "common/quote.h"
+#include "safecp/safecp.h"
+#include "util/cleanup.h"
+
+static const char *system_what(enum sysdisk_kind kind)
+{
+	switch (kind) {
+	case SYSDISK_ROOT: return "the root filesystem";
+	case SYSDISK_SYSTEM: return "a system mount";
+	default: return "the disk the system runs from";
+	}
+}
+
+static char *refusal(const struct safecp_job *job)
+{
+	const struct target *t = job->target;
+	_cleanup_free_ char *where = words_where(t);
+	const char *dest = job->dest_arg;
+
+	if (job->place.place == TARGET_NO_DISK)
+		return words_format("refusing to copy to %s: it is on %s, which is no disk (memory, "
+				    "or a network); is the stick mounted there? mount it, or give "
+				    "--system-disk to copy there anyway", quote(dest),
+				    where ? where : quote(t->fstype ? t->fstype : "?"));
+	return words_format("refusing to copy to %s: it is on %s, %s, not a stick; is the stick "
+			    "mounted there? mount it, or give --system-disk to copy there anyway",
+			    quote(dest), where ? where : "?", system_what(job->place.kind));
+}
+
+int place_check(const struct safecp_options *o, struct safecp_job *job)
+{
+	int r = target_place(job->target, &job->place);
+
+	if (r < 0) {
+		cli_error("cannot tell which disk %s is on: %s", quote(job->dest_arg), strerror(-r));
+		return EXIT_USAGE;
+	}
+	if (o->system_disk)
+		return 0;
+	if (job->place.place == TARGET_SYSTEM || job->place.place == TARGET_NO_DISK) {
+		_cleanup_free_ char *msg = refusal(job);
+
+		report_refusal(o, job->place.place == TARGET_SYSTEM ? "system-disk" : "no-disk", msg);
+		return EXIT_USAGE;
+	}
+	if (job->place.place == TARGET_FIXED && o->verbosity != VERBOSITY_QUIET) {
+		_cleanup_free_ char *where = words_where(job->target);
+
+		fprintf(stderr, "%s: note: %s is on %s, a fixed disk, not a removable one\n",
+			program_name, quote(job->dest_arg), where ? where : "?");
+	}
+	return 0;
+}
