@@ -26,6 +26,7 @@
 
 #include "util/beneath.h"
 #include "util/cleanup.h"
+#include "util/process_umask.h"
 #include "copy/copy_internal.h"
 #include "device/fs_traits.h"
 #include "util/debug.h"
@@ -537,8 +538,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	g->bdev_fd = -1;
 	file_mover_init(&g->mover, o->wplan->chunk);
 	dirstack_init(&g->dirs, false);
-	g->umask = umask(0);
-	umask(g->umask);
+	g->umask = process_umask(); /* read, not set: other threads create files */
 	g->pid = getpid();
 	g->fuse = fs->fuse;
 	g->tmpfile = fs->tmpfile;
