@@ -111,7 +111,7 @@ void copy_remove_temp(struct batch_item *it)
 {
 	if (it->dirfd >= 0 && it->tmp[0]) {
 		writer_close(it->w);
-		unlinkat(it->dirfd, it->tmp, 0);
+		(void)unlinkat(it->dirfd, it->tmp, 0); /* gone already is as good */
 	}
 	it->tmp[0] = '\0';
 }

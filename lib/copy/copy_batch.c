@@ -231,11 +231,17 @@ static void set_attrs(struct engine *g, struct batch_item *it)
 	/* the owner is not kept, so neither are setuid, setgid and sticky
 	 * (GNU cp without --preserve=ownership); without --preserve=mode a
 	 * file gets what a new file gets: 0666 & ~umask */
-	if (!g->fs_has_modes ||
-	    fchmod(fd, g->o->keep_mode ? e->source->st.st_mode & 0777 : 0666 & ~g->umask) < 0) {
+	r = g->fs_has_modes &&
+		    fchmod(fd, g->o->keep_mode ? e->source->st.st_mode & 0777 : 0666 & ~g->umask) < 0
+	    ? -errno : 0;
+	/* only these say the filesystem keeps no modes (a FUSE daemon's
+	 * refusal); any other failure is this file's */
+	if (!g->fs_has_modes || r == -EPERM || r == -ENOTSUP || r == -EOPNOTSUPP) {
 		if (!g->mode_noted && g->cb && g->cb->note)
 			g->cb->note(g->cb->ctx, COPY_NOTE_NO_MODES, e->dst, 0, 0);
 		g->mode_noted = true;
+	} else if (r < 0) {
+		copy_report(g, it->entry, COPY_STEP_ATTRS, r, e->dst, false);
 	}
 }
 
@@ -296,9 +302,11 @@ static int durable_files(struct engine *g)
 		if (!last)
 			set_attrs(g, it);
 		if (sync && fsync(writer_fd(it->w)) < 0) {
-			copy_report(g, it->entry, COPY_STEP_SYNC, -errno,
-				    g->plan->entries[it->entry].dst, true);
-			return -errno;
+			int r = -errno; /* before the report, which takes a lock */
+
+			copy_report(g, it->entry, COPY_STEP_SYNC, r, g->plan->entries[it->entry].dst,
+				    true);
+			return r;
 		}
 	}
 	/* the data, times and sizes the daemon wrote are in the device's cache:
@@ -314,8 +322,10 @@ static int durable_files(struct engine *g)
 			confirm_all(b);
 	}
 	if (!g->fuse && !g->journaled && syncfs(g->dest_fd) < 0) {
-		copy_report(g, b->items[0].entry, COPY_STEP_SYNC, -errno, g->plan->dest_root, true);
-		return -errno;
+		int r = -errno;
+
+		copy_report(g, b->items[0].entry, COPY_STEP_SYNC, r, g->plan->dest_root, true);
+		return r;
 	}
 	/* durable now; read back before any of them is named */
 	for (size_t i = 0; g->o->verify && i < b->n; i++) {
@@ -384,7 +394,7 @@ static int rename_onto_placeholder(struct batch_item *it)
 	/* only our placeholder, if it is still the one there */
 	if (fstatat(it->dirfd, it->name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    now.st_dev == mine.st_dev && now.st_ino == mine.st_ino)
-		unlinkat(it->dirfd, it->name, 0);
+		(void)unlinkat(it->dirfd, it->name, 0); /* the error said is r's */
 	return r;
 }
 

@@ -331,10 +331,13 @@ int manifest_write(int dest_dir_fd, const struct manifest_input *in, struct mani
 		return r;
 	res->step = MANIFEST_STEP_CHAIN;
 	r = write_chain(afd, in, res, xml, len);
-	if (r == 0) {
-		res->step = MANIFEST_STEP_NONE;
-		/* a new ascmhl/ is an entry of the destination directory */
-		fsync(dest_dir_fd);
-	}
-	return r;
+	if (r < 0)
+		return r;
+	/* a new ascmhl/ is an entry of the destination directory; an O_PATH
+	 * fd (EBADF) is one whose directory the copy itself made durable */
+	res->step = MANIFEST_STEP_FOLDER;
+	if (fsync(dest_dir_fd) < 0 && errno != EBADF && errno != EINVAL)
+		return -errno;
+	res->step = MANIFEST_STEP_NONE;
+	return 0;
 }

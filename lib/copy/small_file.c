@@ -57,7 +57,7 @@ int small_file_write(int dirfd, const char *name, const void *buf, size_t len, m
 	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
 		r = -errno;
 	if (r < 0) {
-		unlinkat(dirfd, tmp, 0);
+		(void)unlinkat(dirfd, tmp, 0); /* the stale scan takes what stays */
 		return r;
 	}
 	return fsync(dirfd) < 0 ? -errno : 0;

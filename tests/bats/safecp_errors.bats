@@ -210,3 +210,21 @@ assert_nothing_written() {
 	run -0 safecp "$SRC/a" "$STICK_MNT"/
 	cmp "$SRC/a" "$STICK_MNT/a"
 }
+
+@test "a mode that cannot be set on a filesystem that keeps modes is that file's error, not 'no modes'" {
+	require_root
+	require_cmd strace
+	stick_up --size 32
+	# EIO: the file's failure, said with its name; EPERM: a daemon that keeps no
+	# modes, the note once (review turn 3 §8.3)
+	run --separate-stderr strace -f -qq -o /dev/null -e trace=fchmod -e inject=fchmod:error=EIO \
+		safecp "$SRC/a" "$STICK_MNT"/
+	echo "$stderr"
+	[[ $stderr == *"cannot keep the timestamps and mode of '$STICK_MNT/a': Input/output error"* ]]
+	[[ $stderr != *"does not store file modes"* ]]
+	cmp "$SRC/a" "$STICK_MNT/a"
+	run --separate-stderr strace -f -qq -o /dev/null -e trace=fchmod -e inject=fchmod:error=EPERM \
+		safecp "$SRC/b" "$STICK_MNT"/
+	echo "$stderr"
+	[[ $stderr == *"does not store file modes"* && $stderr != *"cannot keep"* ]]
+}
