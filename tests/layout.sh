@@ -15,6 +15,8 @@
 #            or in cmd/ although lib/ wraps it
 #   arrow    a folder includes one it may not (the arrows below)
 #   cycle    the folder include arrows form a cycle; names the include that closes it
+#   file-cycle  two files (a name.c with its name.h counts as one) reach each other by
+#            includes: each include on such a loop is named with the loop
 #   path     a quoted include that is not "part/name.h" naming a file in lib/ or cmd/
 #   cite     a "doc/kernel.md N.M" citation (in lib, cmd, tests, bench) names no section
 #            of doc/kernel.md
@@ -145,6 +147,7 @@ mapfile -t OTHER_INCLUDES < <(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:spac
 	"${OTHER_C[@]}" /dev/null 2>/dev/null)
 
 declare -A EDGE_SITES # "from to" -> "file:line file:line ..."
+declare -A FILE_SITES # "lib/io/writer lib/util/size" -> "file:line ..." (name.c + name.h: one)
 declare -A EXT_SITES  # library -> "folder|file|line ..."
 for rec in "${RECORDS[@]}"; do
 	IFS=$'\t' read -r kind file line a b <<<"$rec"
@@ -174,6 +177,9 @@ for rec in "${RECORDS[@]}"; do
 		violation "$file" "$line" lib-cmd "\"$name\" is a cmd/ header: lib/ never depends on cmd/"
 		continue
 	fi
+	mod_from=${file%.[ch]} mod_to=$to/${name##*/}
+	mod_to=${mod_to%.h}
+	[[ $mod_from == "$mod_to" ]] || FILE_SITES["$mod_from $mod_to"]+="$file:$line "
 	[[ $from == "$to" ]] && continue
 	EDGE_SITES["$from $to"]+="$file:$line "
 	arrow_ok "$from" "$to" ||
@@ -269,6 +275,30 @@ for key in $(printf '%s\n' "${SCC[@]}" | sort -u | tr ' ' ','); do
 		done
 	done
 done
+
+# file-cycle: an include A -> B between files lies on a loop when B reaches A. One awk
+# finds every such arrow (a walk from each file) and one shortest loop through it.
+FILE_EDGES=$(for e in "${!FILE_SITES[@]}"; do echo "$e"; done | sort)
+while read -r from to loop; do
+	[[ -n $from ]] || continue
+	for site in ${FILE_SITES["$from $to"]}; do
+		violation "${site%:*}" "${site##*:}" file-cycle "$loop: files that include each other are one file, or need a third below both"
+	done
+done < <(awk '
+	{ adj[$1] = adj[$1] " " $2; edge[NR] = $0 }
+	END {
+		for (e = 1; e <= NR; e++) {
+			split(edge[e], uv, " "); u = uv[1]; w = uv[2]
+			delete seen; delete prev; q[1] = w; head = 1; tail = 1; seen[w] = 1
+			while (head <= tail && !(u in seen)) {
+				x = q[head++]; m = split(adj[x], v, " ")
+				for (k = 1; k <= m; k++) if (!(v[k] in seen)) { seen[v[k]] = 1; prev[v[k]] = x; q[++tail] = v[k] }
+			}
+			if (!(u in seen)) continue
+			out = u; s = u; while (s != w) { s = prev[s]; out = s " -> " out }
+			print u, w, u " -> " out
+		}
+	}' <<<"$FILE_EDGES")
 
 # cite: the numbers after "doc/kernel.md" ("4.1", "4.1-4.3", "4.2, 5"), also when the
 # citation wraps onto the next line of a comment, must be section numbers of the file.
