@@ -86,7 +86,7 @@ int blockid_probe(const char *devnode, struct blockid *ret)
 	return 0;
 }
 
-static bool is_tag(const char *spec)
+bool blockid_is_tag(const char *spec)
 {
 	static const char *const tags[] = { "LABEL=", "UUID=", "PARTUUID=", "PARTLABEL=" };
 
@@ -140,7 +140,7 @@ int blockid_tag_devices(const char *spec, char ***ret_devnodes, size_t *ret_n)
 
 	*ret_devnodes = NULL;
 	*ret_n = 0;
-	if (!is_tag(spec) || blkid_parse_tag_string(spec, &type, &value) < 0 || !value)
+	if (!blockid_is_tag(spec) || blkid_parse_tag_string(spec, &type, &value) < 0 || !value)
 		return -EINVAL;
 	if (blkid_get_cache(&cache, "/dev/null") < 0)
 		return -ENOMEM;
@@ -201,7 +201,7 @@ int blockid_resolve(const char *spec, char **ret_devnode)
 
 	if (!spec || !*spec)
 		return -EINVAL;
-	if (is_tag(spec))
+	if (blockid_is_tag(spec))
 		return resolve_tag(spec, ret_devnode);
 	node = realpath(spec, NULL);
 	if (!node)

@@ -4,6 +4,8 @@
 #ifndef SAFECP_BLOCKID_H
 #define SAFECP_BLOCKID_H
 
+#include <stdbool.h>
+
 struct blockid {
 	char *label;   /* NULL when the fs has none */
 	char *uuid;
@@ -23,6 +25,9 @@ int blockid_probe(const char *devnode, struct blockid *ret);
  * without it, the udev link (/dev/disk/by-label/x) where there is one.
  * -ENOENT when nothing matches, -ENOTUNIQ when several devices have the
  * tag (two sticks called "NO NAME"): blockid_tag_devices() names them. */
+/* spec starts LABEL=, UUID=, PARTUUID= or PARTLABEL=. */
+bool blockid_is_tag(const char *spec);
+
 int blockid_resolve(const char *spec, char **ret_devnode);
 
 /* Every device that has the tag spec ("LABEL=x", ...), found by reading

@@ -35,6 +35,7 @@
 
 #include "device/blockdev.h"
 #include "dirty/dirty.h"
+#include "util/clock.h"
 #include "util/cleanup.h"
 #include "util/debug.h"
 #include "unmount/poweroff.h"
@@ -395,13 +396,6 @@ int poweroff_detach_sysfs(const struct poweroff_plan *p)
 	return r < 0 ? -errno : 0;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 /* A SCSI command without data.  0 for status GOOD, else -EIO; -errno when
  * the ioctl itself fails (ENOTTY: not a SCSI device). */
 static int scsi_command(int fd, unsigned char *cdb, unsigned char len)
@@ -450,7 +444,7 @@ static bool wait_until(bool (*cond)(const char *), const char *arg, int max_ms)
 	for (int waited = 0; !cond(arg); waited += 50) {
 		if (waited >= max_ms)
 			return false;
-		sleep_ms(50);
+		clock_sleep_ms(50);
 	}
 	return true;
 }
@@ -474,7 +468,7 @@ static bool wait_loop_detached(const char *disk, const char *backing, int max_ms
 			return true;
 		if (waited >= max_ms)
 			return false;
-		sleep_ms(50);
+		clock_sleep_ms(50);
 	}
 }
 

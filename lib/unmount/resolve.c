@@ -50,16 +50,6 @@ int unmount_refuse(struct unmount_refusal *ret, enum unmount_refusal_kind kind, 
 	return error < 0 ? error : -EPERM;
 }
 
-static bool is_tag(const char *s)
-{
-	static const char *const tags[] = { "LABEL=", "UUID=", "PARTUUID=", "PARTLABEL=" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(tags); i++)
-		if (strncmp(s, tags[i], strlen(tags[i])) == 0)
-			return true;
-	return false;
-}
-
 /* The facts the job needs: bdi and disk (target_probe), device node, st_dev. */
 static void fs_probe(struct unmount_fs *fs)
 {
@@ -195,7 +185,7 @@ static int resolve_in_sysroot(const struct unmount_resolve_options *o, const cha
 	dev_t devt;
 	int r;
 
-	if (is_tag(arg))
+	if (blockid_is_tag(arg))
 		return unmount_refuse(ret, UNMOUNT_REFUSAL_TAG_IN_SYSROOT, 0, arg, NULL, NULL,
 				      sysroot_get());
 	r = target_probe_devname(arg, &dev);
@@ -352,7 +342,7 @@ static int resolve(const struct unmount_resolve_options *o, const char *arg,
 		disk_from_fs(t);
 	} else if (!sysroot_is_real()) {
 		r = resolve_in_sysroot(o, arg, t, ret);
-	} else if (is_tag(arg)) {
+	} else if (blockid_is_tag(arg)) {
 		r = resolve_tag(o, arg, t, ret);
 	} else if (stat(arg, &st) < 0) {
 		r = unmount_refuse(ret, UNMOUNT_REFUSAL_NO_ACCESS, -errno, arg, NULL, NULL, NULL);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "device/blockdev.h"
+#include "util/clock.h"
 #include "util/cleanup.h"
 #include "util/debug.h"
 #include "device/mount.h"
@@ -161,13 +162,6 @@ int unmount_mount_at(const char *mountpoint, struct unmount_mount *ret)
 	return r;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 int unmount_device_release(const char *devnode, int wait_ms, bool do_fsync)
 {
 	_cleanup_close_ int fd = -1;
@@ -183,7 +177,7 @@ int unmount_device_release(const char *devnode, int wait_ms, bool do_fsync)
 			DEBUG(DEBUG_UNMOUNT, "O_EXCL %s: %s after %d ms", devnode, strerror(-r), waited);
 			return r;
 		}
-		sleep_ms(50);
+		clock_sleep_ms(50);
 		waited += 50;
 	}
 	DEBUG(DEBUG_UNMOUNT, "O_EXCL %s: free after %d ms", devnode, waited);

@@ -20,3 +20,10 @@ double clock_realtime(void)
 {
 	return seconds_of(CLOCK_REALTIME);
 }
+
+void clock_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}

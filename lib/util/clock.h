@@ -6,5 +6,7 @@
 double clock_monotonic(void);
 /* CLOCK_REALTIME: for timestamps in events. */
 double clock_realtime(void);
+/* Sleep ms milliseconds (a signal may cut it short: callers poll). */
+void clock_sleep_ms(long ms);
 
 #endif
