@@ -52,7 +52,7 @@ struct safecp_options {
 	bool dry_run;
 	bool keep_times;
 	bool keep_mode;
-	bool force;
+	bool force;                /* -f: cp's; a copy replaces by rename anyway */
 	bool rename_invalid;       /* --rename-invalid */
 	bool verify;               /* --verify */
 	bool verify_source;        /* --verify=source */

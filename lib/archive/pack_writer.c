@@ -60,7 +60,7 @@ int pack_format_from_name(const char *name, enum pack_format *ret)
 	return -EINVAL;
 }
 
-bool pack_format_compressed(enum pack_format f)
+static bool pack_format_compressed(enum pack_format f)
 {
 	return f != PACK_TAR;
 }

@@ -36,7 +36,6 @@ enum pack_format {
 const char *pack_format_name(enum pack_format f);
 /* The format of that name: 0, or -EINVAL. */
 int pack_format_from_name(const char *name, enum pack_format *ret);
-bool pack_format_compressed(enum pack_format f);
 
 /* An upper bound of the bytes one entry adds to an archive of format f
  * (headers, name, data and its padding; a compressed format's

@@ -120,9 +120,6 @@ struct copy_options {
 	bool keep_mode;                   /* the permission bits (never setuid, setgid
 					   * or sticky: the owner is not kept); else
 					   * 0666/0777 & ~umask, as new files get */
-	/* -f: with replace-by-rename a read-only destination is replaced
-	 * anyway, so nothing in the engine depends on it */
-	bool force;
 	/* read every file back from the device before it gets its name
 	 * (read_back.h): one that differs is not published */
 	bool verify;

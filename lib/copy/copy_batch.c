@@ -153,7 +153,9 @@ static int wait_volume(struct engine *g, uint64_t keep)
 	return 0;
 }
 
-int batch_wait_data(struct engine *g, uint64_t keep)
+/* Wait for the data of the oldest items until at most `keep` bytes are
+ * still unconfirmed. */
+static int batch_wait_data(struct engine *g, uint64_t keep)
 {
 	struct batch *b = &g->batch;
 

@@ -150,9 +150,6 @@ int batch_parent_fd(struct engine *g, size_t idx);
 int copy_dir_fd(struct engine *g, size_t idx);
 /* Close the directory cache (after the engine's last batch). */
 void batch_close_dirs(struct batch *b);
-/* Wait for the data of the oldest items until at most `keep` bytes are
- * still unconfirmed. */
-int batch_wait_data(struct engine *g, uint64_t keep);
 bool batch_due(const struct engine *g);
 int batch_commit(struct engine *g);
 /* The copy stops (why: -ECANCELED, or the error): what was not named

@@ -49,11 +49,6 @@ void file_sums_free(struct file_sums *s)
 	free(s);
 }
 
-checksum_set file_sums_algs(const struct file_sums *s)
-{
-	return s->algs;
-}
-
 static void store(struct file_sums *s, size_t idx)
 {
 	struct checksum_result res;

@@ -247,13 +247,6 @@ const struct mhl_manifest *mhl_record_older(const struct mhl_record *r, size_t i
 	return i < r->n_older ? r->older[i] : NULL;
 }
 
-const char *mhl_record_generation(const struct mhl_record *r)
-{
-	const struct mhl_link *link = mhl_history_newest_link(r->h);
-
-	return link ? link->path : "";
-}
-
 static int lookup(const void *ctx, const char *rel, struct recorded_file *ret)
 {
 	const struct mhl_record *r = ctx;

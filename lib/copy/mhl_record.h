@@ -31,9 +31,6 @@ enum mhl_record_kind mhl_record_open(const char *dir, struct mhl_record **ret,
 				     struct mhl_read_problem *why);
 void mhl_record_free(struct mhl_record *r);
 
-/* The generation's file name inside the ascmhl folder. */
-const char *mhl_record_generation(const struct mhl_record *r);
-
 /* Does h's newest manifest have the C4 ID its chain records for it? */
 bool mhl_record_newest_ok(const struct mhl_history *h);
 

@@ -52,7 +52,10 @@ static bool sysfs_exists(const char *path)
 	return sysroot_path(full, sizeof(full), "%s", path) == 0 && access(full, F_OK) == 0;
 }
 
-int sysfs_resolve(const char *path, char *buf, size_t size)
+/* Canonical form of a sysfs path below the sysroot, symlinks resolved,
+ * returned without the sysroot prefix: "/sys/dev/block/8:17" ->
+ * "/sys/devices/pci0000:00/.../block/sdb/sdb1". */
+static int sysfs_resolve(const char *path, char *buf, size_t size)
 {
 	_cleanup_free_ char *real = NULL, *root = NULL;
 	char full[PATH_MAX];

@@ -9,11 +9,6 @@
 
 #include "device/target.h"
 
-/* Canonical form of a sysfs path below the sysroot, symlinks resolved,
- * returned without the sysroot prefix: "/sys/dev/block/8:17" ->
- * "/sys/devices/pci0000:00/.../block/sdb/sdb1". */
-int sysfs_resolve(const char *path, char *buf, size_t size);
-
 /* MAJ:MIN of a kernel block device name ("sdb1", "cciss!c0d0") from
  * /sys/class/block/NAME/dev. */
 int sysfs_devt_of_name(const char *name, unsigned *ret_major, unsigned *ret_minor);

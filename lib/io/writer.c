@@ -65,7 +65,6 @@ struct writer {
 	double prev_started;   /* monotonic time of its SYNC_FILE_RANGE_WRITE */
 
 	uint64_t checked_to;   /* direct: range already checked for fallback */
-	uint64_t peak_dirty;
 };
 
 static void confirm_to(struct writer *w, uint64_t offset)
@@ -173,12 +172,6 @@ static uint64_t cache_pending(int fd, uint64_t off, uint64_t len)
 	return fc.dirty + fc.writeback;
 }
 
-static void note_pending(struct writer *w, uint64_t pending)
-{
-	if (pending > w->peak_dirty)
-		w->peak_dirty = pending;
-}
-
 /* Wait for the window started last time; it is then on the device. */
 static int wait_prev(struct writer *w)
 {
@@ -209,14 +202,11 @@ static int wait_prev(struct writer *w)
  * on FUSE the pending data sits in the block device's cache instead. */
 static void check_window_bound(struct writer *w)
 {
-	uint64_t from = w->prev_start > w->window ? w->prev_start - w->window : 0;
-	uint64_t file = cache_pending(w->fd, from, 0);
 	uint64_t dev = cache_pending(w->bdev_fd, 0, 0);
 	/* the window just started, the one before (being waited for) and
 	 * slack for the filesystem's own metadata */
 	uint64_t limit = 2 * w->window + (2ULL << 20);
 
-	note_pending(w, MAX(file, dev));
 	if (w->strategy == STRATEGY_WINDOW && dev > limit)
 		switch_strategy(w, STRATEGY_SYNC_WINDOW, WRITER_SWITCH_DEVICE_DIRTY);
 }
@@ -229,10 +219,8 @@ static int end_sync_window(struct writer *w)
 		return -errno;
 	/* the daemon's fsync wrote nothing: the window is dirty in the
 	 * device's cache until the device itself is synced */
-	note_pending(w, cache_pending(w->bdev_fd, 0, 0));
 	if (w->plan.sync_device && (r = fs_sync_device(w->fd, w->bdev_fd)) < 0)
 		return r;
-	note_pending(w, cache_pending(w->bdev_fd, 0, 0));
 	w->win_start = w->written;
 	confirm_to(w, w->written);
 	return 0;
@@ -278,7 +266,6 @@ static int check_direct(struct writer *w)
 {
 	uint64_t pending = cache_pending(w->fd, w->checked_to, w->written - w->checked_to);
 
-	note_pending(w, pending);
 	if (pending == 0) {
 		confirm_to(w, w->written);
 		w->checked_to = w->written;
@@ -408,16 +395,6 @@ uint64_t writer_written(const struct writer *w)
 uint64_t writer_confirmed(const struct writer *w)
 {
 	return w->confirmed;
-}
-
-enum write_strategy writer_strategy(const struct writer *w)
-{
-	return w->strategy;
-}
-
-uint64_t writer_peak_dirty(const struct writer *w)
-{
-	return w->peak_dirty;
 }
 
 int writer_fd(const struct writer *w)

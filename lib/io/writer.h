@@ -64,9 +64,6 @@ void writer_confirm_flushed(struct writer *w);
 
 uint64_t writer_written(const struct writer *w);
 uint64_t writer_confirmed(const struct writer *w);
-enum write_strategy writer_strategy(const struct writer *w);
-/* Peak dirty+writeback seen on this file's range (cachestat checks). */
-uint64_t writer_peak_dirty(const struct writer *w);
 int writer_fd(const struct writer *w);
 
 /* Close (checking close()); does not unlink: the caller owns the name. */

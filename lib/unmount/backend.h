@@ -123,10 +123,6 @@ int unmount_backend_udisks_open(const struct unmount_backend **ret,
 /* NULL is fine */
 void unmount_backend_udisks_close(const struct unmount_backend *be);
 
-/* The mounts below mountpoint, but those of t (t may be NULL), as a
- * malloc'd array of malloc'd mount points; the count. */
-size_t unmount_submounts(const struct unmount_target *t, const char *mountpoint, char ***ret);
-
 void unmount_strv_free(char **v, size_t n);
 
 #endif

@@ -27,7 +27,7 @@ static bool target_has_mount_id(const struct unmount_target *t, int id)
 	return false;
 }
 
-size_t unmount_submounts(const struct unmount_target *t, const char *mountpoint, char ***ret)
+static size_t unmount_submounts(const struct unmount_target *t, const char *mountpoint, char ***ret)
 {
 	struct mount_entry *list = NULL;
 	size_t n = 0, k = 0;
