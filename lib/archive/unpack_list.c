@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "archive/unpack_list.h"
+#include "util/grow.h"
 
 struct unpack_list *unpack_list_new(void)
 {
@@ -44,15 +45,8 @@ int unpack_list_add(struct unpack_list *l, const char *raw, enum unpack_type typ
 
 	if (l->n_entries >= UNPACK_MAX_ENTRIES)
 		return -E2BIG;
-	if (l->n_entries == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct unpack_entry *g = reallocarray(l->entries, cap, sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		l->entries = g;
-		l->cap = cap;
-	}
+	if (GROW(l->entries, l->cap, l->n_entries + 1, 64) < 0)
+		return -ENOMEM;
 	e = &l->entries[l->n_entries];
 	*e = (struct unpack_entry){
 		.type = type, .perm = perm & 07777, .size = size, .size_known = size_known,

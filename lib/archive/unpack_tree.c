@@ -14,6 +14,7 @@
 
 #include "archive/unpack_tree.h"
 #include "util/cleanup.h"
+#include "util/grow.h"
 
 struct tmp_node {
 	char *path;
@@ -96,15 +97,8 @@ static int node_of(struct builder *b, const char *p, size_t len, size_t parent, 
 		*ret = *slot - 1;
 		return 0;
 	}
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		struct tmp_node *g = reallocarray(b->t, cap, sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		b->t = g;
-		b->cap = cap;
-	}
+	if (GROW(b->t, b->cap, b->n + 1, 64) < 0)
+		return -ENOMEM;
 	b->t[b->n] = (struct tmp_node){ .entry = UNPACK_IMPLIED, .parent = parent, .archive = archive,
 					.first = SIZE_MAX, .last = SIZE_MAX, .next = SIZE_MAX };
 	b->t[b->n].path = strndup(p, len);

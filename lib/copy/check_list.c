@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "copy/check.h"
+#include "util/grow.h"
 
 void check_list_init(struct check_list *l)
 {
@@ -29,15 +30,8 @@ int check_list_add(struct check_list *l, const char *path, enum checksum_alg alg
 
 	if ((unsigned)alg >= CHECKSUM_ALG_COUNT || strlen(digest) != checksum_text_len(alg))
 		return -EINVAL;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct check_entry *n = reallocarray(l->entries, cap, sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		l->entries = n;
-		l->cap = cap;
-	}
+	if (GROW(l->entries, l->cap, l->n + 1, 64) < 0)
+		return -ENOMEM;
 	e = &l->entries[l->n];
 	*e = (struct check_entry){
 		.path = strdup(path),

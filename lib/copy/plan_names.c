@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
+#include "util/grow.h"
 #include "copy/plan_internal.h"
 #include "copy/plan_names.h"
 
@@ -140,15 +141,8 @@ static int add_problem(struct ctx *c, enum plan_problem_kind kind, const char *p
 	struct plan_problem *pr;
 	int r;
 
-	if (o->n_problems == c->cap_problems) {
-		size_t cap = c->cap_problems ? 2 * c->cap_problems : 8;
-		struct plan_problem *g = reallocarray(o->problems, cap, sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		o->problems = g;
-		c->cap_problems = cap;
-	}
+	if (GROW(o->problems, c->cap_problems, o->n_problems + 1, 8) < 0)
+		return -ENOMEM;
 	pr = &o->problems[o->n_problems];
 	*pr = (struct plan_problem){ .kind = PLAN_OK };
 	r = plan_problem_set(pr, kind, path, path2);
@@ -254,15 +248,8 @@ static int add_rename(struct ctx *c, const struct child *k, const char *old_dst)
 {
 	struct plan_names *o = c->out;
 
-	if (o->n_renames == c->cap_renames) {
-		size_t cap = c->cap_renames ? 2 * c->cap_renames : 8;
-		struct plan_rename *g = reallocarray(o->renames, cap, sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		o->renames = g;
-		c->cap_renames = cap;
-	}
+	if (GROW(o->renames, c->cap_renames, o->n_renames + 1, 8) < 0)
+		return -ENOMEM;
 	o->renames[o->n_renames] = (struct plan_rename){
 		.entry = k->idx, .old_dst = strdup(old_dst), .problem = k->problem, .ch = k->ch,
 	};

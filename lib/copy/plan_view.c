@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "copy/plan_internal.h"
+#include "util/grow.h"
 
 static bool same_inode(const struct stat *a, const struct stat *b)
 {
@@ -71,15 +72,8 @@ int plan_add_entry(struct plan_builder *b, const struct plan_entry *e)
 	struct plan *p = b->p;
 	struct plan_entry *n;
 
-	if (p->n_entries == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		struct plan_entry *grown = reallocarray(p->entries, cap, sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		p->entries = grown;
-		b->cap = cap;
-	}
+	if (GROW(p->entries, b->cap, p->n_entries + 1, 64) < 0)
+		return -ENOMEM;
 	n = &p->entries[p->n_entries];
 	*n = *e;
 	n->dst = strdup(e->dst);

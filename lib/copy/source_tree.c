@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "copy/plan_internal.h"
+#include "util/grow.h"
 
 struct source_tree *source_tree_new(const struct plan_options *o)
 {
@@ -112,15 +113,8 @@ int source_tree_add(struct source_tree *t, const struct source_entry *e, size_t 
 {
 	struct source_entry *n;
 
-	if (t->n_entries == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct source_entry *grown = reallocarray(t->entries, cap, sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		t->entries = grown;
-		t->cap = cap;
-	}
+	if (GROW(t->entries, t->cap, t->n_entries + 1, 64) < 0)
+		return -ENOMEM;
 	n = &t->entries[t->n_entries];
 	*n = *e;
 	if (pack_strings(n, e) < 0)

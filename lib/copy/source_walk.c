@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
+#include "util/grow.h"
 #include "copy/plan_internal.h"
 
 #define WALK_FDS 32
@@ -149,15 +150,8 @@ static int walk_push(struct walk *w, int fd, size_t idx)
 		if (w->f[i].dev == st.st_dev && w->f[i].ino == st.st_ino)
 			return plan_refuse(w->pr, PLAN_LOOP, entry_src(w, idx),
 					   entry_src(w, w->f[i].idx), ELOOP);
-	if (w->depth == w->cap) {
-		size_t c = w->cap ? w->cap * 2 : 16;
-		struct frame *g = reallocarray(w->f, c, sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		w->f = g;
-		w->cap = c;
-	}
+	if (GROW(w->f, w->cap, w->depth + 1, 16) < 0)
+		return -ENOMEM;
 	f.dev = st.st_dev;
 	f.ino = st.st_ino;
 	r = read_names(w, dfd, &f);

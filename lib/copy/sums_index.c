@@ -14,6 +14,7 @@
 #include "copy/sums_index.h"
 #include "hash/sums_list.h"
 #include "util/cleanup.h"
+#include "util/grow.h"
 #include "util/whole_file.h"
 
 /* A list larger than this is not one we wrote: refused, not read. */
@@ -85,15 +86,8 @@ static int add_item(struct sums_index *idx, enum checksum_alg alg, char *name,
 {
 	struct sums_item *it;
 
-	if (idx->n == idx->cap) {
-		size_t cap = idx->cap ? idx->cap * 2 : 256;
-		struct sums_item *grown = reallocarray(idx->v, cap, sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		idx->v = grown;
-		idx->cap = cap;
-	}
+	if (GROW(idx->v, idx->cap, idx->n + 1, 256) < 0)
+		return -ENOMEM;
 	it = &idx->v[idx->n++];
 	*it = (struct sums_item){ .name = name };
 	it->sums.algs = CHECKSUM_BIT(alg);

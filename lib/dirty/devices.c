@@ -19,6 +19,7 @@
 #include "dirty/devices.h"
 #include "device/fs_traits.h"
 #include "device/mount.h"
+#include "util/grow.h"
 #include "util/parse.h"
 #include "util/sysroot.h"
 #include "device/target.h"
@@ -52,15 +53,8 @@ void devices_list_free(struct device_entry *list, size_t n)
 
 static int entries_push(struct entries *es, const struct device_entry *e)
 {
-	if (es->n == es->cap) {
-		size_t cap = es->cap ? es->cap * 2 : 16;
-		struct device_entry *v = realloc(es->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		es->v = v;
-		es->cap = cap;
-	}
+	if (GROW(es->v, es->cap, es->n + 1, 16) < 0)
+		return -ENOMEM;
 	es->v[es->n++] = *e;
 	return 0;
 }

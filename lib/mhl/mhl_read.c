@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mhl/mhl_parse.h"
+#include "util/grow.h"
 
 #define PATH_LIMIT 4096
 #define PATTERN_LIMIT 4096
@@ -49,15 +50,8 @@ static int pack_entry(struct mhl_manifest *m, struct pending *pe)
 	for (int f = 0; f < MHL_FORMAT_COUNT; f++)
 		if (pe->e.hash[f])
 			total += strlen(pe->hash[f]) + 1;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 256;
-		struct mhl_entry *n = realloc(m->entries, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		m->entries = n;
-		m->cap = cap;
-	}
+	if (GROW(m->entries, m->cap, m->n + 1, 256) < 0)
+		return -ENOMEM;
 	if (!(block = malloc(total)))
 		return -ENOMEM;
 	memcpy(block, pe->path, plen);

@@ -12,6 +12,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "mhl/mhl_write.h"
+#include "util/grow.h"
 
 struct owned_hash {
 	enum mhl_hash_format format;
@@ -211,15 +212,8 @@ static int add_entry(struct mhl_generation *g, struct entry *e)
 	slot = slot_of(g, e->path);
 	if (*slot)
 		return -EEXIST;
-	if (g->n_entries == g->cap_entries) {
-		size_t cap = g->cap_entries ? g->cap_entries * 2 : 256;
-		struct entry *n = realloc(g->entries, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		g->entries = n;
-		g->cap_entries = cap;
-	}
+	if (GROW(g->entries, g->cap_entries, g->n_entries + 1, 256) < 0)
+		return -ENOMEM;
 	if (!(e->path = strdup(e->path)))
 		return -ENOMEM;
 	g->entries[g->n_entries++] = *e;
