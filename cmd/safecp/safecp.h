@@ -324,6 +324,9 @@ void events_tick(struct events *ev);
 void events_source(struct events *ev, const struct copy_source_stats *src);
 /* copy_run() returned this many failed files (>= 0): all else is durable. */
 void events_done(struct events *ev, int failed);
+/* A signal came: the bar ends where it stands (its line closed, no more
+ * redraws) while the job cancels; the last words come once, after. */
+void events_cancelling(struct events *ev);
 /* copy_run() returned -ECANCELED after signal signo. */
 void events_interrupted(struct events *ev, int signo);
 /* copy_run() returned -errno on a destination error it already reported. */

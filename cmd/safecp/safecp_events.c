@@ -845,6 +845,45 @@ void events_dest_finished(struct events *ev, int result)
 	pthread_mutex_unlock(&sh->lock);
 }
 
+/* What an interrupted run leaves on ev's destination, in words: "29 of 46
+ * files (119 MiB) are complete on 'DEST'" (named: "on 'DEST' 29 of 46
+ * files (119 MiB) are complete").  Caller holds the lock. */
+static char *complete_words(const struct events *ev, bool named)
+{
+	const struct plan *p = ev->job->plan;
+	uint64_t files = 0, bytes = 0;
+	char size[SIZE_FORMAT_MAX];
+	char *s = NULL;
+
+	for (size_t i = 0; i < p->n_entries; i++)
+		if (ev->published[i] && S_ISREG(p->entries[i].source->st.st_mode)) {
+			files++;
+			bytes += (uint64_t)p->entries[i].source->st.st_size;
+		}
+	size_format(size, sizeof(size), bytes);
+	if (named ? asprintf(&s, "on %s %ju of %zu %s (%s) %s complete", quote(ev->job->dest_arg),
+			     (uintmax_t)files, p->n_files, p->n_files == 1 ? "file" : "files",
+			     size, files == 1 ? "is" : "are")
+		  : asprintf(&s, "%ju of %zu %s (%s) %s complete on %s", (uintmax_t)files,
+			     p->n_files, p->n_files == 1 ? "file" : "files", size,
+			     files == 1 ? "is" : "are", quote(ev->job->dest_arg)) < 0)
+		return NULL;
+	return s;
+}
+
+/* The rest of the line: what is safe, and how to finish. */
+static const char *next_step(const struct events *ev)
+{
+	if (ev->o->unpack)
+		return "; nothing partial is left under a final name; run the same command again "
+		       "to unpack the rest";
+	if (ev->o->skip_identical)
+		return "; nothing partial is left under a final name; run the same command again "
+		       "to copy the rest";
+	return "; nothing partial is left under a final name; run the same command with "
+	       "--skip-identical to copy the rest";
+}
+
 void events_job_done(struct events *ev, const struct copy_source_stats *src, int signo)
 {
 	struct events_shared *sh = ev->sh;
@@ -864,9 +903,20 @@ void events_job_done(struct events *ev, const struct copy_source_stats *src, int
 			jsonev_interrupted(&ev->jev, &ev->snap, signo);
 			stdout_check(ev);
 		}
-		fprintf(stderr, "%s: interrupted by SIG%s; temporary files removed on every "
-			"destination, nothing partial was left under a final name\n",
-			program_name, sigabbrev_np(signo));
+		_cleanup_free_ char *each = NULL;
+
+		for (size_t i = 0; i < sh->n; i++) {
+			_cleanup_free_ char *one = complete_words(sh->all[i], true);
+			char *joined = NULL;
+
+			if (asprintf(&joined, "%s%s%s", each ? each : "", each ? ", " : "",
+				     one ? one : "?") < 0)
+				break;
+			free(each);
+			each = joined;
+		}
+		fprintf(stderr, "%s: interrupted by SIG%s: %s%s\n", program_name,
+			sigabbrev_np(signo), each ? each : "", next_step(ev));
 	} else {
 		size_format(size, sizeof(size), src->bytes_read);
 		if (asprintf(&line, "%zu of %zu destinations complete; %s read from the source",
@@ -902,10 +952,23 @@ void events_interrupted(struct events *ev, int signo)
 		jsonev_interrupted(&ev->jev, &ev->snap, signo);
 		stdout_check(ev);
 	}
-	fprintf(stderr, "%s: interrupted by SIG%s: %ju %s copied; temporary files removed, "
-		"nothing partial was left under a final name\n", program_name,
-		sigabbrev_np(signo), (uintmax_t)ev->snap.files_done,
-		ev->snap.files_done == 1 ? "file" : "files");
+	if (ev->o->pack) {
+		fprintf(stderr, "%s: interrupted by SIG%s: the archive was not written, nothing is "
+			"left under its name; run the same command again\n", program_name,
+			sigabbrev_np(signo));
+	} else {
+		_cleanup_free_ char *done = complete_words(ev, false);
+
+		fprintf(stderr, "%s: interrupted by SIG%s: %s%s\n", program_name,
+			sigabbrev_np(signo), done ? done : "", next_step(ev));
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_cancelling(struct events *ev)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	meter_close(ev);
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 

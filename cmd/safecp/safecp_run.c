@@ -106,8 +106,7 @@ static int wait_for_copy(struct runner *r, const sigset_t *set)
 		if (sig > 0 && sig != SIGNAL_WAKE && signo == 0) {
 			signo = sig;
 			copy_job_cancel(r->job);
-			events_warn(r->ev[0], "interrupted by SIG%s; removing temporary files",
-				    sigabbrev_np(sig));
+			events_cancelling(r->ev[0]);
 		}
 		show_finished(r);
 		if (r->n > 1) {

@@ -94,3 +94,18 @@ assert_within() {
 	((d < 0)) && d=$((-d))
 	((d <= $3)) || { echo "expected $1 within $3 of $2 (off by $d)" >&2; return 1; }
 }
+
+# format_size BYTES: BYTES as safecp writes a size (lib/util/size.c size_format):
+# "512 B", "1.50 KiB", "10.1 MiB", "119 MiB".
+format_size() {
+	awk -v b="$1" 'BEGIN {
+		split("KiB MiB GiB TiB PiB EiB", n, " ")
+		if (b < 1024) { printf "%d B\n", b; exit }
+		v = b; u = 0
+		while (v >= 1024 && u < 6) { v /= 1024; u++ }
+		if (v >= 999.5 && u < 6) { v /= 1024; u++ }
+		if (v < 9.995) printf "%.2f %s\n", v, n[u]
+		else if (v < 99.95) printf "%.1f %s\n", v, n[u]
+		else printf "%.0f %s\n", v, n[u]
+	}'
+}

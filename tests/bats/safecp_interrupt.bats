@@ -23,6 +23,23 @@ setup() {
 	for i in 1 2; do make_file "$SRC/t/z-big$i" $((16 * MIB + i)); done
 }
 
+# assert_interrupted_line ERR SIGNAL MNT: ERR says it once, in one line: how many of the
+# 6 files are complete on the stick (as many as are there) and how to finish.
+assert_interrupted_line() {
+	local n verb=are
+	n=$(find "$3/t" -type f 2>/dev/null | wc -l)
+	((n == 1)) && verb=is
+	[[ $(grep -c interrupted "$1") == 1 ]]
+	grep -qxF "safecp: interrupted by SIG$2: $n of 6 files ($(complete_size "$3")) $verb complete on '$3/'; nothing partial is left under a final name; run the same command with --skip-identical to copy the rest" "$1"
+}
+
+# complete_size MNT: the bytes of the files under MNT/t as safecp writes sizes.
+complete_size() {
+	local sum
+	sum=$(find "$1/t" -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+	format_size "$sum"
+}
+
 # interrupt_with SIGNAL
 interrupt_with() {
 	stick_up --size 96
@@ -34,9 +51,9 @@ interrupt_with() {
 	wait "$pid" || rc=$?
 	cat "$err"
 	((rc == 130))
-	grep -q "^safecp: interrupted by SIG$1: [0-9]* files\{0,1\} copied; temporary files removed, nothing partial was left under a final name$" "$err"
 	jq -s -e --arg sig "$1" 'last | .event == "interrupted" and .signal == $sig' "$ev"
 	assert_no_temporaries "$STICK_MNT"
+	assert_interrupted_line "$err" "$1" "$STICK_MNT"
 	assert_final_names_complete "$SRC" "$STICK_MNT"
 	# it stopped in the middle: the last big file is not there
 	[[ ! -e $STICK_MNT/t/z-big2 ]]
@@ -52,6 +69,28 @@ interrupt_with() {
 
 @test "SIGHUP mid-copy: exit 130, no temporaries, no partial file" {
 	interrupt_with HUP
+}
+
+@test "Ctrl-C on a terminal: the bar stops where it is, one line says what is complete and what to run" {
+	require_cmd script
+	stick_up --size 96
+	local log=$BATS_TEST_TMPDIR/typescript pidf=$BATS_TEST_TMPDIR/pid pid rc=0 line
+	# the shell's pid is safecp's after exec: the signal goes to it alone
+	TERM=xterm COLUMNS=80 script -qfec "stty cols 80; echo \$\$ >'$pidf'; exec safecp -r '$SRC/t' '$STICK_MNT/'" \
+		"$log" >/dev/null </dev/null &
+	pid=$!
+	wait_for 30 grep -qs ' [1-9][0-9.]* [KM]iB / ' "$log"
+	kill -INT "$(cat "$pidf")"
+	wait "$pid" || rc=$?
+	cat -v "$log"
+	((rc == 130))
+	assert_no_temporaries "$STICK_MNT"
+	tr -d '\r' <"$log" >"$log.lines"
+	assert_interrupted_line "$log.lines" INT "$STICK_MNT"
+	# the message starts its own line, and nothing is drawn after it
+	line=$(grep -a 'interrupted' "$log")
+	[[ ${line%$'\r'} == "safecp: interrupted by SIGINT: "* ]]
+	[[ -z $(sed -n '/interrupted by SIGINT/,$p' "$log.lines" | sed 1d | grep -v '^Script done' | tr -d '\n') ]]
 }
 
 @test "kill -9 at random moments leaves no partial file under a final name" {
