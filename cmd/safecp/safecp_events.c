@@ -861,14 +861,14 @@ static char *complete_words(const struct events *ev, bool named)
 			bytes += (uint64_t)p->entries[i].source->st.st_size;
 		}
 	size_format(size, sizeof(size), bytes);
-	if (named ? asprintf(&s, "on %s %ju of %zu %s (%s) %s complete", quote(ev->job->dest_arg),
-			     (uintmax_t)files, p->n_files, p->n_files == 1 ? "file" : "files",
-			     size, files == 1 ? "is" : "are")
-		  : asprintf(&s, "%ju of %zu %s (%s) %s complete on %s", (uintmax_t)files,
-			     p->n_files, p->n_files == 1 ? "file" : "files", size,
-			     files == 1 ? "is" : "are", quote(ev->job->dest_arg)) < 0)
-		return NULL;
-	return s;
+	int r = named ? asprintf(&s, "on %s %ju of %zu %s (%s) %s complete",
+				 quote(ev->job->dest_arg), (uintmax_t)files, p->n_files,
+				 p->n_files == 1 ? "file" : "files", size, files == 1 ? "is" : "are")
+		      : asprintf(&s, "%ju of %zu %s (%s) %s complete on %s", (uintmax_t)files,
+				 p->n_files, p->n_files == 1 ? "file" : "files", size,
+				 files == 1 ? "is" : "are", quote(ev->job->dest_arg));
+
+	return r < 0 ? NULL : s;
 }
 
 /* The rest of the line: what is safe, and how to finish. */

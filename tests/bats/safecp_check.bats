@@ -67,6 +67,13 @@ marked() {
 # the blocks of a replaced copy cannot take the change instead of the live file
 change_on_image() {
 	local off offs
+	# ext4 data=journal: sync leaves the data in the journal; a freeze writes it to its
+	# place (a later checkpoint would write it around the change, from the file's
+	# pages). Pages of the device node read before then are stale: dropped.
+	if [[ $(findmnt -no FSTYPE "$STICK_MNT") == ext4 ]]; then
+		fsfreeze --freeze "$STICK_MNT" && fsfreeze --unfreeze "$STICK_MNT"
+	fi
+	blockdev --flushbufs "$STICK_DEV"
 	offs=$(grep -obUaF "$MARK" "$STICK_IMG" | cut -d: -f1)
 	[[ -n $offs ]]
 	dd if="$STICK_DEV" of=/dev/null bs=1M status=none

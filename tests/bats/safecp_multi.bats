@@ -207,11 +207,15 @@ progress_never_ahead() {
 	COPY_PID=
 	((rc == 130)) || { cat "$ERR" >&2; return 1; }
 	grep -q "interrupted by SIGINT" "$ERR"
-	local d
+	local d n
 	for d in "$A_MNT" "$B_MNT"; do
 		assert_no_temporaries "$d"
 		[[ ! -d $d/t ]] || assert_final_names_complete "$SRC/t" "$d/t"
+		# one line names each destination with what is complete on it
+		n=$(find "$d/t" -type f 2>/dev/null | wc -l)
+		grep -q "on '$d' $n of 6 files (" "$ERR" || { cat "$ERR" >&2; return 1; }
 	done
+	grep -q "^safecp: interrupted by SIGINT: on '$A_MNT' .* complete, on '$B_MNT' .* complete; nothing partial" "$ERR"
 	jq -s -e 'map(select(.event == "interrupted")) | length == 1' "$EV"
 }
 
