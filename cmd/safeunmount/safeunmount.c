@@ -53,10 +53,15 @@ static struct poptOption options[] = {
 	POPT_TABLEEND
 };
 
+/* Counted: a first Ctrl-C during the sync lets it end in view, a second
+ * leaves it to the kernel (safeunmount_run.c).  SIGTERM, from a script or
+ * the system, is always the second. */
 static void on_signal(int sig)
 {
-	(void)sig;
-	su_interrupted = 1;
+	if (sig == SIGTERM)
+		su_interrupted = 2;
+	else if (su_interrupted < 2)
+		su_interrupted++;
 }
 
 /* No SA_RESTART: the waits (poll, nanosleep) must return EINTR.  SIGPIPE

@@ -27,6 +27,8 @@ struct run_view {
 	struct unmount_job *job;
 	struct progress *meter;
 	bool meter_made;
+	bool syncing;             /* between the sync's first figures and its end */
+	uint64_t bytes_left;      /* the sync's last figure */
 	struct progress_rate rate;
 	struct su_progress_json pj;
 	const char *item;
@@ -48,14 +50,28 @@ static void show(struct run_view *v, const struct syncer_figures *f)
 	};
 
 	v->pj.t_real = f->t_real;
+	v->bytes_left = f->bytes_left;
 	v->pj.bytes_left = f->bytes_left;
 	v->pj.bytes_written = f->bytes_written;
 	progress_update(v->meter, &st);
 }
 
+/* A first Ctrl-C while syncfs runs: said once, above the bar. */
+static void sync_cannot_stop(struct run_view *v)
+{
+	char left[SIZE_FORMAT_MAX];
+
+	size_format(left, sizeof(left), v->bytes_left);
+	progress_note(v->meter, "%s: the sync cannot be interrupted: the kernel is writing %s "
+		      "to %s and nothing will be unmounted after it; press Ctrl-C again to "
+		      "leave the rest to the kernel and return now", program_name, left,
+		      quote(v->item));
+}
+
 /* The meter starts with the sync's first figures. */
 static void on_progress(struct run_view *v, const struct syncer_figures *f)
 {
+	v->syncing = true;
 	if (!v->meter_made) {
 		v->meter_made = true;
 		progress_rate_init(&v->rate, 0);
@@ -72,6 +88,7 @@ static enum su_status sync_end(struct run_view *v, const struct unmount_step *s)
 {
 	const char *arg = v->t->arg;
 
+	v->syncing = false;
 	if (s->state == UNMOUNT_STEP_DONE) {
 		if (s->why == UNMOUNT_WHY_NONE)
 			progress_done(v->meter, NULL);
@@ -386,7 +403,8 @@ static enum su_status run_job(const struct su_options *o, struct unmount_target 
 	struct run_view v = { .o = o, .t = t,
 			      .item = t->device_target ? t->devnode : t->n_fs ? t->fs[0].m.mountpoint : t->arg };
 	enum su_status st = SU_OK;
-	bool cancelled = false;
+	bool cancelled = false, stop = false;
+	sig_atomic_t seen = 0; /* signals taken */
 	int r;
 
 	r = unmount_job_new(t, &jo, o->backend.be, &v.job);
@@ -402,7 +420,18 @@ static enum su_status run_job(const struct su_options *o, struct unmount_target 
 		struct unmount_event ev;
 
 		r = unmount_job_poll(v.job, POLL_MS, &ev);
-		if ((r == -EINTR || su_interrupted) && !cancelled) {
+		if (su_interrupted > seen) {
+			/* the first during the sync: it goes on (nothing can stop
+			 * syncfs), shown; the next leaves it to the kernel */
+			if (seen == 0 && v.syncing && su_interrupted == 1) {
+				unmount_job_stop_after_step(v.job);
+				sync_cannot_stop(&v);
+			} else {
+				stop = true;
+			}
+			seen = su_interrupted;
+		}
+		if (stop && !cancelled) {
 			unmount_job_cancel(v.job);
 			cancelled = true;
 		}

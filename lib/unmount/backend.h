@@ -40,9 +40,9 @@ struct unmount_backend {
 	 * (*ret_sync is the backend's handle), with the figures of the
 	 * moment it began; poll waits up to timeout_ms for the running
 	 * round and reads the figures; again starts another round;
-	 * sync_free waits for a running round and lets go.  A sync the job
-	 * abandons (cancelled in the middle of a round) is never freed:
-	 * syncfs cannot be stopped. */
+	 * sync_free lets go, also of a round still running (cancelled: its
+	 * syncfs cannot be stopped and goes on alone, never holding the
+	 * caller's process). */
 	int (*sync_start)(const struct unmount_backend *be, const struct unmount_target *t,
 			  void **ret_sync, struct syncer_figures *ret_first);
 	int (*sync_poll)(const struct unmount_backend *be, void *sync, int timeout_ms,

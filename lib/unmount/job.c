@@ -92,6 +92,16 @@ bool job_cancelled(struct unmount_job *job)
 	return c;
 }
 
+static bool job_stops_after_step(struct unmount_job *job)
+{
+	bool stop;
+
+	pthread_mutex_lock(&job->lock);
+	stop = job->stop_after_step;
+	pthread_mutex_unlock(&job->lock);
+	return stop;
+}
+
 bool job_sleep(struct unmount_job *job, int ms)
 {
 	struct pollfd p = { .fd = job->cancel_fd, .events = POLLIN };
@@ -209,7 +219,7 @@ static void *job_main(void *arg)
 		struct unmount_step *s = &job->steps[i];
 
 		end.step = i;
-		if (job_cancelled(job)) {
+		if (job_cancelled(job) || (i > 0 && job_stops_after_step(job))) {
 			s->state = UNMOUNT_STEP_FAILED;
 			s->result = -ECANCELED;
 			s->why = UNMOUNT_WHY_NOT_BEGUN;
@@ -278,6 +288,13 @@ int unmount_job_poll(struct unmount_job *job, int timeout_ms, struct unmount_eve
 	if (r > 0)
 		drain(job->efd);
 	return take_event(job, ret) ? 1 : 0;
+}
+
+void unmount_job_stop_after_step(struct unmount_job *job)
+{
+	pthread_mutex_lock(&job->lock);
+	job->stop_after_step = true;
+	pthread_mutex_unlock(&job->lock);
 }
 
 void unmount_job_cancel(struct unmount_job *job)

@@ -147,6 +147,10 @@ int unmount_job_poll(struct unmount_job *job, int timeout_ms, struct unmount_eve
 /* Asks the job to stop: see above.  Safe from any thread, not from a
  * signal handler. */
 void unmount_job_cancel(struct unmount_job *job);
+/* Lets the running step end as it would, and begins no other: the steps
+ * after it end NOT_BEGUN (-ECANCELED).  For a sync that cannot be stopped
+ * but that the caller wants to see to its end.  Any thread. */
+void unmount_job_stop_after_step(struct unmount_job *job);
 /* Cancels a running job and waits for its thread.  NULL is fine. */
 void unmount_job_free(struct unmount_job *job);
 

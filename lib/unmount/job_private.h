@@ -29,6 +29,7 @@ struct unmount_job {
 	struct unmount_event *queue;
 	size_t q_head, q_len, q_cap;
 	bool cancelled, finished;
+	bool stop_after_step;    /* unmount_job_stop_after_step() */
 	size_t last_step;
 };
 

@@ -158,8 +158,8 @@ static void progress(struct unmount_job *job, size_t i, const struct syncer_figu
 	job_emit(job, &ev);
 }
 
-/* Polls until clean, an error or a cancel.  A cancelled sync is
- * abandoned, not freed: its syncfs runs on in the kernel. */
+/* Polls until clean, an error or a cancel.  A cancelled sync is freed at
+ * once: its worker's syncfs runs on in the kernel without us. */
 static void sync_loop(struct unmount_job *job, size_t i, void *sync)
 {
 	const struct unmount_backend *be = job->be;
@@ -170,8 +170,10 @@ static void sync_loop(struct unmount_job *job, size_t i, void *sync)
 	for (;;) {
 		r = be->sync_poll(be, sync, timeout, &f);
 		timeout = POLL_MS;
-		if (job_cancelled(job))
-			return fail(s, -ECANCELED, UNMOUNT_WHY_CANCELLED);
+		if (job_cancelled(job)) {
+			fail(s, -ECANCELED, UNMOUNT_WHY_CANCELLED);
+			break;
+		}
 		if (r == -EINTR)
 			continue;
 		if (r < 0) {

@@ -2,24 +2,24 @@
  * caller's thread.
  *
  * syncfs() blocks until the filesystem's data is on the device and gives
- * no progress; the kernel's counters do.  So a worker thread makes the
- * calls (one round: every filesystem in turn) and signals an eventfd when
- * the round ends; the caller polls that eventfd with a timeout, which
+ * no progress; the kernel's counters do.  So a worker makes the calls
+ * (one round: every filesystem in turn) and writes its result into a pipe
+ * when the round ends; the caller polls that pipe with a timeout, which
  * both paces its display and wakes it the moment the round ends, so the
  * tool adds no latency to the sync it shows.  The caller reads debugfs bdi
- * stats and /sys/block/DISK/{stat,inflight} through lib/dirty.  A signal
- * interrupts only the wait: syncfs cannot be cancelled, and the kernel
- * finishes the writeback whatever we do.
+ * stats and /sys/block/DISK/{stat,inflight} through lib/dirty.
  *
- * Shared state (round counters, error) is under one mutex; the fds are
- * written before the thread starts and read-only while it runs. */
+ * The worker is a process of its own (forked twice, so init reaps it), not
+ * a thread: syncfs cannot be interrupted, and a thread of ours inside it
+ * would hold our whole process, and the user's prompt, until the kernel
+ * had written everything.  Given up (syncer_free during a round), the
+ * worker goes on alone and the kernel finishes the writeback. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,11 +35,7 @@ struct syncer {
 	size_t n_fds;
 	char **bdis, **disks;   /* distinct, non-empty */
 	size_t n_bdis, n_disks;
-	int efd;                /* the worker's "round finished" */
-
-	pthread_t thread;
-	bool joinable;
-	pthread_mutex_t lock;
+	int result_fd;          /* the running round's pipe: its result, or -1 */
 	unsigned started, finished; /* rounds */
 	int error;
 	size_t error_index;
@@ -47,49 +43,85 @@ struct syncer {
 	struct syncer_reading first;
 };
 
-static void *worker(void *arg)
+/* What a round's worker writes: one record, then end of file. */
+struct round_result {
+	int error;
+	size_t index;
+};
+
+/* The lowest of out and s->fds at or above lo; -1 when none. */
+static int next_kept(const struct syncer *s, int out, int lo)
 {
-	struct syncer *s = arg;
-	uint64_t one = 1;
-	int error = 0;
-	size_t index = 0;
+	int k = out >= lo ? out : -1;
+
+	for (size_t i = 0; i < s->n_fds; i++)
+		if (s->fds[i] >= lo && (k < 0 || s->fds[i] < k))
+			k = s->fds[i];
+	return k;
+}
+
+/* In the worker process: only system calls (fork of a threaded process).
+ * Every fd but its own is closed first: a pipe the caller writes to (its
+ * standard output into `| tee`) must end when the caller does. */
+static _Noreturn void worker(const struct syncer *s, int out)
+{
+	struct round_result res = { 0, 0 };
+
+	for (int lo = 0, k; lo >= 0; lo = k < 0 ? -1 : k + 1) {
+		k = next_kept(s, out, lo);
+		if (k != lo)
+			close_range((unsigned)lo, k < 0 ? ~0U : (unsigned)k - 1, 0);
+	}
 
 	for (size_t i = 0; i < s->n_fds; i++) {
 		int r = fs_sync(s->fds[i]);
 
-		if (r < 0 && !error) {
-			error = r;
-			index = i;
-		}
+		if (r < 0 && !res.error)
+			res = (struct round_result){ r, i };
 	}
-	pthread_mutex_lock(&s->lock);
-	s->finished++;
-	s->error = error;
-	s->error_index = index;
-	pthread_mutex_unlock(&s->lock);
-	if (write(s->efd, &one, sizeof(one)) < 0) {
-		/* cannot fail for a counter below 2^64-1; the poll timeout
-		 * would still see the round finished */
-	}
-	return NULL;
+	/* closed before the word: the caller unmounts once it has it */
+	for (size_t i = 0; i < s->n_fds; i++)
+		close(s->fds[i]);
+	/* EPIPE (the caller gave up): nobody to tell */
+	if (write(out, &res, sizeof(res)) < 0)
+		_exit(1);
+	_exit(0);
 }
 
 static int start_round(struct syncer *s)
 {
-	int r;
+	int p[2], status;
+	pid_t pid;
 
-	pthread_mutex_lock(&s->lock);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		/* the middle process exits at once: the worker is init's child,
+		 * never a zombie of a caller that gave it up */
+		close(p[0]);
+		if (fork() == 0)
+			worker(s, p[1]);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		int r = -errno;
+
+		close(p[0]);
+		return r;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
+		int r = -errno;
+
+		close(p[0]);
+		return r;
+	}
+	s->result_fd = p[0];
 	s->started++;
 	s->error = 0;
-	pthread_mutex_unlock(&s->lock);
-	r = pthread_create(&s->thread, NULL, worker, s);
-	if (r != 0) {
-		pthread_mutex_lock(&s->lock);
-		s->started--;
-		pthread_mutex_unlock(&s->lock);
-		return -r;
-	}
-	s->joinable = true;
 	DEBUG(DEBUG_UNMOUNT, "syncer: round %u started on %zu filesystems", s->started, s->n_fds);
 	return 0;
 }
@@ -167,9 +199,6 @@ static int syncer_setup(struct syncer *s, char *const *mountpoints, size_t n_mou
 {
 	int r;
 
-	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (s->efd < 0)
-		return -errno;
 	r = open_mounts(s, mountpoints, n_mounts);
 	for (size_t i = 0; r >= 0 && i < n_sources; i++) {
 		r = add_distinct(&s->bdis, &s->n_bdis, sources[i].bdi);
@@ -197,8 +226,7 @@ int syncer_start(char *const *mountpoints, size_t n_mounts,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->efd = -1;
-	pthread_mutex_init(&s->lock, NULL);
+	s->result_fd = -1;
 	r = syncer_setup(s, mountpoints, n_mounts, sources, n_sources);
 	if (r < 0) {
 		syncer_free(s);
@@ -240,29 +268,26 @@ void syncer_compute(const struct syncer_reading *start, const struct syncer_read
 	ret->clean = clean;
 }
 
-/* Reap a round that has ended (or is about to: finished is counted just
- * before the eventfd write), and drain its signal. */
-static void reap(struct syncer *s)
+/* Take the running round's result if it has come: true when the round
+ * has ended.  A worker that died without a word ended with EIO. */
+static bool reap(struct syncer *s)
 {
-	uint64_t v;
+	struct round_result res;
+	ssize_t n;
 
-	if (s->joinable) {
-		pthread_join(s->thread, NULL);
-		s->joinable = false;
-	}
-	if (read(s->efd, &v, sizeof(v)) < 0) {
-		/* EAGAIN: nothing to drain */
-	}
-}
-
-static bool round_running(struct syncer *s)
-{
-	bool running;
-
-	pthread_mutex_lock(&s->lock);
-	running = s->started != s->finished;
-	pthread_mutex_unlock(&s->lock);
-	return running;
+	if (s->result_fd < 0)
+		return true;
+	n = read(s->result_fd, &res, sizeof(res));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return false;
+	if (n != (ssize_t)sizeof(res))
+		res = (struct round_result){ n < 0 ? -errno : -EIO, 0 };
+	close(s->result_fd);
+	s->result_fd = -1;
+	s->finished++;
+	s->error = res.error;
+	s->error_index = res.index;
+	return true;
 }
 
 static uint64_t tolerance(const struct syncer *s)
@@ -278,12 +303,11 @@ void syncer_first(const struct syncer *s, struct syncer_figures *ret)
 
 int syncer_poll(struct syncer *s, int timeout_ms, struct syncer_figures *ret)
 {
-	struct pollfd p = { .fd = s->efd, .events = POLLIN };
+	struct pollfd p = { .fd = s->result_fd, .events = POLLIN };
 	struct syncer_reading now;
-	unsigned started, finished;
 	int r;
 
-	if (s->joinable) {
+	if (s->result_fd >= 0) {
 		r = poll(&p, 1, timeout_ms);
 		if (r < 0)
 			return -errno;
@@ -293,22 +317,17 @@ int syncer_poll(struct syncer *s, int timeout_ms, struct syncer_figures *ret)
 	r = read_counters(s, s->first.estimate, &now);
 	if (r < 0)
 		return r;
-	pthread_mutex_lock(&s->lock);
-	started = s->started;
-	finished = s->finished;
 	ret->error = s->error;
 	ret->error_index = s->error_index;
-	pthread_mutex_unlock(&s->lock);
-	syncer_compute(&s->first, &now, started == finished, tolerance(s), ret);
-	ret->round = started;
+	syncer_compute(&s->first, &now, s->started == s->finished, tolerance(s), ret);
+	ret->round = s->started;
 	return 0;
 }
 
 int syncer_again(struct syncer *s)
 {
-	if (round_running(s))
+	if (!reap(s))
 		return -EBUSY;
-	reap(s);
 	return start_round(s);
 }
 
@@ -323,15 +342,13 @@ void syncer_free(struct syncer *s)
 {
 	if (!s)
 		return;
-	if (s->joinable)
-		pthread_join(s->thread, NULL);
+	/* a round still running goes on without us */
+	if (s->result_fd >= 0)
+		close(s->result_fd);
 	for (size_t i = 0; i < s->n_fds; i++)
 		close(s->fds[i]);
 	free(s->fds);
 	free_names(s->bdis, s->n_bdis);
 	free_names(s->disks, s->n_disks);
-	if (s->efd >= 0)
-		close(s->efd);
-	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

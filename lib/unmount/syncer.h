@@ -1,5 +1,5 @@
 /* syncer.h: syncfs() on a set of filesystems (fs_sync: one transaction
- * commit on btrfs) in a worker thread while the caller polls how much is
+ * commit on btrfs) in a worker process while the caller polls how much is
  * left to write, from the device's own counters.
  *
  *	syncer_start(mounts, n, sources, n_src, &s);
@@ -62,7 +62,7 @@ struct syncer_figures {
 };
 
 /* Opens the mount points (so a missing one fails here, not in the
- * thread), takes the first reading and starts the first round. */
+ * worker), takes the first reading and starts the first round. */
 int syncer_start(char *const *mountpoints, size_t n_mounts,
 		 const struct syncer_source *sources, size_t n_sources,
 		 struct syncer **ret);
@@ -81,7 +81,8 @@ int syncer_poll(struct syncer *s, int timeout_ms, struct syncer_figures *ret);
  * -EBUSY while one is running. */
 int syncer_again(struct syncer *s);
 
-/* Waits for a running round, closes the mount points.  NULL is fine. */
+/* Closes the mount points; a round still running goes on alone (its
+ * worker holds its own fds until syncfs returns).  NULL is fine. */
 void syncer_free(struct syncer *s);
 
 /* The arithmetic above, on two readings; tolerance is the bytes the bdi
