@@ -159,7 +159,7 @@ static int frame_files(const struct sources *src, struct frame *fr)
 			continue;
 		f = &fr->files[fr->n_files++];
 		f->path = a->path;
-		f->fstype = a->t->fstype ? strdup(a->t->fstype) : NULL;
+		f->fstype = target_fs_name(a->t) ? strdup(target_fs_name(a->t)) : NULL;
 		arg_read(&f->file, a);
 		if (fs_traits_of(a->t)->device_cache && a->t->has_block) {
 			f->blockdev = strdup(a->t->devnode);

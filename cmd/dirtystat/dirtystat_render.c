@@ -115,7 +115,66 @@ struct table {
 	char **cells;             /* nrows * ncols, row by row */
 	size_t ncols, nrows, cap; /* cap: rows allocated */
 	bool right[NCOLS];
+	int give_way;             /* 1 + the column that is shortened first
+				   * when the line is wider than the screen:
+				   * a long name, before the figures; 0: none */
 };
+
+#define GIVE_WAY_MIN 8 /* columns a shortened name keeps: "...BOAGeL" */
+
+/* Columns of a cell as emit() counts them: one per UTF-8 character. */
+static int text_cols(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* The last keep characters of s. */
+static const char *text_tail(const char *s, int keep)
+{
+	int drop = text_cols(s) - keep;
+
+	for (; *s && drop > 0; s++)
+		drop -= ((unsigned char)s[1] & 0xc0) != 0x80;
+	return s;
+}
+
+/* Narrows the give-way column so that a row fits o->width, down to
+ * GIVE_WAY_MIN: the mount point is cut before RATE and ETA are. */
+static void table_fit(const struct table *t, int *w, const struct render_opts *o)
+{
+	int total = 0, c = t->give_way - 1;
+
+	for (size_t i = 0; i < t->ncols; i++)
+		total += w[i] + (i ? 2 : 0);
+	if (c < 0 || o->width <= 0 || total <= o->width || w[c] <= GIVE_WAY_MIN)
+		return;
+	w[c] = MAX(GIVE_WAY_MIN, w[c] - (total - o->width));
+}
+
+/* One cell padded to w columns; a longer one (the give-way column) is
+ * shown as "..." and its end, where mount points and files differ, and
+ * its heading as its start ("MOUNTPOI"). */
+static void cell_print(FILE *m, const char *s, int w, bool right, bool last, bool heading)
+{
+	int n = text_cols(s);
+
+	if (n > w && heading) {
+		fprintf(m, "%.*s", w, s); /* headings are ASCII */
+		return;
+	}
+	if (n > w) {
+		fprintf(m, "...%s", text_tail(s, w - 3));
+		return;
+	}
+	if (right || !last)
+		fprintf(m, "%s%*s%s", right ? "" : s, w - n, "", right ? s : "");
+	else
+		fputs(s, m);
+}
 
 static void table_row(struct table *t, const char *const *cells)
 {
@@ -138,23 +197,23 @@ static void table_print(FILE *f, struct table *t, const struct render_opts *o)
 	int w[NCOLS] = { 0 };
 
 	for (size_t i = 0; i < t->nrows * t->ncols; i++) {
-		int len = t->cells[i] ? (int)strlen(t->cells[i]) : 0;
+		int len = t->cells[i] ? text_cols(t->cells[i]) : 0;
 
 		w[i % t->ncols] = MAX(w[i % t->ncols], len);
 	}
+	table_fit(t, w, o);
 	for (size_t r = 0; r < t->nrows; r++) {
 		_cleanup_free_ char *line = NULL;
 		size_t size = 0;
-		FILE *m = open_memstream(&line, &size); /* a long name is never cut */
+		FILE *m = open_memstream(&line, &size);
 
 		if (!m)
 			continue;
 		for (size_t c = 0; c < t->ncols; c++) {
 			const char *s = t->cells[r * t->ncols + c];
-			bool last = c + 1 == t->ncols;
 
-			fprintf(m, "%s%*s", c ? "  " : "", t->right[c] ? w[c] : -(last ? 0 : w[c]),
-				s ? s : "");
+			fputs(c ? "  " : "", m);
+			cell_print(m, s ? s : "", w[c], t->right[c], c + 1 == t->ncols, r == 0);
 		}
 		if (fclose(m) == 0)
 			emit(f, o, "%s", line);
@@ -253,7 +312,8 @@ static void render_devices(FILE *f, const struct frame *fr, const struct render_
 	static const char *const head[NCOLS] = { "DEVICE", "MOUNTPOINT", "FS", "DIRTY",
 						 "WRITEBACK", "RATE", "ETA" };
 	struct table t = { .ncols = NCOLS,
-			   .right = { false, false, false, true, true, true, true } };
+			   .right = { false, false, false, true, true, true, true },
+			   .give_way = 2 /* MOUNTPOINT */ };
 	size_t shown = 0;
 
 	for (size_t i = 0; i < fr->n_rows; i++)
@@ -287,7 +347,8 @@ static void file_cells(struct table *t, const char *name, const struct file_figu
 static void render_files(FILE *f, const struct frame *fr, const struct render_opts *o)
 {
 	static const char *const head[4] = { "FILE", "CACHED", "DIRTY", "WRITEBACK" };
-	struct table t = { .ncols = 4, .right = { false, true, true, true } };
+	struct table t = { .ncols = 4, .right = { false, true, true, true },
+			   .give_way = 1 /* FILE */ };
 
 	if (fr->n_files == 0)
 		return;

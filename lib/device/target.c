@@ -208,6 +208,11 @@ static int resolve_block(struct target *t)
 	return 0;
 }
 
+const char *target_fs_name(const struct target *t)
+{
+	return t->kind == FS_FUSEBLK && t->blkid_fstype ? t->blkid_fstype : t->fstype;
+}
+
 static int probe_names(struct target *t)
 {
 	struct blockid b = { 0 };

@@ -113,6 +113,11 @@ struct target {
 int target_probe(const char *path, struct target **ret);
 void target_free(struct target *t);
 
+/* The filesystem's type as lsblk and the user name it: blkid's for a
+ * fuseblk mount ("exfat", "ntfs"; "fuseblk" when it could not be read),
+ * the mount's otherwise.  NULL when the mount has none. */
+const char *target_fs_name(const struct target *t);
+
 /* The same for a mount already at hand (an entry of mount_list()), without
  * resolving a path: each listed mount is answered for itself, also one
  * hidden under a later mount.  t->path stays NULL. */

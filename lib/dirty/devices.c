@@ -235,7 +235,7 @@ static int attach_mounts(struct entries *es, bool **ret_has_mounts)
 			if (es->v[d].major == t->disk_major && es->v[d].minor == t->disk_minor)
 				has_mounts[d] = true;
 		if (e)
-			r = entry_add_mount(e, mounts[i].target, mounts[i].fstype);
+			r = entry_add_mount(e, mounts[i].target, target_fs_name(t));
 		target_free(t);
 	}
 	mount_list_free(mounts, n);
@@ -297,7 +297,7 @@ int device_entry_from_target(const struct target *t, struct device_entry *ret)
 		snprintf(e.name, sizeof(e.name), "%s", t->source ? t->source : "");
 	}
 	snprintf(e.bdi, sizeof(e.bdi), "%s", t->bdi);
-	r = entry_add_mount(&e, t->mountpoint ? t->mountpoint : t->path, t->fstype);
+	r = entry_add_mount(&e, t->mountpoint ? t->mountpoint : t->path, target_fs_name(t));
 	if (r < 0) {
 		device_entry_done(&e);
 		return r;

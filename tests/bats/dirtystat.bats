@@ -432,6 +432,34 @@ run_as_nobody() {
 		awk '{ if (length > m) m = length } END { print m }') <= 40))
 }
 
+@test "--watch at 60 columns: a long mount point is shortened, RATE and ETA stay" {
+	require_cmd script
+	local root=$BATS_TEST_TMPDIR/longmnt log=$BATS_TEST_TMPDIR/typescript
+	local long=/run/media/someone/CAMERA_CARD_BACKUP_2026_12_05
+	cp -a "$FIX" "$root"
+	sed -i "s| /media/user/STICK | $long |" "$root/proc/self/mountinfo"
+	TERM=xterm script -qfec "stty cols 60; dirtystat --sysroot '$root' --watch=0.05 --count=2" \
+		"$log" >/dev/null
+	local screen
+	screen=$(tr '\r' '\n' <"$log" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | grep -v '^Script ')
+	echo "$screen"
+	grep -q '^DEVICE  *MOUNTPOI[A-Z]*  *FS .* RATE  *ETA$' <<<"$screen"
+	grep -q '^sdb  *\.\.\.[^ ]*_12_05  *vfat  *150 MiB  *12.0 MiB  *0 B/s  *waiting$' <<<"$screen"
+	(($(awk '{ if (length > m) m = length } END { print m }' <<<"$screen") <= 60))
+	# not on a screen: nothing is shortened (scripts read it)
+	run -0 dirtystat --sysroot "$root"
+	[[ $output == *"$long"* ]]
+}
+
+@test "an exFAT stick (fuseblk) is named exfat, as lsblk names it" {
+	require_root
+	stick_up --fs exfat --size 64
+	run -0 dirtystat --json "$STICK_MNT"
+	jq -e --arg m "$STICK_MAJMIN" '.devices[] | select(.majmin == $m) | .fstype == "exfat"' <<<"$output"
+	run -0 dirtystat "$STICK_MNT"
+	[[ $output =~ ${STICK_DISK#/dev/}\ +$STICK_MNT\ +exfat\  ]]
+}
+
 @test "an estimate of nothing reads '0 B', not '<=0 B'" {
 	local root=$BATS_TEST_TMPDIR/nodebugfs
 	cp -a "$FIX" "$root"
