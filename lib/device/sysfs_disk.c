@@ -25,6 +25,7 @@
 #include "util/cleanup.h"
 #include "util/debug.h"
 #include "device/sysfs_disk.h"
+#include "device/sysfs_usb.h"
 #include "util/parse.h"
 #include "util/sysroot.h"
 
@@ -311,29 +312,6 @@ static void read_disk_facts(const char *disk, const char *sysfs_path, struct dis
 	read_identity(disk, f);
 }
 
-/* udisks' parent-with-subsystem "usb"/"usb_device": the nearest ancestor
- * that has idVendor and busnum (an interface directory has neither). */
-static void find_usb_device(const char *sysfs_path, char *buf, size_t size)
-{
-	char dir[PATH_MAX], probe[PATH_MAX + 16];
-	char *slash;
-
-	buf[0] = '\0';
-	if (copy_str(dir, sizeof(dir), sysfs_path) < 0)
-		return;
-	while ((slash = strrchr(dir, '/')) && slash > dir + strlen("/sys/devices")) {
-		*slash = '\0';
-		snprintf(probe, sizeof(probe), "%s/idVendor", dir);
-		if (!sysfs_exists(probe))
-			continue;
-		snprintf(probe, sizeof(probe), "%s/busnum", dir);
-		if (sysfs_exists(probe)) {
-			copy_str(buf, size, dir);
-			return;
-		}
-	}
-}
-
 static int fill_disk(struct target *t, const char *dev_path)
 {
 	char disk_path[PATH_MAX], path[PATH_MAX + 16];
@@ -358,7 +336,7 @@ static int fill_disk(struct target *t, const char *dev_path)
 		return r;
 	read_disk_facts(t->diskname, disk_path, &t->disk);
 	if (t->disk.transport == TRANSPORT_USB)
-		find_usb_device(disk_path, t->usb_sysfs_path, sizeof(t->usb_sysfs_path));
+		sysfs_usb_device(disk_path, t->usb_sysfs_path, sizeof(t->usb_sysfs_path));
 	return 0;
 }
 

@@ -40,6 +40,7 @@
 #include "util/debug.h"
 #include "unmount/poweroff.h"
 #include "device/sysfs_disk.h"
+#include "device/sysfs_usb.h"
 #include "util/parse.h"
 #include "util/sysroot.h"
 #include "unmount/unmount.h"
@@ -171,24 +172,6 @@ static int add_disk(struct poweroff_plan *p, const char *disk_dir)
 	return r;
 }
 
-/* Nearest ancestor of dir that is a usb_device; "" when none. */
-static void find_usb_device(const char *dir, char *out, size_t size)
-{
-	char cur[PATH_MAX];
-	char *slash;
-
-	out[0] = '\0';
-	snprintf(cur, sizeof(cur), "%s", dir);
-	while ((slash = strrchr(cur, '/')) && slash != cur) {
-		*slash = '\0';
-		if (rel_exists(cur, "idVendor") && rel_exists(cur, "busnum") &&
-		    rel_exists(cur, "devnum")) {
-			snprintf(out, size, "%s", cur);
-			return;
-		}
-	}
-}
-
 /* Other disks below the same usb_device (multi-slot card readers). */
 static int add_usb_siblings(struct poweroff_plan *p, const char *usb_dir, const char *disk_dir)
 {
@@ -240,7 +223,7 @@ static int plan_method(struct poweroff_plan *p, const char *disk_dir)
 		p->method = POWEROFF_LOOP;
 		return 0;
 	}
-	find_usb_device(disk_dir, usb, sizeof(usb));
+	sysfs_usb_device(disk_dir, usb, sizeof(usb));
 	if (usb[0]) {
 		p->method = POWEROFF_USB;
 		snprintf(p->detach_path, sizeof(p->detach_path), "%.4000s/remove", usb);
