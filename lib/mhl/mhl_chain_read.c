@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mhl/mhl_parse.h"
+#include "mhl/mhl_read.h"
 
 struct mhl_chain {
 	struct mhl_link *links;

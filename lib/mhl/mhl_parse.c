@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mhl/mhl_format.h"
 #include "mhl/mhl_parse.h"
 
 #define X MHL_X

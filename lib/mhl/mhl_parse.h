@@ -12,7 +12,7 @@
 
 #include <libxml/xmlreader.h>
 
-#include "mhl/mhl_read.h"
+#include "mhl/mhl_problem.h"
 
 #define MHL_X(s) ((const xmlChar *)(s))
 

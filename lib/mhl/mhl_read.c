@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mhl/mhl_parse.h"
+#include "mhl/mhl_read.h"
 #include "util/grow.h"
 
 #define PATH_LIMIT 4096
