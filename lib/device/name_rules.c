@@ -16,13 +16,7 @@
 #include <unicase.h>
 #include <unistr.h>
 
-#include "device/fs_traits.h"
 #include "device/name_rules.h"
-
-enum name_fs name_fs_of(enum fs_kind kind, const char *fstype, const char *blkid_type)
-{
-	return fs_traits_lookup(kind, fstype, blkid_type)->names;
-}
 
 const char *name_fs_id(enum name_fs fs)
 {

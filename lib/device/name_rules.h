@@ -27,7 +27,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "device/target.h"
 
 enum name_fs {
 	NAME_FS_POSIX = 0, /* ext4, xfs, btrfs, tmpfs...: bytes, case-sensitive */
@@ -40,11 +39,6 @@ enum name_fs {
 			    * create a name with a byte above 0x7f, and a
 			    * rename to one removes the file: doc/kernel.md 1.5) */
 };
-
-/* The family of a probed destination (struct target's kind, fstype and
- * blkid_fstype; the strings may be NULL): the names column of
- * fs_traits.h's table. */
-enum name_fs name_fs_of(enum fs_kind kind, const char *fstype, const char *blkid_type);
 
 /* "posix", "fat", "exfat", "ntfs", "fuseblk", "fusefat": for JSON and tests. */
 const char *name_fs_id(enum name_fs fs);

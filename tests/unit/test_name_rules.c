@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/cleanup.h"
+#include "device/fs_traits.h"
 #include "device/name_rules.h"
 #include "test.h"
 
@@ -26,18 +27,18 @@ static const char *map(enum name_fs fs, const char *s)
 
 TEST(family_of_mounts)
 {
-	CHECK_INT(name_fs_of(FS_VFAT, "vfat", NULL), NAME_FS_FAT);
-	CHECK_INT(name_fs_of(FS_VFAT, "msdos", NULL), NAME_FS_FAT);
-	CHECK_INT(name_fs_of(FS_EXFAT, "exfat", "exfat"), NAME_FS_EXFAT);
-	CHECK_INT(name_fs_of(FS_FUSEBLK, "fuseblk", "exfat"), NAME_FS_EXFAT);
-	CHECK_INT(name_fs_of(FS_FUSEBLK, "fuseblk", "ntfs"), NAME_FS_NTFS);
-	CHECK_INT(name_fs_of(FS_FUSEBLK, "fuseblk", "vfat"), NAME_FS_FUSEFAT); /* fusefat -o blkdev */
-	CHECK_INT(name_fs_of(FS_FUSEBLK, "fuseblk", NULL), NAME_FS_FUSEBLK);
-	CHECK_INT(name_fs_of(FS_FUSE, "fuse.fusefat", NULL), NAME_FS_FUSEFAT);
-	CHECK_INT(name_fs_of(FS_FUSE, "fuse.sshfs", NULL), NAME_FS_POSIX);
-	CHECK_INT(name_fs_of(FS_OTHER, "ntfs3", "ntfs"), NAME_FS_NTFS);
-	CHECK_INT(name_fs_of(FS_EXT4, "ext4", "ext4"), NAME_FS_POSIX);
-	CHECK_INT(name_fs_of(FS_NOBLOCK, "tmpfs", NULL), NAME_FS_POSIX);
+	CHECK_INT(fs_traits_lookup(FS_VFAT, "vfat", NULL)->names, NAME_FS_FAT);
+	CHECK_INT(fs_traits_lookup(FS_VFAT, "msdos", NULL)->names, NAME_FS_FAT);
+	CHECK_INT(fs_traits_lookup(FS_EXFAT, "exfat", "exfat")->names, NAME_FS_EXFAT);
+	CHECK_INT(fs_traits_lookup(FS_FUSEBLK, "fuseblk", "exfat")->names, NAME_FS_EXFAT);
+	CHECK_INT(fs_traits_lookup(FS_FUSEBLK, "fuseblk", "ntfs")->names, NAME_FS_NTFS);
+	CHECK_INT(fs_traits_lookup(FS_FUSEBLK, "fuseblk", "vfat")->names, NAME_FS_FUSEFAT); /* fusefat -o blkdev */
+	CHECK_INT(fs_traits_lookup(FS_FUSEBLK, "fuseblk", NULL)->names, NAME_FS_FUSEBLK);
+	CHECK_INT(fs_traits_lookup(FS_FUSE, "fuse.fusefat", NULL)->names, NAME_FS_FUSEFAT);
+	CHECK_INT(fs_traits_lookup(FS_FUSE, "fuse.sshfs", NULL)->names, NAME_FS_POSIX);
+	CHECK_INT(fs_traits_lookup(FS_OTHER, "ntfs3", "ntfs")->names, NAME_FS_NTFS);
+	CHECK_INT(fs_traits_lookup(FS_EXT4, "ext4", "ext4")->names, NAME_FS_POSIX);
+	CHECK_INT(fs_traits_lookup(FS_NOBLOCK, "tmpfs", NULL)->names, NAME_FS_POSIX);
 	CHECK(!name_fs_folds_case(NAME_FS_POSIX));
 	CHECK(name_fs_folds_case(NAME_FS_EXFAT));
 	CHECK_STR(name_fs_id(NAME_FS_NTFS), "ntfs");
@@ -286,7 +287,7 @@ TEST(fusefat_ascii_only)
 	char out[NAME_BUF];
 	size_t n;
 
-	CHECK_INT(name_fs_of(FS_FUSEBLK, "fuseblk", "vfat"), NAME_FS_FUSEFAT);
+	CHECK_INT(fs_traits_lookup(FS_FUSEBLK, "fuseblk", "vfat")->names, NAME_FS_FUSEFAT);
 	CHECK_STR(name_fs_id(NAME_FS_FUSEFAT), "fusefat");
 	CHECK(name_fs_folds_case(NAME_FS_FUSEFAT));
 	CHECK_INT(name_check(NAME_FS_FUSEFAT, "\xc3\xa9t\xc3\xa9", 6, &ch), NAME_BAD_CHAR);
