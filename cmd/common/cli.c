@@ -23,7 +23,6 @@
 #include "common/msg.h"
 #include "common/quote.h"
 
-const char *program_name = "safecp";
 static const char *program_summary;
 static int man_section = 1;
 

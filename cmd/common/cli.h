@@ -11,8 +11,7 @@
 #include <popt.h>
 #include <stdbool.h>
 
-/* The name in every message: "dirtystat: cannot access ...". */
-extern const char *program_name;
+#include "common/msg.h" /* program_name, which cli_init() sets */
 
 /* Call first in main(): sets program_name, the one-line summary that
  * --help prints above the option list, and registers close_stdout(). */

@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/cli.h"
 #include "common/msg.h"
 #include "common/quote.h"
+
+const char *program_name = "safecp";
 
 static const char *level_word(enum msg_level level)
 {

@@ -23,6 +23,10 @@
 
 #include <stdarg.h>
 
+/* The name in every message: "dirtystat: cannot access ...".  Set by
+ * cli_init(). */
+extern const char *program_name;
+
 enum msg_level {
 	MSG_ERROR,
 	MSG_WARNING,
