@@ -15,10 +15,8 @@
  * File names are untrusted: what cmd/quote.h escapes in messages (C0,
  * DEL, C1, invalid UTF-8, bidi and invisible controls) is shown here as
  * '?', so a name holding "\r" or an escape sequence cannot move the
- * cursor; the bar has no room for escapes.  Columns are counted per code
- * point, two for the common East Asian wide ranges and none for combining
- * accents (names written by macOS come decomposed); that covers what
- * cameras and desktops write without depending on the process locale. */
+ * cursor; the bar has no room for escapes.  Columns are counted as
+ * common/text_cols.h says. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -34,6 +32,7 @@
 #include "common/format.h"
 #include "common/progress.h"
 #include "common/quote.h"
+#include "common/text_cols.h"
 #include "util/size.h"
 
 #define LINE_BYTES 16384
@@ -117,64 +116,18 @@ static void line_fill(struct progress *p, char c, size_t n)
 
 /* ---- untrusted names --------------------------------------------------- */
 
-static size_t cp_cols(uint32_t c)
-{
-	if (c >= 0x300 && c <= 0x36f)
-		return 0;
-	if ((c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) ||
-	    (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) ||
-	    (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
-	    (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1f64f) ||
-	    (c >= 0x1f900 && c <= 0x1f9ff) || (c >= 0x20000 && c <= 0x3fffd))
-		return 2;
-	return 1;
-}
-
-/* One displayed character of s: its bytes, whether to show '?' instead,
- * and its columns. */
-static size_t name_char(const char *s, bool *replace, size_t *cols)
-{
-	uint32_t c;
-	size_t n = quote_char(s, strnlen(s, 4), &c);
-
-	*replace = quote_unsafe(c);
-	*cols = *replace ? 1 : cp_cols(c);
-	return n;
-}
-
-static size_t name_cols(const char *s)
-{
-	size_t cols = 0, w;
-	bool r;
-
-	while (*s) {
-		s += name_char(s, &r, &w);
-		cols += w;
-	}
-	return cols;
-}
-
 /* Appends name in at most max columns, dropping its start for "...". */
 static void line_name(struct progress *p, const char *name, size_t max)
 {
-	size_t total = name_cols(name), w;
+	size_t w;
 	bool r;
 
-	if (total > max) {
+	if (text_cols(name) > max) {
 		line_str(p, "...");
-		while (*name && total > max - 3) {
-			name += name_char(name, &r, &w);
-			total -= w;
-		}
-		while (*name) { /* a combining accent cannot start the tail */
-			size_t n = name_char(name, &r, &w);
-			if (w)
-				break;
-			name += n;
-		}
+		name = text_tail(name, max - 3);
 	}
 	while (*name) {
-		size_t n = name_char(name, &r, &w);
+		size_t n = text_char(name, &r, &w);
 		if (r)
 			line_add(p, "?", 1, 1);
 		else

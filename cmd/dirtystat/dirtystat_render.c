@@ -26,6 +26,7 @@
 #include "common/format.h"
 #include "common/json.h"
 #include "common/quote.h"
+#include "common/text_cols.h"
 #include "util/size.h"
 
 #define NCOLS 7
@@ -72,8 +73,8 @@ static const char *fmt_eta(char *buf, size_t size, double eta)
 /* ---- lines with clipping ---------------------------------------------- */
 
 /* Print one line: characters quote_unsafe() flags (controls, C1, bad
- * UTF-8, bidi controls) as '?', clipped to o->width columns (counting
- * each character as one column), and on the redrawn screen followed by
+ * UTF-8, bidi controls) as '?', clipped to o->width columns (counted as
+ * common/text_cols.h says), and on the redrawn screen followed by
  * clear-to-end-of-line. */
 static void emit(FILE *f, const struct render_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -82,9 +83,9 @@ static void emit(FILE *f, const struct render_opts *o, const char *fmt, ...)
 {
 	_cleanup_free_ char *line = NULL;
 	va_list ap;
-	size_t len, out = 0, k;
-	int n, cols = 0;
-	uint32_t c;
+	size_t len, out = 0, k, w, cols = 0;
+	bool unsafe;
+	int n;
 
 	va_start(ap, fmt);
 	n = vasprintf(&line, fmt, ap);
@@ -94,10 +95,11 @@ static void emit(FILE *f, const struct render_opts *o, const char *fmt, ...)
 	len = (size_t)n;
 	/* in place: a replaced character never grows */
 	for (size_t i = 0; i < len; i += k) {
-		k = quote_char(line + i, len - i, &c);
-		if (o->width > 0 && ++cols > o->width)
+		k = text_char(line + i, &unsafe, &w);
+		cols += w;
+		if (o->width > 0 && cols > (size_t)o->width)
 			break;
-		if (quote_unsafe(c)) {
+		if (unsafe) {
 			line[out++] = '?';
 		} else {
 			memmove(line + out, line + i, k);
@@ -122,26 +124,6 @@ struct table {
 
 #define GIVE_WAY_MIN 8 /* columns a shortened name keeps: "...BOAGeL" */
 
-/* Columns of a cell as emit() counts them: one per UTF-8 character. */
-static int text_cols(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
-/* The last keep characters of s. */
-static const char *text_tail(const char *s, int keep)
-{
-	int drop = text_cols(s) - keep;
-
-	for (; *s && drop > 0; s++)
-		drop -= ((unsigned char)s[1] & 0xc0) != 0x80;
-	return s;
-}
-
 /* Narrows the give-way column so that a row fits o->width, down to
  * GIVE_WAY_MIN: the mount point is cut before RATE and ETA are. */
 static void table_fit(const struct table *t, int *w, const struct render_opts *o)
@@ -160,14 +142,14 @@ static void table_fit(const struct table *t, int *w, const struct render_opts *o
  * its heading as its start ("MOUNTPOI"). */
 static void cell_print(FILE *m, const char *s, int w, bool right, bool last, bool heading)
 {
-	int n = text_cols(s);
+	int n = (int)text_cols(s);
 
 	if (n > w && heading) {
 		fprintf(m, "%.*s", w, s); /* headings are ASCII */
 		return;
 	}
 	if (n > w) {
-		fprintf(m, "...%s", text_tail(s, w - 3));
+		fprintf(m, "...%s", text_tail(s, (size_t)w - 3));
 		return;
 	}
 	if (right || !last)
@@ -197,7 +179,7 @@ static void table_print(FILE *f, struct table *t, const struct render_opts *o)
 	int w[NCOLS] = { 0 };
 
 	for (size_t i = 0; i < t->nrows * t->ncols; i++) {
-		int len = t->cells[i] ? text_cols(t->cells[i]) : 0;
+		int len = t->cells[i] ? (int)text_cols(t->cells[i]) : 0;
 
 		w[i % t->ncols] = MAX(w[i % t->ncols], len);
 	}

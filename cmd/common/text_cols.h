@@ -1,0 +1,27 @@
+/* text_cols.h: how many terminal columns a name takes, for the lines
+ * that are laid out to a width (the progress bar, dirtystat's screen).
+ *
+ * Columns are counted per code point: two for the common East Asian wide
+ * ranges, none for combining accents (names written by macOS come
+ * decomposed), one otherwise; that covers what cameras and desktops
+ * write without depending on the process locale.  A character
+ * quote_unsafe() flags (C0, DEL, C1, invalid UTF-8, bidi and invisible
+ * controls) is one column: the caller shows '?' in its place. */
+#ifndef SAFECP_TEXT_COLS_H
+#define SAFECP_TEXT_COLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One displayed character at s (not at its NUL): its bytes, whether to
+ * show '?' instead, and its columns. */
+size_t text_char(const char *s, bool *unsafe, size_t *cols);
+
+/* The columns of s. */
+size_t text_cols(const char *s);
+
+/* The longest end of s that takes at most cols columns and does not
+ * start with a combining accent: where "..." + the end of a path goes. */
+const char *text_tail(const char *s, size_t cols);
+
+#endif
