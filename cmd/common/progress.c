@@ -35,8 +35,7 @@
 #include "common/text_cols.h"
 #include "util/size.h"
 
-#define LINE_BYTES 16384
-#define MAX_COLS 1000   /* keeps the worst case (4 bytes a column) in LINE_BYTES */
+#define MAX_COLS 1000   /* keeps the worst case (4 bytes a column) in TEXT_LINE_BYTES */
 #define BAR_MIN 10
 #define BAR_MAX 30
 #define ITEM_MIN 12     /* shorter than this, a shortened name says nothing */
@@ -67,8 +66,7 @@ struct progress {
 	bool winch_installed;
 	struct sigaction old_winch;
 
-	char line[LINE_BYTES];
-	size_t len, line_cols;
+	struct text_line line;
 
 	/* progress_update_rows(): the rows after the first, with their own
 	 * copies of item and label, and how many rows are on screen */
@@ -84,56 +82,6 @@ static bool winch_taken; /* one meter at a time owns SIGWINCH */
 static void on_winch(int sig)
 {
 	winch_pending = 1;
-}
-
-/* ---- the line builder ------------------------------------------------ */
-
-static void line_reset(struct progress *p)
-{
-	p->len = 0;
-	p->line_cols = 0;
-}
-
-static void line_add(struct progress *p, const char *s, size_t bytes, size_t cols)
-{
-	if (p->len + bytes >= LINE_BYTES)
-		return; /* whole characters only; beyond MAX_COLS nothing fits anyway */
-	memcpy(p->line + p->len, s, bytes);
-	p->len += bytes;
-	p->line_cols += cols;
-}
-
-static void line_str(struct progress *p, const char *s)
-{
-	line_add(p, s, strlen(s), strlen(s)); /* our own parts are ASCII */
-}
-
-static void line_fill(struct progress *p, char c, size_t n)
-{
-	while (n-- > 0)
-		line_add(p, &c, 1, 1);
-}
-
-/* ---- untrusted names --------------------------------------------------- */
-
-/* Appends name in at most max columns, dropping its start for "...". */
-static void line_name(struct progress *p, const char *name, size_t max)
-{
-	size_t w;
-	bool r;
-
-	if (text_cols(name) > max) {
-		line_str(p, "...");
-		name = text_tail(name, max - 3);
-	}
-	while (*name) {
-		size_t n = text_char(name, &r, &w);
-		if (r)
-			line_add(p, "?", 1, 1);
-		else
-			line_add(p, name, n, w);
-		name += n;
-	}
 }
 
 /* ---- the elements ------------------------------------------------------ */
@@ -216,9 +164,9 @@ static void line_part(struct progress *p, const char *part)
 {
 	if (!*part)
 		return;
-	if (p->line_cols > 0)
-		line_str(p, "  ");
-	line_str(p, part);
+	if (p->line.cols > 0)
+		text_line_str(&p->line, "  ");
+	text_line_str(&p->line, part);
 }
 
 /* ---- bar mode ---------------------------------------------------------- */
@@ -294,27 +242,27 @@ static void build_bar_line(struct progress *p, bool final)
 	if (item && (dropped > 0 || fixed_cols(&pt, barw, 0) + 2 + ITEM_MIN > w))
 		item = NULL; /* the item is the first to go */
 
-	line_reset(p);
+	text_line_reset(&p->line);
 	if (dropped <= DROP_BAR) {
 		size_t cells = bar_cells(&p->st, barw, final);
 
-		line_str(p, "[");
-		line_fill(p, '#', cells);
-		line_fill(p, '.', barw - cells);
-		line_str(p, "] ");
+		text_line_str(&p->line, "[");
+		text_line_fill(&p->line, '#', cells);
+		text_line_fill(&p->line, '.', barw - cells);
+		text_line_str(&p->line, "] ");
 	}
-	line_str(p, pt.pct);
+	text_line_str(&p->line, pt.pct);
 	if (dropped <= DROP_SIZES)
 		line_part(p, pt.sizes);
 	line_part(p, dropped <= DROP_RATE ? pt.rate : "");
 	line_part(p, dropped <= DROP_ETA ? pt.eta : "");
 	line_part(p, dropped <= DROP_FLIGHT ? pt.flight : "");
 	if (item && *item) {
-		line_str(p, "  ");
-		line_name(p, item, w - p->line_cols);
+		text_line_str(&p->line, "  ");
+		text_line_name(&p->line, item, w - p->line.cols);
 	}
-	if (p->line_cols > w) /* only the percentage on a tiny terminal */
-		p->len = p->line_cols = w;
+	if (p->line.cols > w) /* only the percentage on a tiny terminal */
+		p->line.len = p->line.cols = w;
 }
 
 static bool own_terminal(const struct progress *p)
@@ -345,14 +293,14 @@ static void draw_bar(struct progress *p, bool final)
 	}
 	build_bar_line(p, final);
 	w = (size_t)MAX(1, MIN(p->cols, MAX_COLS) - 1);
-	if (p->line_open && p->last_cols > p->line_cols)
-		pad = MIN(p->last_cols, w) - MIN(p->line_cols, w);
+	if (p->line_open && p->last_cols > p->line.cols)
+		pad = MIN(p->last_cols, w) - MIN(p->line.cols, w);
 	fputc('\r', p->out);
-	fwrite(p->line, 1, p->len, p->out);
+	fwrite(p->line.buf, 1, p->line.len, p->out);
 	for (size_t i = 0; i < pad; i++)
 		fputc(' ', p->out);
 	p->line_open = true;
-	p->last_cols = p->line_cols;
+	p->last_cols = p->line.cols;
 }
 
 /* The block of rows: back to its first line, each line redrawn and
@@ -368,7 +316,7 @@ static void draw_rows(struct progress *p, bool final)
 		p->st = i == 0 ? first : p->rows[i - 1];
 		build_bar_line(p, final || p->st.complete);
 		fputc('\r', p->out);
-		fwrite(p->line, 1, p->len, p->out);
+		fwrite(p->line.buf, 1, p->line.len, p->out);
 		fputs("\033[K", p->out);
 		if (i + 1 < n)
 			fputc('\n', p->out);
@@ -378,7 +326,7 @@ static void draw_rows(struct progress *p, bool final)
 	p->st = first;
 	p->line_open = true;
 	p->open_rows = n;
-	p->last_cols = p->line_cols;
+	p->last_cols = p->line.cols;
 }
 
 static void clear_bar(struct progress *p)
@@ -422,17 +370,17 @@ static void draw_plain_row(struct progress *p, bool final)
 	struct parts pt;
 
 	make_parts(p, final, &pt);
-	line_reset(p);
-	line_str(p, pt.pct);
+	text_line_reset(&p->line);
+	text_line_str(&p->line, pt.pct);
 	line_part(p, pt.sizes);
 	line_part(p, pt.rate);
 	line_part(p, pt.eta);
 	line_part(p, pt.flight);
 	if (p->st.item && *p->st.item) {
-		line_str(p, "  ");
-		line_name(p, p->st.item, SIZE_MAX);
+		text_line_str(&p->line, "  ");
+		text_line_name(&p->line, p->st.item, SIZE_MAX);
 	}
-	fwrite(p->line, 1, p->len, p->out);
+	fwrite(p->line.buf, 1, p->line.len, p->out);
 	fputc('\n', p->out);
 }
 
@@ -637,31 +585,4 @@ void progress_free(struct progress *p)
 	free(p->rows);
 	free(p->item);
 	free(p);
-}
-
-enum progress_mode progress_default_mode(FILE *f)
-{
-	int fd = f ? fileno(f) : -1;
-
-	return fd >= 0 && isatty(fd) ? PROGRESS_BAR : PROGRESS_NONE;
-}
-
-int progress_mode_parse(const char *s, enum progress_mode *ret)
-{
-	static const struct {
-		const char *name;
-		enum progress_mode mode;
-	} modes[] = {
-		{ "bar", PROGRESS_BAR },
-		{ "plain", PROGRESS_PLAIN },
-		{ "json", PROGRESS_JSON },
-		{ "none", PROGRESS_NONE },
-	};
-
-	for (size_t i = 0; s && i < ARRAY_SIZE(modes); i++)
-		if (strcmp(s, modes[i].name) == 0) {
-			*ret = modes[i].mode;
-			return 0;
-		}
-	return -EINVAL;
 }

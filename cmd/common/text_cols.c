@@ -53,3 +53,49 @@ const char *text_tail(const char *s, size_t cols)
 		s += n;
 	return s;
 }
+
+void text_line_reset(struct text_line *l)
+{
+	l->len = 0;
+	l->cols = 0;
+}
+
+void text_line_add(struct text_line *l, const char *s, size_t bytes, size_t cols)
+{
+	if (l->len + bytes >= TEXT_LINE_BYTES)
+		return;
+	memcpy(l->buf + l->len, s, bytes);
+	l->len += bytes;
+	l->cols += cols;
+}
+
+void text_line_str(struct text_line *l, const char *s)
+{
+	text_line_add(l, s, strlen(s), strlen(s));
+}
+
+void text_line_fill(struct text_line *l, char c, size_t n)
+{
+	while (n-- > 0)
+		text_line_add(l, &c, 1, 1);
+}
+
+void text_line_name(struct text_line *l, const char *name, size_t max)
+{
+	size_t w;
+	bool unsafe;
+
+	if (text_cols(name) > max) {
+		text_line_str(l, "...");
+		name = text_tail(name, max - 3);
+	}
+	while (*name) {
+		size_t n = text_char(name, &unsafe, &w);
+
+		if (unsafe)
+			text_line_add(l, "?", 1, 1);
+		else
+			text_line_add(l, name, n, w);
+		name += n;
+	}
+}
