@@ -10,7 +10,6 @@
  * refusal happens here, before any file is opened for writing, and exits
  * EXIT_USAGE.  --dry-run prints the prepared job (safecp_dryrun.c);
  * otherwise safecp_run.c runs it and chooses the status. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <popt.h>
@@ -431,45 +430,6 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 	return ctx;
 }
 
-/* An existing regular file in dir, opened O_PATH (no atime, no write). */
-static int open_any_file(const char *dir)
-{
-	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
-	struct dirent *de;
-	int fd = -1;
-
-	if (dfd < 0 || !(d = fdopendir(dfd)))
-		return -1;
-	dfd = -1;  /* now closedir's */
-	while (fd < 0 && (de = readdir(d))) {
-		struct stat st;
-
-		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-			fd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	}
-	closedir(d);
-	return fd;
-}
-
-/* statx reports no DIO alignment for a directory, so lib asks an
- * unnamed O_TMPFILE there.  --dry-run first asks an existing file in
- * the destination, so that it creates nothing, not even that inode,
- * where it can.  The writer checks each file again; this answer picks
- * the strategy. */
-static void dio_probe(const char *dir, bool dry_run, struct dio_caps *ret)
-{
-	_cleanup_close_ int fd = dry_run ? open_any_file(dir) : -1;
-
-	*ret = (struct dio_caps){ 0 };
-	if (fd >= 0 && dio_caps_read(fd, ret) == 0 && ret->known)
-		return;
-	if (dio_caps_probe_dir(dir, ret) < 0)
-		*ret = (struct dio_caps){ 0 };
-}
-
 /* One refusal, in words on stderr and, for scripts, as a JSON event. */
 void report_refusal(const struct safecp_options *o, const char *kind, const char *msg)
 {
@@ -506,7 +466,7 @@ static int probe_destination(const struct safecp_options *o, struct safecp_job *
 		cli_error("cannot read the free space of %s: %s", quote(root), strerror(-r));
 		return EXIT_USAGE;
 	}
-	dio_probe(root, o->dry_run, &job->dio);
+	dio_caps_of_dest(root, o->dry_run, &job->dio);
 	return 0;
 }
 

@@ -20,6 +20,7 @@
  * 64 MiB.  Direct chunks are ~4 MiB of whole units so each O_DIRECT
  * write keeps the queue busy; window-mode chunks are ~1 MiB, which only
  * sizes the reader's buffers. */
+#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -225,6 +226,40 @@ int dio_caps_probe_dir(const char *dir, struct dio_caps *ret)
 	if (fd < 0)
 		return errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL ? 0 : -errno;
 	return dio_caps_read(fd, ret);
+}
+
+/* An existing regular file in dir, opened O_PATH; -1 when there is none. */
+static int open_any_file(const char *dir)
+{
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+	struct dirent *de;
+	int fd = -1;
+
+	if (dfd < 0 || !(d = fdopendir(dfd)))
+		return -1;
+	dfd = -1; /* now closedir's */
+	while (fd < 0 && (de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			fd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	}
+	closedir(d);
+	return fd;
+}
+
+void dio_caps_of_dest(const char *dir, bool create_nothing, struct dio_caps *ret)
+{
+	_cleanup_close_ int fd = create_nothing ? open_any_file(dir) : -1;
+
+	*ret = (struct dio_caps){ 0 };
+	if (fd >= 0 && dio_caps_read(fd, ret) == 0 && ret->known)
+		return;
+	if (dio_caps_probe_dir(dir, ret) < 0)
+		*ret = (struct dio_caps){ 0 };
 }
 
 /* Aligned to the largest buffer alignment, a multiple of each chunk

@@ -93,6 +93,13 @@ uint64_t sizing_adapt_window(const struct write_plan *p, uint64_t current,
  * is unsupported (vfat, FUSE). */
 int dio_caps_probe_dir(const char *dir, struct dio_caps *ret);
 
+/* The same for a destination directory, without a trace where
+ * create_nothing (--dry-run): an existing regular file there is asked
+ * first (opened O_PATH: no atime, no write), then an O_TMPFILE.  Unknown
+ * (zeros) when neither answers.  The writer checks each file again; this
+ * answer picks the strategy. */
+void dio_caps_of_dest(const char *dir, bool create_nothing, struct dio_caps *ret);
+
 /* Read statx(STATX_DIOALIGN) of an open fd (syscall; glibc 2.36's struct
  * lacks the fields). */
 int dio_caps_read(int fd, struct dio_caps *ret);
