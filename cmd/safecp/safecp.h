@@ -241,6 +241,8 @@ struct snapshot {
 	bool verify_cached;  /* some read-back could not bypass the cache */
 	bool pack;           /* --pack: the source figures below count */
 	uint64_t packed, pack_total; /* source bytes packed, of all */
+	bool device_idle;    /* the end: the device was seen idle */
+	uint64_t device_busy; /* not seen idle: other data it was busy with */
 	char label[96];      /* the bar's words after the sizes */
 };
 

@@ -175,6 +175,8 @@ static void snapshot_take(struct events *ev, struct snapshot *s)
 		s->packed = pack_feed_packed(ev->o->pack_feed);
 		s->pack_total = pack_tree_bytes(ev->o->pack_tree);
 	}
+	s->device_idle = atomic_load(&st->device_idle);
+	s->device_busy = atomic_load(&st->device_busy_bytes);
 	s->t_real = clock_realtime();
 	s->rate = progress_rate_sample(&ev->rate, clock_monotonic(), s->confirmed);
 	device_wait_sample(&ev->wait, ev->job->target, s->written - s->confirmed);
@@ -748,16 +750,34 @@ static bool disk_removable(const struct target *t)
 				t->disk.transport == TRANSPORT_MMC);
 }
 
+/* How the device was left: idle means seen idle (dirty_idle.h: as root
+ * from its bdi, as any user from the system's writeback and the disk's
+ * counters); else what kept it busy, or nothing known when it could not
+ * be watched at all. */
+static char *device_words(const struct snapshot *s)
+{
+	char busy[SIZE_FORMAT_MAX];
+
+	if (s->device_idle)
+		return strdup("the device is idle");
+	if (s->device_busy == 0)
+		return strdup("flushed (the device's idle state could not be confirmed; "
+			      "wait for its light before removing it)");
+	size_format(busy, sizeof(busy), s->device_busy);
+	return words_format("flushed; the device was still busy with %s of other data, so it "
+			    "was not seen idle: wait for its light before removing it", busy);
+}
+
 static char *final_line(const struct events *ev, int failed)
 {
 	const struct target *t = ev->job->target;
 	const struct snapshot *s = &ev->snap;
 	char size[SIZE_FORMAT_MAX];
 	const char *files = s->files_done == 1 ? "file" : "files";
-	bool idle = ev->stats && atomic_load(&ev->stats->device_idle);
+	bool idle = ev->stats && s->device_idle;
 	const char *after = failed ? "; some files failed (see above)"
 			    : idle && disk_removable(t) ? "; it can be removed" : "";
-	_cleanup_free_ char *checked = NULL, *same = NULL;
+	_cleanup_free_ char *checked = NULL, *same = NULL, *device = NULL;
 	char *line = NULL;
 	int r;
 
@@ -772,17 +792,14 @@ static char *final_line(const struct events *ev, int failed)
 				    s->identical == 1 ? "file was" : "files were");
 
 	size_format(size, sizeof(size), s->confirmed);
-	/* idle means seen idle: without debugfs, or with someone else's
-	 * writes going on, only syncfs returning is known */
-	if (t->has_block)
+	if (t->has_block) {
+		device = device_words(s);
+		if (!device)
+			return NULL;
 		r = asprintf(&line, "%s%s in %ju %s%s is on %s and %s%s", same ? same : "", size,
 			     (uintmax_t)s->files_done, files, checked ? checked : "",
-			     quote_bare(t->devnode),
-			     idle ? "the device is idle"
-				  : "flushed (the device's idle state could not be confirmed; "
-				    "wait for its light before removing it)",
-			     after);
-	else
+			     quote_bare(t->devnode), device, after);
+	} else
 		r = asprintf(&line, "%s%s in %ju %s%s is on %s%s", same ? same : "", size,
 			     (uintmax_t)s->files_done, files, checked ? checked : "",
 			     quote(t->mountpoint ? t->mountpoint : t->path), after);

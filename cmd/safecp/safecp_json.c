@@ -155,6 +155,14 @@ static void kv_verify(struct json *j, const struct snapshot *s)
 	json_kv_bool(j, "verify_cache_bypassed", !s->verify_cached);
 }
 
+/* How the copy left the device: seen idle, or busy with how much other
+ * data (0 when it could not be watched) */
+static void kv_device(struct json *j, const struct snapshot *s)
+{
+	json_kv_bool(j, "device_idle", s->device_idle);
+	json_kv_u64(j, "device_busy_bytes", s->device_idle ? 0 : s->device_busy);
+}
+
 static void kv_outcome(struct json *j, const struct dest_outcome *d)
 {
 	json_kv_name(j, "dest", d->dest);
@@ -164,6 +172,8 @@ static void kv_outcome(struct json *j, const struct dest_outcome *d)
 	json_kv_u64(j, "errors", d->errors);
 	json_kv_u64(j, "bytes_on_device", d->bytes_on_device);
 	json_kv_u64(j, "skipped_identical", d->identical);
+	if (d->snap)
+		kv_device(j, d->snap);
 	kv_verify(j, d->snap);
 }
 
@@ -179,6 +189,7 @@ void jsonev_done(struct jsonev *ev, const struct snapshot *s, const struct dest_
 		json_kv_u64(j, "files", s->files_done);
 		json_kv_u64(j, "errors", s->files_failed);
 		json_kv_u64(j, "skipped_identical", s->identical);
+		kv_device(j, s);
 		kv_verify(j, s);
 	} else {
 		/* the job's end, not one destination's: no "dest" */

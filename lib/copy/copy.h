@@ -41,10 +41,15 @@ struct copy_stats {
 	_Atomic uint64_t files_failed;
 	_Atomic size_t current;            /* plan entry being written */
 	_Atomic int phase;                 /* enum copy_phase */
-	_Atomic uint64_t device_pending;   /* dirty+writeback of the device, last seen */
+	_Atomic uint64_t device_pending;   /* dirty+writeback of the device, last seen
+					    * (without debugfs: the system's writeback) */
 	_Atomic bool device_idle;          /* the end: the device was seen idle (not
 					    * just given up on: someone else's writes,
-					    * or no debugfs to look at) */
+					    * or nothing to look at; dirty_idle.h) */
+	_Atomic uint64_t device_busy_bytes; /* not seen idle: other data the device
+					     * wrote while we waited after our sync,
+					     * plus (debugfs) what it still had to
+					     * write; 0 when idle or not watched */
 	_Atomic uint64_t bytes_verified;   /* --verify: read back and compared */
 	_Atomic uint64_t files_verified;   /*   files that read back the same */
 	_Atomic uint64_t files_mismatched; /*   files that read back different */

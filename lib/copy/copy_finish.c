@@ -8,9 +8,11 @@
  * root: on vfat, syncfs writes everything but sends no cache flush (FAT
  * has no ->sync_fs), and a directory fsync is what makes it flush
  * (fat_file_fsync -> blkdev_issue_flush).  Last, the device itself: we
- * wait until its bdi shows nothing dirty or under writeback (within the
- * percpu counters' error) and no write in flight.  Without debugfs
- * (not root) syncfs and fsync returning is the best evidence there is. */
+ * wait until it is seen idle (dirty/dirty_idle.h, doc/kernel.md 4.6): as
+ * root its bdi shows nothing dirty or under writeback (within the percpu
+ * counters' error) and no write in flight; as any user, for 0.3 s nothing
+ * is under writeback on the system, nothing in flight and its sector
+ * counter stands still. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -24,12 +26,13 @@
 #include "util/clock.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
+#include "dirty/dirty_idle.h"
 #include "io/fs_sync.h"
 #include "util/test_hook.h"
 
 #define IDLE_POLL_NS 50000000L
 /* Someone else may keep the device busy: stop waiting once its pending
- * data has not shrunk for this long. */
+ * data has not shrunk for this long (without debugfs: after this long). */
 #define IDLE_STALL_SECONDS 5.0
 
 void finish_dir_popped(void *ctx, size_t idx, int fd)
@@ -90,11 +93,35 @@ void finish_dirs(struct engine *g, bool all)
 	}
 }
 
-/* Dirty and writeback are two percpu counters, each off by up to
- * dirty_percpu_error() when read (doc/kernel.md 4.1). */
-static bool device_idle(const struct dirty_device *d)
+/* After our sync, whether the device stops (dirty/dirty_idle.h: the
+ * root rule and the any-user rule).  With debugfs we wait as long as the
+ * device's pending data shrinks; without it the figure is the system's,
+ * whose shrinking says nothing of this device, so the wait is bounded.
+ * Not idle: what the device was busy with meanwhile, for the last line. */
+static bool idle_gave_up(const struct idle_reading *r, double start, uint64_t *best,
+			 double *since)
 {
-	return dirty_device_pending(d) <= 2 * dirty_percpu_error() && d->inflight_writes == 0;
+	double now = clock_monotonic();
+
+	if (!r->exact)
+		return now - start > IDLE_STALL_SECONDS;
+	if (r->pending < *best) {
+		*best = r->pending;
+		*since = now;
+	}
+	return now - *since > IDLE_STALL_SECONDS;
+}
+
+/* Bytes the device wrote since first, plus what it still has to write
+ * when that is its own figure. */
+static uint64_t busy_bytes(const struct idle_reading *first, const struct idle_reading *r)
+{
+	uint64_t written = 0;
+
+	if (first->has_block_stat && r->has_block_stat &&
+	    r->sectors_written > first->sectors_written)
+		written = (r->sectors_written - first->sectors_written) * 512;
+	return written + (r->exact ? r->pending : 0);
 }
 
 /* True when the device was seen idle; false when there is nothing to
@@ -103,24 +130,29 @@ static bool wait_idle(struct engine *g)
 {
 	const struct target *t = g->o->target;
 	struct dirty_device d;
+	struct idle_reading first = { 0 }, r;
+	struct idle_watch w;
 	uint64_t best = UINT64_MAX;
-	double since = clock_monotonic();
+	double start = clock_monotonic(), since = start;
 
 	if (!t || !t->has_block)
 		return false;
-	for (;;) {
-		if (dirty_device_read(t->bdi, t->diskname, &d) < 0 ||
-		    d.source != DIRTY_SOURCE_DEBUGFS)
+	/* two counters (dirty, writeback), each off by up to the percpu error */
+	idle_watch_init(&w, 2 * dirty_percpu_error());
+	for (unsigned n = 0;; n++) {
+		if (dirty_device_read(t->bdi, t->diskname, &d) < 0)
 			return false;
-		atomic_store(&g->stats->device_pending, dirty_device_pending(&d));
-		if (device_idle(&d))
+		idle_reading_from(&d, clock_monotonic(), &r);
+		if (n == 0)
+			first = r;
+		atomic_store(&g->stats->device_pending, r.pending);
+		if (idle_watch_add(&w, &r))
 			return true;
-		if (dirty_device_pending(&d) < best) {
-			best = dirty_device_pending(&d);
-			since = clock_monotonic();
-		} else if (clock_monotonic() - since > IDLE_STALL_SECONDS) {
-			DEBUG(DEBUG_COPY, "bdi %s: %llu bytes pending not shrinking; not ours", t->bdi,
-			      (unsigned long long)dirty_device_pending(&d));
+		if (idle_gave_up(&r, start, &best, &since)) {
+			atomic_store(&g->stats->device_busy_bytes, busy_bytes(&first, &r));
+			DEBUG(DEBUG_COPY, "disk %s: not seen idle (%llu bytes pending, %s)",
+			      t->diskname, (unsigned long long)r.pending,
+			      r.exact ? "debugfs" : "system writeback");
 			return false;
 		}
 		nanosleep(&(struct timespec){ 0, IDLE_POLL_NS }, NULL);
