@@ -144,6 +144,8 @@ tags() {
 	comp_ok "$1" safeunmount LA
 	[ "$output" = LABEL= ]
 	compopt_has "-o nospace"
+	# as a file name readline would write it LABEL\=
+	refute grep -qxF -- "-o filenames" "$COMPOPT"
 	comp_ok "$1" safeunmount PART
 	[ "$(tr '\n' ' ' <<<"$output")" = "PARTLABEL= PARTUUID= " ]
 	comp_ok "$1" safeunmount --wait UU
