@@ -5,7 +5,9 @@
 # as COMP_WORDBREAKS splits them, the function that `complete -p` names called, then
 # COMPREPLY and standard error read. compopt only works inside a real completion, so a
 # function of that name records what it was asked for ($COMPOPT). LABEL= and UUID= are
-# completed from a stick of ours. (cli.bats compares the option lists with --help.)
+# completed from a stick of ours. Then in a terminal (a pty, zsh's zpty): what bash's
+# readline and zsh's zle write on the command line, also of the zsh completion.
+# (cli.bats compares the option lists with --help.)
 # tests/run: alone: LABEL=<Tab> as root runs blkid where udevd keeps no labels, which
 # reads every block device, other suites' failing ones too
 
@@ -192,4 +194,61 @@ labels() {
 
 @test "bash, with bash-completion: safeunmount LABEL= and UUID= offer a stick's, a space in the label" {
 	labels bc
+}
+
+# ---- in a terminal: what readline and zle make of the matches -------------------------
+
+ZSH_SETUP="fpath=($SAFECP_SRC/completions/zsh \$fpath); autoload -Uz compinit; compinit -u -D"
+
+need_zsh() {
+	command -v zsh >/dev/null || skip "needs zsh (for its zpty, and to test _safeunmount; tests/run --deps installs it)"
+}
+
+# in_pty SHELL SETUP LINE: output is the command line SHELL holds after LINE<Tab>
+# (tests/bats/completion_pty.zsh).
+in_pty() {
+	run zsh -f "$SAFECP_SRC/tests/bats/completion_pty.zsh" "$1" "$BATS_TEST_TMPDIR/line" "$2" "$3"
+	echo "$3<Tab> in $1 ($2): status $status, '$output'"
+	[ "$status" -eq 0 ]
+}
+
+bash_setup() {
+	local s="source $SAFECP_BUILD/completions/$2"
+	[[ $1 == bc ]] && s="source $BASH_COMPLETION; $s"
+	echo "$s"
+}
+
+@test "in a terminal: safeunmount LA<Tab> gives LABEL= and no space, in bash with and without bash-completion and in zsh" {
+	need_zsh
+	local mode
+	for mode in plain bc; do
+		[[ $mode == bc && ! -r $BASH_COMPLETION ]] && continue
+		in_pty bash "$(bash_setup $mode safeunmount)" "safeunmount LA"
+		[ "$output" = "safeunmount LABEL=" ]
+	done
+	in_pty zsh "$ZSH_SETUP" "safeunmount LA"
+	[ "$output" = "safeunmount LABEL=" ]
+	in_pty zsh "$ZSH_SETUP" "safeunmount --prog"
+	[ "$output" = "safeunmount --progress=" ]
+}
+
+@test "in a terminal: safeunmount LABEL=<Tab> writes a stick's label with its space quoted, UUID= its UUID, in bash with and without bash-completion and in zsh" {
+	need_zsh
+	require_root
+	local label="${$}sc comp" uuid mode
+	stick_up --size 32 --rate 0 --label "$label"
+	uuid=$(blkid -p -s UUID -o value "$STICK_DEV")
+	for mode in plain bc; do
+		[[ $mode == bc && ! -r $BASH_COMPLETION ]] && continue
+		in_pty bash "$(bash_setup $mode safeunmount)" "safeunmount LABEL=${$}s"
+		[ "$output" = "safeunmount LABEL=${$}sc\\ comp " ]
+		in_pty bash "$(bash_setup $mode safeunmount)" "safeunmount -P LABEL='${$}s"
+		[ "$output" = "safeunmount -P LABEL='${$}sc comp' " ]
+		in_pty bash "$(bash_setup $mode safeunmount)" "safeunmount UUID=${uuid:0:8}"
+		[ "$output" = "safeunmount UUID=$uuid " ]
+	done
+	in_pty zsh "$ZSH_SETUP" "safeunmount LABEL=${$}s"
+	[ "$output" = "safeunmount LABEL=${$}sc\\ comp " ]
+	in_pty zsh "$ZSH_SETUP" "safeunmount -P UUID=${uuid:0:8}"
+	[ "$output" = "safeunmount -P UUID=$uuid " ]
 }
