@@ -268,6 +268,54 @@ check_sync_truth() {
 	[[ $output == *"'$STICK_MNT/sub' is mounted inside it"* ]]
 }
 
+# In a pid namespace of its own (its /proc shows only its processes) and with CAP_SYS_PTRACE
+# out of the bounding set: root there may inspect its own processes but not those of
+# nobody, each holding the stick by its working directory under a name with an escape
+# (perl's $0 sets comm). The unmount fails in that mount namespace only, which dies with
+# its last process.
+uninspectable_holders() {
+	local mnt=$1 n=$2 i pids=()
+	cd "$mnt/d" || return 1
+	for ((i = 0; i < n; i++)); do
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			perl -e '$0 = "sl\eep"; sleep 60' &
+		pids+=("$!")
+	done
+	cd / || return 1
+	for i in "${pids[@]}"; do
+		while [[ $(cat "/proc/$i/comm" 2>/dev/null) != $'sl\eep' ]]; do sleep 0.05; done
+	done
+	echo "pids ${pids[*]}"
+	safeunmount "$mnt" 2>&1
+	echo "rc=$?"
+	kill "${pids[@]}"
+}
+
+@test "processes that cannot be inspected are named: pid and quoted name, five and a count" {
+	require_root
+	require_cmd unshare setpriv perl
+	stick_up --size 64
+	mkdir -m 777 "$STICK_MNT/d"
+	local one several p
+	one=$(unshare --pid --fork --mount-proc --kill-child setpriv --bounding-set -sys_ptrace \
+		bash -c "$(declare -f uninspectable_holders); uninspectable_holders \"\$1\" 1" _ \
+		"$STICK_MNT")
+	echo "$one"
+	read -r _ p <<<"$one"
+	[[ $one == *"rc=3"* ]]
+	[[ $one == *"  (pid $p ('sl'\$'\\e''ep') could not be inspected: Permission denied)"* ]]
+	several=$(unshare --pid --fork --mount-proc --kill-child setpriv --bounding-set -sys_ptrace \
+		bash -c "$(declare -f uninspectable_holders); uninspectable_holders \"\$1\" 7" _ \
+		"$STICK_MNT")
+	echo "$several"
+	read -r -a p <<<"${several%%$'\n'*}" # "pids" and the seven
+	[[ $several == *"rc=3"* ]]
+	local n="('sl'\$'\\e''ep')"
+	[[ $several == *"  (pids ${p[1]} $n, ${p[2]} $n, ${p[3]} $n, ${p[4]} $n, ${p[5]} $n and 2 more could not be inspected: Permission denied)"* ]]
+	# nothing of it reached the stick's own mount
+	findmnt "$STICK_MNT"
+}
+
 @test "another mount namespace holding the filesystem is detected, exit 3" {
 	require_root
 	require_cmd unshare
