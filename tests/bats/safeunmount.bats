@@ -371,6 +371,24 @@ uninspectable_holders() {
 		and .[-1].exit == 0 and .[-1].unmounted == 2' <<<"$output"
 }
 
+@test "--power-off ends naming the mount point given, the bytes written and the disk" {
+	require_root
+	stick_up --size 256
+	head -c $((4 * MIB)) "$SU_SRC" >"$STICK_MNT/a"
+	release_device_settings
+	run -0 safeunmount -P "$STICK_MNT"
+	echo "$output"
+	[[ $output =~ ^"'$STICK_MNT' is unmounted ("([0-9.]+)" MiB written) and its disk '$STICK_DISK' is powered off; it can be removed"$ ]]
+	[[ ${BASH_REMATCH[1]} == 4.* ]]
+	refute _stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$STICK_ID.img"
+	# a whole disk given: named once
+	stick_up --partitions 2 --size 300
+	release_device_settings
+	run -0 safeunmount -P "$STICK_DISK"
+	echo "$output"
+	[[ $output =~ ^"'$STICK_DISK' is unmounted ("[0-9.]+" "[KMG]?i?B" written) and powered off; it can be removed"$ ]]
+}
+
 @test "--power-off of a device that is not mounted" {
 	require_root
 	stick_up --fs none
@@ -378,6 +396,7 @@ uninspectable_holders() {
 	run -0 safeunmount -P -v "$STICK_DISK"
 	echo "$output"
 	[[ $output == *"powered off '$STICK_DISK' (loop)"* ]]
+	[[ $output == *"'$STICK_DISK' is powered off; it can be removed" ]]
 	run ! _stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$STICK_ID.img"
 }
 
