@@ -509,6 +509,24 @@ held_open() {
 	run ! findmnt "$STICK_MNT"
 }
 
+@test "--help says what TARGET may be, every tag the code takes, and so does the SYNOPSIS" {
+	local tags t synopsis
+	run -0 safeunmount --help
+	[[ $output == *"TARGET is one of:"* ]]
+	[[ $output == *"a mount point, or any path inside a mounted filesystem"* ]]
+	[[ $output == *"a partition (its filesystems) or a whole disk (every"* ]]
+	synopsis=$(sed -n '/^# SYNOPSIS/,/^# DESCRIPTION/p' "$MAN")
+	[[ $synopsis == *"a mount point or a path inside one, a device node (partition or"*"whole disk)"* ]]
+	# the tags blockid_is_tag() accepts, read from the code
+	tags=$(sed -n '/^bool blockid_is_tag/,/^}/p' "$SAFECP_SRC/lib/device/blockid.c" |
+		grep -o '"[A-Z]*="' | tr -d '"')
+	[ "$(wc -w <<<"$tags")" -ge 4 ]
+	for t in $tags; do
+		[[ $output == *"$t"* ]] || { echo "$t missing from --help"; false; }
+		[[ $synopsis == *"*$t*"* ]] || { echo "$t missing from the SYNOPSIS"; false; }
+	done
+}
+
 @test "usage errors exit 2" {
 	run -2 safeunmount
 	[[ $output == *"missing target"* ]]
