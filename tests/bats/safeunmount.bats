@@ -275,6 +275,7 @@ check_sync_truth() {
 # its last process.
 uninspectable_holders() {
 	local mnt=$1 n=$2 i pids=()
+	shift 2
 	cd "$mnt/d" || return 1
 	for ((i = 0; i < n; i++)); do
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
@@ -286,7 +287,7 @@ uninspectable_holders() {
 		while [[ $(cat "/proc/$i/comm" 2>/dev/null) != $'sl\eep' ]]; do sleep 0.05; done
 	done
 	echo "pids ${pids[*]}"
-	safeunmount "$mnt" 2>&1
+	"$@" 2>&1
 	echo "rc=$?"
 	kill "${pids[@]}"
 }
@@ -298,14 +299,14 @@ uninspectable_holders() {
 	mkdir -m 777 "$STICK_MNT/d"
 	local one several p
 	one=$(unshare --pid --fork --mount-proc --kill-child setpriv --bounding-set -sys_ptrace \
-		bash -c "$(declare -f uninspectable_holders); uninspectable_holders \"\$1\" 1" _ \
+		bash -c "$(declare -f uninspectable_holders); uninspectable_holders \"\$1\" 1 safeunmount \"\$1\"" _ \
 		"$STICK_MNT")
 	echo "$one"
 	read -r _ p <<<"$one"
 	[[ $one == *"rc=3"* ]]
 	[[ $one == *"  (pid $p ('sl'\$'\\e''ep') could not be inspected: Permission denied)"* ]]
 	several=$(unshare --pid --fork --mount-proc --kill-child setpriv --bounding-set -sys_ptrace \
-		bash -c "$(declare -f uninspectable_holders); uninspectable_holders \"\$1\" 7" _ \
+		bash -c "$(declare -f uninspectable_holders); uninspectable_holders \"\$1\" 7 safeunmount \"\$1\"" _ \
 		"$STICK_MNT")
 	echo "$several"
 	read -r -a p <<<"${several%%$'\n'*}" # "pids" and the seven
@@ -314,6 +315,25 @@ uninspectable_holders() {
 	[[ $several == *"  (pids ${p[1]} $n, ${p[2]} $n, ${p[3]} $n, ${p[4]} $n, ${p[5]} $n and 2 more could not be inspected: Permission denied)"* ]]
 	# nothing of it reached the stick's own mount
 	findmnt "$STICK_MNT"
+}
+
+@test "safecp --unmount names the processes it could not inspect in the same words" {
+	require_root
+	require_tool safecp
+	require_cmd unshare setpriv perl
+	stick_up --size 64
+	mkdir -m 777 "$STICK_MNT/d"
+	echo data >"$BATS_TEST_TMPDIR/a"
+	local out p n="('sl'\$'\\e''ep')"
+	out=$(unshare --pid --fork --mount-proc --kill-child setpriv --bounding-set -sys_ptrace \
+		bash -c "$(declare -f uninspectable_holders); uninspectable_holders \"\$1\" 2 safecp --unmount \"\$2\" \"\$1/\"" _ \
+		"$STICK_MNT" "$BATS_TEST_TMPDIR/a")
+	echo "$out"
+	read -r -a p <<<"${out%%$'\n'*}"
+	[[ $out == *"rc=3"* ]]
+	[[ $out == *"'$STICK_MNT' is busy:"* ]]
+	[[ $out == *"  (pids ${p[1]} $n and ${p[2]} $n could not be inspected: Permission denied)"* ]]
+	[ "$(cat "$STICK_MNT/a")" = data ]
 }
 
 @test "another mount namespace holding the filesystem is detected, exit 3" {
