@@ -18,6 +18,7 @@
 
 #include "common/cli.h"
 #include "common/exitcodes.h"
+#include "common/holder_words.h"
 #include "common/quote.h"
 #include "common/unmount_choice.h"
 #include "safecp/safecp.h"
@@ -127,7 +128,7 @@ static void busy_words(const struct unmount_busy *b)
 	for (size_t i = 0; i < b->n_submounts; i++)
 		fprintf(stderr, "  %s is mounted inside it\n", quote(b->submounts[i]));
 	if (b->holders.unreadable)
-		fprintf(stderr, "  (%zu processes could not be inspected)\n", b->holders.unreadable);
+		holder_words_unreadable(stderr, &b->holders);
 }
 
 /* A step that failed, in words; the exit status it means. */

@@ -167,7 +167,14 @@ int main(int argc, const char **argv)
 	poptContext ctx;
 
 	cli_init("safeunmount", "Write out what is still cached for a filesystem, showing the "
-		 "bytes left,\nthen unmount it and optionally power its disk off.");
+		 "bytes left,\nthen unmount it and optionally power its disk off.\n\n"
+		 "TARGET is one of:\n"
+		 "  a mount point, or any path inside a mounted filesystem (not on '/')\n"
+		 "  a device node: a partition (its filesystems) or a whole disk (every\n"
+		 "    filesystem on it and on its partitions); with -P, a device that is\n"
+		 "    not mounted is only powered off\n"
+		 "  LABEL=label, UUID=uuid, PARTLABEL=label or PARTUUID=uuid (libblkid)\n"
+		 "A TARGET is done whole or not at all.");
 	cli_set_man_section(8);
 	signal(SIGPIPE, SIG_IGN);
 	ctx = parse_options(argc, argv, &o);

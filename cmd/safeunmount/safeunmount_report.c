@@ -20,6 +20,7 @@
 #include "util/cleanup.h"
 #include "common/cli.h"
 #include "common/event.h"
+#include "common/holder_words.h"
 #include "common/msg.h"
 #include "common/quote.h"
 #include "safeunmount/safeunmount.h"
@@ -223,9 +224,7 @@ static void busy_words(const char *what, const struct holder_list *h,
 	for (size_t i = 0; i < n_sub; i++)
 		fprintf(stderr, "  %s is mounted inside it\n", quote(submounts[i]));
 	if (h->unreadable)
-		fprintf(stderr, "  (%zu %s could not be inspected%s)\n", h->unreadable,
-			h->unreadable == 1 ? "process" : "processes",
-			geteuid() != 0 ? "; run as root to see them" : "");
+		holder_words_unreadable(stderr, h);
 	else if (h->n == 0 && n_sub == 0)
 		fprintf(stderr, "  (no process found: the kernel holds it, for instance for a swap file, "
 			"a loop device or an NFS export)\n");

@@ -466,13 +466,34 @@ static bool others_mounted(const struct unmount_target *t, char **ret_mountpoint
 	return *ret_mountpoint != NULL;
 }
 
+/* -P: the target as the plain ending names it, with its bytes, and the
+ * disk that went with it (a mount point says nothing of /dev/sdb). */
+static void summary_powered_off(const struct unmount_target *t, const char *what)
+{
+	char size[SIZE_FORMAT_MAX];
+	const bool is_disk = strcmp(what, t->disk_node) == 0;
+
+	size_format(size, sizeof(size), t->bytes_written);
+	if (t->n_fs == 0 && is_disk)
+		report_info("%s is powered off; it can be removed", quote(what));
+	else if (t->n_fs == 0)
+		report_info("the disk of %s, %s, is powered off; it can be removed", quote(what),
+			    quote(t->disk_node));
+	else if (is_disk)
+		report_info("%s is unmounted (%s written) and powered off; it can be removed",
+			    quote(what), size);
+	else
+		report_info("%s is unmounted (%s written) and its disk %s is powered off; it can be "
+			    "removed", quote(what), size, quote(t->disk_node));
+}
+
 static void summary(const struct su_options *o, const struct unmount_target *t)
 {
 	char size[SIZE_FORMAT_MAX], *other = NULL;
-	const char *what = t->device_target ? t->devnode : t->fs[0].m.mountpoint;
+	const char *what = t->device_target ? t->devnode : t->n_fs ? t->fs[0].m.mountpoint : t->arg;
 
 	if (o->power_off) {
-		report_info("%s is powered off; it can be removed", quote(t->disk_node));
+		summary_powered_off(t, what);
 	} else if (o->lazy) {
 		report_info("%s is detached; data may still be on its way to the device, so wait "
 			    "before removing it", quote(what));

@@ -218,6 +218,23 @@ static bool is_denied(int r)
 	return r == -EACCES || r == -EPERM;
 }
 
+/* One more process we may not inspect, named for the report (the user
+ * can look it up: pid 1 unreadable even to root says a lot). */
+static int denied_add(struct holder_list *l, pid_t pid, const char *command, int error)
+{
+	struct holder_denied *grown;
+
+	l->unreadable++;
+	grown = realloc(l->denied, (l->n_denied + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	l->denied = grown;
+	grown[l->n_denied] = (struct holder_denied){ .pid = pid, .error = error };
+	snprintf(grown[l->n_denied].command, sizeof(grown->command), "%s", command);
+	l->n_denied++;
+	return 0;
+}
+
 /* cwd, root, fds and maps of one process against a mount. */
 static int scan_pid_mount(pid_t pid, const struct matcher *mt, struct holder_list *l)
 {
@@ -225,7 +242,7 @@ static int scan_pid_mount(pid_t pid, const struct matcher *mt, struct holder_lis
 		{ "cwd", HOLDER_CWD }, { "root", HOLDER_ROOT },
 	};
 	char command[32], rel[64], text[PATH_MAX];
-	bool denied = false;
+	int denied = 0; /* the first refusal */
 	int r;
 
 	read_command(pid, command, sizeof(command));
@@ -237,19 +254,20 @@ static int scan_pid_mount(pid_t pid, const struct matcher *mt, struct holder_lis
 			if (r < 0)
 				return r;
 		}
-		denied |= is_denied(r);
+		if (!denied && is_denied(r))
+			denied = r;
 	}
 	r = scan_fds(pid, command, mt, l);
 	if (r == -ENOMEM)
 		return r;
-	denied |= is_denied(r);
+	if (!denied && is_denied(r))
+		denied = r;
 	r = scan_maps(pid, command, mt->mount, l);
 	if (r == -ENOMEM)
 		return r;
-	denied |= is_denied(r);
-	if (denied)
-		l->unreadable++;
-	return 0;
+	if (!denied && is_denied(r))
+		denied = r;
+	return denied ? denied_add(l, pid, command, denied) : 0;
 }
 
 /* Six fixed fields, the optional ones (shared:N, master:N, ...), "-" and
@@ -320,6 +338,8 @@ static int read_ns(const char *pid, char *buf, size_t size)
 	return 0;
 }
 
+/* 0, or the refusal (-EACCES, -EPERM) when the namespace could not be
+ * read, or -ENOMEM. */
 static int scan_pid_namespace(pid_t pid, const struct matcher *mt, struct ns_seen *seen,
 			      struct holder_list *l)
 {
@@ -330,13 +350,13 @@ static int scan_pid_namespace(pid_t pid, const struct matcher *mt, struct ns_see
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 	r = read_ns(pidstr, ns, sizeof(ns));
 	if (r < 0)
-		return is_denied(r) ? 1 : 0;
+		return is_denied(r) ? r : 0;
 	if (!ns_seen_add(seen, ns))
 		return 0;
 	snprintf(rel, sizeof(rel), "/proc/%d/mountinfo", (int)pid);
 	r = sysroot_read_file(rel, &text);
 	if (r < 0)
-		return is_denied(r) ? 1 : 0;
+		return is_denied(r) ? r : 0;
 	where = mountinfo_find_device(text, mt);
 	if (!where)
 		return 0;
@@ -360,7 +380,7 @@ static int scan_pid(pid_t pid, const struct matcher *mt, struct ns_seen *seen,
 		    struct holder_list *l)
 {
 	char command[32];
-	bool denied;
+	int denied = 0;
 	int r;
 
 	if (mt->mount)
@@ -369,13 +389,14 @@ static int scan_pid(pid_t pid, const struct matcher *mt, struct ns_seen *seen,
 	r = scan_fds(pid, command, mt, l);
 	if (r == -ENOMEM)
 		return r;
-	denied = is_denied(r);
+	if (is_denied(r))
+		denied = r;
 	r = scan_pid_namespace(pid, mt, seen, l);
-	if (r < 0)
+	if (r == -ENOMEM)
 		return r;
-	if (denied || r == 1)
-		l->unreadable++;
-	return 0;
+	if (!denied && is_denied(r))
+		denied = r;
+	return denied ? denied_add(l, pid, command, denied) : 0;
 }
 
 static int scan_all(const struct matcher *mt, struct holder_list *ret)
@@ -454,6 +475,9 @@ void holder_list_done(struct holder_list *l)
 	l->items = NULL;
 	l->n = 0;
 	l->unreadable = 0;
+	free(l->denied);
+	l->denied = NULL;
+	l->n_denied = 0;
 }
 
 int holder_list_copy(const struct holder_list *from, struct holder_list *ret)
@@ -472,6 +496,15 @@ int holder_list_copy(const struct holder_list *from, struct holder_list *ret)
 			holder_list_done(&l);
 			return -ENOMEM;
 		}
+	}
+	if (from->n_denied) {
+		l.denied = malloc(from->n_denied * sizeof(*l.denied));
+		if (!l.denied) {
+			holder_list_done(&l);
+			return -ENOMEM;
+		}
+		memcpy(l.denied, from->denied, from->n_denied * sizeof(*l.denied));
+		l.n_denied = from->n_denied;
 	}
 	*ret = l;
 	return 0;

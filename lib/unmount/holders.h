@@ -32,10 +32,19 @@ struct holder {
 	char *path;           /* the file, directory or mount point */
 };
 
+/* A process we may not inspect: which, and why. */
+struct holder_denied {
+	pid_t pid;
+	int error;            /* -EACCES or -EPERM */
+	char command[32];     /* /proc/PID/comm, "?" when unreadable too */
+};
+
 struct holder_list {
 	struct holder *items; /* sorted by pid, then how, then path */
 	size_t n;
 	size_t unreadable;    /* processes we may not inspect (not root) */
+	struct holder_denied *denied; /* n_denied of them, by pid (all, but */
+	size_t n_denied;              /* after ENOMEM in a copy: none) */
 };
 
 /* What identifies a mount.  On the real root a link matches when statx()

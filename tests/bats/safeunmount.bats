@@ -268,6 +268,74 @@ check_sync_truth() {
 	[[ $output == *"'$STICK_MNT/sub' is mounted inside it"* ]]
 }
 
+# In a pid namespace of its own (its /proc shows only its processes) and with CAP_SYS_PTRACE
+# out of the bounding set: root there may inspect its own processes but not those of
+# nobody, each holding the stick by its working directory under a name with an escape
+# (perl's $0 sets comm). The unmount fails in that mount namespace only, which dies with
+# its last process.
+uninspectable_holders() {
+	local mnt=$1 n=$2 i pids=()
+	shift 2
+	cd "$mnt/d" || return 1
+	for ((i = 0; i < n; i++)); do
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			perl -e '$0 = "sl\eep"; sleep 60' &
+		pids+=("$!")
+	done
+	cd / || return 1
+	for i in "${pids[@]}"; do
+		while [[ $(cat "/proc/$i/comm" 2>/dev/null) != $'sl\eep' ]]; do sleep 0.05; done
+	done
+	echo "pids ${pids[*]}"
+	"$@" 2>&1
+	echo "rc=$?"
+	kill "${pids[@]}"
+}
+
+@test "processes that cannot be inspected are named: pid and quoted name, five and a count" {
+	require_root
+	require_cmd unshare setpriv perl
+	stick_up --size 64
+	mkdir -m 777 "$STICK_MNT/d"
+	local one several p
+	one=$(unshare --pid --fork --mount-proc --kill-child setpriv --bounding-set -sys_ptrace \
+		bash -c "$(declare -f uninspectable_holders); uninspectable_holders \"\$1\" 1 safeunmount \"\$1\"" _ \
+		"$STICK_MNT")
+	echo "$one"
+	read -r _ p <<<"$one"
+	[[ $one == *"rc=3"* ]]
+	[[ $one == *"  (pid $p ('sl'\$'\\e''ep') could not be inspected: Permission denied)"* ]]
+	several=$(unshare --pid --fork --mount-proc --kill-child setpriv --bounding-set -sys_ptrace \
+		bash -c "$(declare -f uninspectable_holders); uninspectable_holders \"\$1\" 7 safeunmount \"\$1\"" _ \
+		"$STICK_MNT")
+	echo "$several"
+	read -r -a p <<<"${several%%$'\n'*}" # "pids" and the seven
+	[[ $several == *"rc=3"* ]]
+	local n="('sl'\$'\\e''ep')"
+	[[ $several == *"  (pids ${p[1]} $n, ${p[2]} $n, ${p[3]} $n, ${p[4]} $n, ${p[5]} $n and 2 more could not be inspected: Permission denied)"* ]]
+	# nothing of it reached the stick's own mount
+	findmnt "$STICK_MNT"
+}
+
+@test "safecp --unmount names the processes it could not inspect in the same words" {
+	require_root
+	require_tool safecp
+	require_cmd unshare setpriv perl
+	stick_up --size 64
+	mkdir -m 777 "$STICK_MNT/d"
+	echo data >"$BATS_TEST_TMPDIR/a"
+	local out p n="('sl'\$'\\e''ep')"
+	out=$(unshare --pid --fork --mount-proc --kill-child setpriv --bounding-set -sys_ptrace \
+		bash -c "$(declare -f uninspectable_holders); uninspectable_holders \"\$1\" 2 safecp --unmount \"\$2\" \"\$1/\"" _ \
+		"$STICK_MNT" "$BATS_TEST_TMPDIR/a")
+	echo "$out"
+	read -r -a p <<<"${out%%$'\n'*}"
+	[[ $out == *"rc=3"* ]]
+	[[ $out == *"'$STICK_MNT' is busy:"* ]]
+	[[ $out == *"  (pids ${p[1]} $n and ${p[2]} $n could not be inspected: Permission denied)"* ]]
+	[ "$(cat "$STICK_MNT/a")" = data ]
+}
+
 @test "another mount namespace holding the filesystem is detected, exit 3" {
 	require_root
 	require_cmd unshare
@@ -323,6 +391,24 @@ check_sync_truth() {
 		and .[-1].exit == 0 and .[-1].unmounted == 2' <<<"$output"
 }
 
+@test "--power-off ends naming the mount point given, the bytes written and the disk" {
+	require_root
+	stick_up --size 256
+	head -c $((4 * MIB)) "$SU_SRC" >"$STICK_MNT/a"
+	release_device_settings
+	run -0 safeunmount -P "$STICK_MNT"
+	echo "$output"
+	[[ $output =~ ^"'$STICK_MNT' is unmounted ("([0-9.]+)" MiB written) and its disk '$STICK_DISK' is powered off; it can be removed"$ ]]
+	[[ ${BASH_REMATCH[1]} == 4.* ]]
+	refute _stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$STICK_ID.img"
+	# a whole disk given: named once
+	stick_up --partitions 2 --size 300
+	release_device_settings
+	run -0 safeunmount -P "$STICK_DISK"
+	echo "$output"
+	[[ $output =~ ^"'$STICK_DISK' is unmounted ("[0-9.]+" "[KMG]?i?B" written) and powered off; it can be removed"$ ]]
+}
+
 @test "--power-off of a device that is not mounted" {
 	require_root
 	stick_up --fs none
@@ -330,6 +416,7 @@ check_sync_truth() {
 	run -0 safeunmount -P -v "$STICK_DISK"
 	echo "$output"
 	[[ $output == *"powered off '$STICK_DISK' (loop)"* ]]
+	[[ $output == *"'$STICK_DISK' is powered off; it can be removed" ]]
 	run ! _stick_loop_is_ours "$STICK_DISK" "$STICK_BACKING_DIR/safecp-$STICK_ID.img"
 }
 
@@ -440,6 +527,24 @@ held_open() {
 	stick_up --size 256 --label SUBATS$$
 	run -0 safeunmount "LABEL=SUBATS$$"
 	run ! findmnt "$STICK_MNT"
+}
+
+@test "--help says what TARGET may be, every tag the code takes, and so does the SYNOPSIS" {
+	local tags t synopsis
+	run -0 safeunmount --help
+	[[ $output == *"TARGET is one of:"* ]]
+	[[ $output == *"a mount point, or any path inside a mounted filesystem"* ]]
+	[[ $output == *"a partition (its filesystems) or a whole disk (every"* ]]
+	synopsis=$(sed -n '/^# SYNOPSIS/,/^# DESCRIPTION/p' "$MAN")
+	[[ $synopsis == *"a mount point or a path inside one, a device node (partition or"*"whole disk)"* ]]
+	# the tags blockid_is_tag() accepts, read from the code
+	tags=$(sed -n '/^bool blockid_is_tag/,/^}/p' "$SAFECP_SRC/lib/device/blockid.c" |
+		grep -o '"[A-Z]*="' | tr -d '"')
+	[ "$(wc -w <<<"$tags")" -ge 4 ]
+	for t in $tags; do
+		[[ $output == *"$t"* ]] || { echo "$t missing from --help"; false; }
+		[[ $synopsis == *"*$t*"* ]] || { echo "$t missing from the SYNOPSIS"; false; }
+	done
 }
 
 @test "usage errors exit 2" {

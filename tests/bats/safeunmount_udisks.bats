@@ -184,7 +184,7 @@ holder_of() {
 	echo "$output" >&2
 	[[ $output == *"udisks: org.freedesktop.UDisks2.Error.DeviceBusy"* ]]
 	[[ $output == *"'$UD_MNT' is busy"* ]]
-	[[ $output == *"could not be inspected; run as root to see them)"* ]]
+	[[ $output =~ "  (pids "[0-9]+" ("[^$'\n']*" and "[0-9]+" more could not be inspected: Permission denied; run as root to see them)" ]]
 	ud_mounted
 }
 
