@@ -531,3 +531,21 @@ interrupt_mid_copy() {
 @test "offload-card: SIGINT to the script alone mid-copy: the same one line (safecp gets SIGINT, not SIGTERM)" {
 	interrupt_mid_copy script
 }
+
+@test "offload-card: on a terminal safecp draws the screen: a row per stick and one for the card, no 'N% on the sticks'" {
+	require_cmd script
+	make_card
+	A_RATE=$((4 * MIB)) B_RATE=$((2 * MIB)) make_sticks
+	local log=$BATS_TEST_TMPDIR/typescript rc=0
+	OFFLOAD_TODAY=$DAY1 TERM=xterm COLUMNS=80 script -qfec "stty cols 80; exec '$OFFLOAD' -k --card-mount '$CARD_AT' 'LABEL=$LABEL' '$A' '$B'" \
+		/dev/null >"$log" 2>&1 </dev/null || rc=$?
+	cat -A "$log" | tr '\r' '\n' | tail -40
+	[ "$rc" -eq 0 ]
+	grep -q "may be erased" "$log"
+	refute grep -q "% on the sticks" "$log"
+	# the bar's frames: a row per stick (bytes on the device, verified) and the card's
+	# row last, then the cursor back up over the two stick rows
+	grep -q "/ 11.0 MiB on device, " "$log"
+	grep -q "/ 11.0 MiB read  source"$'\e\\[K\e\\[2A' "$log"
+	grep -q "ETA " "$log"
+}
