@@ -230,7 +230,8 @@ card_fuse() {
 	# take 5.5 s, so the kill after the first batch lands with files still to come (at
 	# 4 MiB/s the last batch came 0.8 s after the first, and once a kill came after it)
 	A_RATE=$((2 * MIB)) B_RATE=0 make_sticks
-	OFFLOAD_TODAY=$DAY1 setsid "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B" \
+	# (its work folder, which a kill -9 leaves, in the test's own: TMPDIR)
+	OFFLOAD_TODAY=$DAY1 TMPDIR=$BATS_TEST_TMPDIR setsid "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B" \
 		>"$BATS_TEST_TMPDIR/out1" 2>&1 &
 	PGID=$!
 	local d="$A/$DAY1/$LABEL" n
