@@ -679,6 +679,24 @@ static struct events *furthest_behind(struct events_shared *sh)
 
 /* Several destinations: a row each (the destination as given, what its
  * device confirmed), then the source's row (bytes read once). */
+/* A destination's row names it as given; when two end in the same name
+ * (offload-card's STICK/DATE/LABEL, shortened from the left on a narrow
+ * terminal, read "...EOS_DIGITAL" on every row), each row names its stick:
+ * its mount point. */
+static const char *row_name(const struct events_shared *sh, size_t i)
+{
+	const char *mine = strrchr(sh->all[i]->job->dest_arg, '/');
+	const struct target *t = sh->all[i]->job->target;
+
+	for (size_t j = 0; mine && t->mountpoint && j < sh->n; j++) {
+		const char *other = strrchr(sh->all[j]->job->dest_arg, '/');
+
+		if (j != i && other && strcmp(mine, other) == 0)
+			return t->mountpoint;
+	}
+	return sh->all[i]->job->dest_arg;
+}
+
 static void rows_from(struct events_shared *sh, struct progress_state *rows)
 {
 	const struct plan *p = sh->all[0]->job->plan;
@@ -690,7 +708,7 @@ static void rows_from(struct events_shared *sh, struct progress_state *rows)
 		state_from(&e->snap, &rows[i]);
 		if (!e->finished)
 			state_waiting(e, &rows[i]);
-		rows[i].item = e->job->dest_arg;
+		rows[i].item = row_name(sh, i);
 		rows[i].complete = e->finished && e->outcome && strcmp(e->outcome, "ok") == 0;
 		if (e->finished)
 			rows[i].rate = rows[i].eta = -1;

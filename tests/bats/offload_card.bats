@@ -549,4 +549,8 @@ interrupt_mid_copy() {
 	grep -q "/ 11.0 MiB on device, " "$log"
 	grep -q "/ 11.0 MiB read  source"$'\e\\[K\e\\[2A' "$log"
 	grep -q "ETA " "$log"
+	# each stick's row names the stick (the folder's name, the same on both, did not
+	# tell them apart: "...OS DIGITAL" twice)
+	grep "on device" "$log" | grep -q -- "${A: -6}"$'\e'
+	grep "on device" "$log" | grep -q -- "${B: -6}"$'\e'
 }
