@@ -48,7 +48,7 @@ enum {
 static struct {
 	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl, unmount, power_off;
 	int unpack, skip_unsafe, system_disk;
-	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check, *pack;
+	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check, *pack, *events;
 	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
 	char *beneath[COPY_DESTS_MAX];     /* --beneath, each one */
@@ -101,6 +101,9 @@ static struct poptOption options[] = {
 	{ "sums", '\0', POPT_ARG_STRING, &raw.sums, 0,
 	  "write the checksums as PREFIX.ALG lists (xxhsum -c, sha256sum -c; "
 	  "default algorithm xxh128)", "PREFIX" },
+	{ "events", '\0', POPT_ARG_STRING, &raw.events, 0,
+	  "also write the --progress=json events to FILE (for scripts); the progress "
+	  "is shown as without it", "FILE" },
 	{ "skip-identical", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL,
 	  OPT_SKIP_IDENTICAL,
 	  "leave alone files the destination holds already: quick (the default: same "
@@ -385,6 +388,25 @@ static void assign_beneath(struct safecp_options *o)
 
 /* Parses argv into *o; exits EXIT_USAGE on any mistake.  The operand
  * strings live in the returned context. */
+
+/* --events FILE: the JSON events for a script, beside the bar or lines the
+ * user sees.  Opened before the first byte is copied, so that a FILE that
+ * cannot be written refuses the run; the copy's kind only (--check and
+ * --unpack have their own outputs). */
+static void open_events(const char *path, struct safecp_options *o)
+{
+	if (!path[0])
+		cli_usage_error("--events needs a file name");
+	if (o->progress == PROGRESS_JSON)
+		cli_usage_error("--events with --progress=json: the events go to standard "
+				"output already");
+	if (o->check_dir || o->unpack)
+		cli_usage_error("--events is for copies, not with --check or --unpack");
+	o->events_out = fopen(path, "we");
+	if (!o->events_out)
+		cli_usage_error("cannot open %s: %s", quote(path), strerror(errno));
+}
+
 static poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 {
 	poptContext ctx = poptGetContext(program_name, argc, argv, options, 0);
@@ -421,6 +443,8 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 	validate_pack(o);
 	validate_operands(ctx, o);
 	assign_beneath(o);
+	if (raw.events)
+		open_events(raw.events, o);
 	/* the archive itself gets the time it was written and a new file's
 	 * mode; the sources' are in it */
 	if (o->pack) {
@@ -434,10 +458,10 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 void report_refusal(const struct safecp_options *o, const char *kind, const char *msg)
 {
 	cli_error("%s", msg ? msg : "cannot copy: out of memory");
-	if (o->progress == PROGRESS_JSON && !o->dry_run) {
+	if ((o->progress == PROGRESS_JSON || o->events_out) && !o->dry_run) {
 		struct jsonev j;
 
-		jsonev_init(&j, stdout, NULL);
+		jsonev_init(&j, o->events_out ? o->events_out : stdout, NULL);
 		jsonev_refused(&j, kind, msg);
 	}
 }
@@ -599,10 +623,10 @@ static void report_names(const struct safecp_options *o, const struct safecp_job
 			 p->kind == PLAN_NAME_CLASH;
 		if (i < NAMES_SHOWN) {
 			report_refusal(o, plan_problem_kind_name(p->kind), msg);
-		} else if (o->progress == PROGRESS_JSON && !o->dry_run) {
+		} else if ((o->progress == PROGRESS_JSON || o->events_out) && !o->dry_run) {
 			struct jsonev j;
 
-			jsonev_init(&j, stdout, NULL);
+			jsonev_init(&j, o->events_out ? o->events_out : stdout, NULL);
 			jsonev_refused(&j, plan_problem_kind_name(p->kind), msg);
 		}
 	}
@@ -703,6 +727,11 @@ int main(int argc, const char **argv)
 	for (size_t i = 0; i < raw.n_target_dirs; i++)
 		free(raw.target_dirs[i]);
 	sums_index_free(o.old_lists);
+	if (o.events_out && fclose(o.events_out) != 0) {
+		cli_error("cannot write the events to %s: %s", quote(raw.events), strerror(errno));
+		if (status == EXIT_OK)
+			status = EXIT_PARTIAL;
+	}
 	poptFreeContext(ctx);
 	return status;
 }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <time.h>
 
@@ -48,6 +49,7 @@ struct safecp_options {
 	enum write_strategy strategy;
 	uint64_t window;          /* --window; 0: derived from the target */
 	enum progress_mode progress;
+	FILE *events_out;          /* --events FILE: the JSON events there too, or NULL */
 	enum verbosity verbosity;
 	bool dry_run;
 	bool keep_times;

@@ -67,7 +67,8 @@ struct events {
 	const struct safecp_job *job;
 	const struct copy_stats *stats;
 	struct jsonev jev;  /* its --progress=json stream */
-	bool json_mode;
+	bool json_mode;  /* --progress=json: events instead of the text */
+	bool json_out;   /* events written: json_mode or --events */
 	bool verbose_stdout; /* -v lines on stdout rather than through the meter */
 	bool fatal_reported; /* the engine reported the error that stops it */
 	bool finished;       /* its end was shown */
@@ -365,7 +366,7 @@ static void say(struct events *ev, const char *fmt, ...)
 static void json_file(struct events *ev, const struct plan_entry *e, const char *state,
 		      const char *reason)
 {
-	if (!ev->json_mode)
+	if (!ev->json_out)
 		return;
 	jsonev_file(&ev->jev, e, state, reason);
 	stdout_check(ev);
@@ -417,7 +418,7 @@ void events_list_written(struct events *ev, const char *path, const char *alg, s
 	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 		say(ev, "%s list %s: %zu files", alg, quote(path), files);
-	if (ev->json_mode) {
+	if (ev->json_out) {
 		jsonev_list(&ev->jev, path, alg, files);
 		stdout_check(ev);
 	}
@@ -434,7 +435,7 @@ void events_manifest_written(struct events *ev, const char *path, unsigned seque
 			  unlisted == 1 ? "file is" : "files are", quote(path));
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 		say(ev, "ASC MHL generation %u %s: %zu files", sequence, quote(path), files);
-	if (ev->json_mode) {
+	if (ev->json_out) {
 		jsonev_manifest(&ev->jev, path, sequence, files, unlisted);
 		stdout_check(ev);
 	}
@@ -447,7 +448,7 @@ static void beside_failed(struct events *ev, const char *path, int err, const ch
 {
 	pthread_mutex_lock(&ev->sh->lock);
 	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
-	if (ev->json_mode) {
+	if (ev->json_out) {
 		jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, err, path, msg, false);
 		stdout_check(ev);
 	}
@@ -493,7 +494,7 @@ static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_rea
 		note_line(ev, MSG_WARNING, "skipping %s: %s", quote(e->source->src),
 			      why);
 	}
-	if (ev->json_mode) {
+	if (ev->json_out) {
 		if (e->identical)
 			jsonev_identical(&ev->jev, e, why, identical_basis_name(e->identical));
 		else
@@ -520,7 +521,7 @@ static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step,
 		ev->fatal_reported = true;
 	if (!note || ev->o->verbosity >= VERBOSITY_NORMAL)
 		note_line(ev, note ? MSG_WARNING : MSG_ERROR, "%s", msg ? msg : strerror(err));
-	if (ev->json_mode) {
+	if (ev->json_out) {
 		if (step == COPY_STEP_CHANGED)
 			jsonev_changed(&ev->jev, e, msg);
 		else
@@ -570,7 +571,7 @@ static void on_note(void *ctx, enum copy_note_kind kind, const char *path, int e
 		else
 			note_line(ev, MSG_NOTE, "%s", what);
 	}
-	if (ev->json_mode) {
+	if (ev->json_out) {
 		jsonev_note(&ev->jev, path, what);
 		stdout_check(ev);
 	}
@@ -593,7 +594,7 @@ static void on_strategy(void *ctx, const struct plan_entry *e, enum write_strate
 		else
 			say(ev, "strategy: %s: %s", strategy_name(s), why ? why : "");
 	}
-	if (ev->json_mode) {
+	if (ev->json_out) {
 		jsonev_strategy(&ev->jev, e, s, why);
 		stdout_check(ev);
 	}
@@ -622,7 +623,7 @@ void events_start(struct events *ev)
 	char win[SIZE_FORMAT_MAX];
 
 	pthread_mutex_lock(&ev->sh->lock);
-	if (ev->json_mode) {
+	if (ev->json_out) {
 		jsonev_start(&ev->jev, ev->job);
 		stdout_check(ev);
 	}
@@ -680,6 +681,24 @@ static struct events *furthest_behind(struct events_shared *sh)
 
 /* Several destinations: a row each (the destination as given, what its
  * device confirmed), then the source's row (bytes read once). */
+/* A destination's row names it as given; when two end in the same name
+ * (offload-card's STICK/DATE/LABEL, shortened from the left on a narrow
+ * terminal, read "...EOS_DIGITAL" on every row), each row names its stick:
+ * its mount point. */
+static const char *row_name(const struct events_shared *sh, size_t i)
+{
+	const char *mine = strrchr(sh->all[i]->job->dest_arg, '/');
+	const struct target *t = sh->all[i]->job->target;
+
+	for (size_t j = 0; mine && t->mountpoint && j < sh->n; j++) {
+		const char *other = strrchr(sh->all[j]->job->dest_arg, '/');
+
+		if (j != i && other && strcmp(mine, other) == 0)
+			return t->mountpoint;
+	}
+	return sh->all[i]->job->dest_arg;
+}
+
 static void rows_from(struct events_shared *sh, struct progress_state *rows)
 {
 	const struct plan *p = sh->all[0]->job->plan;
@@ -691,7 +710,7 @@ static void rows_from(struct events_shared *sh, struct progress_state *rows)
 		state_from(&e->snap, &rows[i]);
 		if (!e->finished)
 			state_waiting(e, &rows[i]);
-		rows[i].item = e->job->dest_arg;
+		rows[i].item = row_name(sh, i);
 		rows[i].complete = e->finished && e->outcome && strcmp(e->outcome, "ok") == 0;
 		if (e->finished)
 			rows[i].rate = rows[i].eta = -1;
@@ -822,6 +841,8 @@ void events_done(struct events *ev, int failed)
 		progress_done(ev->sh->meter, line);
 	else if (ev->o->verbosity >= VERBOSITY_VERBOSE && line)
 		say(ev, "%s", line);
+	if (ev->json_out && !ev->json_mode)  /* --events: the meter draws, not writes it */
+		jsonev_done(&ev->jev, &ev->snap, NULL, 0, &ev->sh->src);
 	free(line);
 	pthread_mutex_unlock(&ev->sh->lock);
 }
@@ -844,7 +865,7 @@ void events_dest_finished(struct events *ev, int result)
 		if (!ev->fatal_reported) {
 			note_line(ev, MSG_ERROR, "cannot copy to %s: %s",
 				  quote(ev->job->plan->dest_root), strerror(ev->err));
-			if (ev->json_mode)
+			if (ev->json_out)
 				jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, ev->err,
 					     ev->job->plan->dest_root, strerror(ev->err), true);
 		}
@@ -853,7 +874,7 @@ void events_dest_finished(struct events *ev, int result)
 			  "name; the other destinations go on", quote(ev->job->dest_arg), (uintmax_t)ev->snap.files_done,
 			      ev->snap.files_done == 1 ? "file" : "files");
 	}
-	if (ev->json_mode) {
+	if (ev->json_out) {
 		struct dest_outcome d = outcome_of(ev);
 
 		jsonev_dest_done(&ev->jev, &ev->snap, &d, line);
@@ -916,7 +937,7 @@ void events_job_done(struct events *ev, const struct copy_source_stats *src, int
 	if (signo) {
 		progress_free(sh->meter);
 		sh->meter = NULL;
-		if (ev->json_mode) {
+		if (ev->json_out) {
 			jsonev_interrupted(&ev->jev, &ev->snap, signo);
 			stdout_check(ev);
 		}
@@ -949,6 +970,8 @@ void events_job_done(struct events *ev, const struct copy_source_stats *src, int
 			progress_done(sh->meter, line);
 		else if (ev->o->verbosity >= VERBOSITY_VERBOSE && line)
 			say(ev, "%s", line);
+		if (ev->json_out && !ev->json_mode)
+			jsonev_done(&sh->all[0]->jev, &sh->all[0]->snap, d, sh->n, &sh->src);
 	}
 	pthread_mutex_unlock(&sh->lock);
 }
@@ -965,7 +988,7 @@ void events_interrupted(struct events *ev, int signo)
 	pthread_mutex_lock(&ev->sh->lock);
 	snapshot_take(ev, &ev->snap);
 	meter_close(ev);
-	if (ev->json_mode) {
+	if (ev->json_out) {
 		jsonev_interrupted(&ev->jev, &ev->snap, signo);
 		stdout_check(ev);
 	}
@@ -997,11 +1020,11 @@ void events_stopped(struct events *ev, int err)
 	if (!ev->fatal_reported) {
 		fprintf(stderr, "%s: cannot copy to %s: %s\n", program_name,
 			quote(ev->job->plan->dest_root), strerror(err));
-		if (ev->json_mode)
+		if (ev->json_out)
 			jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, err, ev->job->plan->dest_root,
 				     strerror(err), true);
 	}
-	if (ev->json_mode) {
+	if (ev->json_out) {
 		jsonev_stopped(&ev->jev, &ev->snap);
 		stdout_check(ev);
 	}
@@ -1027,7 +1050,8 @@ int events_new(const struct safecp_options *o, const struct safecp_job *job,
 	if (!ev->published)
 		return -ENOMEM;
 	ev->json_mode = o->progress == PROGRESS_JSON;
-	jsonev_init(&ev->jev, stdout, NULL);
+	ev->json_out = ev->json_mode || o->events_out;
+	jsonev_init(&ev->jev, o->events_out && !ev->json_mode ? o->events_out : stdout, NULL);
 	ev->verbose_stdout = !ev->json_mode &&
 			     !(o->progress == PROGRESS_BAR && isatty(STDOUT_FILENO));
 	progress_rate_init(&ev->rate, 0);

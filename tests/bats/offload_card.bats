@@ -21,6 +21,9 @@ OFFLOAD=$SAFECP_SRC/examples/offload-card
 LABEL="EOS DIGITAL"
 DAY1=2026-05-01
 DAY2=2026-05-02
+# make_card's tree: 6 photos of 1 MiB and a few bytes, a 4 KiB one, 3 MiB and 2 MiB of
+# video, as the ending names it
+CARD_SIZE="11.0 MiB in 9 files"
 
 setup() {
 	require_tool safecp
@@ -164,8 +167,8 @@ has_mhl() {
 	OFFLOAD_TODAY=$DAY1 run -0 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
 	echo "$output"
 	echo "$stderr"
-	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
-	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL'"*", safe to remove"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*", safe to remove"* ]]
 	[[ $output == *"the card '$LABEL' (UUID $CARD_UUID) may be erased"* ]]
 	# read-only means read-only: not one sector written to the card
 	[[ $(card_sectors_written) == "$before" ]]
@@ -213,7 +216,7 @@ card_fuse() {
 	OFFLOAD_TODAY=$DAY1 run -0 --separate-stderr "$OFFLOAD" -P --card-mount "$CARD_AT" "UUID=$CARD_UUID" "$STICK_MNT"
 	echo "$output"
 	echo "$stderr"
-	[[ $output == *"stick '$STICK_MNT': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"stick '$STICK_MNT': holds a verified copy in '$DAY1/$LABEL'"*", safe to remove"* ]]
 	[[ $output == *"may be erased"* ]]
 	[[ -z $(losetup -j "$STICK_LOOPFILE") ]]
 	check_stick "$STICK_ID" "$DAY1"
@@ -227,7 +230,8 @@ card_fuse() {
 	# take 5.5 s, so the kill after the first batch lands with files still to come (at
 	# 4 MiB/s the last batch came 0.8 s after the first, and once a kill came after it)
 	A_RATE=$((2 * MIB)) B_RATE=0 make_sticks
-	OFFLOAD_TODAY=$DAY1 setsid "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B" \
+	# (its work folder, which a kill -9 leaves, in the test's own: TMPDIR)
+	OFFLOAD_TODAY=$DAY1 TMPDIR=$BATS_TEST_TMPDIR setsid "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B" \
 		>"$BATS_TEST_TMPDIR/out1" 2>&1 &
 	PGID=$!
 	local d="$A/$DAY1/$LABEL" n
@@ -236,7 +240,7 @@ card_fuse() {
 		[[ -n $(files_of "$d" 2>/dev/null) ]] && break
 		sleep 0.05
 	done
-	kill -9 -- "-$PGID"
+	kill -9 -- "-$PGID" || { cat "$BATS_TEST_TMPDIR/out1"; false; }
 	wait "$PGID" || true
 	# safecp may sit in a write to the throttled stick for a while before it dies; a
 	# rerun must see it gone to take its temporaries for a dead copy's
@@ -257,8 +261,8 @@ card_fuse() {
 	OFFLOAD_TODAY=$DAY2 run -0 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
 	echo "$output"
 	echo "$stderr"
-	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
-	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL'"*", safe to remove"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*", safe to remove"* ]]
 	[[ $output == *"may be erased"* ]]
 	refute mountpoint -q "$CARD_AT"
 	stick_reattach "$A_ID"
@@ -280,7 +284,7 @@ card_fuse() {
 	local n_a n_b
 	n_a=$(grep -c . "$BATS_TEST_TMPDIR/inodes-a")
 	n_b=$(grep -c . <<<"$had_b" || true)
-	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL' ("*", $n_a already there and read back)"* ]]
+	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL', $CARD_SIZE ("*", $n_a already there and read back); unmounted, safe to remove"* ]]
 	# the rerun read and listed what no generation did: the script has no file the
 	# ASC MHL lacks to warn of (check_stick found every file in the history)
 	if has_mhl; then
@@ -294,9 +298,9 @@ card_fuse() {
 	local n_both
 	n_both=$(LC_ALL=C comm -12 <(echo "$had_a") <(echo "$had_b") | grep -c . || true)
 	if ((n_both > 0)); then
-		[[ $output == *"$n_both file(s) left alone as already copied had no checksum line yet: hashed from the card"* ]]
+		[[ $output == *"$n_both file"*" already on the sticks had no checksum line yet: hashed from the card"* ]]
 	fi
-	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL' ("*", $n_b already there and read back)"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL', $CARD_SIZE ("*", $n_b already there and read back); unmounted, safe to remove"* ]]
 }
 
 @test "offload-card: a stick that stores a byte wrong: named as failed, the card must NOT be erased, exit 1" {
@@ -309,8 +313,8 @@ card_fuse() {
 	echo "$output"
 	echo "$stderr"
 	[[ $(awk '$1 == "flipped_writes" { print $2 }' "$A_CTL") == 1 ]]
-	[[ $output == *"stick '$A': FAILED: 1 file(s) read back different from the card"* ]]
-	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"stick '$A': FAILED: 1 file read back different from the card"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*", safe to remove"* ]]
 	[[ $output == *"the card '$LABEL' (UUID $CARD_UUID) must NOT be erased"* ]]
 	[[ $output != *"may be erased"* ]]
 	# the failed stick got no list claiming a whole copy; the good one is whole
@@ -331,7 +335,7 @@ card_fuse() {
 	echo "$stderr"
 	(($(awk '$1 == "failed_writes" { print $2 }' "$A_CTL") > 0))
 	[[ $output == *"stick '$A': FAILED: the copy failed"* ]]
-	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*"; safe to remove"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL'"*", safe to remove"* ]]
 	[[ $output == *"the card '$LABEL' (UUID $CARD_UUID) must NOT be erased"* ]]
 	[[ $output != *"may be erased"* ]]
 	refute mountpoint -q "$CARD_AT"
@@ -453,4 +457,100 @@ offload_attacked() {
 	refute mountpoint -q "$CARD_AT"
 	[[ -z $(findmnt -n --source "$CARD_DEV") ]]
 	[[ -z $(ls -A "$A" | grep -vx lost+found) ]]
+}
+
+# ------------------------------------------------------------ the screen and the log
+# (issue 25 item 6)
+
+@test "offload-card: the ending names what each stick holds (the card's size), unmounted; a closing total" {
+	make_card
+	A_RATE=0 B_RATE=0 make_sticks
+	local size=$CARD_SIZE
+	OFFLOAD_TODAY=$DAY1 run -0 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
+	echo "$output"
+	echo "$stderr"
+	[[ $output == *"stick '$A': holds a verified copy in '$DAY1/$LABEL', $size (9 copied, 0 already there and read back); unmounted, safe to remove"* ]]
+	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL', $size (9 copied, 0 already there and read back); unmounted, safe to remove"* ]]
+	# safeunmount's own line gave its last sync's few bytes ("(16.0 KiB written)")
+	[[ "$output$stderr" != *" written)"* ]]
+	[[ $output =~ $'\n'"total: $size from the card, verified on 2 of 2 sticks, in "[0-9:]+( s)?$'\n'"the card '$LABEL' (UUID $CARD_UUID) may be erased" ]]
+	[[ "$output$stderr" != *"(s)"* ]]
+}
+
+@test "offload-card: a rerun over files no list has: one line of its own, no temporary name, no xxhsum progress in the piped log" {
+	make_card
+	stick_up --size 64 --rate 0
+	A=$STICK_MNT
+	OFFLOAD_TODAY=$DAY1 run -0 "$OFFLOAD" -k --card-mount "$CARD_AT" "LABEL=$LABEL" "$A"
+	# as after a run killed before it wrote its list: the files are there, no list
+	rm "$A/$DAY1/$LABEL.xxh128"
+	local log=$BATS_TEST_TMPDIR/log
+	OFFLOAD_TODAY=$DAY2 run -0 bash -c "'$OFFLOAD' -k --card-mount '$CARD_AT' 'LABEL=$LABEL' '$A' 2>&1 | cat >'$log'"
+	cat -A "$log"
+	# nothing but lines: no carriage return, no escape sequence, no other control byte
+	refute grep -q $'[\r\e]' "$log"
+	[[ -z $(LC_ALL=C tr -d '\n\t -~\200-\377' <"$log") ]]
+	grep -qx "9 files already on the sticks had no checksum line yet: hashed from the card" "$log"
+	# safecp's warning naming the script's temporary list contradicted that line
+	refute grep -q -e /tmp/offload-card -e 'left alone as identical' -e '(s)' "$log"
+	grep -q "may be erased" "$log"
+	(cd "$A/$DAY1/$LABEL" && xxhsum -c "../$LABEL.xxh128" >/dev/null)
+	[[ $(grep -c . "$A/$DAY1/$LABEL.xxh128") == 9 ]]
+}
+
+# interrupt_mid_copy WHO: SIGINT mid-copy to the whole group (a terminal's Ctrl-C) or to
+# the script alone (kill -INT PID): exactly one interrupted line, saying SIGINT, naming
+# no temporary file; exit 130, the card unmounted.
+interrupt_mid_copy() {
+	make_card
+	A_RATE=$((2 * MIB)) B_RATE=$((2 * MIB)) make_sticks
+	local out=$BATS_TEST_TMPDIR/out rc=0 n
+	# (a background job starts with SIGINT ignored, which bash cannot trap: reset, as a
+	# terminal's foreground job has it)
+	OFFLOAD_TODAY=$DAY1 setsid env --default-signal=INT "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B" >"$out" 2>&1 &
+	PGID=$!
+	for ((n = 0; n < 600; n++)); do
+		[[ -n $(files_of "$A/$DAY1/$LABEL" 2>/dev/null) ]] && break
+		sleep 0.05
+	done
+	if [[ $1 == group ]]; then kill -INT -- "-$PGID"; else kill -INT "$PGID"; fi
+	wait "$PGID" || rc=$?
+	wait_for 60 group_gone "$PGID"
+	PGID=''
+	cat -A "$out"
+	[ "$rc" -eq 130 ]
+	[[ $(grep -ci interrupted "$out") == 1 ]]
+	grep -q "interrupted by SIGINT: on '$A/$DAY1/$LABEL' [0-9]* of 9 files" "$out"
+	refute grep -q -e '\.tmp' -e '\.safecp-' -e /tmp/offload-card -e '(s)' "$out"
+	refute mountpoint -q "$CARD_AT"
+}
+
+@test "offload-card: Ctrl-C mid-copy: exactly one interrupted line, naming no temporary file, exit 130" {
+	interrupt_mid_copy group
+}
+
+@test "offload-card: SIGINT to the script alone mid-copy: the same one line (safecp gets SIGINT, not SIGTERM)" {
+	interrupt_mid_copy script
+}
+
+@test "offload-card: on a terminal safecp draws the screen: a row per stick and one for the card, no 'N% on the sticks'" {
+	require_cmd script
+	make_card
+	A_RATE=$((4 * MIB)) B_RATE=$((2 * MIB)) make_sticks
+	local log=$BATS_TEST_TMPDIR/typescript rc=0
+	OFFLOAD_TODAY=$DAY1 TERM=xterm COLUMNS=80 script -qfec "stty cols 80; exec '$OFFLOAD' -k --card-mount '$CARD_AT' 'LABEL=$LABEL' '$A' '$B'" \
+		/dev/null >"$log" 2>&1 </dev/null || rc=$?
+	cat -A "$log" | tr '\r' '\n' | tail -40
+	[ "$rc" -eq 0 ]
+	grep -q "may be erased" "$log"
+	refute grep -q "% on the sticks" "$log"
+	# the bar's frames: a row per stick (bytes on the device, verified) and the card's
+	# row last, then the cursor back up over the two stick rows
+	grep -q "/ 11.0 MiB on device, " "$log"
+	grep -q "/ 11.0 MiB read  source"$'\e\\[K\e\\[2A' "$log"
+	grep -q "ETA " "$log"
+	# each stick's row names the stick (the folder's name, the same on both, did not
+	# tell them apart: "...OS DIGITAL" twice)
+	grep "on device" "$log" | grep -q -- "${A: -6}"$'\e'
+	grep "on device" "$log" | grep -q -- "${B: -6}"$'\e'
 }

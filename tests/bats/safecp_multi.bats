@@ -245,3 +245,31 @@ progress_never_ahead() {
 	run -2 safecp -T "$SRC/f" -t "$A_MNT" -t /tmp
 	[[ $output == *"cannot combine"* ]]
 }
+
+@test "--events FILE: the bar on a terminal (a row per stick and the source's), the JSON events in FILE" {
+	require_cmd script
+	stick_as A --size 64 --rate $((4 * MIB))
+	stick_as B --fs exfat --size 64 --rate $((2 * MIB))
+	make_file "$SRC/a.bin" $((3 * MIB))
+	make_file "$SRC/b.bin" $((2 * MIB + 7))
+	mkdir "$A_MNT/d" "$B_MNT/d"
+	local log=$BATS_TEST_TMPDIR/typescript rc=0
+	TERM=xterm COLUMNS=80 script -qfec "stty cols 80; exec safecp -r --events='$EV' -t '$A_MNT/d' -t '$B_MNT/d' -- '$SRC/a.bin' '$SRC/b.bin'" \
+		/dev/null >"$log" 2>&1 </dev/null || rc=$?
+	cat -A "$log" | tail -20
+	[ "$rc" -eq 0 ]
+	# the bar: two destination rows, the source's last, the cursor back up over them
+	grep -q "/ 5.00 MiB read  source"$'\e\\[K\e\\[2A' "$log"
+	grep -q "2 of 2 destinations complete" "$log"
+	# the events: each destination's files and done, the job's done with both
+	[[ $(jq -r 'select(.event == "done") | .destinations | map(.outcome) | join(",")' "$EV") == ok,ok ]]
+	[[ $(jq -r --arg d "$A_MNT/d" 'select(.event == "dest-done" and .dest == $d) | .files' "$EV") == 2 ]]
+	[[ $(jq -r --arg d "$B_MNT/d" 'select(.event == "dest-done" and .dest == $d) | .files' "$EV") == 2 ]]
+	[[ $(jq -s 'map(select(.event == "file" and .state == "finished")) | length' "$EV") == 4 ]]
+	cmp "$SRC/a.bin" "$A_MNT/d/a.bin"
+	cmp "$SRC/b.bin" "$B_MNT/d/b.bin"
+	# usage: not beside --progress=json, a FILE that cannot be opened
+	run -2 safecp --events="$EV" --progress=json "$SRC/a.bin" "$A_MNT/e"
+	run -2 safecp --events=/nonexistent/dir/ev "$SRC/a.bin" "$A_MNT/e"
+	[[ $output == *"cannot open '/nonexistent/dir/ev'"* ]]
+}
