@@ -386,9 +386,6 @@ static void assign_beneath(struct safecp_options *o)
 	}
 }
 
-/* Parses argv into *o; exits EXIT_USAGE on any mistake.  The operand
- * strings live in the returned context. */
-
 /* --events FILE: the JSON events for a script, beside the bar or lines the
  * user sees.  Opened before the first byte is copied, so that a FILE that
  * cannot be written refuses the run; the copy's kind only (--check and
@@ -402,10 +399,20 @@ static void open_events(const char *path, struct safecp_options *o)
 				"output already");
 	if (o->check_dir || o->unpack)
 		cli_usage_error("--events is for copies, not with --check or --unpack");
-	o->events_out = fopen(path, "we");
-	if (!o->events_out)
-		cli_usage_error("cannot open %s: %s", quote(path), strerror(errno));
+	/* O_NONBLOCK: a FIFO nobody reads fails (ENXIO) rather than hang */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0666);
+
+	if (fd < 0 || fcntl(fd, F_SETFL, 0) < 0 || !(o->events_out = fdopen(fd, "w"))) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		cli_usage_error("cannot open %s for the events: %s", quote(path), strerror(e));
+	}
 }
+
+/* Parses argv into *o; exits EXIT_USAGE on any mistake.  The operand
+ * strings live in the returned context. */
 
 static poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 {

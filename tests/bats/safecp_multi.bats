@@ -272,4 +272,9 @@ progress_never_ahead() {
 	run -2 safecp --events="$EV" --progress=json "$SRC/a.bin" "$A_MNT/e"
 	run -2 safecp --events=/nonexistent/dir/ev "$SRC/a.bin" "$A_MNT/e"
 	[[ $output == *"cannot open '/nonexistent/dir/ev'"* ]]
+	# a FIFO nobody reads is refused at once, not waited on
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	run -2 timeout 20 safecp --events="$BATS_TEST_TMPDIR/fifo" "$SRC/a.bin" "$A_MNT/e"
+	[[ $output == *"cannot open '$BATS_TEST_TMPDIR/fifo' for the events: No such device or address"* ]]
+	[[ ! -e $A_MNT/e ]]
 }
