@@ -270,3 +270,6 @@ fat_readback() {
 		grep -vc '/$' || true)
 	((listed == n)) || { echo "mdir lists $listed files under '::$dest', the source has $n" >&2; return 1; }
 }
+
+# A command as the unprivileged user nobody, without root's groups.
+AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)

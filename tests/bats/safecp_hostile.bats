@@ -23,7 +23,6 @@ load safecp_common
 
 # The limit for a paused safecp to stop, and for a continued one to finish.
 HOSTILE_WAIT=30
-AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 
 setup() {
 	require_tool safecp

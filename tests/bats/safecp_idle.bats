@@ -11,7 +11,6 @@
 load helpers
 load safecp_common
 
-AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 
 setup() {
 	require_tool safecp
