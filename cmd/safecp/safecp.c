@@ -24,7 +24,7 @@
 #include "common/cli.h"
 #include "common/exitcodes.h"
 #include "common/quote.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "safecp/safecp_check.h"
 #include "util/size.h"
 

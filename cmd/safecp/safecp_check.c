@@ -22,7 +22,7 @@
 #include "common/quote.h"
 #include "copy/check_input.h"
 #include "copy/mhl_record.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "safecp/safecp_check.h"
 #include "util/cleanup.h"
 

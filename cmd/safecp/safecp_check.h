@@ -6,7 +6,7 @@
 
 #include "copy/check.h"
 #include "mhl/mhl_read.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 
 struct checkout;
 

@@ -12,7 +12,7 @@
 
 #include "util/cleanup.h"
 #include "common/quote.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "util/size.h"
 
 static const char *plural(uint64_t n, const char *one, const char *many)

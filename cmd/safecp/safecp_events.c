@@ -34,7 +34,7 @@
 #include "common/msg.h"
 #include "common/quote.h"
 #include "device/fs_traits.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "safecp/safecp_waiting.h"
 #include "util/size.h"
 

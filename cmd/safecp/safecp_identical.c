@@ -30,7 +30,7 @@
 #include "common/quote.h"
 #include "copy/manifest.h"
 #include "copy/mhl_record.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "util/cleanup.h"
 
 void identical_load_lists(struct safecp_options *o)

@@ -13,7 +13,7 @@
 
 #include "util/clock.h"
 #include "common/event.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "safecp/safecp_waiting.h"
 
 void jsonev_init(struct jsonev *ev, FILE *f, const char *dest)

@@ -19,7 +19,7 @@
 #include "config.h"
 #include "copy/manifest.h"
 #include "copy/mhl_record.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "util/cleanup.h"
 
 struct manifests {

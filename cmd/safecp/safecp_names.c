@@ -8,7 +8,7 @@
 
 #include "util/cleanup.h"
 #include "common/quote.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 
 /* "exFAT", "FAT", "NTFS", or what covers both FUSE filesystems */
 static const char *family(enum name_fs fs)

@@ -16,7 +16,7 @@
 #include "common/msg.h"
 #include "common/quote.h"
 #include "copy/pack.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "util/cleanup.h"
 #include "util/size.h"
 #include "util/utf8.h"

@@ -13,7 +13,7 @@
 #include "common/cli.h"
 #include "common/exitcodes.h"
 #include "common/quote.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "util/cleanup.h"
 
 static const char *system_what(enum sysdisk_kind kind)

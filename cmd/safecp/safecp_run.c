@@ -24,7 +24,7 @@
 
 #include "common/cli.h"
 #include "common/exitcodes.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "util/test_hook.h"
 
 #define TICK_NS (100 * 1000 * 1000)

@@ -25,7 +25,7 @@
 #include "copy/manifest.h"
 #include "copy/small_file.h"
 #include "hash/sums_list.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "util/cleanup.h"
 
 struct sums_list {

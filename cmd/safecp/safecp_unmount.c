@@ -21,7 +21,7 @@
 #include "common/holder_words.h"
 #include "common/quote.h"
 #include "common/unmount_choice.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "unmount/job.h"
 #include "unmount/resolve.h"
 

@@ -25,7 +25,7 @@
 #include "common/quote.h"
 #include "copy/plan_given.h"
 #include "copy/source_feed.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "util/cleanup.h"
 #include "util/size.h"
 

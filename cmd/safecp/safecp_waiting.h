@@ -5,7 +5,7 @@
 #define SAFECP_WAITING_H
 
 #include <stdint.h>
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 
 /* jsonev_progress() with "waiting_other_bytes": other (0: none seen). */
 void jsonev_progress_waiting(struct jsonev *j, const struct snapshot *s, uint64_t other);

@@ -17,7 +17,7 @@
 #include "util/cleanup.h"
 #include "common/quote.h"
 #include "device/fs_traits.h"
-#include "safecp/safecp.h"
+#include "safecp/tool.h"
 #include "util/size.h"
 
 char *words_format(const char *fmt, ...)

@@ -1,4 +1,5 @@
-/* safecp.h: what the parts of the safecp command share.
+/* tool.h: what the parts of the safecp command share (the library's
+ * public headers are <safecp/...>; this one is the command's own).
  *
  *   safecp.c         options, the checks before the first byte, exit code
  *   safecp_run.c     the copy thread, signals, the polling loop
@@ -13,8 +14,8 @@
  *   safecp_pack.c    --pack: the sources as one archive file
  *
  * Private to cmd/safecp*; lib/ knows nothing of it. */
-#ifndef SAFECP_CMD_SAFECP_H
-#define SAFECP_CMD_SAFECP_H
+#ifndef SAFECP_CMD_SAFECP_TOOL_H
+#define SAFECP_CMD_SAFECP_TOOL_H
 
 #include <stdbool.h>
 #include <stddef.h>
