@@ -372,7 +372,7 @@ static void json_file(struct events *ev, const struct plan_entry *e, const char 
 	stdout_check(ev);
 }
 
-static void on_file_start(void *ctx, const struct plan_entry *e)
+static void on_file_start(struct events *ctx, const struct plan_entry *e)
 {
 	struct events *ev = ctx;
 
@@ -393,12 +393,12 @@ static void file_published(struct events *ev, const struct plan_entry *e, bool p
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
-static void on_file_done(void *ctx, const struct plan_entry *e)
+static void on_file_done(struct events *ctx, const struct plan_entry *e)
 {
 	file_published(ctx, e, true, "finished", NULL);
 }
 
-static void on_file_withdrawn(void *ctx, const struct plan_entry *e)
+static void on_file_withdrawn(struct events *ctx, const struct plan_entry *e)
 {
 	file_published(ctx, e, false, "withdrawn", "read back different at the end");
 }
@@ -476,7 +476,7 @@ void events_list_failed(struct events *ev, const char *path, int err)
 /* Kept files (-n) and identical ones are what the user asked for: named
  * with -v only.
  * Devices, FIFOs and sockets are a warning. */
-static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_reason reason)
+static void on_skipped(struct events *ctx, const struct plan_entry *e, enum copy_skip_reason reason)
 {
 	const char *why = words_skip_reason(reason);
 
@@ -504,7 +504,7 @@ static void on_skipped(void *ctx, const struct plan_entry *e, enum copy_skip_rea
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
-static void on_error(void *ctx, const struct plan_entry *e, enum copy_step step, int neg_err,
+static void on_error(struct events *ctx, const struct plan_entry *e, enum copy_step step, int neg_err,
 		     const char *path, bool fatal)
 {
 	struct events *ev = ctx;
@@ -546,7 +546,7 @@ static const char *modes_fs_word(const struct target *t)
 	return t->fstype ? t->fstype : "?";
 }
 
-static void on_note(void *ctx, enum copy_note_kind kind, const char *path, int err,
+static void on_note(struct events *ctx, enum copy_note_kind kind, const char *path, int err,
 		    uint64_t bytes)
 {
 	struct events *ev = ctx;
@@ -580,7 +580,7 @@ static void on_note(void *ctx, enum copy_note_kind kind, const char *path, int e
 
 /* With e: the engine changed strategy in the middle of that file (auto
  * found the kernel falling back to buffered writes). */
-static void on_strategy(void *ctx, const struct plan_entry *e, enum write_strategy s,
+static void on_strategy(struct events *ctx, const struct plan_entry *e, enum write_strategy s,
 			enum writer_switch_reason reason)
 {
 	struct events *ev = ctx;
@@ -601,18 +601,31 @@ static void on_strategy(void *ctx, const struct plan_entry *e, enum write_strate
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
-void events_callbacks(struct events *ev, struct copy_callbacks *ret)
+void events_handle(struct events *ev, const struct copy_event *e)
 {
-	*ret = (struct copy_callbacks){
-		.ctx = ev,
-		.file_start = on_file_start,
-		.file_done = on_file_done,
-		.file_withdrawn = on_file_withdrawn,
-		.skipped = on_skipped,
-		.error = on_error,
-		.note = on_note,
-		.strategy = on_strategy,
-	};
+	const struct plan *p = ev->job->plan;
+	const struct plan_entry *pe = e->entry < p->n_entries ? &p->entries[e->entry] : NULL;
+
+	switch (e->kind) {
+	case COPY_EVENT_FILE_START: on_file_start(ev, pe); break;
+	case COPY_EVENT_FILE_DONE: on_file_done(ev, pe); break;
+	case COPY_EVENT_FILE_WITHDRAWN: on_file_withdrawn(ev, pe); break;
+	case COPY_EVENT_SKIPPED: on_skipped(ev, pe, e->skip); break;
+	case COPY_EVENT_ERROR: on_error(ev, pe, e->step, e->err, e->path, e->fatal); break;
+	case COPY_EVENT_NOTE: on_note(ev, e->note, e->path, e->err, e->bytes); break;
+	case COPY_EVENT_STRATEGY: on_strategy(ev, pe, e->strategy, e->why); break;
+	case COPY_EVENT_LIST_WRITTEN:
+		events_list_written(ev, e->path, checksum_alg_name(e->alg), (size_t)e->count);
+		break;
+	case COPY_EVENT_LIST_FAILED: events_list_failed(ev, e->path, e->err); break;
+	case COPY_EVENT_LIST_LEFT_OUT: case COPY_EVENT_LIST_UNKNOWN: sums_warn(ev, e); break;
+	case COPY_EVENT_MANIFEST_WRITTEN:
+		events_manifest_written(ev, e->path, e->sequence, (size_t)e->count,
+					(size_t)e->unlisted);
+		break;
+	case COPY_EVENT_MANIFEST_FAILED: events_manifest_failed(ev, e->path, e->err); break;
+	case COPY_EVENT_DEST_END: break;
+	}
 }
 
 /* ---- main thread */

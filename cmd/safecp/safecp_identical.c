@@ -247,8 +247,8 @@ int identical_judge(const struct safecp_options *o, struct safecp_job *job)
 		if (!io.recorded)
 			io.recorded = lists_record(o, job, &rec);
 	} else if (o->mhl) {
-		/* a file no generation lists (a first run killed before its
-		 * epilogue) is read, so that this generation lists it */
+		/* a file no generation lists (a first run killed before it wrote its
+		 * manifest) is read, so that this generation lists it */
 		io.recorded = listing_record(job, &job->identical_mhl, &job->identical_rec);
 		io.listed_only = true;
 	}

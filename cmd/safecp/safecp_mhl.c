@@ -3,9 +3,9 @@
  * Before the first byte, each destination directory's ascmhl/ history is
  * read (lib/mhl): a damaged or hostile one is refused, and so is a chain
  * whose C4 ID of the newest manifest does not match its bytes; the new
- * generation then continues it.  Each destination writes its generation
- * in its own thread, in the engine's epilogue, before its final sync
- * (copy/manifest.h), so "can be removed" covers it. */
+ * generation then continues it.  The copy job writes each destination's
+ * generation in that destination's thread, before its final sync
+ * (lib/copy/lists.h, manifest.h), so "can be removed" covers it. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -31,6 +31,7 @@ struct manifests {
 	/* ignore patterns per destination: the lists written there */
 	char *ignores[COPY_DESTS_MAX][CHECKSUM_ALG_COUNT];
 	size_t n_ignores[COPY_DESTS_MAX];
+	struct copy_generation next[COPY_DESTS_MAX]; /* the above, for lib/ */
 };
 
 static const char *kind_words(enum mhl_read_kind k)
@@ -172,40 +173,19 @@ void manifests_ignore(struct manifests *m, size_t d, const char *rel)
 	m->ignores[d][m->n_ignores[d]++] = p;
 }
 
-static bool published(void *ctx, size_t idx)
+void manifests_fill(struct manifests *m, struct copy_lists *l)
 {
-	return events_published(ctx, idx);
-}
-
-unsigned manifests_write(struct manifests *m, size_t d, int dest_dir_fd,
-			 const struct file_sums *fs, struct events *ev)
-{
-	struct manifest_result res;
-	char path[PATH_MAX];
-	int r;
-
-	if (!m || !fs)
-		return 0;
-	r = manifest_write(dest_dir_fd, &(struct manifest_input){
-		.plan = m->jobs[d].plan,
-		.sums = fs,
-		.published = published,
-		.ctx = ev,
-		.prev = m->prev[d],
-		.judged_by = m->jobs[d].identical_mhl ? &m->jobs[d].identical_rec : NULL,
-		.root_name = m->root[d],
-		.now = time(NULL),
-		.keep_times = m->o->keep_times,
-		.tool_version = PACKAGE_VERSION,
-		.ignores = (const char *const *)m->ignores[d],
-		.n_ignores = m->n_ignores[d],
-	}, &res);
-	snprintf(path, sizeof(path), "%s/ascmhl/%s", m->jobs[d].plan->dest_dir,
-		 res.step == MANIFEST_STEP_CHAIN ? "ascmhl_chain.xml" : res.file);
-	if (r < 0) {
-		events_manifest_failed(ev, path, -r);
-		return 1;
-	}
-	events_manifest_written(ev, path, res.sequence, res.files, res.unlisted);
-	return 0;
+	if (!m)
+		return;
+	for (size_t d = 0; d < m->n; d++)
+		m->next[d] = (struct copy_generation){
+			.prev = m->prev[d],
+			.judged_by = m->jobs[d].identical_mhl ? &m->jobs[d].identical_rec : NULL,
+			.root_name = m->root[d],
+			.ignores = (const char *const *)m->ignores[d],
+			.n_ignores = m->n_ignores[d],
+		};
+	l->mhl = m->next;
+	l->keep_times = m->o->keep_times;
+	l->tool_version = PACKAGE_VERSION;
 }

@@ -1,73 +1,44 @@
 /* safecp_run.c: runs a prepared job: copy_job_start() (lib owns the
  * reader and one thread per destination), while the main thread polls
- * the counters, draws progress and answers signals.
+ * the job's events, draws progress and answers signals.
  *
  * SIGINT, SIGTERM and SIGHUP are blocked before the job starts, so its
  * threads inherit the mask and no handler ever runs inside the engine.
- * The main thread takes them synchronously with sigtimedwait() on a
- * 100 ms tick: a tick redraws (the meter throttles), a signal sets the
- * cancel flag the engine polls between chunks.  The engine then removes
- * its temporary files and returns -ECANCELED; only then do we exit, so
- * an interrupted safecp never leaves a partial file under a final name.
- * Each destination's thread ends by having SIGUSR1 sent to the main
- * thread (the job's finished hook), so its end is shown at once rather
- * than on the next tick.  SIGPIPE is ignored:
+ * The main thread waits in poll() on the job's event fd and a signalfd,
+ * with a 100 ms tick: an event is worded at once, a tick redraws (the
+ * meter throttles), a signal cancels the job, whose threads look
+ * between chunks.  The engine then removes its temporary files and
+ * returns -ECANCELED; only then do we exit, so an interrupted safecp
+ * never leaves a partial file under a final name.  A destination's last
+ * event says its thread ended, so its end is shown at once.  SIGPIPE is
+ * ignored:
  * when the reader of --progress=json goes away, the copy goes on and
  * cleans up as usual instead of dying with temporaries on the stick. */
 #include <errno.h>
-#include <pthread.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/cli.h"
 #include "common/exitcodes.h"
 #include "safecp/tool.h"
 #include "util/test_hook.h"
 
-#define TICK_NS (100 * 1000 * 1000)
-#define SIGNAL_WAKE SIGUSR1
-
-struct runner;
-
-/* What a destination's thread writes after its files (the epilogue). */
-struct dest_end {
-	struct runner *r;
-	size_t i;
-};
+#define TICK_MS 100
 
 struct runner {
 	struct copy_dest dests[COPY_DESTS_MAX];
-	struct dest_end ends[COPY_DESTS_MAX];
-	struct sums *sums;
-	struct manifests *mhl;
-	struct copy_callbacks cb[COPY_DESTS_MAX];
+	struct copy_lists lists;
 	struct events *ev[COPY_DESTS_MAX];
-	bool shown[COPY_DESTS_MAX]; /* its end was shown */
-	size_t n;
+	bool ended[COPY_DESTS_MAX]; /* its last event came */
+	size_t n, n_ended;
 	struct copy_job *job;
-	pthread_t main_thread;
 };
-
-static unsigned on_epilogue(void *ctx, int dest_dir_fd)
-{
-	struct dest_end *de = ctx;
-	struct runner *r = de->r;
-
-	return sums_write_dest(r->sums, de->i) +
-	       manifests_write(r->mhl, de->i, dest_dir_fd, sums_digests(r->sums), r->ev[de->i]);
-}
-
-/* A destination's thread ended: show it now, not on the next tick. */
-static void on_finished(void *ctx, size_t dest)
-{
-	struct runner *r = ctx;
-
-	(void)dest;
-	pthread_kill(r->main_thread, SIGNAL_WAKE);
-}
 
 static void signals_block(sigset_t *set)
 {
@@ -75,40 +46,57 @@ static void signals_block(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGNAL_WAKE);
 	pthread_sigmask(SIG_BLOCK, set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* Several destinations: each one's end as soon as it comes. */
-static void show_finished(struct runner *r)
+/* Destination i ended: shown at once (several destinations). */
+static void dest_ended(struct runner *r, size_t i)
 {
-	for (size_t i = 0; r->n > 1 && i < r->n; i++) {
-		int result;
+	int result = 0;
 
-		if (!r->shown[i] && copy_job_finished(r->job, i, &result)) {
-			r->shown[i] = true;
-			events_dest_finished(r->ev[i], result);
-		}
+	if (r->ended[i])
+		return;
+	r->ended[i] = true;
+	r->n_ended++;
+	copy_job_finished(r->job, i, &result);
+	if (r->n > 1)
+		events_dest_finished(r->ev[i], result);
+}
+
+/* Word every event that waits. */
+static void drain_events(struct runner *r)
+{
+	struct copy_event e;
+
+	while (copy_job_poll(r->job, 0, &e) > 0) {
+		events_handle(r->ev[e.dest], &e);
+		if (e.kind == COPY_EVENT_DEST_END)
+			dest_ended(r, e.dest);
+		copy_event_done(&e);
 	}
 }
 
-/* Until every destination ends: redraw each tick, cancel on the first
- * interrupting signal.  Returns that signal, or 0. */
-static int wait_for_copy(struct runner *r, const sigset_t *set)
+/* Until every destination's last event: word events as they come,
+ * redraw each tick, cancel on the first interrupting signal.  Returns
+ * that signal, or 0. */
+static int wait_for_copy(struct runner *r, int sigfd)
 {
-	const struct timespec tick = { .tv_sec = 0, .tv_nsec = TICK_NS };
+	struct pollfd fds[2] = { { .fd = copy_job_event_fd(r->job), .events = POLLIN },
+				 { .fd = sigfd, .events = POLLIN } };
 	int signo = 0;
 
-	while (!copy_job_done(r->job)) {
-		int sig = sigtimedwait(set, NULL, &tick);
+	while (r->n_ended < r->n && !copy_job_done(r->job)) {
+		struct signalfd_siginfo si;
 
-		if (sig > 0 && sig != SIGNAL_WAKE && signo == 0) {
-			signo = sig;
+		if (poll(fds, 2, TICK_MS) < 0 && errno != EINTR)
+			break;
+		if (fds[1].revents && read(sigfd, &si, sizeof(si)) == sizeof(si) && signo == 0) {
+			signo = (int)si.ssi_signo;
 			copy_job_cancel(r->job);
 			events_cancelling(r->ev[0]);
 		}
-		show_finished(r);
+		drain_events(r);
 		if (r->n > 1) {
 			struct copy_source_stats src;
 
@@ -117,7 +105,11 @@ static int wait_for_copy(struct runner *r, const sigset_t *set)
 		}
 		events_tick(r->ev[0]);
 	}
-	show_finished(r);
+	/* every thread ended: their events are in (a last one that found
+	 * no memory is the only one that can be missing) */
+	drain_events(r);
+	for (size_t i = 0; i < r->n; i++)
+		dest_ended(r, i);
 	return signo;
 }
 
@@ -184,15 +176,14 @@ static void runner_free(struct runner *r)
 int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
 	     struct sums *sums, struct manifests *mhl)
 {
-	struct runner r = { .n = n, .main_thread = pthread_self(), .sums = sums, .mhl = mhl };
-	struct copy_job_hooks hooks = { .ctx = &r, .finished = on_finished, .tap = sums_tap(sums),
+	struct runner r = { .n = n };
+	struct copy_job_hooks hooks = { .tap = sums_tap(sums),
 					.feed = o->pack_feed ? pack_feed_source(o->pack_feed) : unpack_feed() };
 	unsigned lists_failed = 0;
 	sigset_t set;
-	int err = 0, status, signo, result = 0;
+	int err = 0, status, signo, result = 0, sigfd;
 
-	/* the stats live in the job; the events read them once it exists */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		r.dests[i] = (struct copy_dest){
 			.plan = jobs[i].plan,
 			.opts = {
@@ -203,38 +194,43 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
 				.verify = o->verify,
 				.verify_source = o->verify_source,
 			},
-			.cb = &r.cb[i],
 		};
-		r.ends[i] = (struct dest_end){ &r, i };
-		if (sums || mhl) {
-			r.dests[i].opts.epilogue = on_epilogue;
-			r.dests[i].opts.epilogue_ctx = &r.ends[i];
-		}
+	if (sums || mhl) {
+		sums_fill(sums, &r.lists);
+		manifests_fill(mhl, &r.lists);
+		hooks.lists = &r.lists;
 	}
 	signals_block(&set);
+	sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sigfd < 0)
+		err = -errno;
+	/* the stats live in the job; the events read them once it exists */
 	for (size_t i = 0; i < n && err == 0; i++)
 		err = events_new(o, &jobs[i], NULL, i ? r.ev[0] : NULL, &r.ev[i]);
 	for (size_t i = 0; i < n && err == 0; i++) {
-		events_callbacks(r.ev[i], &r.cb[i]);
 		if (n > 1)
 			events_tag_dest(r.ev[i]);
 		events_start(r.ev[i]);
 	}
-	sums_set_events(sums, r.ev);
 	test_hook("plan-done", jobs[0].plan->dest_root);
 	if (err == 0)
 		err = copy_job_start(r.dests, n, &hooks, &r.job);
 	if (err < 0) {
 		cli_error("cannot start the copy: %s", strerror(-err));
 		runner_free(&r);
+		if (sigfd >= 0)
+			close(sigfd);
 		return EXIT_PARTIAL;
 	}
 	for (size_t i = 0; i < n; i++)
 		events_set_stats(r.ev[i], copy_job_stats(r.job, i));
-	signo = wait_for_copy(&r, &set);
+	signo = wait_for_copy(&r, sigfd);
+	close(sigfd);
 	/* the lists on no destination's filesystem, before the last event */
-	if (signo == 0)
-		lists_failed = sums_finish(sums);
+	if (signo == 0 && hooks.lists) {
+		lists_failed = copy_job_write_lists(r.job);
+		drain_events(&r);
+	}
 	if (n == 1) {
 		struct copy_source_stats src;
 

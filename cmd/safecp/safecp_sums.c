@@ -3,13 +3,12 @@
  * One list per algorithm, PREFIX.ALG, its lines relative to the
  * destination directory, so that `cd DEST && sha256sum -c PREFIX.sha256`
  * checks the copy.  The digests come from the one read of the source
- * (file_sums.h); a list names the files that were published.  A list on
- * a destination's filesystem is written by that destination's thread
- * before its final sync (the engine's epilogue), so "can be removed"
- * covers it, and it lists what that destination holds; a list anywhere
- * else is written once the copy ends and lists what any destination
- * got.  Both go through small_file.h (temporary, durable, renamed).
- * Everything that can be refused is refused before the first byte. */
+ * (file_sums.h); a list names the files that were published.  Here:
+ * where each list goes and which destination holds it, refused before
+ * the first byte when it cannot be written; the copy job writes them
+ * (lib/copy/lists.h: a list on a destination's filesystem by that
+ * destination's thread before its final sync), and what it says about
+ * them comes back as events, worded here and in safecp_events.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,8 +22,6 @@
 #include "common/exitcodes.h"
 #include "common/quote.h"
 #include "copy/manifest.h"
-#include "copy/small_file.h"
-#include "hash/sums_list.h"
 #include "safecp/tool.h"
 #include "util/cleanup.h"
 
@@ -44,8 +41,8 @@ struct sums {
 	struct file_sums *fs;
 	struct reader_tap tap;
 	struct sums_list lists[CHECKSUM_ALG_COUNT];
+	struct copy_list to_write[CHECKSUM_ALG_COUNT]; /* the same, for lib/ */
 	size_t n_lists;
-	struct events *const *ev; /* set by run_copy: per destination */
 };
 
 static void list_split(struct sums_list *l)
@@ -172,136 +169,37 @@ const struct file_sums *sums_digests(const struct sums *s)
 	return s ? s->fs : NULL;
 }
 
-void sums_set_events(struct sums *s, struct events *const *ev)
+void sums_fill(struct sums *s, struct copy_lists *l)
 {
-	if (s)
-		s->ev = ev;
-}
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_lists; i++) {
+		const struct sums_list *sl = &s->lists[i];
 
-/* Was entry idx published on destination d (any, d < 0)? */
-static bool published(const struct sums *s, int d, size_t idx)
-{
-	for (size_t i = 0; i < s->n_jobs; i++)
-		if ((d < 0 || (size_t)d == i) && events_published(s->ev[i], idx))
-			return true;
-	return false;
-}
-
-/* Was entry idx left alone as identical on destination d (any, d < 0)? */
-static bool identical_on(const struct sums *s, int d, size_t idx)
-{
-	for (size_t i = 0; i < s->n_jobs; i++)
-		if ((d < 0 || (size_t)d == i) && s->jobs[i].plan->entries[idx].identical)
-			return true;
-	return false;
-}
-
-/* Entry idx's digest for the list: the one read's for a published file;
- * for an identical one (not read), the line the last run's list gave it
- * (--skip-identical), else none (*unknown set). */
-static const char *digest_of(const struct sums *s, const struct sums_list *l, size_t idx,
-			     const char *rel, bool *unknown)
-{
-	const char *digest = file_sums_text(s->fs, idx, l->alg);
-
-	if (published(s, l->holder, idx))
-		return digest;
-	if (!identical_on(s, l->holder, idx))
-		return NULL;
-	if (!digest && s->o->old_lists)
-		digest = sums_index_text(s->o->old_lists, rel, l->alg);
-	*unknown = !digest;
-	return digest;
-}
-
-/* The list's text: one line per published file with a digest, and per
- * identical file whose digest is known; names the list's format cannot
- * hold are warned about through ev, and identical files it cannot name. */
-static int list_text(struct sums *s, const struct sums_list *l, struct events *ev, char **ret,
-		     size_t *ret_len, size_t *ret_files)
-{
-	const struct plan *p = s->jobs[0].plan;
-	char rel[PATH_MAX];
-	char *buf = NULL;
-	size_t len = 0, files = 0, unknown = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->n_entries; i++) {
-		_cleanup_free_ char *line = NULL;
-		const char *digest;
-		bool missing = false;
-		int r;
-
-		if (p->entries[i].source->type != PLAN_FILE || !plan_dest_rel(p, i, rel, sizeof(rel)))
-			continue;
-		digest = digest_of(s, l, i, rel, &missing);
-		unknown += missing;
-		if (!digest)
-			continue;
-		r = sums_line_alloc(l->alg, digest, rel, &line);
-		if (r == SUMS_LINE_UNLISTABLE) {
-			events_warn(ev, "%s is left out of %s: %s lists cannot hold a name with a "
-				    "newline, carriage return or backslash; check it with a "
-				    "sha256 list", quote(rel), quote(l->path),
-				    checksum_alg_name(l->alg));
-			continue;
-		}
-		if (r != 0) {
-			fclose(f);
-			free(buf);
-			return r < 0 ? r : -EINVAL;
-		}
-		fputs(line, f);
-		files++;
+		s->to_write[i] = (struct copy_list){ sl->alg, sl->path, sl->dirfd, sl->name,
+						       sl->holder };
 	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return -ENOMEM;
-	}
-	if (unknown)
+	l->sums = s->fs;
+	l->lists = s->to_write;
+	l->n_lists = s->n_lists;
+	l->old_lists = s->o->old_lists;
+}
+
+void sums_warn(struct events *ev, const struct copy_event *e)
+{
+	const char *alg = checksum_alg_name(e->alg);
+	size_t n = (size_t)e->count;
+
+	if (e->kind == COPY_EVENT_LIST_LEFT_OUT)
+		events_warn(ev, "%s is left out of %s: %s lists cannot hold a name with a "
+			    "newline, carriage return or backslash; check it with a "
+			    "sha256 list", quote(e->name), quote(e->path), alg);
+	else
 		events_warn(ev, "%zu %s left alone as identical %s not in %s: %s not read and "
 			    "the last list did not have %s; copy without --skip-identical to "
-			    "list %s", unknown, unknown == 1 ? "file" : "files",
-			    unknown == 1 ? "is" : "are", quote(l->path),
-			    unknown == 1 ? "it was" : "they were", unknown == 1 ? "it" : "them",
-			    unknown == 1 ? "it" : "them");
-	*ret = buf;
-	*ret_len = len;
-	*ret_files = files;
-	return 0;
-}
-
-/* Write the lists held by destination d (-1: on none); how many failed. */
-static unsigned write_lists(struct sums *s, int d, struct events *ev)
-{
-	unsigned failed = 0;
-
-	for (size_t i = 0; i < s->n_lists; i++) {
-		const struct sums_list *l = &s->lists[i];
-		_cleanup_free_ char *text = NULL;
-		size_t len = 0, files = 0;
-		int r;
-
-		if (l->holder != d)
-			continue;
-		r = list_text(s, l, ev, &text, &len, &files);
-		if (r == 0)
-			r = small_file_write(l->dirfd, l->name, text, len, 0666);
-		if (r < 0) {
-			events_list_failed(ev, l->path, -r);
-			failed++;
-		} else {
-			events_list_written(ev, l->path, checksum_alg_name(l->alg), files);
-		}
-	}
-	return failed;
-}
-
-unsigned sums_write_dest(struct sums *s, size_t d)
-{
-	return s ? write_lists(s, (int)d, s->ev[d]) : 0;
+			    "list %s", n, n == 1 ? "file" : "files", n == 1 ? "is" : "are",
+			    quote(e->path), n == 1 ? "it was" : "they were", n == 1 ? "it" : "them",
+			    n == 1 ? "it" : "them");
 }
 
 void sums_ignore_in(const struct sums *s, struct manifests *m)
@@ -321,9 +219,4 @@ void sums_ignore_in(const struct sums *s, struct manifests *m)
 			 ldir[dlen] ? "/" : "", l->name);
 		manifests_ignore(m, (size_t)l->holder, rel);
 	}
-}
-
-unsigned sums_finish(struct sums *s)
-{
-	return s ? write_lists(s, -1, s->ev[0]) : 0;
 }

@@ -27,6 +27,7 @@
 #include "common/cli.h" /* enum verbosity */
 #include "copy/copy.h"
 #include "copy/file_sums.h"
+#include "copy/lists.h"
 #include "copy/pack.h"
 #include "copy/identical.h"
 #include "copy/mhl_record.h"
@@ -133,10 +134,10 @@ void sums_free(struct sums *s);
 /* The reader tap that computes the checksums (NULL for s NULL). */
 const struct reader_tap *sums_tap(struct sums *s);
 const struct file_sums *sums_digests(const struct sums *s);
-/* ev[i]: destination i's events, until sums_finish(). */
-void sums_set_events(struct sums *s, struct events *const *ev);
-/* Destination d's epilogue: the lists on its filesystem; how many failed. */
-unsigned sums_write_dest(struct sums *s, size_t d);
+/* The lists and digests, for the copy job to write (lists.h). */
+void sums_fill(struct sums *s, struct copy_lists *l);
+/* A list event that is a warning: its words. */
+void sums_warn(struct events *ev, const struct copy_event *e);
 /* Lists written inside a destination directory are in its manifest's
  * ignore patterns. */
 void sums_ignore_in(const struct sums *s, struct manifests *m);
@@ -148,12 +149,8 @@ int manifests_prepare(const struct safecp_options *o, const struct safecp_job *j
 void manifests_free(struct manifests *m);
 /* rel (relative to destination d's directory) is in its ignore patterns. */
 void manifests_ignore(struct manifests *m, size_t d, const char *rel);
-/* Destination d's epilogue: its generation; how many writes failed. */
-unsigned manifests_write(struct manifests *m, size_t d, int dest_dir_fd,
-			 const struct file_sums *fs, struct events *ev);
-/* The copy ended (not interrupted): the lists on no destination; how
- * many failed. */
-unsigned sums_finish(struct sums *s);
+/* The generations, for the copy job to write (lists.h). */
+void manifests_fill(struct manifests *m, struct copy_lists *l);
 
 /* safecp_identical.c: read back the lists of an earlier run (--sums),
  * warning about what cannot be read; o->old_lists stays NULL when none. */
@@ -319,7 +316,8 @@ void events_list_failed(struct events *ev, const char *path, int err);
 void events_manifest_written(struct events *ev, const char *path, unsigned sequence,
 			     size_t files, size_t unlisted);
 void events_manifest_failed(struct events *ev, const char *path, int err);
-void events_callbacks(struct events *ev, struct copy_callbacks *ret);
+/* What the copy job said (copy_job_poll()), about ev's destination. */
+void events_handle(struct events *ev, const struct copy_event *e);
 /* The start event, and with -v the strategy line. */
 void events_start(struct events *ev);
 /* A poll tick of the main thread: the bar, a progress event. */

@@ -34,11 +34,18 @@
 #include "util/clock.h"
 #include "util/test_hook.h"
 
+void copy_emit(struct engine *g, struct copy_event *ev)
+{
+	ev->dest = g->dest;
+	copy_events_emit(g->events, ev);
+}
+
 void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
 		 const char *path, bool fatal)
 {
-	if (g->cb && g->cb->error)
-		g->cb->error(g->cb->ctx, &g->plan->entries[entry], step, err, path, fatal);
+	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_ERROR, .entry = entry, .step = step,
+					   .err = err < 0 ? -err : err, .path = (char *)path,
+					   .fatal = fatal });
 }
 
 void copy_count_failed(struct engine *g)
@@ -253,8 +260,8 @@ static void on_switch(void *ctx, enum write_strategy to, enum writer_switch_reas
 	struct engine *g = ctx;
 	size_t idx = atomic_load(&g->stats->current);
 
-	if (g->cb && g->cb->strategy)
-		g->cb->strategy(g->cb->ctx, &g->plan->entries[idx], to, why);
+	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_STRATEGY, .entry = idx,
+					   .strategy = to, .why = why });
 }
 
 /* Drop a file that could not be copied; the copy goes on. */
@@ -476,12 +483,11 @@ static int copy_entry(struct engine *g, size_t idx)
 	if (r < 0)
 		return r;
 	if (e->source->type == PLAN_SKIP || e->skip_existing) {
-		if (g->cb && g->cb->skipped)
-			g->cb->skipped(g->cb->ctx, e, skip_reason(e));
+		copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_SKIPPED, .entry = idx,
+						   .skip = skip_reason(e) });
 		return 0;
 	}
-	if (g->cb && g->cb->file_start)
-		g->cb->file_start(g->cb->ctx, e);
+	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_FILE_START, .entry = idx });
 	switch (e->source->type) {
 	case PLAN_DIR:
 		return copy_dir(g, idx);
@@ -521,8 +527,7 @@ static void fd_budget(struct engine *g)
 }
 
 static int engine_init(struct engine *g, const struct plan *p, const struct copy_options *o,
-		       const struct copy_callbacks *cb, struct copy_stats *stats,
-		       atomic_bool *cancel)
+		       const struct engine_job *job)
 {
 	const struct target *t = o->target;
 	const struct fs_traits *fs = fs_traits_of(t);
@@ -530,9 +535,12 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	memset(g, 0, sizeof(*g));
 	g->plan = p;
 	g->o = o;
-	g->cb = cb;
-	g->stats = stats;
-	g->cancel = cancel;
+	g->events = job->events;
+	g->dest = job->dest;
+	g->published = job->published;
+	g->stats = job->stats;
+	g->cancel = job->cancel;
+	g->cursor = job->cursor;
 	g->dest_dir_fd = -1;
 	g->dest_fd = -1;
 	g->bdev_fd = -1;
@@ -554,8 +562,8 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	/* the daemon's data is in the device's cache: watch it (root only) */
 	if (t && fs->device_cache && t->has_block && t->devnode[0])
 		g->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	atomic_store(&stats->bytes_total, bytes_to_copy(p));
-	atomic_store(&stats->phase, COPY_PHASE_COPYING);
+	atomic_store(&g->stats->bytes_total, bytes_to_copy(p));
+	atomic_store(&g->stats->phase, COPY_PHASE_COPYING);
 	fd_budget(g);
 	g->made = calloc(p->n_entries ? p->n_entries : 1, sizeof(*g->made));
 	if (!g->made)
@@ -585,8 +593,8 @@ static int open_existing(struct engine *g, size_t idx)
 static void note(struct engine *g, enum copy_note_kind kind, const char *path, int err,
 		 uint64_t bytes)
 {
-	if (g->cb && g->cb->note)
-		g->cb->note(g->cb->ctx, kind, path, err, bytes);
+	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_NOTE, .note = kind, .path = (char *)path,
+					   .err = err < 0 ? -err : err, .bytes = bytes });
 }
 
 /* Before anything is written: the plan's space check counted these files
@@ -682,14 +690,12 @@ static void engine_done(struct engine *g)
 }
 
 int copy_engine_run(const struct plan *p, const struct copy_options *o,
-		    const struct copy_callbacks *cb, struct copy_stats *stats,
-		    atomic_bool *cancel, struct reader_cursor *cursor)
+		    const struct engine_job *job)
 {
 	struct engine g;
 	int r;
 
-	r = engine_init(&g, p, o, cb, stats, cancel);
-	g.cursor = cursor;
+	r = engine_init(&g, p, o, job);
 	if (r == 0)
 		r = open_dest(&g);
 	if (r < 0 && p->n_entries)
@@ -701,14 +707,15 @@ int copy_engine_run(const struct plan *p, const struct copy_options *o,
 	if (r < 0)
 		batch_abort(&g, r);
 	/* the other destinations need not wait for this one any more */
-	reader_leave(cursor);
+	reader_leave(g.cursor);
 	/* after every data write, before the lists and manifests name them */
 	if (r == 0)
 		r = recheck_named(&g);
-	/* before the directories get their times (the caller's files may
-	 * go into one) and before the final sync, which then covers them */
-	if (r == 0 && o->epilogue && !cancelled(&g))
-		g.failed += o->epilogue(o->epilogue_ctx, g.dest_dir_fd);
+	/* before the directories get their times (a list may go into one)
+	 * and before the final sync, which then covers them */
+	if (r == 0 && job->lists && !cancelled(&g))
+		g.failed += copy_lists_write(job->lists, job->lists_dests, (int)g.dest,
+					     g.dest_dir_fd, g.events);
 	/* also when stopped: what was made keeps its modes and times, not 0700 */
 	finish_dirs(&g, true);
 	if (r == 0)
@@ -718,6 +725,6 @@ int copy_engine_run(const struct plan *p, const struct copy_options *o,
 	engine_done(&g);
 	if (r < 0)
 		return r;
-	atomic_store(&stats->phase, COPY_PHASE_DONE);
+	atomic_store(&g.stats->phase, COPY_PHASE_DONE);
 	return (int)MIN(g.failed, (size_t)INT32_MAX);
 }

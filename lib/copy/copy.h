@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "copy/copy_events.h"
 #include "copy/plan.h"
 #include "io/sizing.h"
 #include "device/target.h"
@@ -56,68 +57,6 @@ struct copy_stats {
 	_Atomic bool verify_cached;        /*   some read-back came from the cache */
 };
 
-enum copy_step {
-	COPY_STEP_READ,     /* source: that file is skipped, the copy goes on */
-	COPY_STEP_CREATE,
-	COPY_STEP_WRITE,
-	COPY_STEP_SYNC,
-	COPY_STEP_RENAME,
-	COPY_STEP_ATTRS,    /* timestamps/mode: a note, not a failure */
-	COPY_STEP_FINAL_SYNC,
-	COPY_STEP_CHANGED,  /* the source is not what the plan saw, or changed
-			     * while it was read: not published, the copy goes on */
-	COPY_STEP_VERIFY,   /* --verify: read back different (err EBADMSG) or
-			     * unreadable: not published, the copy goes on */
-	COPY_STEP_SOURCE_VERIFY, /* verify_source: the source read again gave
-				  * other bytes: not published, the copy goes on */
-	COPY_STEP_NAME_CLASH, /* err EEXIST: a name the plan saw free is taken
-			       * when the file is to be named: path is the file
-			       * there (the destination itself: it appeared
-			       * during the copy; another name: the filesystem
-			       * counts the two as one, e.g. an exFAT volume's
-			       * own up-case table) or NULL (not found); not
-			       * published, nothing replaced, the copy goes on */
-};
-
-/* Why an entry is not copied (cmd/ words it). */
-enum copy_skip_reason {
-	COPY_SKIP_KEPT,      /* -n: it exists at the destination */
-	COPY_SKIP_IDENTICAL, /* the destination holds it already (plan_entry.identical) */
-	COPY_SKIP_APPEARED,  /* -n: it appeared at the destination during the copy */
-	COPY_SKIP_FIFO,
-	COPY_SKIP_SOCKET,
-	COPY_SKIP_DEVICE,
-	COPY_SKIP_OTHER,     /* not a regular file, directory or symbolic link */
-};
-
-/* Something the user should know that is not a failure. */
-enum copy_note_kind {
-	COPY_NOTE_STALE_REMOVED, /* path: a dead copy's temporary, bytes freed */
-	COPY_NOTE_STALE_KEPT,    /* path: could not be removed (err), bytes it holds */
-	COPY_NOTE_NO_MODES,      /* path: the filesystem stores no file modes */
-	COPY_NOTE_VERIFY_CACHED, /* path (dest root): a read-back could not bypass
-				  * the page cache (once per destination) */
-};
-
-/* Called from the engine thread; the caller serialises its own output. */
-struct copy_callbacks {
-	void *ctx;
-	void (*file_start)(void *ctx, const struct plan_entry *e);
-	void (*file_done)(void *ctx, const struct plan_entry *e);
-	/* --verify: a file named earlier read back different at the end
-	 * (a later write landed on it): it was removed from its name */
-	void (*file_withdrawn)(void *ctx, const struct plan_entry *e);
-	void (*skipped)(void *ctx, const struct plan_entry *e, enum copy_skip_reason why);
-	/* fatal: the copy stops; else that entry (a directory: its
-	 * subtree) is not copied and the rest goes on */
-	void (*error)(void *ctx, const struct plan_entry *e, enum copy_step step,
-		      int err, const char *path, bool fatal);
-	void (*note)(void *ctx, enum copy_note_kind kind, const char *path, int err,
-		     uint64_t bytes);
-	void (*strategy)(void *ctx, const struct plan_entry *e,
-			 enum write_strategy s, enum writer_switch_reason why);
-};
-
 struct copy_options {
 	const struct write_plan *wplan;   /* from sizing_plan() */
 	const struct target *target;      /* destination facts */
@@ -132,39 +71,31 @@ struct copy_options {
 	 * (a card that returned wrong bytes once): the reader does it, once
 	 * for all destinations; any destination asking is enough */
 	bool verify_source;
-	/* Called once every file is written, before the directories get
-	 * their times and before the final sync and idle wait, so that
-	 * "done" covers what it writes: the caller's own files (checksum
-	 * lists, manifests), written with small_file.h; dest_dir_fd is
-	 * plan->dest_dir, open.  Returns how many of them failed. */
-	unsigned (*epilogue)(void *ctx, int dest_dir_fd);
-	void *epilogue_ctx;
 };
 
 /* One destination of a copy job. */
 struct copy_dest {
 	const struct plan *plan;          /* its plan: plan_same_source() as the others' */
 	struct copy_options opts;
-	const struct copy_callbacks *cb;  /* called from this destination's thread */
 };
 
 /* A running copy: one reader of the source (reader.h) and one thread per
  * destination, each at its own pace.  The job owns its threads; the
- * caller polls the counters and the results. */
+ * caller polls its events (copy_events.h), the counters and the results. */
 struct copy_job;
 struct reader_tap;
 struct source_feed;
+struct copy_lists;
 
-/* finished(ctx, i): destination i's thread is done (its result is set);
- * called from that thread, so it should only wake the poller. */
 struct copy_job_hooks {
-	void *ctx;
-	void (*finished)(void *ctx, size_t dest);
 	/* sees every chunk of the first read (file_sums.h); NULL: none */
 	const struct reader_tap *tap;
 	/* the bytes of each file entry (source_feed.h); NULL: the plans'
 	 * source files.  The caller's: it must outlive copy_job_free() */
 	const struct source_feed *feed;
+	/* the checksum lists and manifests to write beside the copy
+	 * (lists.h); NULL: none.  The caller's: it must outlive the job */
+	const struct copy_lists *lists;
 };
 
 /* Start copying to n destinations (at most COPY_DESTS_MAX), whose plans
@@ -173,6 +104,20 @@ struct copy_job_hooks {
 #define COPY_DESTS_MAX 16
 int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_job_hooks *hooks,
 		   struct copy_job **ret);
+
+/* The job's event queue: readable while an event waits (poll(2) it
+ * beside the caller's own fds); the job's own, never close it. */
+int copy_job_event_fd(const struct copy_job *j);
+
+/* The next event into ret (its strings then the caller's, until
+ * copy_event_done()): 1; 0 when none came within timeout_ms (0: do not
+ * wait, -1: until one comes); -EINTR. */
+int copy_job_poll(struct copy_job *j, int timeout_ms, struct copy_event *ret);
+
+/* Once every destination finished: write the checksum lists no
+ * destination holds (lists.h); their events follow in the queue.
+ * Returns how many failed. */
+unsigned copy_job_write_lists(struct copy_job *j);
 
 /* Destination i's counters, written by its thread, readable at any time. */
 const struct copy_stats *copy_job_stats(const struct copy_job *j, size_t i);

@@ -239,8 +239,10 @@ static void set_attrs(struct engine *g, struct batch_item *it)
 	/* only these say the filesystem keeps no modes (a FUSE daemon's
 	 * refusal); any other failure is this file's */
 	if (!g->fs_has_modes || r == -EPERM || r == -ENOTSUP || r == -EOPNOTSUPP) {
-		if (!g->mode_noted && g->cb && g->cb->note)
-			g->cb->note(g->cb->ctx, COPY_NOTE_NO_MODES, e->dst, 0, 0);
+		if (!g->mode_noted)
+			copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_NOTE,
+							   .note = COPY_NOTE_NO_MODES,
+							   .path = (char *)e->dst });
 		g->mode_noted = true;
 	} else if (r < 0) {
 		copy_report(g, it->entry, COPY_STEP_ATTRS, r, e->dst, false);
@@ -263,8 +265,9 @@ static void verify_item(struct engine *g, struct batch_item *it)
 	if (r == 0 && how == READBACK_CACHED && !g->verify_noted) {
 		g->verify_noted = true;
 		atomic_store(&g->stats->verify_cached, true);
-		if (g->cb && g->cb->note)
-			g->cb->note(g->cb->ctx, COPY_NOTE_VERIFY_CACHED, g->plan->dest_root, 0, 0);
+		copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_NOTE,
+						   .note = COPY_NOTE_VERIFY_CACHED,
+						   .path = (char *)g->plan->dest_root });
 	}
 	if (r == 0 && checksum_result_match(&want, &got)) {
 		struct stat st;
@@ -574,8 +577,8 @@ static void renamed(struct engine *g, struct batch_item *it)
 {
 	remember(g, it);
 	atomic_fetch_add(&g->stats->files_done, 1);
-	if (g->cb && g->cb->file_done)
-		g->cb->file_done(g->cb->ctx, &g->plan->entries[it->entry]);
+	g->published[it->entry] = true;
+	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_FILE_DONE, .entry = it->entry });
 }
 
 /* fusefat gives a renamed file the rename's time: the source's again, on
@@ -622,8 +625,8 @@ static void kept(struct engine *g, struct batch_item *it)
 {
 	copy_remove_temp(it);
 	copy_forget_bytes(g, it);
-	if (g->cb && g->cb->skipped)
-		g->cb->skipped(g->cb->ctx, &g->plan->entries[it->entry], COPY_SKIP_APPEARED);
+	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_SKIPPED, .entry = it->entry,
+					   .skip = COPY_SKIP_APPEARED });
 }
 
 /* Name it (or keep or drop it); -errno only for an error that stops the

@@ -6,6 +6,7 @@
 
 #include "copy/copy.h"
 #include "copy/dirstack.h"
+#include "copy/lists.h"
 #include "copy/read_back.h"
 #include "copy/reader.h"
 #include "copy/stale_temps.h"
@@ -82,7 +83,9 @@ struct batch {
 struct engine {
 	const struct plan *plan;
 	const struct copy_options *o;
-	const struct copy_callbacks *cb;
+	struct event_queue *events; /* the job's: what the caller is told */
+	size_t dest;                /* this destination's index in the job */
+	bool *published;            /* per plan entry: under its name now */
 	struct copy_stats *stats;
 	atomic_bool *cancel;
 	struct reader_cursor *cursor; /* this destination's place in the source */
@@ -135,11 +138,25 @@ bool copy_fatal_error(int err);
 /* Count a file or symlink as not copied. */
 void copy_count_failed(struct engine *g);
 
+/* What a destination's engine gets from its job (copy_job.c). */
+struct engine_job {
+	size_t dest;
+	struct event_queue *events;
+	bool *published;                 /* per plan entry, the job's */
+	const struct copy_lists *lists;  /* NULL: none */
+	const struct copy_lists_dests *lists_dests;
+	struct copy_stats *stats;
+	atomic_bool *cancel;
+	struct reader_cursor *cursor;
+};
+
+/* Tell the caller (copy_events.h): ev about this destination. */
+void copy_emit(struct engine *g, struct copy_event *ev);
+
 /* copy.c: one destination's copy, in the calling thread (copy_job.c
- * runs one per destination); returns as copy_job_result() does. */
+ * runs one per destination); returns as copy_job_finished() does. */
 int copy_engine_run(const struct plan *p, const struct copy_options *o,
-		    const struct copy_callbacks *cb, struct copy_stats *stats,
-		    atomic_bool *cancel, struct reader_cursor *cursor);
+		    const struct engine_job *job);
 
 /* copy_batch.c */
 int batch_add(struct engine *g, struct batch_item *item);

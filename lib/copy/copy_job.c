@@ -16,6 +16,7 @@ struct dest_run {
 	pthread_t thread;
 	bool started;
 	struct copy_stats stats;
+	bool *published;  /* per plan entry: under its name here now */
 	int result;
 	atomic_bool finished;
 };
@@ -28,6 +29,11 @@ struct copy_job {
 	struct reader *reader;
 	struct write_plan rplan;
 	struct dest_run *runs;
+	struct event_queue *events;
+	/* what the lists see of the destinations (lists.h) */
+	const struct plan *plans[COPY_DESTS_MAX];
+	const bool *published[COPY_DESTS_MAX];
+	struct copy_lists_dests lists_dests;
 };
 
 static void *dest_thread(void *arg)
@@ -36,11 +42,19 @@ static void *dest_thread(void *arg)
 	struct copy_job *j = dr->job;
 	const struct copy_dest *d = &j->dests[dr->i];
 
-	dr->result = copy_engine_run(d->plan, &d->opts, d->cb, &dr->stats, &j->cancel,
-				     reader_cursor(j->reader, (unsigned)dr->i));
+	dr->result = copy_engine_run(d->plan, &d->opts, &(struct engine_job){
+		.dest = dr->i,
+		.events = j->events,
+		.published = dr->published,
+		.lists = j->hooks.lists,
+		.lists_dests = &j->lists_dests,
+		.stats = &dr->stats,
+		.cancel = &j->cancel,
+		.cursor = reader_cursor(j->reader, (unsigned)dr->i),
+	});
 	atomic_store(&dr->finished, true);
-	if (j->hooks.finished)
-		j->hooks.finished(j->hooks.ctx, dr->i);
+	copy_events_emit(j->events, &(struct copy_event){ .kind = COPY_EVENT_DEST_END,
+							  .dest = dr->i });
 	return NULL;
 }
 
@@ -63,13 +77,23 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	if (hooks)
 		j->hooks = *hooks;
 	j->runs = calloc(n, sizeof(*j->runs));
+	r = j->runs ? event_queue_new(sizeof(struct copy_event), &j->events) : -ENOMEM;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		j->runs[i].published = calloc(dests[i].plan->n_entries + 1, sizeof(bool));
+		if (!j->runs[i].published)
+			r = -ENOMEM;
+		j->plans[i] = dests[i].plan;
+		j->published[i] = j->runs[i].published;
+	}
+	j->lists_dests = (struct copy_lists_dests){ j->plans, j->published, n };
 	for (size_t i = 0; i < n; i++) {
 		plans[i] = dests[i].plan;
 		wplans[i] = dests[i].opts.wplan;
 		verify = verify || dests[i].opts.verify;
 		verify_source = verify_source || dests[i].opts.verify_source;
 	}
-	r = j->runs ? sizing_reader_plan(wplans, n, &j->rplan) : -ENOMEM;
+	if (r == 0)
+		r = sizing_reader_plan(wplans, n, &j->rplan);
 	/* one reader serves every destination: entry i must be one source */
 	for (size_t i = 1; r == 0 && i < n; i++)
 		if (plans[i]->tree != plans[0]->tree)
@@ -93,6 +117,26 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	      (unsigned long long)j->rplan.chunk, j->rplan.ring_slots);
 	*ret = j;
 	return 0;
+}
+
+int copy_job_event_fd(const struct copy_job *j)
+{
+	return event_queue_fd(j->events);
+}
+
+int copy_job_poll(struct copy_job *j, int timeout_ms, struct copy_event *ret)
+{
+	return event_queue_pop(j->events, timeout_ms, ret);
+}
+
+static void event_done(void *ev)
+{
+	copy_event_done(ev);
+}
+
+unsigned copy_job_write_lists(struct copy_job *j)
+{
+	return copy_lists_write(j->hooks.lists, &j->lists_dests, -1, -1, j->events);
 }
 
 const struct copy_stats *copy_job_stats(const struct copy_job *j, size_t i)
@@ -143,6 +187,9 @@ void copy_job_free(struct copy_job *j)
 		if (j->runs[i].started)
 			pthread_join(j->runs[i].thread, NULL);
 	reader_free(j->reader);
+	for (size_t i = 0; j->runs && i < j->n; i++)
+		free(j->runs[i].published);
+	event_queue_free(j->events, event_done);
 	free(j->runs);
 	free(j);
 }

@@ -87,8 +87,9 @@ static bool recheck_one(struct engine *g, const struct named_file *f)
 		if (r == -EBADMSG)
 			atomic_fetch_add(&g->stats->files_mismatched, 1);
 		copy_count_failed(g);
-		if (g->cb && g->cb->file_withdrawn)
-			g->cb->file_withdrawn(g->cb->ctx, e);
+		g->published[f->entry] = false;
+		copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_FILE_WITHDRAWN,
+						   .entry = f->entry });
 	}
 	return true;
 }
