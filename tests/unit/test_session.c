@@ -1,0 +1,154 @@
+/* test_session.c: lib/copy/session, a copy from its arguments to its end
+ * through the one event queue, on a temporary tree under /tmp (a system
+ * disk or no disk at all: refused unless system_disk says it is meant). */
+#include <poll.h>
+
+#include "copy/session.h"
+#include "plan_tree.h"
+
+static const struct copy_session_options opts = {
+	.plan = { .recursive = true },
+	.keep_times = true,
+	.system_disk = true,
+};
+
+static void with_sources(struct copy_session *s)
+{
+	CHECK_INT(copy_session_add_source(s, "src"), 0);
+}
+
+/* Events until every destination's last one; counts of each kind. */
+static void run_to_end(struct copy_session *s, size_t n_dests, unsigned *kinds)
+{
+	size_t ended = 0;
+	struct copy_event ev;
+
+	CHECK_INT(copy_session_start(s), 0);
+	while (ended < n_dests) {
+		int r = copy_session_poll(s, 10000, &ev);
+
+		if (r != 1) {
+			FAIL_AT("poll returned %d with %zu of %zu ended", r, ended, n_dests);
+			return;
+		}
+		kinds[ev.kind]++;
+		ended += ev.kind == COPY_EVENT_DEST_END;
+		copy_event_done(&ev);
+	}
+	CHECK(copy_session_done(s));
+}
+
+static void same_bytes(const char *a, const char *b)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "cmp -s %s %s", a, b);
+	if (system(cmd) != 0)
+		FAIL_AT("%s differs from %s", b, a);
+}
+
+TEST(copies_a_tree_and_says_so_through_events)
+{
+	struct copy_session *s;
+	unsigned kinds[COPY_EVENT_DEST_END + 1] = { 0 };
+	size_t bad = 99;
+	int result = -1;
+
+	tree_new();
+	mkdirs("src", "src/sub", NULL);
+	mkfile("src/a", 70000);
+	mkfile("src/sub/b", 3);
+	mkdirs("d1", "d2", NULL);
+	CHECK_INT(copy_session_new(&opts, &s), 0);
+	with_sources(s);
+	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	CHECK_INT(copy_session_add_dest(s, "d2", NULL), 0);
+	CHECK_INT(copy_session_prepare(s, &bad), 0);
+	CHECK_INT(copy_session_add_source(s, "more"), -EBUSY);
+	CHECK_U64(copy_session_plan(s, 1)->total_bytes, 70003);
+	run_to_end(s, 2, kinds);
+	CHECK_INT(kinds[COPY_EVENT_FILE_DONE], 4);   /* 2 files on each */
+	CHECK_INT(kinds[COPY_EVENT_FILE_START], 8);  /* and src, src/sub */
+	CHECK_INT(kinds[COPY_EVENT_ERROR], 0);
+	CHECK_INT(kinds[COPY_EVENT_DEST_END], 2);
+	for (size_t d = 0; d < 2; d++) {
+		CHECK(copy_session_result(s, d, &result));
+		CHECK_INT(result, 0);
+		CHECK_U64(atomic_load(&copy_session_stats(s, d)->bytes_confirmed), 70003);
+	}
+	same_bytes("src/a", "d1/src/a");
+	same_bytes("src/sub/b", "d2/src/sub/b");
+	copy_session_free(s);
+	tree_done();
+}
+
+TEST(refusals_are_kinds_and_all_of_them_come)
+{
+	struct copy_session_options here = opts;
+	struct copy_session *s;
+	const struct copy_refusal *r;
+	size_t bad = 99;
+
+	tree_new();
+	mkdirs("src", "d1", NULL);
+	mkfile("src/a", 1);
+	here.system_disk = false;
+	CHECK_INT(copy_session_new(&here, &s), 0);
+	with_sources(s);
+	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	/* /tmp is the system disk or no disk here, never a stick */
+	CHECK_INT(copy_session_prepare(s, &bad), 1);
+	r = copy_session_refusal(s, 0);
+	CHECK(r && (r->kind == COPY_REFUSED_SYSTEM_DISK || r->kind == COPY_REFUSED_NO_DISK));
+	CHECK_INT(copy_session_start(s), -EINVAL);
+	copy_session_free(s);
+
+	CHECK_INT(copy_session_new(&opts, &s), 0);
+	CHECK_INT(copy_session_add_source(s, "nothere"), 0);
+	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	CHECK_INT(copy_session_prepare(s, &bad), 1);
+	r = copy_session_refusal(s, 0);
+	CHECK(r && r->kind == COPY_REFUSED_PLAN && r->problem->kind == PLAN_SOURCE_MISSING);
+	CHECK_INT(copy_session_poll(s, 0, &(struct copy_event){ 0 }), 0);
+	copy_session_free(s);
+	tree_done();
+}
+
+TEST(cancel_stops_and_leaves_no_partial_file)
+{
+	struct copy_session *s;
+	unsigned kinds[COPY_EVENT_DEST_END + 1] = { 0 };
+	size_t bad;
+	int result = 0;
+	struct stat st;
+
+	tree_new();
+	mkdirs("src", "d1", NULL);
+	mkfile("src/big", 256 << 20); /* long enough to be cancelled at its start */
+	CHECK_INT(copy_session_new(&opts, &s), 0);
+	with_sources(s);
+	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	CHECK_INT(copy_session_prepare(s, &bad), 0);
+	CHECK_INT(copy_session_start(s), 0);
+	copy_session_cancel(s);
+	while (!copy_session_done(s))
+		poll(NULL, 0, 5);
+	CHECK(copy_session_result(s, 0, &result));
+	CHECK_INT(result, -ECANCELED);
+	/* the queue ends with the destination's end */
+	for (struct copy_event ev; copy_session_poll(s, 0, &ev) == 1; copy_event_done(&ev))
+		kinds[ev.kind]++;
+	CHECK_INT(kinds[COPY_EVENT_DEST_END], 1);
+	CHECK_INT(kinds[COPY_EVENT_FILE_DONE], 0);
+	CHECK(stat("d1/src/big", &st) < 0);
+	copy_session_free(s);
+	tree_done();
+}
+
+int main(void)
+{
+	RUN(copies_a_tree_and_says_so_through_events);
+	RUN(refusals_are_kinds_and_all_of_them_come);
+	RUN(cancel_stops_and_leaves_no_partial_file);
+	return test_summary();
+}
