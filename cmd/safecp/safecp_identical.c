@@ -1,23 +1,13 @@
-/* safecp_identical.c: --skip-identical: which record judges a destination's
- * files, and the words for how each was judged.
- *
- * quick compares size and mtime within the destination filesystem's step
- * (fs_traits.h); with --mhl, a file no generation of the destination's
- * history lists is compared by reading both copies instead, so that the
- * new generation lists it.  hash asks, in this order: the destination's ASC MHL
- * history (its newest generation, used only when the chain's C4 ID
- * vouches for its bytes: mhl_record.h), then the --sums lists a run
- * before wrote, then both copies read.  A list counts for a destination
- * when it lies on that destination's filesystem (it lists what that
- * destination holds), or when there is one destination: a list kept
- * elsewhere with several names what any of them got.
+/* safecp_identical.c: --skip-identical's words: the lists of a run
+ * before read back (warning about what cannot be read), what a judgement
+ * noted (copy/judge.h: which record judged, a history it could not use),
+ * and how each file was judged.
  *
  * A record lives on the stick it describes and says nothing of the bytes
  * there now: with --verify every file left alone is read back from the
  * device (identical.h) and one that reads back different is copied again,
  * with a warning naming it. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +18,8 @@
 #include "common/exitcodes.h"
 #include "common/msg.h"
 #include "common/quote.h"
+#include "copy/judge.h"
 #include "copy/manifest.h"
-#include "copy/mhl_record.h"
 #include "safecp/tool.h"
 #include "util/cleanup.h"
 
@@ -96,74 +86,30 @@ static const char *history_problem(const struct mhl_read_problem *why)
 	return "unreadable";
 }
 
-/* hash's first record: the newest generation in the destination's
- * ascmhl folder (paths relative to the destination directory, as the
- * lists'), or NULL (none, or unusable: said why; the lists or both
- * copies decide then).  *ret is the caller's to free. */
-static const struct recorded_sums *mhl_record(const struct safecp_job *job,
-					      struct mhl_record **ret,
-					      struct recorded_sums *rec)
+/* A history --skip-identical could not use: the lists or both copies
+ * decide instead (copy/judge.h). */
+static void warn_history(const struct safecp_job *job, const struct judge_result *res)
 {
 	const char *dir = job->plan->dest_dir;
-	struct mhl_read_problem why = { 0 };
+	const struct mhl_read_problem *why = &res->why;
 	_cleanup_free_ char *where = NULL;
 
-	switch (mhl_record_open(dir, ret, &why)) {
-	case MHL_RECORD_OK:
-		*rec = mhl_record_recorded(*ret);
-		return rec;
-	case MHL_RECORD_NONE:
-		return NULL;
-	case MHL_RECORD_NO_MEMORY:
-		cli_usage_error("out of memory");
-	case MHL_RECORD_C4_MISMATCH:
+	if (res->note == JUDGE_HISTORY_NOT_VOUCHED) {
 		msg_warning("the ASC MHL generation %s in %s/ascmhl is not the one its "
 			    "ascmhl_chain.xml records (another C4 ID): not trusted; files are "
 			    "compared with the --sums lists or by reading both copies",
-			    quote(why.file), quote(dir));
-		return NULL;
-	case MHL_RECORD_UNREADABLE:
-		break;
+			    quote(why->file), quote(dir));
+		return;
 	}
-	if (why.line > 0)
-		where = words_format("%s/ascmhl/%s, line %d", dir, why.file, why.line);
+	if (res->note != JUDGE_HISTORY_UNREADABLE)
+		return;
+	if (why->line > 0)
+		where = words_format("%s/ascmhl/%s, line %d", dir, why->file, why->line);
 	else
-		where = words_format("%s/ascmhl%s%s", dir, *why.file ? "/" : "", why.file);
+		where = words_format("%s/ascmhl%s%s", dir, *why->file ? "/" : "", why->file);
 	msg_warning("cannot use the ASC MHL history %s: %s; files are compared with the "
 		    "--sums lists or by reading both copies", quote(where ? where : dir),
-		    history_problem(&why));
-	return NULL;
-}
-
-static const struct recorded_sums *lists_record(const struct safecp_options *o,
-						const struct safecp_job *job,
-						struct recorded_sums *lists)
-{
-	if (!o->old_lists || (o->n_dests > 1 && o->old_lists_dev != job->plan->dest_dir_dev))
-		return NULL;
-	*lists = sums_index_recorded(o->old_lists);
-	return lists;
-}
-
-/* quick with --mhl: the history, to ask whether a file is listed in any
- * generation at all, or NULL (none: no file is).  Quiet: a damaged history
- * is refused by --mhl itself (safecp_mhl.c). */
-static const struct recorded_sums *listing_record(const struct safecp_job *job,
-						  struct mhl_record **ret,
-						  struct recorded_sums *rec)
-{
-	switch (mhl_record_open(job->plan->dest_dir, ret, NULL)) {
-	case MHL_RECORD_OK:
-		*rec = mhl_record_recorded(*ret);
-		return rec;
-	case MHL_RECORD_NO_MEMORY:
-		cli_usage_error("out of memory");
-	case MHL_RECORD_NONE:
-	case MHL_RECORD_UNREADABLE:
-	case MHL_RECORD_C4_MISMATCH:
-		break;
-	}
-	return NULL;
+		    history_problem(why));
 }
 
 /* The formats a manifest lists (safecp_sums.c hashes the copies so). */
@@ -172,17 +118,6 @@ static checksum_set mhl_algs(const struct safecp_options *o)
 	checksum_set s = manifest_formats(o->checksums);
 
 	return s ? s : CHECKSUM_BIT(CHECKSUM_XXH128);
-}
-
-/* The destination's block device node, for reading a FUSE daemon's
- * files back past the device's page cache (as --verify does), or -1. */
-static int open_bdev(const struct target *t)
-{
-	const struct fs_traits *fs = fs_traits_of(t);
-
-	if (!t || !fs->device_cache || !t->has_block || !t->devnode[0])
-		return -1;
-	return open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 }
 
 /* Files judged identical whose copy read back different (or not at all):
@@ -226,36 +161,21 @@ size_t identical_read_back_count(const struct plan *p, bool *cached)
 
 int identical_judge(const struct safecp_options *o, struct safecp_job *job)
 {
-	struct recorded_sums rec;
-	struct identical_options io = {
+	struct judge_result res;
+	int r = judge_dest(job->plan, job->target, &(struct judge_options){
 		.mode = o->skip_identical,
-		.mtime_step_ns = fs_traits_of(job->target)->mtime_step_ns,
 		/* --mhl lists what a judgement read (copy/manifest.h) */
-		.keep_algs = o->mhl ? mhl_algs(o) : 0,
-		.read_back = o->verify,
-		.fuse = fs_traits_of(job->target)->fuse,
-		.bdev_fd = -1,
-	};
-	int r;
+		.manifest_algs = o->mhl ? mhl_algs(o) : 0,
+		.verify = o->verify,
+		.old_lists = o->old_lists,
+		.old_lists_count = o->n_dests == 1 || o->old_lists_dev == job->plan->dest_dir_dev,
+	}, &res);
 
-	if (!o->skip_identical)
-		return 0;
 	/* kept: --mhl asks it again, and carries what it vouched for
 	 * (job_done frees it) */
-	if (io.mode == IDENTICAL_HASH) {
-		io.recorded = mhl_record(job, &job->identical_mhl, &job->identical_rec);
-		if (!io.recorded)
-			io.recorded = lists_record(o, job, &rec);
-	} else if (o->mhl) {
-		/* a file no generation lists (a first run killed before it wrote its
-		 * manifest) is read, so that this generation lists it */
-		io.recorded = listing_record(job, &job->identical_mhl, &job->identical_rec);
-		io.listed_only = true;
-	}
-	io.bdev_fd = io.fuse ? open_bdev(job->target) : -1;
-	r = plan_skip_identical(job->plan, &io);
-	if (io.bdev_fd >= 0)
-		close(io.bdev_fd);
+	job->identical_mhl = res.mhl;
+	job->identical_rec = res.mhl_recorded;
+	warn_history(job, &res);
 	warn_differs(job);
 	if (r < 0) {
 		cli_error("cannot compare the files already in %s: %s", quote(job->plan->dest_root),

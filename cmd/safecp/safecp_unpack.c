@@ -9,32 +9,25 @@
  * become the plan's source tree (unpack_tree.h's order; plan_given.h),
  * so the destination's checks (space, file size, names, what is there
  * already) are those of any copy, and the engine writes them as it
- * writes any copy.  The files' bytes come from the feed below: the
- * archives read again (unpack_data.h), in plan order. */
+ * writes any copy.  The entries and their bytes: copy/unpack_feed.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "archive/unpack_data.h"
 #include "archive/unpack_list.h"
-#include "archive/unpack_tree.h"
 #include "common/cli.h"
 #include "common/exitcodes.h"
 #include "common/quote.h"
 #include "copy/plan_given.h"
-#include "copy/source_feed.h"
+#include "copy/unpack_feed.h"
 #include "safecp/tool.h"
 #include "util/cleanup.h"
 #include "util/size.h"
 
 static struct {
 	struct unpack_list *list;
-	struct unpack_tree tree;
-	struct source_entry *entries; /* the tree as plan_given.h takes it */
-	struct unpack_data *data;
-	struct source_feed feed;
+	struct unpack_feed *feed;     /* the entries and their bytes (copy/unpack_feed.h) */
 	size_t skipped;               /* refused entries left out (--skip-unsafe) */
 } U;
 
@@ -194,64 +187,6 @@ static int scan_failed(const struct safecp_options *o, const struct unpack_list 
 	return EXIT_USAGE;
 }
 
-static int type_mode(const struct unpack_entry *e)
-{
-	if (!e)
-		return S_IFDIR | 0755; /* implied: as mkdir -p under a 022 umask */
-	switch (e->type) {
-	case UNPACK_DIR: return S_IFDIR | (int)(e->perm & 0777);
-	case UNPACK_SYMLINK: return S_IFLNK | 0777;
-	default: return S_IFREG | (int)(e->perm & 0777);
-	}
-}
-
-/* Node i of the tree as the plan's source entry. */
-static int entry_of(size_t i, const struct timespec *now)
-{
-	const struct unpack_node *n = &U.tree.nodes[i];
-	const struct unpack_entry *e = n->entry == UNPACK_IMPLIED ? NULL : &U.list->entries[n->entry];
-	struct source_entry *s = &U.entries[i];
-	size_t len;
-
-	s->src = words_format("%s:%s", U.list->archives[n->archive], n->path);
-	if (!s->src)
-		return -ENOMEM;
-	len = strlen(s->src);
-	s->src_name = s->src + len - strlen(n->name);
-	s->rel = n->path;
-	s->parent = n->parent == UNPACK_NO_PARENT ? PLAN_TOP : n->parent;
-	s->st.st_mode = (mode_t)type_mode(e);
-	s->type = S_ISDIR(s->st.st_mode) ? PLAN_DIR : S_ISLNK(s->st.st_mode) ? PLAN_SYMLINK : PLAN_FILE;
-	s->st.st_size = e && s->type == PLAN_FILE ? e->size :
-			e && s->type == PLAN_SYMLINK ? (off_t)strlen(e->link) : 0;
-	s->st.st_mtim = e && e->mtime_known ? e->mtime : *now;
-	s->st.st_atim = s->st.st_mtim;
-	s->link_target = s->type == PLAN_SYMLINK ? e->link : NULL;
-	return 0;
-}
-
-/* The feed: plan entry i is tree node i. */
-static int feed_open(void *ctx, size_t entry, atomic_bool *cancel)
-{
-	(void)ctx;
-	return unpack_data_open(U.data, U.tree.nodes[entry].entry, cancel);
-}
-
-static ssize_t feed_read(void *ctx, void *buf, size_t len, bool *end)
-{
-	(void)ctx;
-	return unpack_data_read(U.data, buf, len, end);
-}
-
-static int feed_close(void *ctx, bool *changed)
-{
-	(void)ctx;
-	*changed = false;
-	return 0;
-}
-
-static const struct source_feed_ops feed_ops = { feed_open, feed_read, feed_close };
-
 /* Where entries read out of archive order wait (unpack_data.h): off the
  * destination, as sort(1) would put them. */
 static const char *spool_dir(void)
@@ -261,37 +196,19 @@ static const char *spool_dir(void)
 	return t && t[0] == '/' ? t : "/var/tmp";
 }
 
-static int build_entries(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	if (unpack_tree_build(U.list, &U.tree) < 0)
-		return -ENOMEM;
-	U.entries = calloc(U.tree.n_nodes ? U.tree.n_nodes : 1, sizeof(*U.entries));
-	if (!U.entries)
-		return -ENOMEM;
-	for (size_t i = 0; i < U.tree.n_nodes; i++)
-		if (entry_of(i, &now) < 0)
-			return -ENOMEM;
-	if (unpack_data_new(U.list, &U.tree, spool_dir(), &U.data) < 0)
-		return -ENOMEM;
-	U.feed = (struct source_feed){ &feed_ops, NULL };
-	return 0;
-}
-
 /* The entries written out of archive order wait in the spool
  * (unpack_data.h): refused before the first byte when it has no room. */
 static int spool_room(void)
 {
 	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
-	const char *dir = unpack_data_spool_dir(U.data);
+	struct unpack_data *data = unpack_feed_data(U.feed);
+	const char *dir = unpack_data_spool_dir(data);
 	uint64_t free_bytes;
-	int r = unpack_data_spool_room(U.data, &free_bytes);
+	int r = unpack_data_spool_room(data, &free_bytes);
 
 	if (r == 0)
 		return 0;
-	size_format(need, sizeof(need), unpack_data_spool_bytes(U.data));
+	size_format(need, sizeof(need), unpack_data_spool_bytes(data));
 	size_format(have, sizeof(have), free_bytes);
 	if (r == -ENOSPC)
 		cli_error("cannot unpack: %s of entries come out of the archives' order and wait in "
@@ -327,7 +244,7 @@ int unpack_prepare(const struct safecp_options *o)
 		return EXIT_USAGE;
 	}
 	U.skipped = refused;
-	if (build_entries() < 0) {
+	if (unpack_feed_new(U.list, spool_dir(), &U.feed) < 0) {
 		cli_error("cannot plan the archives' entries: out of memory; nothing was written");
 		return EXIT_USAGE;
 	}
@@ -337,13 +254,16 @@ int unpack_prepare(const struct safecp_options *o)
 int unpack_plan(const struct safecp_options *o, const char *dest, const struct plan *first,
 		struct plan **ret, struct plan_problem *pb)
 {
+	size_t n;
+	const struct source_entry *entries = unpack_feed_entries(U.feed, &n);
+
 	return first ? plan_build_given_beside(first, dest, &o->plan, ret, pb)
-		     : plan_build_given(U.entries, U.tree.n_nodes, dest, &o->plan, ret, pb);
+		     : plan_build_given(entries, n, dest, &o->plan, ret, pb);
 }
 
 const struct source_feed *unpack_feed(void)
 {
-	return U.list ? &U.feed : NULL;
+	return U.feed ? unpack_feed_source(U.feed) : NULL;
 }
 
 size_t unpack_skipped(void)
@@ -353,11 +273,8 @@ size_t unpack_skipped(void)
 
 void unpack_done(void)
 {
-	for (size_t i = 0; U.entries && i < U.tree.n_nodes; i++)
-		free(U.entries[i].src);
-	free(U.entries);
-	unpack_data_free(U.data);
-	unpack_tree_done(&U.tree);
+	unpack_feed_free(U.feed);
+	U.feed = NULL;
 	unpack_list_free(U.list);
 	U.list = NULL;
 }

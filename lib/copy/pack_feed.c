@@ -27,6 +27,7 @@
 #include "copy/pack.h"
 #include "copy/source_open.h"
 #include "util/cleanup.h"
+#include "util/grow.h"
 #include "util/size.h"
 
 /* source bytes per step: a compressor's work between cancel checks */
@@ -65,15 +66,8 @@ static int queue_out(void *ctx, const void *buf, size_t len)
 		memmove(f->q, f->q + f->q_off, f->q_len);
 		f->q_off = 0;
 	}
-	if (f->q_len + len > f->q_cap) {
-		size_t cap = MAX(f->q_cap * 2, f->q_len + len);
-		uint8_t *g = realloc(f->q, cap);
-
-		if (!g)
-			return -ENOMEM;
-		f->q = g;
-		f->q_cap = cap;
-	}
+	if (grow_array(&f->q, &f->q_cap, f->q_len + len, 1, len) < 0)
+		return -ENOMEM;
 	memcpy(f->q + f->q_off + f->q_len, buf, len);
 	f->q_len += len;
 	return 0;

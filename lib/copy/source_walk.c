@@ -68,24 +68,10 @@ static int names_add(struct frame *f, size_t *len, size_t *cap, size_t **offs,
 {
 	size_t l = strlen(name) + 1;
 
-	if (*len + l > *cap) {
-		size_t c = MAX(*cap * 2, *len + l + 4096);
-		char *g = realloc(f->blob, c);
-
-		if (!g)
-			return -ENOMEM;
-		f->blob = g;
-		*cap = c;
-	}
-	if (f->n == *offs_cap) {
-		size_t c = *offs_cap ? *offs_cap * 2 : 64;
-		size_t *g = reallocarray(*offs, c, sizeof(**offs));
-
-		if (!g)
-			return -ENOMEM;
-		*offs = g;
-		*offs_cap = c;
-	}
+	/* one blob of names and their offsets, not an allocation per name */
+	if (grow_array(&f->blob, cap, *len + l, 1, 4096) < 0 ||
+	    grow_array(offs, offs_cap, f->n + 1, sizeof(**offs), 64) < 0)
+		return -ENOMEM;
 	memcpy(f->blob + *len, name, l);
 	(*offs)[f->n++] = *len;
 	*len += l;
