@@ -13,7 +13,7 @@ void features_print(void)
 {
 	const char *name, *value;
 
-	for (int f = 0; (name = safecp_feature_name(f)); f++) {
+	for (unsigned f = 0; (name = safecp_feature_name(f)); f++) {
 		fputs(name, stdout);
 		for (unsigned i = 0; (value = safecp_feature_value(f, i)); i++)
 			printf(" %s", value);

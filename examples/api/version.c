@@ -10,7 +10,7 @@ int main(void)
 	const char *name, *value;
 
 	printf("libsafecp %s (compiled against %s)\n", safecp_version(), SAFECP_VERSION);
-	for (int f = 0; (name = safecp_feature_name(f)); f++) {
+	for (unsigned f = 0; (name = safecp_feature_name(f)); f++) {
 		fputs(name, stdout);
 		for (unsigned i = 0; (value = safecp_feature_value(f, i)); i++)
 			printf(" %s", value);
