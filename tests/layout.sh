@@ -13,7 +13,8 @@
 #   popt     <popt.h> outside cmd/
 #   extlib   an external library's header outside the one lib/ folder that wraps it,
 #            or in cmd/ although lib/ wraps it
-#   arrow    a folder includes one it may not (the arrows below)
+#   arrow    a folder includes one it may not (the arrows below); <safecp/...>, the
+#            public headers, count as lib/api's; include/ includes no lib/ header
 #   cycle    the folder include arrows form a cycle; names the include that closes it
 #   file-cycle  two files (a name.c with its name.h counts as one) reach each other by
 #            includes: each include on such a loop is named with the loop
@@ -32,8 +33,10 @@ fi
 
 # The arrows between lib/ parts (doc/architecture.md): a part may include itself and the
 # parts listed. cmd/common may include any lib/ part; a tool's folder may include any
-# lib/ part and cmd/common; nothing else.
+# lib/ part and cmd/common; nothing else. api, the public seam (include/safecp/), may
+# include every part and no part includes it; include/ itself includes none.
 declare -A MAY=(
+	[api]="copy unmount archive mhl io hash dirty device util"
 	[util]=""
 	[hash]="util"
 	[device]="util"
@@ -81,11 +84,14 @@ arrow_ok() {
 	*) return 1 ;;
 	esac
 }
+# Public headers: "include/safecp" and lib/api may; no other lib/ part.
+public_ok() { [[ $1 != lib/* || $1 == lib/api ]]; }
 allowed_list() {
 	case $1 in
 	lib/*) local m=${MAY[${1#lib/}]-}; echo "${m:-nothing}" ;;
 	cmd/common) echo "lib/ parts" ;;
 	cmd/*) echo "lib/ parts and cmd/common" ;;
+	include/*) echo "nothing of lib/ or cmd/: only <safecp/...> and system headers" ;;
 	esac
 }
 
@@ -130,7 +136,7 @@ lex() {
 	}' "$@"
 }
 
-C_FILES=(lib/**/*.[ch] cmd/**/*.[ch])
+C_FILES=(lib/**/*.[ch] cmd/**/*.[ch] include/**/*.h)
 OTHER_C=(tests/**/*.[ch] bench/**/*.[ch])
 mapfile -t RECORDS < <(lex "${C_FILES[@]}")
 mapfile -t OTHER_INCLUDES < <(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*<popt\.h>' \
@@ -151,6 +157,9 @@ for rec in "${RECORDS[@]}"; do
 	if [[ $delim == '<' ]]; then
 		if [[ $name == popt.h && $file != cmd/* ]]; then
 			violation "$file" "$line" popt "<popt.h> outside cmd/: option parsing is cmd/'s"
+		fi
+		if [[ $name == safecp/* ]] && ! public_ok "$from"; then
+			violation "$file" "$line" arrow "$from may not include <$name>: the public headers are lib/api's, above every part; it may include $(allowed_list "$from")"
 		fi
 		for lib in "${EXT_LIBS[@]}"; do
 			[[ $name =~ ${EXT_RE[$lib]} ]] && EXT_SITES[$lib]+="$from|$file|$line|$name "

@@ -42,6 +42,7 @@ enum {
 	OPT_VERIFY,
 	OPT_SKIP_IDENTICAL,
 	OPT_BENEATH,
+	OPT_FEATURES,
 };
 
 /* popt's view of the command line, before validation */
@@ -129,6 +130,9 @@ static struct poptOption options[] = {
 	  "DEST; one unsafe entry refuses them all before the first byte", NULL },
 	{ "skip-unsafe", '\0', POPT_ARG_NONE, &raw.skip_unsafe, 0,
 	  "with --unpack: leave unsafe entries out, name each, extract the rest (exit 1)", NULL },
+	{ "features", '\0', POPT_ARG_NONE, NULL, OPT_FEATURES,
+	  "show what this safecp can do, one feature a line with its values (for "
+	  "scripts), and exit", NULL },
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
@@ -432,6 +436,7 @@ static poptContext parse_options(int argc, const char **argv, struct safecp_opti
 		case OPT_BENEATH: add_beneath(ctx); break;
 		case OPT_VERIFY: parse_verify(ctx, argc, argv, o); break;
 		case OPT_SKIP_IDENTICAL: skip_identical_option(ctx, argc, argv, o); break;
+		case OPT_FEATURES: features_print(); exit(EXIT_OK);
 		}
 	}
 	if (rc != -1)

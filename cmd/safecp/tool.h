@@ -12,6 +12,7 @@
  *   safecp_identical.c  --skip-identical: what the destination holds already
  *   safecp_check*.c  --check: an existing copy read back (safecp_check.h)
  *   safecp_pack.c    --pack: the sources as one archive file
+ *   safecp_features.c  --features: what the library can do
  *
  * Private to cmd/safecp*; lib/ knows nothing of it. */
 #ifndef SAFECP_CMD_SAFECP_TOOL_H
@@ -195,6 +196,9 @@ const struct source_feed *unpack_feed(void);
 /* Unsafe entries left out (--skip-unsafe): the run ends EXIT_PARTIAL. */
 size_t unpack_skipped(void);
 void unpack_done(void);
+
+/* safecp_features.c: --features, what the library can do, on stdout. */
+void features_print(void);
 
 /* safecp_dryrun.c: print the plan and the target on stdout. */
 void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);

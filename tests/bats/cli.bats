@@ -106,6 +106,30 @@ check_full() {
 @test "safecp: --version" { check_version safecp; }
 @test "safecp: unknown option exits 2 naming it" { check_bad_option safecp; }
 @test "safecp: write errors on stdout fail the exit status" { check_full safecp; }
+# --features is for scripts (examples/offload-card read --help): names and values,
+# the values those --help names, and nothing but identifiers.
+@test "safecp: --features lists what it can do, a feature a line, as --help names it" {
+	require_tool safecp
+	local line f v algs
+	run --separate-stderr safecp --features
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	while IFS= read -r line; do
+		[[ $line =~ ^[a-z][-a-z]*( [a-z0-9][.a-z0-9-]*)*$ ]] ||
+			{ echo "not a name and values: '$line'" >&2; return 1; }
+	done <<<"$output"
+	for f in direct-writes verify mhl skip-identical check udisks-unmount power-off; do
+		grep -qx "$f" <<<"$output" || { echo "no line '$f'" >&2; return 1; }
+	done
+	grep -qxE 'destinations [0-9]+' <<<"$output"
+	algs=$(sed -n 's/^checksums //p' <<<"$output")
+	[[ $(safecp --help | tr -s ' \n' ' ') == *"${algs// /, } (a comma list)"* ]] ||
+		{ echo "--help's --checksum does not list: $algs" >&2; return 1; }
+	for v in $(sed -n 's/^pack //p' <<<"$output"); do
+		safecp --help | grep -q -- "$v" || { echo "--help's --pack does not name $v" >&2; return 1; }
+	done
+	[ -w /dev/full ] && full_fails safecp --features
+}
 
 @test "safeunmount: man page covers --help" { need_tool safeunmount; man_covers_help safeunmount; }
 @test "safeunmount: bash completion lists exactly --help's options" {
