@@ -1,0 +1,162 @@
+/* safecp/copy.h: a copy to removable media whose progress counts only
+ * what the device confirmed and which ends when nothing is left to write.
+ *
+ *	struct safecp_copy *c;
+ *	safecp_copy_new(SAFECP_COPY_RECURSIVE | SAFECP_COPY_KEEP_TIMES, &c);
+ *	safecp_copy_add_source(c, "DCIM");
+ *	safecp_copy_add_dest(c, "/media/usb");       several: each at its own pace
+ *	if (safecp_copy_prepare(c) == 0 && safecp_copy_start(c) == 0)
+ *		while (!safecp_copy_done(c))
+ *			safecp_copy_poll(c, 1000, &ev) ... safecp_copy_progress(c, 0, &p);
+ *	safecp_copy_free(c);
+ *
+ * Everything is checked before the first byte (prepare): refusals come
+ * back as kinds, all of them.  A file gets its final name only once it is
+ * durable on the device; cancelled or failed, nothing partial is left
+ * under a final name.  The library runs its own threads; the caller polls
+ * one queue (safecp_copy_fd() for its own poll loop), from any one thread
+ * at a time.  It installs no signal handler: a caller that wants Ctrl-C
+ * calls safecp_copy_cancel().  Errors are negative errno values or kinds,
+ * never words.  doc/api.md holds the contract. */
+#ifndef SAFECP_COPY_API_H
+#define SAFECP_COPY_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <safecp/safecp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct safecp_copy;
+
+/* What cp would do (the flags of safecp(1) of the same names). */
+enum safecp_copy_flags {
+	SAFECP_COPY_RECURSIVE = 1 << 0,      /* -r */
+	SAFECP_COPY_DEREFERENCE = 1 << 1,    /* -L */
+	SAFECP_COPY_TARGET_DIRECTORY = 1 << 2, /* -t: the destination is a directory */
+	SAFECP_COPY_NO_TARGET_DIRECTORY = 1 << 3, /* -T */
+	SAFECP_COPY_NO_CLOBBER = 1 << 4,     /* -n: existing files are kept */
+	SAFECP_COPY_KEEP_TIMES = 1 << 5,     /* the sources' modification times */
+	SAFECP_COPY_KEEP_MODE = 1 << 6,      /* the permission bits */
+	SAFECP_COPY_VERIFY = 1 << 7,         /* read every file back from the device
+					      * before it gets its name */
+	SAFECP_COPY_VERIFY_SOURCE = 1 << 8,  /* and the source again, past its cache */
+	SAFECP_COPY_RENAME_INVALID = 1 << 9, /* names the stick cannot hold get one it can */
+	SAFECP_COPY_SYSTEM_DISK = 1 << 10,   /* a destination on the system disk or on
+					      * no disk is meant (else refused) */
+};
+
+/* A copy with these flags: 0, or -errno (-EINVAL: a flag this library
+ * does not know). */
+int safecp_copy_new(unsigned flags, struct safecp_copy **ret);
+
+/* Paths are copied.  -EBUSY after prepare; -E2BIG past
+ * safecp_max_destinations(). */
+int safecp_copy_add_source(struct safecp_copy *c, const char *path);
+int safecp_copy_add_dest(struct safecp_copy *c, const char *dir);
+
+enum safecp_refusal_kind {
+	SAFECP_REFUSED_OTHER = 0,        /* a kind this header does not name */
+	SAFECP_REFUSED_SOURCE_MISSING,   /* path; err */
+	SAFECP_REFUSED_SOURCE_UNREADABLE, /* path; err */
+	SAFECP_REFUSED_OMIT_DIRECTORY,   /* path: a directory without RECURSIVE */
+	SAFECP_REFUSED_SAME_FILE,        /* path, path2 */
+	SAFECP_REFUSED_INTO_ITSELF,      /* path, path2 */
+	SAFECP_REFUSED_DEST_NOT_DIR,     /* path2 */
+	SAFECP_REFUSED_DEST_MISSING,     /* path, path2: the missing directory */
+	SAFECP_REFUSED_TYPE_CLASH,       /* path, path2: a directory onto a file or back */
+	SAFECP_REFUSED_NO_SPACE,         /* path2; need, have: bytes */
+	SAFECP_REFUSED_FILE_TOO_BIG,     /* path, path2; need, have: the fs's limit */
+	SAFECP_REFUSED_NO_INODES,        /* path2; need, have */
+	SAFECP_REFUSED_NAME,             /* path, path2: a name the filesystem cannot
+					  * hold, or two names it holds as one */
+	SAFECP_REFUSED_DEST_UNWRITABLE,  /* path2; err */
+	SAFECP_REFUSED_SYSTEM_DISK,      /* the destination is on the system's disk */
+	SAFECP_REFUSED_NO_DISK,          /* on no disk: memory or a network */
+	SAFECP_REFUSED_STRATEGY,         /* the write strategy cannot work there */
+	SAFECP_REFUSED_SOURCE_CHANGED,   /* the sources changed while they were planned */
+};
+
+struct safecp_refusal {
+	enum safecp_refusal_kind kind;
+	const char *name;   /* the kind as a stable identifier ("no-space", ...) */
+	size_t dest;        /* the destination, in the order added */
+	const char *path;   /* NULL where the kind has none; valid until free */
+	const char *path2;
+	int err;            /* an errno value, or 0 */
+	uint64_t need, have;
+};
+
+/* Plan and check every destination, writing nothing.  0: ready;
+ * a positive count of refusals (safecp_copy_refusal()); -errno. */
+int safecp_copy_prepare(struct safecp_copy *c);
+/* Refusal i into ret: 0, or -ENOENT past the last. */
+int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *ret);
+
+/* After prepare: destination d's bytes to write and files to copy. */
+int safecp_copy_planned(const struct safecp_copy *c, size_t d, uint64_t *bytes, uint64_t *files);
+
+int safecp_copy_start(struct safecp_copy *c);
+
+enum safecp_copy_event_kind {
+	SAFECP_EVENT_FILE_STARTED = 1,  /* path, source */
+	SAFECP_EVENT_FILE_DONE,         /* path: durable under its final name */
+	SAFECP_EVENT_FILE_WITHDRAWN,    /* path: read back different at the end, removed */
+	SAFECP_EVENT_SKIPPED,           /* path, source: kept (-n), or not a regular
+					 * file, directory or symbolic link */
+	SAFECP_EVENT_ERROR,             /* path, err; fatal: the destination stopped,
+					 * else that file is not copied, the rest goes on */
+	SAFECP_EVENT_NOTE,              /* path: something to know that is not a failure */
+	SAFECP_EVENT_DEST_END,          /* the destination's last event: its result
+					 * is in safecp_copy_result() */
+	SAFECP_EVENT_OTHER,             /* a kind this header does not name */
+};
+
+struct safecp_copy_event {
+	enum safecp_copy_event_kind kind;
+	size_t dest;
+	const char *path;     /* the destination path, or NULL; valid until the
+			       * next poll or free */
+	const char *source;   /* the source path, or NULL; as path */
+	int err;              /* an errno value, or 0 */
+	int fatal;
+};
+
+/* The descriptor that is readable while an event waits (the copy's own:
+ * never close it); -1 before start. */
+int safecp_copy_fd(const struct safecp_copy *c);
+/* The next event: 1; 0 when none came in timeout_ms (0: do not wait,
+ * -1: until one comes); -EINTR on a signal; -errno. */
+int safecp_copy_poll(struct safecp_copy *c, int timeout_ms, struct safecp_copy_event *ret);
+
+struct safecp_copy_progress {
+	uint64_t bytes_total;     /* to write (it can grow: a file that grew) */
+	uint64_t bytes_written;   /* handed to the kernel */
+	uint64_t bytes_confirmed; /* the device completed them: the honest figure */
+	uint64_t files_done;      /* durable under their names */
+	uint64_t files_failed;
+	int syncing;              /* every file is written; the last sync and the
+				   * wait for the device to go idle run */
+};
+int safecp_copy_progress(const struct safecp_copy *c, size_t d, struct safecp_copy_progress *ret);
+
+/* Every destination ended (their last events may still wait). */
+int safecp_copy_done(const struct safecp_copy *c);
+/* Destination d: -EBUSY while it runs; 0 everything copied and durable; a
+ * positive count of files that failed (the rest is durable); -ECANCELED;
+ * -errno when the destination stopped (its temporaries removed). */
+int safecp_copy_result(const struct safecp_copy *c, size_t d);
+
+/* Stop every destination; returns at once (async-signal-safe). */
+void safecp_copy_cancel(struct safecp_copy *c);
+/* Cancel what runs, wait for its threads, free. */
+void safecp_copy_free(struct safecp_copy *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
