@@ -19,6 +19,7 @@
 #include "util/beneath.h"
 #include "util/debug.h"
 #include "util/test_hook.h"
+#include "util/thread_signals.h"
 
 struct check_job {
 	const struct check_list *list;
@@ -190,8 +191,13 @@ int check_job_start(const char *dir, const struct target *t, const struct check_
 	j->dir_fd = j->bdev_fd = -1;
 	atomic_store(&j->stats.files_total, l->n);
 	r = job_open(j, dir, t);
-	if (r == 0)
+	if (r == 0) {
+		sigset_t old;
+
+		thread_signals_block(&old); /* its thread takes no signal */
 		r = -pthread_create(&j->thread, NULL, check_thread, j);
+		thread_signals_restore(&old);
+	}
 	j->started = r == 0;
 	if (r < 0) {
 		check_job_free(j);

@@ -9,6 +9,7 @@
 #include "copy/reader.h"
 #include "util/cleanup.h"
 #include "util/debug.h"
+#include "util/thread_signals.h"
 
 struct dest_run {
 	struct copy_job *job;
@@ -64,6 +65,7 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	const struct plan *plans[COPY_DESTS_MAX];
 	const struct write_plan *wplans[COPY_DESTS_MAX];
 	struct copy_job *j;
+	sigset_t old;
 	bool verify = false, verify_source = false;
 	int r;
 
@@ -98,6 +100,8 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	for (size_t i = 1; r == 0 && i < n; i++)
 		if (plans[i]->tree != plans[0]->tree)
 			r = -EINVAL;
+	/* the reader's thread and the destinations' take no signal */
+	thread_signals_block(&old);
 	if (r == 0)
 		r = reader_start_fed(plans, (unsigned)n, &j->rplan, j->hooks.feed, j->hooks.tap,
 				     verify, verify_source, &j->cancel, &j->reader);
@@ -109,6 +113,7 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 		r = -pthread_create(&dr->thread, NULL, dest_thread, dr);
 		dr->started = r == 0;
 	}
+	thread_signals_restore(&old);
 	if (r < 0) {
 		copy_job_free(j);
 		return r;

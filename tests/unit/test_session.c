@@ -2,6 +2,8 @@
  * through the one event queue, on a temporary tree under /tmp (a system
  * disk or no disk at all: refused unless system_disk says it is meant). */
 #include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 
 #include "copy/session.h"
 #include "plan_tree.h"
@@ -114,6 +116,36 @@ TEST(refusals_are_kinds_and_all_of_them_come)
 	tree_done();
 }
 
+/* Every thread but the caller's blocks SIGINT (and the other asynchronous
+ * signals), so the caller's handler or sigwait gets it: true. */
+static bool only_main_takes_sigint(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	bool ok = true;
+	int threads = 0;
+
+	while (d && (de = readdir(d))) {
+		char path[300], line[128];
+		FILE *f;
+
+		if (de->d_name[0] == '.' || atoi(de->d_name) == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", de->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (strncmp(line, "SigBlk:", 7) == 0) {
+				threads++;
+				ok = ok && (strtoull(line + 7, NULL, 16) & (1ULL << (SIGINT - 1)));
+			}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return ok && threads > 0;
+}
+
 TEST(cancel_stops_and_leaves_no_partial_file)
 {
 	struct copy_session *s;
@@ -130,6 +162,7 @@ TEST(cancel_stops_and_leaves_no_partial_file)
 	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
 	CHECK_INT(copy_session_prepare(s, &bad), 0);
 	CHECK_INT(copy_session_start(s), 0);
+	CHECK(only_main_takes_sigint());
 	copy_session_cancel(s);
 	while (!copy_session_done(s))
 		poll(NULL, 0, 5);
