@@ -30,6 +30,7 @@
 #include "device/mount.h"
 #include "device/mount_umount.h"
 #include "util/debug.h"
+#include "util/grow.h"
 #include "unmount/backend.h"
 #include "unmount/unmount.h"
 
@@ -127,19 +128,16 @@ static void paths_free(char **paths, size_t n)
 /* The object paths of the reply's array "ao", every one. */
 static int read_objects(sd_bus_message *reply, char ***ret, size_t *ret_n)
 {
-	char **list = NULL, **grown;
+	char **list = NULL;
 	const char *path;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	int r = sd_bus_message_enter_container(reply, 'a', "o");
 
 	while (r >= 0 && (r = sd_bus_message_read(reply, "o", &path)) > 0) {
-		grown = realloc(list, (n + 1) * sizeof(*grown));
-		if (!grown || !(grown[n] = strdup(path))) {
-			list = grown ? grown : list;
+		if (GROW(list, cap, n + 1, 4) < 0 || !(list[n] = strdup(path))) {
 			r = -ENOMEM;
 			break;
 		}
-		list = grown;
 		n++;
 	}
 	if (r < 0) {

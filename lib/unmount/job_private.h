@@ -12,7 +12,7 @@ struct unmount_job {
 	struct unmount_job_options o;
 	const struct unmount_backend *be;
 	struct unmount_step *steps;
-	size_t n_steps;
+	size_t n_steps, cap_steps;
 
 	/* outcomes the caller reads */
 	bool sync_clean;
