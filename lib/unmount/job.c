@@ -21,6 +21,7 @@
 #include "util/clock.h"
 #include "util/debug.h"
 #include "util/grow.h"
+#include "unmount/job.h"
 #include "unmount/job_private.h"
 
 double job_monotonic(void)

@@ -5,7 +5,9 @@
 
 #include <pthread.h>
 
-#include "unmount/job.h"
+#include "unmount/job_types.h"
+#include "unmount/poweroff.h"
+#include "unmount/target.h"
 
 struct unmount_job {
 	struct unmount_target *t;
