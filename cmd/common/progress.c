@@ -29,6 +29,7 @@
 
 #include "util/clock.h"
 #include "util/cleanup.h"
+#include "util/grow.h"
 #include "common/format.h"
 #include "common/progress.h"
 #include "common/quote.h"
@@ -72,7 +73,7 @@ struct progress {
 	 * copies of item and label, and how many rows are on screen */
 	struct progress_state *rows;
 	char **row_items;
-	size_t n_rows, rows_cap;
+	size_t n_rows, rows_cap, row_items_cap;
 	size_t open_rows;
 };
 
@@ -448,18 +449,9 @@ static void store_state(struct progress *p, const struct progress_state *st)
 
 	p->st = *st;
 	p->st.item = NULL;
-	if (need) {
-		if (need > p->item_size) {
-			char *n = realloc(p->item, need);
-			if (n) {
-				p->item = n;
-				p->item_size = need;
-			}
-		}
-		if (need <= p->item_size) {
-			memcpy(p->item, st->item, need);
-			p->st.item = p->item;
-		}
+	if (need && GROW(p->item, p->item_size, need, 64) == 0) {
+		memcpy(p->item, st->item, need);
+		p->st.item = p->item;
 	}
 	snprintf(p->label, sizeof(p->label), "%s", st->label ? st->label : "");
 	p->st.label = p->label;
@@ -508,19 +500,13 @@ void progress_update_rows(struct progress *p, const struct progress_state *rows,
 {
 	if (!p || p->finished || n == 0)
 		return;
-	if (n - 1 > p->rows_cap) {
-		struct progress_state *r = realloc(p->rows, (n - 1) * sizeof(*r));
-		char **it = r ? realloc(p->row_items, (n - 1) * sizeof(*it)) : NULL;
+	size_t had = p->row_items_cap;
 
-		if (r)
-			p->rows = r;
-		if (!it)
-			return; /* keep the last rows drawn */
-		p->row_items = it;
-		for (size_t i = p->rows_cap; i < n - 1; i++)
-			p->row_items[i] = NULL;
-		p->rows_cap = n - 1;
-	}
+	if (GROW(p->rows, p->rows_cap, n - 1, 4) < 0 ||
+	    GROW(p->row_items, p->row_items_cap, n - 1, 4) < 0)
+		return; /* keep the last rows drawn */
+	for (size_t i = had; i < p->row_items_cap; i++)
+		p->row_items[i] = NULL;
 	for (size_t i = 1; i < n; i++) {
 		free(p->row_items[i - 1]);
 		p->row_items[i - 1] = rows[i].item ? strdup(rows[i].item) : NULL;
@@ -579,7 +565,7 @@ void progress_free(struct progress *p)
 		sigaction(SIGWINCH, &p->old_winch, NULL);
 		winch_taken = false;
 	}
-	for (size_t i = 0; i < p->rows_cap; i++)
+	for (size_t i = 0; i < p->row_items_cap; i++)
 		free(p->row_items[i]);
 	free(p->row_items);
 	free(p->rows);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "common/quote.h"
+#include "util/grow.h"
 
 size_t quote_char(const char *s, size_t n, uint32_t *cp)
 {
@@ -203,14 +204,8 @@ static const char *quote_style(const char *s, enum quote_style style)
 	len = strlen(s);
 	need = quote_mem(NULL, 0, s, len, style) + 1;
 	i = sl->next++ % QUOTE_SLOTS;
-	if (need > sl->size[i]) {
-		char *b = realloc(sl->buf[i], need);
-
-		if (!b)
-			return "(a name not shown: out of memory)";
-		sl->buf[i] = b;
-		sl->size[i] = need;
-	}
+	if (GROW(sl->buf[i], sl->size[i], need, 64) < 0)
+		return "(a name not shown: out of memory)";
 	quote_mem(sl->buf[i], sl->size[i], s, len, style);
 	return sl->buf[i];
 }

@@ -21,6 +21,7 @@
 
 #include "util/clock.h"
 #include "util/cleanup.h"
+#include "util/grow.h"
 #include "dirtystat/dirtystat.h"
 #include "common/event.h"
 #include "common/format.h"
@@ -115,7 +116,7 @@ static void emit(FILE *f, const struct render_opts *o, const char *fmt, ...)
 
 struct table {
 	char **cells;             /* nrows * ncols, row by row */
-	size_t ncols, nrows, cap; /* cap: rows allocated */
+	size_t ncols, nrows, cap; /* cap: cells allocated */
 	bool right[NCOLS];
 	int give_way;             /* 1 + the column that is shortened first
 				   * when the line is wider than the screen:
@@ -160,15 +161,8 @@ static void cell_print(FILE *m, const char *s, int w, bool right, bool last, boo
 
 static void table_row(struct table *t, const char *const *cells)
 {
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 8;
-		char **v = realloc(t->cells, cap * t->ncols * sizeof(*v));
-
-		if (!v)
-			return; /* the row is lost; the rest of the table still prints */
-		t->cells = v;
-		t->cap = cap;
-	}
+	if (GROW(t->cells, t->cap, (t->nrows + 1) * t->ncols, 8 * t->ncols) < 0)
+		return; /* the row is lost; the rest of the table still prints */
 	for (size_t c = 0; c < t->ncols; c++)
 		t->cells[t->nrows * t->ncols + c] = strdup(cells[c] ? cells[c] : "");
 	t->nrows++;

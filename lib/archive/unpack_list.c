@@ -100,16 +100,9 @@ void unpack_list_free(struct unpack_list *l)
 
 int unpack_list_add_archive(struct unpack_list *l, const char *path)
 {
-	char **g = reallocarray(l->archives, l->n_archives + 1, sizeof(*g));
-	int *p;
-
-	if (!g)
+	if (GROW(l->archives, l->cap_archives, (size_t)l->n_archives + 1, 4) < 0 ||
+	    GROW(l->pins, l->cap_pins, (size_t)l->n_archives + 1, 4) < 0)
 		return -ENOMEM;
-	l->archives = g;
-	p = reallocarray(l->pins, l->n_archives + 1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	l->pins = p;
 	l->pins[l->n_archives] = -1;
 	l->archives[l->n_archives] = strdup(path);
 	if (!l->archives[l->n_archives])

@@ -166,6 +166,7 @@ struct unpack_list {
 	int *pins;              /* each archive held since its scan (an O_PATH
 				 * fd, unpack_open.h), or -1 (in memory) */
 	unsigned n_archives;
+	size_t cap_archives, cap_pins; /* room in archives, pins (util/grow.h) */
 	/* the scan's failure, when unpack_list_scan() returns < 0, of the
 	 * last archive scanned */
 	enum unpack_scan_error error;

@@ -16,6 +16,7 @@
 #include "device/blockid.h"
 #include "util/cleanup.h"
 #include "util/debug.h"
+#include "util/grow.h"
 
 static inline void probe_freep(blkid_probe *pr)
 {
@@ -109,18 +110,12 @@ void blockid_devices_free(char **devnodes, size_t n)
 	free(devnodes);
 }
 
-static int add_devnode(char ***list, size_t *n, const char *node)
+static int add_devnode(char ***list, size_t *n, size_t *cap, const char *node)
 {
-	char **grown;
-
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*list)[i], node) == 0)
 			return 0;
-	grown = realloc(*list, (*n + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	*list = grown;
-	if (!(grown[*n] = strdup(node)))
+	if (GROW(*list, *cap, *n + 1, 4) < 0 || !((*list)[*n] = strdup(node)))
 		return -ENOMEM;
 	(*n)++;
 	return 0;
@@ -134,7 +129,7 @@ int blockid_tag_devices(const char *spec, char ***ret_devnodes, size_t *ret_n)
 	_cleanup_(iterate_endp) blkid_dev_iterate it = NULL;
 	_cleanup_free_ char *type = NULL, *value = NULL;
 	char **list = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	blkid_dev dev;
 	int r = 0;
 
@@ -150,7 +145,7 @@ int blockid_tag_devices(const char *spec, char ***ret_devnodes, size_t *ret_n)
 	if (!it || blkid_dev_set_search(it, type, value) < 0)
 		return -ENOMEM;
 	while (r == 0 && blkid_dev_next(it, &dev) == 0)
-		r = add_devnode(&list, &n, blkid_dev_devname(dev));
+		r = add_devnode(&list, &n, &cap, blkid_dev_devname(dev));
 	if (r < 0) {
 		blockid_devices_free(list, n);
 		return r;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "device/target.h"
+#include "device/target_facts.h"
 
 /* MAJ:MIN of a kernel block device name ("sdb1", "cciss!c0d0") from
  * /sys/class/block/NAME/dev. */

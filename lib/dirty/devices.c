@@ -38,7 +38,7 @@ void device_entry_done(struct device_entry *e)
 	free(e->mountpoints);
 	free(e->fstype);
 	e->mountpoints = NULL;
-	e->n_mountpoints = 0;
+	e->n_mountpoints = e->cap_mountpoints = 0;
 	e->fstype = NULL;
 }
 
@@ -51,6 +51,17 @@ void devices_list_free(struct device_entry *list, size_t n)
 	free(list);
 }
 
+/* e's figures and names without its mounts and fstype, which it owns. */
+static struct device_entry entry_bare(const struct device_entry *e)
+{
+	struct device_entry b = *e;
+
+	b.mountpoints = NULL;
+	b.n_mountpoints = b.cap_mountpoints = 0;
+	b.fstype = NULL;
+	return b;
+}
+
 static int entries_push(struct entries *es, const struct device_entry *e)
 {
 	if (GROW(es->v, es->cap, es->n + 1, 16) < 0)
@@ -59,7 +70,9 @@ static int entries_push(struct entries *es, const struct device_entry *e)
 	return 0;
 }
 
-/* Append fstype to a comma-joined set unless already there. */
+/* Append fstype to a comma-joined set unless already there.  A string
+ * grown to its exact length, not an array (util/grow.h): a device has one
+ * or two filesystem types, so doubling would buy nothing. */
 static int fstype_add(char **set, const char *fstype)
 {
 	size_t len = strlen(fstype);
@@ -84,13 +97,8 @@ static int fstype_add(char **set, const char *fstype)
 
 static int entry_add_mount(struct device_entry *e, const char *mountpoint, const char *fstype)
 {
-	char **v = realloc(e->mountpoints, (e->n_mountpoints + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	e->mountpoints = v;
-	v[e->n_mountpoints] = strdup(mountpoint);
-	if (!v[e->n_mountpoints])
+	if (GROW(e->mountpoints, e->cap_mountpoints, e->n_mountpoints + 1, 2) < 0 ||
+	    !(e->mountpoints[e->n_mountpoints] = strdup(mountpoint)))
 		return -ENOMEM;
 	e->n_mountpoints++;
 	return fstype && *fstype ? fstype_add(&e->fstype, fstype) : 0;
@@ -196,10 +204,7 @@ static struct device_entry *entry_for_target(struct entries *es, const struct ta
 	e = entries_find(es, t->disk_major, t->disk_minor, own);
 	if (!e)
 		return NULL;
-	clone = *e;
-	clone.mountpoints = NULL;
-	clone.n_mountpoints = 0;
-	clone.fstype = NULL;
+	clone = entry_bare(e);
 	snprintf(clone.bdi, sizeof(clone.bdi), "%s", t->bdi);
 	if (entries_push(es, &clone) < 0)
 		return NULL;
@@ -308,12 +313,9 @@ int device_entry_from_target(const struct target *t, struct device_entry *ret)
 
 int device_entry_copy(const struct device_entry *src, struct device_entry *ret)
 {
-	struct device_entry e = *src;
+	struct device_entry e = entry_bare(src);
 	int r = 0;
 
-	e.mountpoints = NULL;
-	e.n_mountpoints = 0;
-	e.fstype = NULL;
 	for (size_t i = 0; i < src->n_mountpoints && r >= 0; i++)
 		r = entry_add_mount(&e, src->mountpoints[i], NULL);
 	if (r >= 0 && src->fstype) {

@@ -25,7 +25,7 @@ struct device_entry {
 	bool removable;         /* removable flag, or a usb/mmc transport */
 	uint64_t size_bytes;    /* of the whole disk */
 	char **mountpoints;     /* n_mountpoints strings, mountinfo order */
-	size_t n_mountpoints;
+	size_t n_mountpoints, cap_mountpoints;
 	char *fstype;           /* "ext4"; distinct types comma-joined when
 				 * partitions differ; NULL when nothing is mounted */
 };

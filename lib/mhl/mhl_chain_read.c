@@ -7,6 +7,7 @@
 
 #include "mhl/mhl_parse.h"
 #include "mhl/mhl_read.h"
+#include "util/grow.h"
 
 struct mhl_chain {
 	struct mhl_link *links;
@@ -57,17 +58,8 @@ static enum mhl_read_kind read_link(struct mhl_parse *p, struct mhl_chain *c)
 	    (!path || !c4 || !mhl_text_valid(path) ||
 	     mhl_generation_number(path) != l.sequence || !mhl_hash_valid(MHL_C4, c4)))
 		k = MHL_READ_BAD_CHAIN;
-	if (k == MHL_READ_OK && c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct mhl_link *n = realloc(c->links, cap * sizeof(*n));
-
-		if (n) {
-			c->links = n;
-			c->cap = cap;
-		} else {
-			k = MHL_READ_NO_MEMORY;
-		}
-	}
+	if (k == MHL_READ_OK && GROW(c->links, c->cap, c->n + 1, 16) < 0)
+		k = MHL_READ_NO_MEMORY;
 	if (k == MHL_READ_OK) {
 		snprintf(l.c4, sizeof(l.c4), "%s", c4);
 		l.path = path;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mhl/mhl_dirhash.h"
+#include "util/grow.h"
 
 struct mhl_dirhash {
 	enum mhl_hash_format format;
@@ -14,7 +15,7 @@ struct mhl_dirhash {
 	void *arg;
 	char (*content)[MHL_HASH_MAX + 1];   /* the children's content hashes */
 	char (*structure)[MHL_HASH_MAX + 1]; /* H(name + hash) of each child */
-	size_t n, cap;
+	size_t n, cap_content, cap_structure;
 };
 
 static const char c4_alphabet[] = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
@@ -95,18 +96,9 @@ static int add_child(struct mhl_dirhash *d, const char *name, const char *conten
 		return -EINVAL;
 	if ((n = mhl_hash_bytes(d->format, own, bytes)) < 0)
 		return n;
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		void *c = realloc(d->content, cap * sizeof(*d->content));
-
-		if (!c)
-			return -ENOMEM;
-		d->content = c;
-		if (!(c = realloc(d->structure, cap * sizeof(*d->structure))))
-			return -ENOMEM;
-		d->structure = c;
-		d->cap = cap;
-	}
+	if (GROW(d->content, d->cap_content, d->n + 1, 16) < 0 ||
+	    GROW(d->structure, d->cap_structure, d->n + 1, 16) < 0)
+		return -ENOMEM;
 	if (!(buf = malloc(nlen + (size_t)n)))
 		return -ENOMEM;
 	memcpy(buf, name, nlen);

@@ -171,16 +171,9 @@ static enum mhl_read_kind add_ignore(struct mhl_parse *p, struct mhl_manifest *m
 		free(s);
 		return mhl_parse_problem(p, MHL_READ_BAD_VALUE);
 	}
-	if (m->n_ignores == m->cap_ignores) {
-		size_t cap = m->cap_ignores ? m->cap_ignores * 2 : 8;
-		char **n = realloc(m->ignores, cap * sizeof(*n));
-
-		if (!n) {
-			free(s);
-			return mhl_parse_problem(p, MHL_READ_NO_MEMORY);
-		}
-		m->ignores = n;
-		m->cap_ignores = cap;
+	if (GROW(m->ignores, m->cap_ignores, m->n_ignores + 1, 8) < 0) {
+		free(s);
+		return mhl_parse_problem(p, MHL_READ_NO_MEMORY);
 	}
 	m->ignores[m->n_ignores++] = s;
 	return MHL_READ_OK;

@@ -149,15 +149,8 @@ int mhl_generation_add_ignore(struct mhl_generation *g, const char *pattern)
 			return 0;
 	if (!*pattern || strchr(pattern, '\n'))
 		return -EINVAL;
-	if (g->n_ignore == g->cap_ignore) {
-		size_t cap = g->cap_ignore ? g->cap_ignore * 2 : 8;
-		char **n = realloc(g->ignore, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		g->ignore = n;
-		g->cap_ignore = cap;
-	}
+	if (GROW(g->ignore, g->cap_ignore, g->n_ignore + 1, 8) < 0)
+		return -ENOMEM;
 	if ((r = dup_text(pattern, &copy)) < 0)
 		return r;
 	g->ignore[g->n_ignore++] = copy;

@@ -25,6 +25,7 @@
 
 #include "util/cleanup.h"
 #include "util/debug.h"
+#include "util/grow.h"
 #include "unmount/holders.h"
 #include "util/parse.h"
 #include "util/sysroot.h"
@@ -68,16 +69,14 @@ bool holders_path_within(const char *path, const char *dir)
 static int list_add(struct holder_list *l, pid_t pid, const char *command,
 		    enum holder_how how, const char *path)
 {
-	struct holder *grown, *h;
+	struct holder *h;
 
 	for (size_t i = 0; i < l->n; i++)
 		if (l->items[i].pid == pid && l->items[i].how == how &&
 		    strcmp(l->items[i].path, path) == 0)
 			return 0;
-	grown = realloc(l->items, (l->n + 1) * sizeof(*grown));
-	if (!grown)
+	if (GROW(l->items, l->cap, l->n + 1, 8) < 0)
 		return -ENOMEM;
-	l->items = grown;
 	h = &l->items[l->n];
 	h->path = strdup(path);
 	if (!h->path)
@@ -222,15 +221,14 @@ static bool is_denied(int r)
  * can look it up: pid 1 unreadable even to root says a lot). */
 static int denied_add(struct holder_list *l, pid_t pid, const char *command, int error)
 {
-	struct holder_denied *grown;
+	struct holder_denied *d;
 
 	l->unreadable++;
-	grown = realloc(l->denied, (l->n_denied + 1) * sizeof(*grown));
-	if (!grown)
+	if (GROW(l->denied, l->cap_denied, l->n_denied + 1, 8) < 0)
 		return -ENOMEM;
-	l->denied = grown;
-	grown[l->n_denied] = (struct holder_denied){ .pid = pid, .error = error };
-	snprintf(grown[l->n_denied].command, sizeof(grown->command), "%s", command);
+	d = &l->denied[l->n_denied];
+	*d = (struct holder_denied){ .pid = pid, .error = error };
+	snprintf(d->command, sizeof(d->command), "%s", command);
 	l->n_denied++;
 	return 0;
 }
@@ -306,21 +304,17 @@ static char *mountinfo_find_device(char *text, const struct matcher *mt)
 /* Namespaces already looked at; the first entry is our own. */
 struct ns_seen {
 	char (*ids)[64];
-	size_t n;
+	size_t n, cap;
 };
 
 static bool ns_seen_add(struct ns_seen *s, const char *id)
 {
-	char (*grown)[64];
-
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->ids[i], id) == 0)
 			return false;
-	grown = realloc(s->ids, (s->n + 1) * sizeof(*grown));
-	if (!grown)
+	if (GROW(s->ids, s->cap, s->n + 1, 4) < 0)
 		return false;
-	s->ids = grown;
-	snprintf(s->ids[s->n++], sizeof(*grown), "%s", id);
+	snprintf(s->ids[s->n++], sizeof(*s->ids), "%s", id);
 	return true;
 }
 
@@ -473,11 +467,11 @@ void holder_list_done(struct holder_list *l)
 		free(l->items[i].path);
 	free(l->items);
 	l->items = NULL;
-	l->n = 0;
+	l->n = l->cap = 0;
 	l->unreadable = 0;
 	free(l->denied);
 	l->denied = NULL;
-	l->n_denied = 0;
+	l->n_denied = l->cap_denied = 0;
 }
 
 int holder_list_copy(const struct holder_list *from, struct holder_list *ret)
@@ -488,6 +482,7 @@ int holder_list_copy(const struct holder_list *from, struct holder_list *ret)
 		l.items = calloc(from->n, sizeof(*l.items));
 		if (!l.items)
 			return -ENOMEM;
+		l.cap = from->n;
 	}
 	for (; l.n < from->n; l.n++) {
 		l.items[l.n] = from->items[l.n];
@@ -504,7 +499,7 @@ int holder_list_copy(const struct holder_list *from, struct holder_list *ret)
 			return -ENOMEM;
 		}
 		memcpy(l.denied, from->denied, from->n_denied * sizeof(*l.denied));
-		l.n_denied = from->n_denied;
+		l.n_denied = l.cap_denied = from->n_denied;
 	}
 	*ret = l;
 	return 0;

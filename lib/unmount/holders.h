@@ -41,10 +41,11 @@ struct holder_denied {
 
 struct holder_list {
 	struct holder *items; /* sorted by pid, then how, then path */
-	size_t n;
+	size_t n, cap;        /* cap: room in items (util/grow.h) */
 	size_t unreadable;    /* processes we may not inspect (not root) */
 	struct holder_denied *denied; /* n_denied of them, by pid (all, but */
 	size_t n_denied;              /* after ENOMEM in a copy: none) */
+	size_t cap_denied;
 };
 
 /* What identifies a mount.  On the real root a link matches when statx()

@@ -20,6 +20,8 @@
 
 #include "util/clock.h"
 #include "util/debug.h"
+#include "util/grow.h"
+#include "unmount/job.h"
 #include "unmount/job_private.h"
 
 double job_monotonic(void)
@@ -63,17 +65,10 @@ void job_emit(struct unmount_job *job, struct unmount_event *ev)
 		if (job->q_head > 0) {
 			memmove(job->queue, job->queue + job->q_head, job->q_len * sizeof(*ev));
 			job->q_head = 0;
-		} else {
-			size_t cap = job->q_cap ? 2 * job->q_cap : 16;
-			struct unmount_event *q = realloc(job->queue, cap * sizeof(*q));
-
-			if (!q) {
-				pthread_mutex_unlock(&job->lock);
-				unmount_event_done(ev);
-				return;
-			}
-			job->queue = q;
-			job->q_cap = cap;
+		} else if (GROW(job->queue, job->q_cap, job->q_cap + 1, 16) < 0) {
+			pthread_mutex_unlock(&job->lock);
+			unmount_event_done(ev);
+			return;
 		}
 	}
 	job->queue[job->q_head + job->q_len++] = *ev;
@@ -117,12 +112,9 @@ bool job_sleep(struct unmount_job *job, int ms)
 static int add_step(struct unmount_job *job, enum unmount_step_kind kind, size_t fs,
 		    const char *devnode, unsigned major, unsigned minor)
 {
-	struct unmount_step *v = realloc(job->steps, (job->n_steps + 1) * sizeof(*v));
-
-	if (!v)
+	if (GROW(job->steps, job->cap_steps, job->n_steps + 1, 8) < 0)
 		return -ENOMEM;
-	job->steps = v;
-	v[job->n_steps++] = (struct unmount_step){
+	job->steps[job->n_steps++] = (struct unmount_step){
 		.kind = kind, .fs = fs, .devnode = devnode, .major = major, .minor = minor,
 	};
 	return 0;

@@ -5,14 +5,16 @@
 
 #include <pthread.h>
 
-#include "unmount/job.h"
+#include "unmount/job_types.h"
+#include "unmount/poweroff.h"
+#include "unmount/target.h"
 
 struct unmount_job {
 	struct unmount_target *t;
 	struct unmount_job_options o;
 	const struct unmount_backend *be;
 	struct unmount_step *steps;
-	size_t n_steps;
+	size_t n_steps, cap_steps;
 
 	/* outcomes the caller reads */
 	bool sync_clean;

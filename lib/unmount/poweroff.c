@@ -38,6 +38,7 @@
 #include "util/clock.h"
 #include "util/cleanup.h"
 #include "util/debug.h"
+#include "util/grow.h"
 #include "unmount/poweroff.h"
 #include "device/sysfs_disk.h"
 #include "device/sysfs_usb.h"
@@ -101,14 +102,12 @@ static int read_devno(const char *dir, unsigned *maj, unsigned *min)
 
 static int add_dev(struct poweroff_plan *p, const char *dir, bool is_disk)
 {
-	struct poweroff_dev *grown, *d;
+	struct poweroff_dev *d;
 	const char *name = strrchr(dir, '/');
 	int r;
 
-	grown = realloc(p->devs, (p->n_devs + 1) * sizeof(*grown));
-	if (!grown)
+	if (GROW(p->devs, p->cap_devs, p->n_devs + 1, 4) < 0)
 		return -ENOMEM;
-	p->devs = grown;
 	d = &p->devs[p->n_devs];
 	memset(d, 0, sizeof(*d));
 	snprintf(d->name, sizeof(d->name), "%s", name ? name + 1 : dir);
@@ -357,7 +356,7 @@ void poweroff_plan_done(struct poweroff_plan *p)
 		return;
 	free(p->devs);
 	p->devs = NULL;
-	p->n_devs = 0;
+	p->n_devs = p->cap_devs = 0;
 }
 
 int poweroff_detach_sysfs(const struct poweroff_plan *p)

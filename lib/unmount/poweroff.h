@@ -69,7 +69,7 @@ struct poweroff_plan {
 	/* every block device that goes away: the disk first, then its
 	 * partitions, then sibling disks on the same USB device and theirs */
 	struct poweroff_dev *devs;
-	size_t n_devs;
+	size_t n_devs, cap_devs;
 	enum poweroff_method method;
 	/* sysfs attribute (below the sysroot) and what is written to it:
 	 * "1" for remove/delete, the card's name for mmc unbind; "" for loop */

@@ -26,6 +26,7 @@
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/debug.h"
+#include "util/grow.h"
 #include "dirty/dirty.h"
 #include "io/fs_sync.h"
 #include "unmount/syncer.h"
@@ -34,7 +35,7 @@ struct syncer {
 	int *fds;
 	size_t n_fds;
 	char **bdis, **disks;   /* distinct, non-empty */
-	size_t n_bdis, n_disks;
+	size_t n_bdis, n_disks, cap_bdis, cap_disks;
 	int result_fd;          /* the running round's pipe: its result, or -1 */
 	unsigned started, finished; /* rounds */
 	int error;
@@ -126,21 +127,14 @@ static int start_round(struct syncer *s)
 	return 0;
 }
 
-static int add_distinct(char ***list, size_t *n, const char *name)
+static int add_distinct(char ***list, size_t *n, size_t *cap, const char *name)
 {
-	char **grown;
-
 	if (!name || !*name)
 		return 0;
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*list)[i], name) == 0)
 			return 0;
-	grown = realloc(*list, (*n + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	*list = grown;
-	grown[*n] = strdup(name);
-	if (!grown[*n])
+	if (GROW(*list, *cap, *n + 1, 4) < 0 || !((*list)[*n] = strdup(name)))
 		return -ENOMEM;
 	(*n)++;
 	return 0;
@@ -201,9 +195,9 @@ static int syncer_setup(struct syncer *s, char *const *mountpoints, size_t n_mou
 
 	r = open_mounts(s, mountpoints, n_mounts);
 	for (size_t i = 0; r >= 0 && i < n_sources; i++) {
-		r = add_distinct(&s->bdis, &s->n_bdis, sources[i].bdi);
+		r = add_distinct(&s->bdis, &s->n_bdis, &s->cap_bdis, sources[i].bdi);
 		if (r >= 0)
-			r = add_distinct(&s->disks, &s->n_disks, sources[i].disk);
+			r = add_distinct(&s->disks, &s->n_disks, &s->cap_disks, sources[i].disk);
 	}
 	if (r < 0)
 		return r;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
+#include "util/grow.h"
 #include "util/parse.h"
 #include "util/sysroot.h"
 
@@ -96,14 +97,8 @@ int sysroot_read_file(const char *path, char **ret)
 	for (;;) {
 		ssize_t n;
 
-		if (cap - len < 2) {
-			char *grown = realloc(buf, cap * 2);
-
-			if (!grown)
-				return -ENOMEM;
-			buf = grown;
-			cap *= 2;
-		}
+		if (cap - len < 2 && GROW(buf, cap, cap + 1, 4096) < 0)
+			return -ENOMEM;
 		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0) {
 			if (errno == EINTR)
