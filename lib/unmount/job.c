@@ -20,6 +20,7 @@
 
 #include "util/clock.h"
 #include "util/debug.h"
+#include "util/event_queue.h"
 #include "util/grow.h"
 #include "unmount/job.h"
 #include "unmount/job_private.h"
@@ -38,15 +39,6 @@ static void kick(int fd)
 	}
 }
 
-static void drain(int fd)
-{
-	uint64_t v;
-
-	if (read(fd, &v, sizeof(v)) < 0) {
-		/* EAGAIN: nothing to drain */
-	}
-}
-
 void unmount_event_done(struct unmount_event *ev)
 {
 	if (!ev)
@@ -60,21 +52,9 @@ void unmount_event_done(struct unmount_event *ev)
  * what happened, and END is never lost (see unmount_job_poll). */
 void job_emit(struct unmount_job *job, struct unmount_event *ev)
 {
-	pthread_mutex_lock(&job->lock);
-	if (job->q_head + job->q_len == job->q_cap) {
-		if (job->q_head > 0) {
-			memmove(job->queue, job->queue + job->q_head, job->q_len * sizeof(*ev));
-			job->q_head = 0;
-		} else if (GROW(job->queue, job->q_cap, job->q_cap + 1, 16) < 0) {
-			pthread_mutex_unlock(&job->lock);
-			unmount_event_done(ev);
-			return;
-		}
-	}
-	job->queue[job->q_head + job->q_len++] = *ev;
-	pthread_mutex_unlock(&job->lock);
+	if (!event_queue_push(job->events, ev))
+		unmount_event_done(ev);
 	memset(ev, 0, sizeof(*ev));
-	kick(job->efd);
 }
 
 bool job_cancelled(struct unmount_job *job)
@@ -179,10 +159,10 @@ int unmount_job_new(struct unmount_target *t, const struct unmount_job_options *
 		job->o.retry_ms = 500;
 	job->be = be;
 	pthread_mutex_init(&job->lock, NULL);
-	job->efd = job->cancel_fd = -1;
-	job->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	job->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	r = job->efd < 0 || job->cancel_fd < 0 ? -errno : build_steps(job);
+	r = job->cancel_fd < 0 ? -errno : event_queue_new(sizeof(struct unmount_event), &job->events);
+	if (r == 0)
+		r = build_steps(job);
 	if (r < 0) {
 		unmount_job_free(job);
 		return r;
@@ -246,40 +226,31 @@ int unmount_job_start(struct unmount_job *job)
 	return 0;
 }
 
-static bool take_event(struct unmount_job *job, struct unmount_event *ret)
+/* The job ended: END again, also when its queueing ran out of memory. */
+static bool ended(struct unmount_job *job, struct unmount_event *ret)
 {
-	bool got = false;
+	bool finished;
 
 	pthread_mutex_lock(&job->lock);
-	if (job->q_len > 0) {
-		*ret = job->queue[job->q_head++];
-		job->q_len--;
-		got = true;
-	} else if (job->finished) {
-		/* END again, also when its queueing ran out of memory */
-		*ret = (struct unmount_event){ .kind = UNMOUNT_EVENT_END, .step = job->last_step };
-		got = true;
-	}
-	if (job->q_len == 0)
-		job->q_head = 0;
+	finished = job->finished;
 	pthread_mutex_unlock(&job->lock);
-	return got;
+	if (finished)
+		*ret = (struct unmount_event){ .kind = UNMOUNT_EVENT_END, .step = job->last_step };
+	return finished;
 }
 
 int unmount_job_poll(struct unmount_job *job, int timeout_ms, struct unmount_event *ret)
 {
-	struct pollfd p = { .fd = job->efd, .events = POLLIN };
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	if (take_event(job, ret))
-		return 1;
-	r = poll(&p, 1, timeout_ms);
-	if (r < 0)
-		return -errno;
-	if (r > 0)
-		drain(job->efd);
-	return take_event(job, ret) ? 1 : 0;
+	r = event_queue_pop(job->events, 0, ret);
+	if (r != 0 || ended(job, ret))
+		return r != 0 ? r : 1;
+	r = event_queue_pop(job->events, timeout_ms, ret);
+	if (r != 0)
+		return r;
+	return ended(job, ret) ? 1 : 0;
 }
 
 void unmount_job_stop_after_step(struct unmount_job *job)
@@ -297,6 +268,11 @@ void unmount_job_cancel(struct unmount_job *job)
 	kick(job->cancel_fd);
 }
 
+static void event_done(void *ev)
+{
+	unmount_event_done(ev);
+}
+
 void unmount_job_free(struct unmount_job *job)
 {
 	if (!job)
@@ -305,9 +281,7 @@ void unmount_job_free(struct unmount_job *job)
 		unmount_job_cancel(job);
 		pthread_join(job->thread, NULL);
 	}
-	for (size_t i = job->q_head; i < job->q_head + job->q_len; i++)
-		unmount_event_done(&job->queue[i]);
-	free(job->queue);
+	event_queue_free(job->events, event_done);
 	for (size_t i = 0; i < job->n_steps; i++) {
 		free(job->steps[i].message);
 		free(job->steps[i].where);
@@ -315,8 +289,6 @@ void unmount_job_free(struct unmount_job *job)
 	free(job->steps);
 	if (job->have_plan)
 		job->be->power_off_plan_done(job->be, &job->plan);
-	if (job->efd >= 0)
-		close(job->efd);
 	if (job->cancel_fd >= 0)
 		close(job->cancel_fd);
 	pthread_mutex_destroy(&job->lock);

@@ -8,6 +8,7 @@
 #include "unmount/job_types.h"
 #include "unmount/poweroff.h"
 #include "unmount/target.h"
+#include "util/event_queue.h"
 
 struct unmount_job {
 	struct unmount_target *t;
@@ -24,12 +25,10 @@ struct unmount_job {
 
 	pthread_t thread;
 	bool started;
-	int efd;                 /* "an event is queued" */
 	int cancel_fd;           /* "cancel": wakes the job's waits */
 
-	pthread_mutex_t lock;    /* the queue, cancelled, finished */
-	struct unmount_event *queue;
-	size_t q_head, q_len, q_cap;
+	struct event_queue *events; /* util/event_queue.h: what the caller polls */
+	pthread_mutex_t lock;    /* cancelled, finished */
 	bool cancelled, finished;
 	bool stop_after_step;    /* unmount_job_stop_after_step() */
 	size_t last_step;
