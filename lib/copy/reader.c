@@ -28,7 +28,7 @@
  * kernel to read the range ahead (WILLNEED), so a slow card is read
  * while the stick writes.  The bytes are read when the write takes them,
  * so the check that the file did not change is made again after its
- * last write, per destination (reader_written); a source truncated
+ * last write, per destination (reader_chunk_written); a source truncated
  * under us makes the write fail with EFAULT.  With several destinations
  * a lent chunk is not hashed: each destination takes the source's own
  * pages, which the first reader keeps in the cache, and a detached
@@ -504,7 +504,7 @@ static void source_again(struct reader *r, int fd, struct reader_chunk *c, uint6
 static bool read_file(struct reader *r, size_t idx, uint64_t from)
 {
 	const struct source_entry *e = &r->tree->entries[idx];
-	struct reader_chunk c = { .entry = idx, .offset = from };
+	struct reader_chunk c = { .entry = idx, .offset = from, .seen = &e->st };
 	uint64_t left = (uint64_t)e->st.st_size > from ? (uint64_t)e->st.st_size - from : 0;
 	_cleanup_close_ int fd = -1;
 	bool drop_behind, lend = lends_files(r, e);
@@ -830,29 +830,6 @@ void reader_skip(struct reader_cursor *k, size_t from, size_t to)
 	pthread_mutex_unlock(&first_of(k->r)->lock);
 	if (k->own)
 		reader_skip(&k->own->cursors[0], from, to);
-}
-
-void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_result)
-{
-	void *buf;
-	ssize_t n;
-
-	if (!ch->lent || (write_result != -EFAULT && (write_result < 0 || !ch->last)))
-		return;
-	if (write_result == 0) {
-		ch->changed = ch->changed ||
-			      !source_unchanged(ch->src_fd, &k->r->tree->entries[ch->entry].st);
-		return;
-	}
-	/* the write could not read the source: read the bytes to learn why
-	 * (into a buffer of our own: other destinations share the slot) */
-	buf = malloc(ch->len);
-	n = buf ? source_pread_full(ch->src_fd, buf, ch->len, ch->offset) : -ENOMEM;
-	free(buf);
-	if (n >= 0 && (size_t)n < ch->len)
-		ch->changed = true;
-	else
-		ch->err = n < 0 ? (int)n : -EIO;
 }
 
 void reader_release(struct reader_cursor *k, const struct reader_chunk *ch)

@@ -28,31 +28,11 @@
 #include <stdint.h>
 
 #include "copy/plan.h"
+#include "copy/reader_chunk.h"
 #include "io/sizing.h"
 
 struct reader;
 struct reader_cursor;
-
-struct reader_chunk {
-	size_t entry;     /* plan entry index */
-	uint64_t offset;  /* in the source file */
-	void *buf;        /* aligned to the write plan's mem_align */
-	size_t len;       /* chunk bytes, less for the last; may be 0 */
-	bool last;        /* the file ends with this chunk (EOF or error) */
-	int err;          /* -errno: reading the source failed; skip the file */
-	bool changed;     /* last: the file is not the one the plan saw, or
-			   * changed while it was read, or a second read gave
-			   * other bytes than the first; skip the file */
-	uint64_t hash;    /* chunk_hash() of the bytes, with several cursors */
-	bool reread_differs; /* last: verify_source read the file again from
-			      * the device and got other bytes; skip the file */
-	bool lent;        /* the bytes are left in the source, read as the
-			   * write takes them (reader_written): from src_fd
-			   * at offset (writer_splice), or from buf when
-			   * mapped; else buf holds nothing */
-	bool mapped;      /* lent and buf maps them, for a tap (reader.c) */
-	int src_fd;       /* lent: the source's, until the release */
-};
 
 /* What the reading cost, for the end of the copy. */
 struct reader_stats {
@@ -73,15 +53,6 @@ struct reader_stats {
  * against its hash, and flags a difference as changed. */
 int reader_start(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
 		 atomic_bool *cancel, struct reader **ret);
-
-/* A chunk tap: sees every chunk of the first read, in plan order, from
- * the reader's thread, before any destination takes it (the place for
- * per-file checksums: a second read is checked against the first, so
- * what the tap saw is what every destination got).  It must not block. */
-struct reader_tap {
-	void *ctx;
-	void (*chunk)(void *ctx, const struct reader_chunk *c);
-};
 
 /* reader_start() with a tap (NULL: none); bytes_seen: a consumer looks
  * at the bytes in user space (hashes them), so nothing is lent;
@@ -115,14 +86,6 @@ int reader_next(struct reader_cursor *c, struct reader_chunk *ret);
  * it then ends early with a last chunk of err -ECANCELED.  The consumer
  * calls it for entries it is at or before. */
 void reader_skip(struct reader_cursor *c, size_t from, size_t to);
-
-/* After writing chunk ch (write_result: the writer's 0 or -errno): for a
- * lent chunk, a write that could not read the source (-EFAULT) sets
- * ch->err (the source's read error) or ch->changed (it shrank), and
- * after the file's last chunk ch->changed says whether the file changed
- * while it was written.  Nothing for other chunks.  A chunk flagged here
- * that is not the last leaves the file's other chunks to drain. */
-void reader_written(struct reader_cursor *c, struct reader_chunk *ch, int write_result);
 
 /* Give the chunk's buffer back. */
 void reader_release(struct reader_cursor *c, const struct reader_chunk *ch);

@@ -694,7 +694,7 @@ TEST(one_cursor_lends_large_files)
 		/* the rewrite lands after the reader lent the last chunk */
 		if (rewritten && c.last)
 			write_pattern("src/rewritten", 4, 0, 100, false);
-		reader_written(reader_cursor(r, 0), &c, 0);
+		reader_chunk_written(&c, 0);
 		if (c.last && c.len > 0)
 			flagged[rewritten] = flagged[rewritten] || c.changed;
 		reader_release(reader_cursor(r, 0), &c);
@@ -767,7 +767,7 @@ TEST(tap_reads_mapped_files_and_survives_a_shrink)
 		const char *rel = x.p->entries[c.entry].source->rel;
 
 		mapped += c.lent && c.mapped;
-		reader_written(reader_cursor(r, 0), &c, 0);
+		reader_chunk_written(&c, 0);
 		if (strstr(rel, "shrinks") && c.last && c.changed)
 			shrink_flagged = true;
 		reader_release(reader_cursor(r, 0), &c);
