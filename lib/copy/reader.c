@@ -368,31 +368,17 @@ int reader_run(struct reader *r)
 	return e;
 }
 
-int reader_start(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-		 atomic_bool *cancel, struct reader **ret)
+int reader_start(const struct reader_opts *o, struct reader **ret)
 {
-	return reader_start_tapped(plans, n, wp, NULL, false, false, cancel, ret);
-}
-
-int reader_start_tapped(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-			const struct reader_tap *tap, bool bytes_seen, bool verify_source,
-			atomic_bool *cancel, struct reader **ret)
-{
-	return reader_start_fed(plans, n, wp, NULL, tap, bytes_seen, verify_source, cancel, ret);
-}
-
-int reader_start_fed(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-		     const struct source_feed *feed, const struct reader_tap *tap, bool bytes_seen,
-		     bool verify_source, atomic_bool *cancel, struct reader **ret)
-{
+	const struct write_plan *wp = o->wp;
 	struct reader *r;
 	int e;
 
-	if (n == 0 || n > RING_CURSORS_MAX || (feed && verify_source))
+	if (o->n == 0 || o->n > RING_CURSORS_MAX || (o->feed && o->verify_source))
 		return -EINVAL;
-	e = reader_new(plans, n, wp->chunk, wp->mem_align, wp->ring_slots, cancel, &r);
-	if (e == 0 && feed) {
-		r->feed = feed;
+	e = reader_new(o->plans, o->n, wp->chunk, wp->mem_align, wp->ring_slots, o->cancel, &r);
+	if (e == 0 && o->feed) {
+		r->feed = o->feed;
 		r->hashing = false; /* nothing reads a stream again to compare */
 	}
 	/* the first reader's: second readers look it up there */
@@ -400,11 +386,11 @@ int reader_start_fed(const struct plan *const *plans, unsigned n, const struct w
 		reader_free(r);
 		e = -ENOMEM;
 	}
-	if (e == 0 && tap)
-		r->tap = *tap;
+	if (e == 0 && o->tap)
+		r->tap = *o->tap;
 	if (e == 0)
-		r->bytes_seen = bytes_seen || verify_source;
-	if (e == 0 && verify_source) {
+		r->bytes_seen = o->bytes_seen || o->verify_source;
+	if (e == 0 && o->verify_source) {
 		r->src_hash = checksum_new(CHECKSUM_BIT(CHECKSUM_XXH128));
 		e = r->src_hash ? read_back_init(&r->src_rb, r->chunk) : -ENOMEM;
 		if (e < 0)
@@ -416,7 +402,6 @@ int reader_start_fed(const struct plan *const *plans, unsigned n, const struct w
 		*ret = r;
 	return e;
 }
-
 
 void reader_stats(const struct reader *r, struct reader_stats *ret)
 {

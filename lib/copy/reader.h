@@ -42,35 +42,41 @@ struct reader_stats {
 	uint64_t mismatches;    /* second-read chunks whose bytes differed */
 };
 
-/* One reader for n destinations: plans[i] is destination i's plan (the
- * same source tree, shared: plan_same_source()); cursor i
- * yields the files that plan writes (not its -n kept ones).  The ring
- * holds the write plan's ring_slots chunks of wp->chunk bytes aligned to
- * wp->mem_align; with several cursors each chunk is hashed, and a
- * cursor that keeps the others waiting for longer than a moment is
- * detached: it goes on from a reader of its own, which reads the source
- * again from where it was, checks every chunk the first read also had
- * against its hash, and flags a difference as changed. */
-int reader_start(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-		 atomic_bool *cancel, struct reader **ret);
-
-/* reader_start() with a tap (NULL: none); bytes_seen: a consumer looks
- * at the bytes in user space (hashes them), so nothing is lent;
- * verify_source: each file is hashed as it is read and, before its last
- * chunk is published, read again past the page cache (read_back.h) and
- * compared: a card that returned wrong bytes once (reread_differs). */
-int reader_start_tapped(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-			const struct reader_tap *tap, bool bytes_seen, bool verify_source,
-			atomic_bool *cancel, struct reader **ret);
-
-/* reader_start_tapped() with the bytes of each entry from feed
- * (source_feed.h; NULL: the plan's files, as above).  A stream feed's
- * cursors are never detached and nothing is lent; verify_source with
- * a feed is -EINVAL. */
+/* What a reader reads, and for whom.  Only plans, n and wp are needed;
+ * the rest is off when zero. */
 struct source_feed;
-int reader_start_fed(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-		     const struct source_feed *feed, const struct reader_tap *tap, bool bytes_seen,
-		     bool verify_source, atomic_bool *cancel, struct reader **ret);
+struct reader_opts {
+	/* plans[i] is destination i's plan (the same source tree, shared:
+	 * plan_same_source()); cursor i yields the files that plan writes
+	 * (not its -n kept ones); 1 <= n <= RING_CURSORS_MAX */
+	const struct plan *const *plans;
+	unsigned n;
+	/* the ring holds wp->ring_slots chunks of wp->chunk bytes aligned
+	 * to wp->mem_align */
+	const struct write_plan *wp;
+	/* the bytes of each entry (source_feed.h); NULL: the plans' files.
+	 * A stream feed's cursors are never detached and nothing is lent */
+	const struct source_feed *feed;
+	/* sees every chunk of the first read (NULL: none) */
+	const struct reader_tap *tap;
+	/* a consumer looks at the bytes in user space (hashes them), so
+	 * nothing is lent */
+	bool bytes_seen;
+	/* each file is hashed as it is read and, before its last chunk is
+	 * published, read again past the page cache (read_back.h) and
+	 * compared: a card that returned wrong bytes once (reread_differs).
+	 * With a feed: -EINVAL */
+	bool verify_source;
+	atomic_bool *cancel;            /* the job's; NULL: none */
+};
+
+/* Start one reader for o->n destinations: 0 with *ret, or -errno.  With
+ * several cursors each chunk is hashed, and a cursor that keeps the
+ * others waiting for longer than a moment is detached: it goes on from
+ * a reader of its own, which reads the source again from where it was,
+ * checks every chunk the first read also had against its hash, and
+ * flags a difference as changed. */
+int reader_start(const struct reader_opts *o, struct reader **ret);
 
 /* Cursor i of the reader (i < n). */
 struct reader_cursor *reader_cursor(struct reader *r, unsigned i);

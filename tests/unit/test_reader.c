@@ -17,6 +17,14 @@
 
 static const struct write_plan wp = { .chunk = CHUNK, .mem_align = 4096, .ring_slots = 3 };
 
+/* A reader of n plans with the write plan above and tap (NULL: none). */
+static int start(const struct plan *const *plans, unsigned n, const struct reader_tap *tap,
+		 struct reader **ret)
+{
+	return reader_start(&(struct reader_opts){ .plans = plans, .n = n, .wp = &wp, .tap = tap },
+			    ret);
+}
+
 struct outcome {
 	uint64_t bytes;
 	int chunks, err;
@@ -30,7 +38,7 @@ static void read_all(const struct plan *p, struct outcome *out)
 	struct reader_chunk c;
 
 	memset(out, 0, p->n_entries * sizeof(*out));
-	CHECK_INT(reader_start(&p, 1, &wp, NULL, &r), 0);
+	CHECK_INT(start(&p, 1, NULL, &r), 0);
 	while (reader_next(reader_cursor(r, 0), &c) == 0) {
 		struct outcome *o = &out[c.entry];
 
@@ -148,7 +156,7 @@ TEST(skipped_files_end_at_once)
 	CHECK_INT(x.r, 0);
 	a = idx_of(x.p, "src/a");
 	b = idx_of(x.p, "src/b");
-	CHECK_INT(reader_start((const struct plan *const *)&x.p, 1, &wp, NULL, &r), 0);
+	CHECK_INT(start((const struct plan *const *)&x.p, 1, NULL, &r), 0);
 	reader_skip(reader_cursor(r, 0), a, a + 1);
 	while (reader_next(reader_cursor(r, 0), &c) == 0) {
 		if (c.entry == a) {
@@ -405,7 +413,7 @@ TEST(two_cursors_get_every_file)
 	struct reader_stats st;
 	struct reader *r;
 
-	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	CHECK_INT(start(plans, 2, NULL, &r), 0);
 	for (unsigned i = 0; i < 2; i++) {
 		w[i] = (struct taker){ reader_cursor(r, i), &t[i], 0, 0 };
 		taker_start(&w[i]);
@@ -435,7 +443,7 @@ TEST(stalled_cursor_detached_gets_everything)
 	struct reader_stats st;
 	struct reader *r;
 
-	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	CHECK_INT(start(plans, 2, NULL, &r), 0);
 	stall_then_detach(r, t);
 	CHECK_ALL_WHOLE(&t[0], x.p);
 	CHECK_ALL_WHOLE(&t[1], x.p);
@@ -465,7 +473,7 @@ TEST(changed_between_reads_flagged)
 	struct reader_stats st;
 	struct reader *r;
 
-	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	CHECK_INT(start(plans, 2, NULL, &r), 0);
 	CHECK_INT(tally_take(reader_cursor(r, 1), &t[1], 1), 0);
 	CHECK_INT(tally_take(reader_cursor(r, 0), &t[0], 0), 1);
 	CHECK_ALL_WHOLE(&t[0], x.p);
@@ -507,7 +515,7 @@ TEST(skip_per_cursor)
 	struct taker w[2];
 	struct reader *r;
 
-	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	CHECK_INT(start(plans, 2, NULL, &r), 0);
 	reader_skip(reader_cursor(r, 0), a, a + 1);
 	for (unsigned i = 0; i < 2; i++) {
 		w[i] = (struct taker){ reader_cursor(r, i), &t[i], 0, 0 };
@@ -530,7 +538,7 @@ TEST(skip_per_cursor)
 		t[i].any = false;
 		t[i].bad_order = 0;
 	}
-	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	CHECK_INT(start(plans, 2, NULL, &r), 0);
 	reader_skip(reader_cursor(r, 0), a, a + 1);
 	reader_skip(reader_cursor(r, 1), a, a + 1);
 	for (unsigned i = 0; i < 2; i++) {
@@ -597,7 +605,7 @@ TEST(several_cursors_lend_and_the_laggard_lends_again)
 		tally_seed(&t[i], x.p, "src/z", 4);
 	}
 	before = open_fds();
-	CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+	CHECK_INT(start(plans, 2, NULL, &r), 0);
 	stall_then_detach(r, t);
 	for (unsigned i = 0; i < 2; i++) {
 		CHECK_INT(t[i].bad_order, 0);
@@ -633,7 +641,7 @@ TEST(leave_lets_the_other_finish)
 	for (int holding = 0; holding < 2; holding++) {
 		memset(t[0].s, 0, sizeof(t[0].s));
 		t[0].any = false;
-		CHECK_INT(reader_start(plans, 2, &wp, NULL, &r), 0);
+		CHECK_INT(start(plans, 2, NULL, &r), 0);
 		CHECK_INT(reader_next(reader_cursor(r, 1), &held), 0);
 		if (!holding)
 			reader_release(reader_cursor(r, 1), &held);
@@ -672,7 +680,7 @@ TEST(one_cursor_lends_large_files)
 	x = BUILD(&rec, "dst", "src");
 	CHECK_INT(x.r, 0);
 	plan = x.p;
-	CHECK_INT(reader_start(&plan, 1, &wp, NULL, &r), 0);
+	CHECK_INT(start(&plan, 1, NULL, &r), 0);
 	while (reader_next(reader_cursor(r, 0), &c) == 0) {
 		const char *rel = x.p->entries[c.entry].source->rel;
 		bool rewritten = strstr(rel, "rewritten") != NULL;
@@ -762,7 +770,7 @@ TEST(tap_reads_mapped_files_and_survives_a_shrink)
 	plan = x.p;
 	st.entry = idx_of(x.p, "src/shrinks");
 	tap.chunk = shrink_then_pass;
-	CHECK_INT(reader_start_tapped(&plan, 1, &wp, &tap, false, false, NULL, &r), 0);
+	CHECK_INT(start(&plan, 1, &tap, &r), 0);
 	while (reader_next(reader_cursor(r, 0), &c) == 0) {
 		const char *rel = x.p->entries[c.entry].source->rel;
 
