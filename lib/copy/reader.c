@@ -153,13 +153,16 @@ void reader_publish(struct reader *r, struct reader_chunk *c)
 	ring_publish(r->ring, c);
 }
 
-/* Publish a chunk that ends the file; false when told to stop. */
+/* Publish a chunk that ends the file; false when told to stop.  It has
+ * no bytes, so lends none, whatever the file's chunk before it did (its
+ * release must not give a lent chunk back twice). */
 bool reader_publish_end(struct reader *r, struct reader_chunk *c, int err, bool changed)
 {
 	c->buf = reader_claim(r, c->entry, c->offset, 0);
 	if (!c->buf)
 		return false;
 	c->len = 0;
+	c->lent = c->mapped = false;
 	c->err = err;
 	c->changed = changed;
 	c->last = true;

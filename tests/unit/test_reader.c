@@ -170,8 +170,51 @@ TEST(skipped_files_end_at_once)
 		reader_release(reader_cursor(r, 0), &c);
 	}
 	reader_free(r);
-	/* at most the ring's worth was read ahead before the skip was seen */
-	CHECK(n_a >= 1 && n_a <= 4);
+	/* at most the ring's worth (3 chunks) was read ahead before the
+	 * skip was seen, and one more whose claim was waiting then; and the
+	 * chunk that ends it */
+	CHECK(n_a >= 1 && n_a <= 5);
+	run_done(&x);
+	tree_done();
+}
+
+/* A lent file skipped after its first chunk was taken (as the engine
+ * skips a file whose write failed): the chunk that ends it has no bytes
+ * and lends nothing, so giving it back gives no lent chunk back twice.
+ * (A stale `lent` there made each release pop one lent fd too many: a
+ * close of an fd the reader no longer owned, and a wrapped count that
+ * kept reader_free closing for minutes.) */
+TEST(lent_file_skipped_midway_ends_unlent)
+{
+	struct reader *r;
+	struct reader_chunk c;
+	bool first_lent, end_lent = true;
+	size_t a;
+	struct run x;
+
+	tree_new();
+	mkdirs("src", "dst", NULL);
+	mkfile("src/a", 20 * CHUNK);
+	x = BUILD(&rec, "dst", "src");
+	CHECK_INT(x.r, 0);
+	a = idx_of(x.p, "src/a");
+	CHECK_INT(start((const struct plan *const *)&x.p, 1, NULL, &r), 0);
+	CHECK_INT(reader_next(reader_cursor(r, 0), &c), 0);
+	CHECK_U64(c.entry, a);
+	first_lent = c.lent;
+	reader_skip(reader_cursor(r, 0), a, a + 1);
+	reader_release(reader_cursor(r, 0), &c);
+	while (reader_next(reader_cursor(r, 0), &c) == 0) {
+		if (c.last) {
+			end_lent = c.lent || c.mapped;
+			/* so that a failure here fails, not hangs in reader_free */
+			c.lent = c.mapped = false;
+		}
+		reader_release(reader_cursor(r, 0), &c);
+	}
+	reader_free(r);
+	CHECK(first_lent);
+	CHECK(!end_lent);
 	run_done(&x);
 	tree_done();
 }
@@ -794,11 +837,12 @@ TEST(tap_reads_mapped_files_and_survives_a_shrink)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	TEST_PLAN(12);
+	TEST_PLAN(13);
 	RUN(unchanged_files_read_whole);
 	RUN(changed_after_the_plan_is_flagged);
 	RUN(swapped_directory_not_followed);
 	RUN(skipped_files_end_at_once);
+	RUN(lent_file_skipped_midway_ends_unlent);
 	RUN(two_cursors_get_every_file);
 	RUN(stalled_cursor_detached_gets_everything);
 	RUN(changed_between_reads_flagged);
