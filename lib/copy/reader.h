@@ -4,8 +4,10 @@
  * ring of aligned buffers, so a slow source (a camera card) and a slow
  * destination work at the same time and O_DIRECT can write straight from
  * the buffers.  The consumer takes chunks in order and gives each back
- * before taking the next.  Every file the plan copies yields at least
- * one chunk, the last one flagged.
+ * before taking the next; a chunk lent from the source (read by the
+ * write itself) it checks first (reader_chunk_written(), reader_chunk.h).
+ * Every file the plan copies yields at least one chunk, the last one
+ * flagged.
  *
  * The reader trusts nothing about the source tree but the plan: each
  * file is opened from its directory's fd by name (dirstack.h), without
