@@ -223,7 +223,7 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		 * the reader fills it again (never mapped: --verify reads) */
 		if (r >= 0 && !c.err && !c.changed && it->hash)
 			checksum_update(it->hash, c.buf, c.len);
-		reader_written(g->cursor, &c, r);
+		reader_chunk_written(&c, r);
 		reader_release(g->cursor, &c);
 		/* found by the write (a lent chunk): the rest must not reach
 		 * the next file */

@@ -103,8 +103,12 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	/* the reader's thread and the destinations' take no signal */
 	thread_signals_block(&old);
 	if (r == 0)
-		r = reader_start_fed(plans, (unsigned)n, &j->rplan, j->hooks.feed, j->hooks.tap,
-				     verify, verify_source, &j->cancel, &j->reader);
+		r = reader_start(&(struct reader_opts){ .plans = plans, .n = (unsigned)n,
+							.wp = &j->rplan, .feed = j->hooks.feed,
+							.tap = j->hooks.tap, .bytes_seen = verify,
+							.verify_source = verify_source,
+							.cancel = &j->cancel },
+				 &j->reader);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		struct dest_run *dr = &j->runs[i];
 

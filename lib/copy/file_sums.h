@@ -21,7 +21,7 @@ struct file_sums;
 int file_sums_new(const struct plan *tree, checksum_set algs, struct file_sums **ret);
 void file_sums_free(struct file_sums *s);
 
-/* The tap to give reader_start_tapped() (it keeps a pointer to s). */
+/* The tap for reader_opts.tap (it keeps a pointer to s). */
 struct reader_tap file_sums_tap(struct file_sums *s);
 
 /* Entry idx's digest text for alg, or NULL: not a file, not read (yet),

@@ -1,17 +1,22 @@
-/* reader.c: the read-ahead threads.
+/* reader.c: the read-ahead loop.
  *
- * The first reader reads every file some destination writes, in plan
- * order, into a ring (io/ring.h) with one cursor per destination.  With
- * one destination that is all.  With several, each chunk read into the
- * ring is hashed (a lent one is not: below), and a cursor that holds
- * the ring full while another waits for data for DETACH_HOLD_S is
- * detached: its destination goes on from a second reader of its own,
- * which reads the source again from the cursor's place.  The first
- * reader leaves the second an expectation for every chunk the second
- * will read again (those still in the ring when it was detached, and
- * those the first reads after), and the second compares: bytes that
- * differ mean the source changed between the reads, and that file is
- * flagged changed for that destination.
+ * A thread reads every file some destination writes, in plan order,
+ * into a ring (io/ring.h) with one cursor per destination (their side:
+ * reader_cursor.c).  With one destination that is all.  With several,
+ * each chunk read is hashed, and a cursor that holds the ring full
+ * while another waits for data for DETACH_HOLD_S is detached: it goes on
+ * from a second reader of its own, which runs this loop again from the
+ * cursor's place and checks what it reads against the first read's
+ * hashes (reader_second.c).  A large file's chunks are lent to the write
+ * rather than read here (reader_lend.c), and a job may give the bytes of
+ * each entry from a stream in place of the files (reader_feed.c).
+ *
+ * Each file is opened from its directory's fd as the plan saw it
+ * (source_open.h), read no further than the plan's size, and flagged
+ * changed when it ends short, has a byte more, or its size or times are
+ * no longer the plan's.  With verify_source each file is hashed as it is
+ * read and, before its last chunk is published, read again past the
+ * page cache (read_back.h) and compared.
  *
  * Sources are read with POSIX_FADV_SEQUENTIAL (larger readahead).  With
  * one destination, a file that was not in the page cache before we read
@@ -21,152 +26,37 @@
  * read (a second read then comes from memory, not from the card), and a
  * second reader drops behind itself what the first found uncached.
  *
- * A file of LEND_MIN bytes or more is lent instead of read: each chunk
- * names its range of the source (a dup of the fd) and each destination's
- * writer splices the source's pages to its file (io/file_move.h), so no
- * byte is copied or mapped in user space.  This thread only asks the
- * kernel to read the range ahead (WILLNEED), so a slow card is read
- * while the stick writes.  The bytes are read when the write takes them,
- * so the check that the file did not change is made again after its
- * last write, per destination (reader_written); a source truncated
- * under us makes the write fail with EFAULT.  With several destinations
- * a lent chunk is not hashed: each destination takes the source's own
- * pages, which the first reader keeps in the cache, and a detached
- * cursor's second reader lends the file again, from the cache when it
- * is still there, else from the source, checked by size and times like
- * every read, not byte for byte (only --verify reads the bytes; it
- * keeps them in the ring and hashed, as do shared checksums).  Per
- * byte, N destinations then cost N splices, not a copy into the ring,
- * a hash, and a second copy and hash for the laggard.  A tap (per-file
- * checksums) with one destination must
- * see the bytes: for it each lent chunk is also mapped and populated
- * (MADV_POPULATE_READ, which fails where a touch would raise SIGBUS) and
- * read under a SIGBUS guard (util/sigbus_guard.h): a file that shrinks
- * under it ends there, flagged changed.  The write then takes the bytes
- * from that mapping: with its page tables already paid for, pinning the
- * pages costs less than splicing them.  Several cursors and --verify
- * read: their hashes are the engine's or the ring's.
- *
- * A job may give a stream feed (source_feed.h) in place of the files:
- * then the reader enters no directory and opens no file; each wanted
- * entry's bytes are the feed's, read into the ring's slots a whole
- * chunk at a time, never mapped, never hashed for a second read (a
- * stream cannot be read again, so no cursor is detached: the slowest
- * destination sets the pace). */
+ * A tap sees every chunk of the first read before it is published; a
+ * lent chunk mapped for it is read under a SIGBUS guard
+ * (util/sigbus_guard.h): a file that shrinks under the mapping ends
+ * there, flagged changed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <search.h>
-#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "copy/dirstack.h"
-#include "copy/read_back.h"
 #include "copy/reader.h"
+#include "copy/reader_internal.h"
 #include "copy/source_open.h"
-#include "copy/source_feed.h"
 #include "dirty/cachestat.h"
-#include "hash/chunk_hash.h"
 #include "io/ring.h"
 #include "util/cleanup.h"
 #include "util/sigbus_guard.h"
 #include "util/size.h"
 #include "util/debug.h"
-#include "util/test_hook.h"
 
 #define DROP_BACK (2u << 20) /* the largest page cache folio on x86-64 */
 /* how long the fastest destination may starve behind a full ring before
  * the slowest one is detached: longer than a batch commit's flush */
 #define DETACH_HOLD_S 1.0
-/* chunks in the ring at most, whatever their size */
-#define READER_RECORDS 1024u
-/* smaller files are read: a pipe per file and (with a tap) the mmap,
- * populate and munmap cost more than the copy they save */
-#define LEND_MIN (1u << 20)
 
-/* A published chunk lent from the source, until its release.  Chunks
- * are released in order (each cursor in its own), so these form a
- * queue. */
-struct lent {
-	void *map;               /* its mapping, for a tap; NULL: none */
-	size_t map_len;
-	int fd;                  /* a dup of the source's: the chunk's src_fd */
-	bool drop;               /* drop the pages behind us after the write */
-	uint64_t seq;            /* its slot in the ring */
-};
-
-/* A chunk the first read hashed, for a detached cursor to compare. */
-struct expect {
-	size_t entry;
-	uint64_t offset;
-	uint64_t hash;
-};
-
-struct reader_cursor {
-	struct reader *r;        /* the reader whose ring it takes from */
-	unsigned idx;            /* its cursor in that ring */
-	const struct plan *plan; /* its destination's plan: which files it writes */
-	size_t skip_from, skip_to; /* under r->lock */
-	bool left;               /* under r->lock */
-	/* detach, set by the first reader's thread under its lock */
-	bool detached;
-	size_t det_entry;
-	uint64_t det_offset;
-	void *expect;            /* tsearch tree of struct expect, under the first's lock */
-	_Atomic size_t own_entry; /* where the second reader is: the first */
-	struct reader *own;      /*   stores expectations only ahead of it */
-};
-
-struct reader {
-	const struct source_tree *tree; /* the source tree every plan shares */
-	const struct source_feed *feed; /* NULL: the tree's files (source_feed.h) */
-	bool *want;               /* per entry: some cursor writes this file */
-	size_t chunk, align;
-	struct ring *ring;
-	atomic_bool *cancel;
-	pthread_t thread;
-	bool started;
-	bool hashing;
-	bool bytes_seen;          /* a consumer hashes the bytes: map nothing */
-	struct checksum_state *src_hash; /* verify_source: this file's first read */
-	struct read_back src_rb;
-	struct reader_tap tap;    /* the first reader only */
-	pthread_mutex_t lock;
-	unsigned n;
-	struct reader_cursor *cursors;
-	/* a second reader: the first, the cursor it serves, where it starts */
-	struct reader *first;
-	struct reader_cursor *serves;
-	size_t start_entry;
-	uint64_t start_offset;
-	/* reader thread only */
-	struct dirstack dirs;
-	size_t bad_dir_end;  /* files before this index lie under a directory */
-	int bad_dir_err;     /*   that could not be opened, with this error */
-	size_t at_entry;     /* the chunk being read: where a detached */
-	uint64_t at_offset;  /*   cursor goes on when the ring holds none */
-	bool *uncached;      /* the first: file was not cached before we read it */
-	/* the first reader's counters, of all readers */
-	_Atomic uint64_t bytes_read, bytes_reread, mismatches;
-	_Atomic unsigned detached;
-	/* published lent chunks not yet released, oldest first, under lock */
-	struct lent lent[READER_RECORDS];
-	unsigned lent_head, lent_len;
-};
-
-static bool should_stop(const struct reader *r)
+bool reader_should_stop(const struct reader *r)
 {
 	return r->cancel && atomic_load(r->cancel);
 }
 
-static struct reader *first_of(struct reader *r)
-{
-	return r->first ? r->first : r;
-}
-
-static bool wants(const struct plan *p, size_t idx)
+bool reader_wants(const struct plan *p, size_t idx)
 {
 	const struct plan_entry *e = &p->entries[idx];
 
@@ -176,7 +66,7 @@ static bool wants(const struct plan *p, size_t idx)
 /* DONTNEED skips a large folio that is not wholly inside the range, and
  * one may straddle two chunks: each drop reaches back over the previous
  * chunk's end, and the last one to the end of the file. */
-static void drop_pages(int fd, uint64_t off, size_t len, bool last)
+void reader_drop_pages(int fd, uint64_t off, size_t len, bool last)
 {
 	uint64_t from = off > DROP_BACK ? off - DROP_BACK : 0;
 
@@ -190,103 +80,26 @@ static bool was_cached(int fd)
 	return cachestat_fd(fd, 0, 0, &fc) == 0 && fc.cached > 0;
 }
 
-static int cmp_expect(const void *a, const void *b)
-{
-	const struct expect *x = a, *y = b;
-
-	if (x->entry != y->entry)
-		return x->entry < y->entry ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-/* First reader, under its lock: remember chunk c for detached cursor k,
- * unless k's own reader is already past it. */
-static void expect_add(struct reader_cursor *k, const struct reader_chunk *c)
-{
-	struct expect *x, **found;
-
-	if (c->len == 0 || c->lent || c->err || !k->detached || k->left ||
-	    atomic_load(&k->own_entry) > c->entry)
-		return;
-	x = malloc(sizeof(*x));
-	if (!x)
-		return; /* that chunk is then not compared, only read twice */
-	*x = (struct expect){ c->entry, c->offset, c->hash };
-	found = tsearch(x, &k->expect, cmp_expect);
-	if (!found || *found != x)
-		free(x);
-}
-
-/* Second reader: does chunk c match the first read of it, where there
- * was one? */
-static bool expect_check(struct reader *r, const struct reader_chunk *c)
-{
-	struct reader *f = r->first;
-	struct reader_cursor *k = r->serves;
-	struct expect key = { c->entry, c->offset, 0 }, **found, *x;
-	bool same = true;
-
-	pthread_mutex_lock(&f->lock);
-	found = tfind(&key, &k->expect, cmp_expect);
-	if (found) {
-		x = *found;
-		same = x->hash == c->hash;
-		tdelete(&key, &k->expect, cmp_expect);
-		free(x);
-	}
-	pthread_mutex_unlock(&f->lock);
-	if (!same)
-		atomic_fetch_add(&f->mismatches, 1);
-	return same;
-}
-
 /* Is idx skipped by every cursor that still takes from this ring? */
-static bool skipped(struct reader *r, size_t idx)
+bool reader_skipped(struct reader *r, size_t idx)
 {
 	bool skip = true;
 
-	pthread_mutex_lock(&first_of(r)->lock);
+	pthread_mutex_lock(&r->first->lock);
 	for (unsigned i = 0; i < r->n && skip; i++) {
 		const struct reader_cursor *k = &r->cursors[i];
 
-		if (!k->left && !k->detached && wants(k->plan, idx) &&
+		if (!k->left && !k->second.detached && reader_wants(k->plan, idx) &&
 		    !(idx >= k->skip_from && idx < k->skip_to))
 			skip = false;
 	}
-	pthread_mutex_unlock(&first_of(r)->lock);
+	pthread_mutex_unlock(&r->first->lock);
 	return skip;
 }
 
-/* First reader: detach cursor lag, which holds the ring full.  It goes
- * on from the oldest chunk it has not taken, or, when it has taken them
- * all, from the one being read now. */
-static void detach(struct reader *r, unsigned lag)
-{
-	struct reader_cursor *k = &r->cursors[lag];
-	struct reader_chunk m;
-	uint64_t next, produced;
-
-	pthread_mutex_lock(&r->lock);
-	ring_detach(r->ring, lag, &next);
-	produced = ring_produced(r->ring);
-	k->det_entry = r->at_entry;
-	k->det_offset = r->at_offset;
-	if (next < produced && ring_meta(r->ring, next, &m)) {
-		k->det_entry = m.entry;
-		k->det_offset = m.offset;
-	}
-	k->detached = true;
-	for (uint64_t s = next; s < produced; s++)
-		if (ring_meta(r->ring, s, &m))
-			expect_add(k, &m);
-	pthread_mutex_unlock(&r->lock);
-	atomic_fetch_add(&r->detached, 1);
-	DEBUG(DEBUG_COPY, "reader: cursor %u detached at entry %zu offset %llu", lag,
-	      k->det_entry, (unsigned long long)k->det_offset);
-}
-
-/* A free slot for the chunk at (idx, offset); NULL when told to stop. */
-static void *claim(struct reader *r, size_t idx, uint64_t offset, size_t bytes)
+/* A free slot for the chunk at (idx, offset); NULL when told to stop.
+ * Only the first reader detaches a cursor that holds the ring full. */
+void *reader_claim(struct reader *r, size_t idx, uint64_t offset, size_t bytes)
 {
 	void *buf;
 	unsigned lag;
@@ -294,10 +107,10 @@ static void *claim(struct reader *r, size_t idx, uint64_t offset, size_t bytes)
 
 	r->at_entry = idx;
 	r->at_offset = offset;
-	while ((rc = ring_claim_size(r->ring, bytes, r->hashing && !r->first ? DETACH_HOLD_S : 0, &buf,
-				&lag)) == 1)
-		detach(r, lag);
-	return rc == 0 && !should_stop(r) ? buf : NULL;
+	while ((rc = ring_claim_size(r->ring, bytes, r->hashing && !r->second ? DETACH_HOLD_S : 0,
+				     &buf, &lag)) == 1)
+		second_detach(r, lag);
+	return rc == 0 && !reader_should_stop(r) ? buf : NULL;
 }
 
 struct tap_call {
@@ -332,150 +145,38 @@ static void tap(struct reader *r, struct reader_chunk *c)
 	r->tap.chunk(r->tap.ctx, &end);
 }
 
-static void publish(struct reader *r, struct reader_chunk *c)
+void reader_publish(struct reader *r, struct reader_chunk *c)
 {
-	if (r->first)
-		atomic_store(&r->serves->own_entry, c->entry);
-	/* a lent chunk has no bytes here: see the top of the file */
-	if (r->hashing && !c->lent && c->len > 0 && !c->err) {
-		c->hash = chunk_hash(c->buf, c->len);
-		if (r->first) {
-			if (!expect_check(r, c))
-				c->changed = c->last = true;
-		} else {
-			pthread_mutex_lock(&r->lock);
-			for (unsigned i = 0; i < r->n; i++)
-				expect_add(&r->cursors[i], c);
-			pthread_mutex_unlock(&r->lock);
-		}
-	}
-	if (r->tap.chunk && !r->first)
+	second_note(r, c);
+	if (r->tap.chunk)
 		tap(r, c);
 	ring_publish(r->ring, c);
 }
 
-/* Publish a chunk that ends the file; false when told to stop. */
-static bool publish_end(struct reader *r, struct reader_chunk *c, int err, bool changed)
+/* Publish a chunk that ends the file; false when told to stop.  It has
+ * no bytes, so lends none, whatever the file's chunk before it did (its
+ * release must not give a lent chunk back twice). */
+bool reader_publish_end(struct reader *r, struct reader_chunk *c, int err, bool changed)
 {
-	c->buf = claim(r, c->entry, c->offset, 0);
+	c->buf = reader_claim(r, c->entry, c->offset, 0);
 	if (!c->buf)
 		return false;
 	c->len = 0;
+	c->lent = c->mapped = false;
 	c->err = err;
 	c->changed = changed;
 	c->last = true;
-	publish(r, c);
+	reader_publish(r, c);
 	return true;
 }
 
 /* Drop what we read behind us?  See the top of the file. */
 static bool drops_behind(struct reader *r, size_t idx, int fd)
 {
-	if (r->first)
+	if (r->second)
 		return r->first->uncached[idx];
 	r->uncached[idx] = !was_cached(fd);
 	return r->n == 1 && r->uncached[idx];
-}
-
-/* A large file is lent unless its bytes are needed here: by --verify's
- * hashes, or by a tap that several destinations share (one alone maps
- * the chunk for it).  A second reader lends what its first one does. */
-static bool lends_files(const struct reader *r, const struct source_entry *e)
-{
-	const struct reader *f = r->first ? r->first : r;
-
-	return !f->feed && !f->bytes_seen && !(f->tap.chunk && f->n > 1) &&
-	       e->st.st_size >= LEND_MIN;
-}
-
-/* Map and populate m's len bytes of fd at off. */
-static bool map_lent(struct lent *m, int fd, uint64_t off, size_t len)
-{
-	m->map_len = (size_t)round_up_u64(len, (uint64_t)sysconf(_SC_PAGESIZE));
-	m->map = mmap(NULL, m->map_len, PROT_READ, MAP_SHARED, fd, (off_t)off);
-	if (m->map == MAP_FAILED) {
-		m->map = NULL;
-		return false;
-	}
-	if (madvise(m->map, m->map_len, MADV_POPULATE_READ) < 0) {
-		munmap(m->map, m->map_len);
-		m->map = NULL;
-		return false;
-	}
-	return true;
-}
-
-/* Several cursors release lent chunks each in its own order: a chunk's
- * fd is closed once every cursor is past it, here before the next is
- * lent, and at the end.  (Such chunks are never mapped: no tap; nor
- * dropped: several destinations keep what was read.) */
-static void reclaim_lent(struct reader *r)
-{
-	uint64_t oldest = ring_oldest(r->ring);
-
-	for (;;) {
-		int fd;
-
-		pthread_mutex_lock(&r->lock);
-		if (r->lent_len == 0 || r->lent[r->lent_head].seq >= oldest) {
-			pthread_mutex_unlock(&r->lock);
-			return;
-		}
-		fd = r->lent[r->lent_head].fd;
-		r->lent_head = (r->lent_head + 1) % READER_RECORDS;
-		r->lent_len--;
-		pthread_mutex_unlock(&r->lock);
-		close(fd);
-	}
-}
-
-/* Lend chunk c's want bytes of fd to the write, in place of the slot's
- * buffer, which then holds nothing (its bytes in the ring still bound
- * how far ahead the source is read); false (nothing lent) when any
- * step fails, and the chunk is then read. */
-static bool lend_chunk(struct reader *r, int fd, struct reader_chunk *c, size_t want, bool drop)
-{
-	struct lent m = { .drop = drop, .seq = ring_produced(r->ring) };
-
-	if (r->n > 1)
-		reclaim_lent(r);
-	if (r->lent_len == READER_RECORDS)
-		return false;
-	if (r->tap.chunk && !map_lent(&m, fd, c->offset, want))
-		return false;
-	m.fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (m.fd < 0) {
-		if (m.map)
-			munmap(m.map, m.map_len);
-		return false;
-	}
-	if (!m.map)
-		posix_fadvise(fd, (off_t)c->offset, (off_t)want, POSIX_FADV_WILLNEED);
-	pthread_mutex_lock(&r->lock);
-	r->lent[(r->lent_head + r->lent_len++) % READER_RECORDS] = m;
-	pthread_mutex_unlock(&r->lock);
-	if (m.map)
-		c->buf = m.map;
-	c->mapped = m.map != NULL;
-	c->src_fd = m.fd;
-	return true;
-}
-
-/* Give back the oldest lent chunk, c, and drop its pages when we should. */
-static void return_oldest(struct reader *r, const struct reader_chunk *c)
-{
-	struct lent m;
-
-	pthread_mutex_lock(&r->lock);
-	m = r->lent[r->lent_head];
-	r->lent_head = (r->lent_head + 1) % READER_RECORDS;
-	r->lent_len--;
-	pthread_mutex_unlock(&r->lock);
-	if (m.map)
-		munmap(m.map, m.map_len);
-	if (c && m.drop)
-		drop_pages(m.fd, c->offset, c->len, c->last);
-	close(m.fd);
 }
 
 /* verify_source: hash chunk c; at the file's end read it again from the
@@ -504,18 +205,18 @@ static void source_again(struct reader *r, int fd, struct reader_chunk *c, uint6
 static bool read_file(struct reader *r, size_t idx, uint64_t from)
 {
 	const struct source_entry *e = &r->tree->entries[idx];
-	struct reader_chunk c = { .entry = idx, .offset = from };
+	struct reader_chunk c = { .entry = idx, .offset = from, .seen = &e->st };
 	uint64_t left = (uint64_t)e->st.st_size > from ? (uint64_t)e->st.st_size - from : 0;
 	_cleanup_close_ int fd = -1;
-	bool drop_behind, lend = lends_files(r, e);
+	bool drop_behind, lend = lend_file(r, e);
 	char probe;
 	int rc;
 
 	if (idx < r->bad_dir_end)
-		return publish_end(r, &c, r->bad_dir_err, false);
+		return reader_publish_end(r, &c, r->bad_dir_err, false);
 	rc = source_open_in(r->tree, &r->dirs, e, &fd);
 	if (rc != 0)
-		return publish_end(r, &c, rc < 0 ? rc : 0, rc == 1);
+		return reader_publish_end(r, &c, rc < 0 ? rc : 0, rc == 1);
 	/* a file that fits one read gains nothing from a larger readahead */
 	if (left > r->chunk)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -527,9 +228,9 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		size_t ask = want == left && want < r->chunk ? want + 1 : want;
 		ssize_t n, more = 0;
 
-		if (skipped(r, idx))
-			return publish_end(r, &c, -ECANCELED, false);
-		c.buf = claim(r, idx, c.offset, ask);
+		if (reader_skipped(r, idx))
+			return reader_publish_end(r, &c, -ECANCELED, false);
+		c.buf = reader_claim(r, idx, c.offset, ask);
 		if (!c.buf)
 			return false;
 		c.mapped = false;
@@ -542,8 +243,8 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		c.err = n < 0 ? (int)n : 0;
 		c.len = n < 0 ? 0 : (size_t)n;
 		left -= c.len;
-		atomic_fetch_add(&first_of(r)->bytes_read, c.len);
-		if (r->first)
+		atomic_fetch_add(&r->first->bytes_read, c.len);
+		if (r->second)
 			atomic_fetch_add(&r->first->bytes_reread, c.len);
 		/* short of the plan's size: it shrank; at it: one byte more
 		 * means it grew, and then its times and size must be the plan's */
@@ -557,55 +258,8 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		if (r->src_hash)
 			source_again(r, fd, &c, (uint64_t)e->st.st_size);
 		if (n >= 0 && drop_behind && !c.lent)
-			drop_pages(fd, c.offset, c.len, c.last);
-		publish(r, &c);
-		if (c.last)
-			return true;
-		c.offset += c.len;
-	}
-}
-
-/* A stream feed's entry idx into the ring (source_feed.h's contract),
- * whole chunks but for the last; false when told to stop. */
-static bool read_fed(struct reader *r, size_t idx)
-{
-	const struct source_feed *f = r->feed;
-	struct reader_chunk c = { .entry = idx };
-	bool end = false, changed = false;
-	int rc = f->ops->open(f->ctx, idx, r->cancel);
-
-	if (rc < 0)
-		return publish_end(r, &c, rc, false);
-	for (;;) {
-		ssize_t n;
-
-		if (skipped(r, idx)) {
-			f->ops->close(f->ctx, &changed);
-			return publish_end(r, &c, -ECANCELED, false);
-		}
-		c.buf = claim(r, idx, c.offset, r->chunk);
-		if (!c.buf) {
-			f->ops->close(f->ctx, &changed);
-			return false;
-		}
-		n = f->ops->read(f->ctx, c.buf, r->chunk, &end);
-		if (n == -ECANCELED && should_stop(r)) {
-			f->ops->close(f->ctx, &changed);
-			return false;
-		}
-		if (n >= 0 && (size_t)n < r->chunk && !end)
-			n = -EIO; /* the feed broke its contract */
-		c.err = n < 0 ? (int)n : 0;
-		c.len = n < 0 ? 0 : (size_t)n;
-		c.last = n < 0 || end;
-		atomic_fetch_add(&r->bytes_read, c.len);
-		if (c.last) {
-			rc = f->ops->close(f->ctx, &changed);
-			if (!c.err && rc < 0)
-				c.err = rc;
-			c.changed = !c.err && changed;
-		}
-		publish(r, &c);
+			reader_drop_pages(fd, c.offset, c.len, c.last);
+		reader_publish(r, &c);
 		if (c.last)
 			return true;
 		c.offset += c.len;
@@ -632,6 +286,7 @@ static void *reader_thread(void *arg)
 
 	for (size_t i = 0; i < r->tree->n_entries; i++) {
 		const struct source_entry *e = &r->tree->entries[i];
+		bool go;
 
 		/* a second reader starts inside the tree: the directories
 		 * wholly before its start are not entered */
@@ -646,10 +301,14 @@ static void *reader_thread(void *arg)
 			continue;
 		if (i >= r->bad_dir_end && !r->feed)
 			dirstack_pop_to(&r->dirs, e->parent);
-		if (skipped(r, i) ? !publish_end(r, &(struct reader_chunk){ .entry = i },
-						  -ECANCELED, false)
-		    : r->feed     ? !read_fed(r, i)
-				  : !read_file(r, i, i == r->start_entry ? r->start_offset : 0))
+		if (reader_skipped(r, i))
+			go = reader_publish_end(r, &(struct reader_chunk){ .entry = i }, -ECANCELED,
+						false);
+		else if (r->feed)
+			go = feed_read(r, i);
+		else
+			go = read_file(r, i, i == r->start_entry ? r->start_offset : 0);
+		if (!go)
 			break;
 	}
 	dirstack_free(&r->dirs);
@@ -657,23 +316,27 @@ static void *reader_thread(void *arg)
 	return NULL;
 }
 
-static int reader_new(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-		      atomic_bool *cancel, struct reader **ret)
+/* A reader of n cursors, not yet running: a ring of slots (0: 3) chunks
+ * of chunk bytes, aligned to align (at least a page). */
+int reader_new(const struct plan *const *plans, unsigned n, size_t chunk, size_t align,
+	       unsigned slots, atomic_bool *cancel, struct reader **ret)
 {
 	struct reader *r = calloc(1, sizeof(*r));
-	unsigned slots = wp->ring_slots ? wp->ring_slots : 3;
 	int e;
 
 	if (!r)
 		return -ENOMEM;
+	slots = slots ? slots : 3;
 	r->tree = plans[0]->tree;
 	r->cancel = cancel;
-	r->chunk = wp->chunk;
-	r->align = MAX(wp->mem_align, 4096);
+	r->chunk = chunk;
+	r->align = MAX(align, 4096);
 	r->n = n;
 	r->hashing = n > 1;
+	r->first = r;
 	dirstack_init(&r->dirs, r->tree->follow_symlinks);
 	pthread_mutex_init(&r->lock, NULL);
+	pthread_mutex_init(&r->lent_lock, NULL);
 	r->cursors = calloc(n, sizeof(*r->cursors));
 	r->want = calloc(r->tree->n_entries + 1, sizeof(*r->want));
 	if (!r->cursors || !r->want) {
@@ -683,13 +346,12 @@ static int reader_new(const struct plan *const *plans, unsigned n, const struct 
 	for (unsigned i = 0; i < n; i++) {
 		r->cursors[i] = (struct reader_cursor){ .r = r, .idx = i, .plan = plans[i] };
 		for (size_t j = 0; j < r->tree->n_entries; j++)
-			r->want[j] = r->want[j] || wants(plans[i], j);
+			r->want[j] = r->want[j] || reader_wants(plans[i], j);
 	}
 	/* one arena: a small file takes a page, not a chunk, so the reader
 	 * runs as many files ahead as a large file's bytes */
 	e = ring_new_arena(MAX(slots, READER_RECORDS), (size_t)slots * r->chunk, r->align,
-			   sizeof(struct reader_chunk), n,
-		     &r->ring);
+			   sizeof(struct reader_chunk), n, &r->ring);
 	if (e < 0) {
 		reader_free(r);
 		return e;
@@ -698,7 +360,7 @@ static int reader_new(const struct plan *const *plans, unsigned n, const struct 
 	return 0;
 }
 
-static int reader_run(struct reader *r)
+int reader_run(struct reader *r)
 {
 	int e = -pthread_create(&r->thread, NULL, reader_thread, r);
 
@@ -709,31 +371,17 @@ static int reader_run(struct reader *r)
 	return e;
 }
 
-int reader_start(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-		 atomic_bool *cancel, struct reader **ret)
+int reader_start(const struct reader_opts *o, struct reader **ret)
 {
-	return reader_start_tapped(plans, n, wp, NULL, false, false, cancel, ret);
-}
-
-int reader_start_tapped(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-			const struct reader_tap *tap, bool bytes_seen, bool verify_source,
-			atomic_bool *cancel, struct reader **ret)
-{
-	return reader_start_fed(plans, n, wp, NULL, tap, bytes_seen, verify_source, cancel, ret);
-}
-
-int reader_start_fed(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-		     const struct source_feed *feed, const struct reader_tap *tap, bool bytes_seen,
-		     bool verify_source, atomic_bool *cancel, struct reader **ret)
-{
+	const struct write_plan *wp = o->wp;
 	struct reader *r;
 	int e;
 
-	if (n == 0 || n > RING_CURSORS_MAX || (feed && verify_source))
+	if (o->n == 0 || o->n > RING_CURSORS_MAX || (o->feed && o->verify_source))
 		return -EINVAL;
-	e = reader_new(plans, n, wp, cancel, &r);
-	if (e == 0 && feed) {
-		r->feed = feed;
+	e = reader_new(o->plans, o->n, wp->chunk, wp->mem_align, wp->ring_slots, o->cancel, &r);
+	if (e == 0 && o->feed) {
+		r->feed = o->feed;
 		r->hashing = false; /* nothing reads a stream again to compare */
 	}
 	/* the first reader's: second readers look it up there */
@@ -741,11 +389,11 @@ int reader_start_fed(const struct plan *const *plans, unsigned n, const struct w
 		reader_free(r);
 		e = -ENOMEM;
 	}
-	if (e == 0 && tap)
-		r->tap = *tap;
+	if (e == 0 && o->tap)
+		r->tap = *o->tap;
 	if (e == 0)
-		r->bytes_seen = bytes_seen || verify_source;
-	if (e == 0 && verify_source) {
+		r->bytes_seen = o->bytes_seen || o->verify_source;
+	if (e == 0 && o->verify_source) {
 		r->src_hash = checksum_new(CHECKSUM_BIT(CHECKSUM_XXH128));
 		e = r->src_hash ? read_back_init(&r->src_rb, r->chunk) : -ENOMEM;
 		if (e < 0)
@@ -756,128 +404,6 @@ int reader_start_fed(const struct plan *const *plans, unsigned n, const struct w
 	if (e == 0)
 		*ret = r;
 	return e;
-}
-
-struct reader_cursor *reader_cursor(struct reader *r, unsigned i)
-{
-	return &r->cursors[i];
-}
-
-/* Detached cursor k goes on from a reader of its own (its first one's
- * chunk and ring sizes), which starts where k was. */
-static int start_own(struct reader_cursor *k, const struct write_plan *wp)
-{
-	struct reader *f = k->r, *own;
-	int e = reader_new(&k->plan, 1, wp, f->cancel, &own);
-
-	if (e < 0)
-		return e;
-	own->first = f;
-	own->serves = k;
-	own->hashing = true;
-	pthread_mutex_lock(&f->lock);
-	own->start_entry = k->det_entry;
-	own->start_offset = k->det_offset;
-	own->cursors[0].skip_from = k->skip_from;
-	own->cursors[0].skip_to = k->skip_to;
-	atomic_store(&k->own_entry, k->det_entry);
-	pthread_mutex_unlock(&f->lock);
-	e = reader_run(own);
-	if (e < 0) {
-		reader_free(own);
-		return e;
-	}
-	k->own = own;
-	return 0;
-}
-
-int reader_next(struct reader_cursor *k, struct reader_chunk *ret)
-{
-	for (;;) {
-		void *buf;
-		uint64_t next;
-		int rc;
-
-		if (k->own)
-			return reader_next(&k->own->cursors[0], ret);
-		rc = ring_take(k->r->ring, k->idx, ret, &buf, &next);
-		if (rc == RING_DETACHED) {
-			struct write_plan wp = { .chunk = k->r->chunk, .mem_align = (uint32_t)k->r->align,
-						 .ring_slots = (unsigned)(ring_arena_bytes(k->r->ring) / k->r->chunk) /
-							       k->r->n };
-
-			rc = start_own(k, &wp);
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		if (rc != 0)
-			return rc;
-		if (!ret->lent)
-			ret->buf = buf;
-		if (wants(k->plan, ret->entry))
-			return 0;
-		/* another destination's file (-n kept it here) */
-		ring_release(k->r->ring, k->idx);
-	}
-}
-
-void reader_skip(struct reader_cursor *k, size_t from, size_t to)
-{
-	pthread_mutex_lock(&first_of(k->r)->lock);
-	k->skip_from = from;
-	k->skip_to = to;
-	pthread_mutex_unlock(&first_of(k->r)->lock);
-	if (k->own)
-		reader_skip(&k->own->cursors[0], from, to);
-}
-
-void reader_written(struct reader_cursor *k, struct reader_chunk *ch, int write_result)
-{
-	void *buf;
-	ssize_t n;
-
-	if (!ch->lent || (write_result != -EFAULT && (write_result < 0 || !ch->last)))
-		return;
-	if (write_result == 0) {
-		ch->changed = ch->changed ||
-			      !source_unchanged(ch->src_fd, &k->r->tree->entries[ch->entry].st);
-		return;
-	}
-	/* the write could not read the source: read the bytes to learn why
-	 * (into a buffer of our own: other destinations share the slot) */
-	buf = malloc(ch->len);
-	n = buf ? source_pread_full(ch->src_fd, buf, ch->len, ch->offset) : -ENOMEM;
-	free(buf);
-	if (n >= 0 && (size_t)n < ch->len)
-		ch->changed = true;
-	else
-		ch->err = n < 0 ? (int)n : -EIO;
-}
-
-void reader_release(struct reader_cursor *k, const struct reader_chunk *ch)
-{
-	if (k->own) {
-		reader_release(&k->own->cursors[0], ch);
-		return;
-	}
-	/* one cursor gives lent chunks back in order: this is the oldest;
-	 * with several, reclaim_lent closes what all of them are past */
-	if (ch->lent && k->r->n == 1)
-		return_oldest(k->r, ch);
-	ring_release(k->r->ring, k->idx);
-}
-
-void reader_leave(struct reader_cursor *k)
-{
-	struct reader *f = first_of(k->r);
-
-	pthread_mutex_lock(&f->lock);
-	k->left = true;
-	pthread_mutex_unlock(&f->lock);
-	ring_leave(k->r->ring, k->idx);
-	if (k->own)
-		reader_leave(&k->own->cursors[0]);
 }
 
 void reader_stats(const struct reader *r, struct reader_stats *ret)
@@ -895,25 +421,7 @@ static void stop(struct reader *r)
 	if (r->ring)
 		ring_stop(r->ring);
 	for (unsigned i = 0; r->cursors && i < r->n; i++)
-		stop(r->cursors[i].own);
-}
-
-static void reap(struct reader *r)
-{
-	if (r->started)
-		pthread_join(r->thread, NULL);
-	r->started = false;
-	for (unsigned i = 0; r->cursors && i < r->n; i++) {
-		struct reader_cursor *k = &r->cursors[i];
-
-		if (k->own) {
-			reap(k->own);
-			reader_free(k->own);
-			k->own = NULL;
-		}
-		tdestroy(k->expect, free);
-		k->expect = NULL;
-	}
+		stop(r->cursors[i].second.reader);
 }
 
 void reader_free(struct reader *r)
@@ -921,9 +429,12 @@ void reader_free(struct reader *r)
 	if (!r)
 		return;
 	stop(r);
-	reap(r);
-	while (r->lent_len > 0)
-		return_oldest(r, NULL);
+	if (r->started)
+		pthread_join(r->thread, NULL);
+	r->started = false;
+	for (unsigned i = 0; r->cursors && i < r->n; i++)
+		second_end(&r->cursors[i]);
+	lend_return_all(r);
 	ring_free(r->ring);
 	free(r->cursors);
 	free(r->want);
@@ -931,5 +442,6 @@ void reader_free(struct reader *r)
 	checksum_free(r->src_hash);
 	read_back_done(&r->src_rb);
 	pthread_mutex_destroy(&r->lock);
+	pthread_mutex_destroy(&r->lent_lock);
 	free(r);
 }

@@ -4,8 +4,10 @@
  * ring of aligned buffers, so a slow source (a camera card) and a slow
  * destination work at the same time and O_DIRECT can write straight from
  * the buffers.  The consumer takes chunks in order and gives each back
- * before taking the next.  Every file the plan copies yields at least
- * one chunk, the last one flagged.
+ * before taking the next; a chunk lent from the source (read by the
+ * write itself) it checks first (reader_chunk_written(), reader_chunk.h).
+ * Every file the plan copies yields at least one chunk, the last one
+ * flagged.
  *
  * The reader trusts nothing about the source tree but the plan: each
  * file is opened from its directory's fd by name (dirstack.h), without
@@ -28,31 +30,11 @@
 #include <stdint.h>
 
 #include "copy/plan.h"
+#include "copy/reader_chunk.h"
 #include "io/sizing.h"
 
 struct reader;
 struct reader_cursor;
-
-struct reader_chunk {
-	size_t entry;     /* plan entry index */
-	uint64_t offset;  /* in the source file */
-	void *buf;        /* aligned to the write plan's mem_align */
-	size_t len;       /* chunk bytes, less for the last; may be 0 */
-	bool last;        /* the file ends with this chunk (EOF or error) */
-	int err;          /* -errno: reading the source failed; skip the file */
-	bool changed;     /* last: the file is not the one the plan saw, or
-			   * changed while it was read, or a second read gave
-			   * other bytes than the first; skip the file */
-	uint64_t hash;    /* chunk_hash() of the bytes, with several cursors */
-	bool reread_differs; /* last: verify_source read the file again from
-			      * the device and got other bytes; skip the file */
-	bool lent;        /* the bytes are left in the source, read as the
-			   * write takes them (reader_written): from src_fd
-			   * at offset (writer_splice), or from buf when
-			   * mapped; else buf holds nothing */
-	bool mapped;      /* lent and buf maps them, for a tap (reader.c) */
-	int src_fd;       /* lent: the source's, until the release */
-};
 
 /* What the reading cost, for the end of the copy. */
 struct reader_stats {
@@ -62,44 +44,41 @@ struct reader_stats {
 	uint64_t mismatches;    /* second-read chunks whose bytes differed */
 };
 
-/* One reader for n destinations: plans[i] is destination i's plan (the
- * same source tree, shared: plan_same_source()); cursor i
- * yields the files that plan writes (not its -n kept ones).  The ring
- * holds the write plan's ring_slots chunks of wp->chunk bytes aligned to
- * wp->mem_align; with several cursors each chunk is hashed, and a
- * cursor that keeps the others waiting for longer than a moment is
- * detached: it goes on from a reader of its own, which reads the source
- * again from where it was, checks every chunk the first read also had
- * against its hash, and flags a difference as changed. */
-int reader_start(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-		 atomic_bool *cancel, struct reader **ret);
-
-/* A chunk tap: sees every chunk of the first read, in plan order, from
- * the reader's thread, before any destination takes it (the place for
- * per-file checksums: a second read is checked against the first, so
- * what the tap saw is what every destination got).  It must not block. */
-struct reader_tap {
-	void *ctx;
-	void (*chunk)(void *ctx, const struct reader_chunk *c);
+/* What a reader reads, and for whom.  Only plans, n and wp are needed;
+ * the rest is off when zero. */
+struct source_feed;
+struct reader_opts {
+	/* plans[i] is destination i's plan (the same source tree, shared:
+	 * plan_same_source()); cursor i yields the files that plan writes
+	 * (not its -n kept ones); 1 <= n <= RING_CURSORS_MAX */
+	const struct plan *const *plans;
+	unsigned n;
+	/* the ring holds wp->ring_slots chunks of wp->chunk bytes aligned
+	 * to wp->mem_align */
+	const struct write_plan *wp;
+	/* the bytes of each entry (source_feed.h); NULL: the plans' files.
+	 * A stream feed's cursors are never detached and nothing is lent */
+	const struct source_feed *feed;
+	/* sees every chunk of the first read (NULL: none) */
+	const struct reader_tap *tap;
+	/* a consumer looks at the bytes in user space (hashes them), so
+	 * nothing is lent */
+	bool bytes_seen;
+	/* each file is hashed as it is read and, before its last chunk is
+	 * published, read again past the page cache (read_back.h) and
+	 * compared: a card that returned wrong bytes once (reread_differs).
+	 * With a feed: -EINVAL */
+	bool verify_source;
+	atomic_bool *cancel;            /* the job's; NULL: none */
 };
 
-/* reader_start() with a tap (NULL: none); bytes_seen: a consumer looks
- * at the bytes in user space (hashes them), so nothing is lent;
- * verify_source: each file is hashed as it is read and, before its last
- * chunk is published, read again past the page cache (read_back.h) and
- * compared: a card that returned wrong bytes once (reread_differs). */
-int reader_start_tapped(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-			const struct reader_tap *tap, bool bytes_seen, bool verify_source,
-			atomic_bool *cancel, struct reader **ret);
-
-/* reader_start_tapped() with the bytes of each entry from feed
- * (source_feed.h; NULL: the plan's files, as above).  A stream feed's
- * cursors are never detached and nothing is lent; verify_source with
- * a feed is -EINVAL. */
-struct source_feed;
-int reader_start_fed(const struct plan *const *plans, unsigned n, const struct write_plan *wp,
-		     const struct source_feed *feed, const struct reader_tap *tap, bool bytes_seen,
-		     bool verify_source, atomic_bool *cancel, struct reader **ret);
+/* Start one reader for o->n destinations: 0 with *ret, or -errno.  With
+ * several cursors each chunk is hashed, and a cursor that keeps the
+ * others waiting for longer than a moment is detached: it goes on from
+ * a reader of its own, which reads the source again from where it was,
+ * checks every chunk the first read also had against its hash, and
+ * flags a difference as changed. */
+int reader_start(const struct reader_opts *o, struct reader **ret);
 
 /* Cursor i of the reader (i < n). */
 struct reader_cursor *reader_cursor(struct reader *r, unsigned i);
@@ -115,14 +94,6 @@ int reader_next(struct reader_cursor *c, struct reader_chunk *ret);
  * it then ends early with a last chunk of err -ECANCELED.  The consumer
  * calls it for entries it is at or before. */
 void reader_skip(struct reader_cursor *c, size_t from, size_t to);
-
-/* After writing chunk ch (write_result: the writer's 0 or -errno): for a
- * lent chunk, a write that could not read the source (-EFAULT) sets
- * ch->err (the source's read error) or ch->changed (it shrank), and
- * after the file's last chunk ch->changed says whether the file changed
- * while it was written.  Nothing for other chunks.  A chunk flagged here
- * that is not the last leaves the file's other chunks to drain. */
-void reader_written(struct reader_cursor *c, struct reader_chunk *ch, int write_result);
 
 /* Give the chunk's buffer back. */
 void reader_release(struct reader_cursor *c, const struct reader_chunk *ch);

@@ -7,8 +7,8 @@
  * it), and checks it is still the file the plan saw.  Those bytes are a file's, so the reader may lend them,
  * read a chunk again at its offset (a detached cursor's second read,
  * verify_source) and drop them from the page cache behind itself.  That
- * feed lives in reader.c, which owns the lent chunks and second readers it
- * needs.
+ * feed lives in reader.c, with the lent chunks (reader_lend.c) and the
+ * second readers (reader_second.c) it needs.
  *
  * A job may give a stream feed instead: the bytes of entry i come from a
  * producer (an archive being written of other files, an archive being
@@ -23,7 +23,7 @@
  * and run the compressor twice, and a second run need not give the same
  * bytes (a source that changed in between), which nothing could check.
  * For the same reason a stream feed refuses verify_source (-EINVAL from
- * reader_start_fed()).
+ * reader_start()).
  *
  * The contract, all of it on the reader's thread:
  * - Order: open(entry) is called for the regular-file entries some

@@ -17,6 +17,15 @@
 
 static const struct write_plan wp = { .chunk = CHUNK, .mem_align = 4096, .ring_slots = 3 };
 
+/* A reader of n plans fed by feed, with the write plan above. */
+static int start_fed(const struct plan *const *plans, unsigned n, const struct source_feed *feed,
+		     bool verify_source, struct reader **ret)
+{
+	return reader_start(&(struct reader_opts){ .plans = plans, .n = n, .wp = &wp, .feed = feed,
+						    .verify_source = verify_source },
+			    ret);
+}
+
 /* A feed of entry-numbered bytes: len[i] bytes for entry i. */
 struct fake {
 	uint64_t len[ENTRIES];
@@ -150,7 +159,7 @@ TEST(stream_bytes_in_whole_chunks)
 	f.len[3] = 3 * CHUNK + 5;  /* the plan says 0: the feed's length counts */
 	f.len[4] = 1;
 	f.len[5] = 10 * CHUNK + 4097; /* more than the ring holds */
-	CHECK_INT(reader_start_fed(&p, 1, &wp, &feed, NULL, false, false, NULL, &r), 0);
+	CHECK_INT(start_fed(&p, 1, &feed, false, &r), 0);
 	take(reader_cursor(r, 0), s, ENTRIES);
 	reader_free(r);
 	for (size_t i = 1; i <= 5; i++) {
@@ -183,7 +192,7 @@ TEST(stream_errors_end_their_entry_only)
 	f.fail_read = 2;
 	f.changed = 3;
 	f.short_read = 4;
-	CHECK_INT(reader_start_fed(&p, 1, &wp, &feed, NULL, false, false, NULL, &r), 0);
+	CHECK_INT(start_fed(&p, 1, &feed, false, &r), 0);
 	take(reader_cursor(r, 0), s, ENTRIES);
 	reader_free(r);
 	CHECK_INT(s[1].err, -EACCES);
@@ -237,7 +246,7 @@ TEST(stream_laggard_waited_for_not_detached)
 
 	for (size_t i = 1; i <= 5; i++)
 		total += f.len[i] = 4 * CHUNK + 3;
-	CHECK_INT(reader_start_fed(plans, 2, &wp, &feed, NULL, false, false, NULL, &r), 0);
+	CHECK_INT(start_fed(plans, 2, &feed, false, &r), 0);
 	CHECK_INT(reader_next(reader_cursor(r, 1), &held), 0);
 	t.k = reader_cursor(r, 0);
 	pthread_create(&t.thread, NULL, taker_run, &t);
@@ -279,7 +288,7 @@ TEST(stream_refuses_verify_source)
 	const struct plan *p = x.p;
 	struct reader *r = NULL;
 
-	CHECK_INT(reader_start_fed(&p, 1, &wp, &feed, NULL, false, true, NULL, &r), -EINVAL);
+	CHECK_INT(start_fed(&p, 1, &feed, true, &r), -EINVAL);
 	CHECK(r == NULL);
 	CHECK_INT(f.n_opened, 0);
 	run_done(&x);

@@ -1,0 +1,34 @@
+/* reader_chunk.c: the consumer's check of a lent chunk after its write.
+ *
+ * A lent chunk's bytes are read by the write itself (reader_lend.c), so
+ * only the write knows whether it got them, and only after the file's
+ * last write can "did the file change while it was read" be answered.
+ * Both answers are the consumer's, made on its own copy of the chunk
+ * from the source fd and the plan's stat it carries. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "copy/reader_chunk.h"
+#include "copy/source_open.h"
+
+void reader_chunk_written(struct reader_chunk *ch, int write_result)
+{
+	void *buf;
+	ssize_t n;
+
+	if (!ch->lent || (write_result != -EFAULT && (write_result < 0 || !ch->last)))
+		return;
+	if (write_result == 0) {
+		ch->changed = ch->changed || !source_unchanged(ch->src_fd, ch->seen);
+		return;
+	}
+	/* the write could not read the source: read the bytes to learn why
+	 * (into a buffer of our own: other destinations share the slot) */
+	buf = malloc(ch->len);
+	n = buf ? source_pread_full(ch->src_fd, buf, ch->len, ch->offset) : -ENOMEM;
+	free(buf);
+	if (n >= 0 && (size_t)n < ch->len)
+		ch->changed = true;
+	else
+		ch->err = n < 0 ? (int)n : -EIO;
+}
