@@ -1,445 +1,31 @@
-/* copy.c: runs a checked plan, entry by entry, in plan order.
+/* copy.c: one destination's copy: runs a checked plan, entry by entry,
+ * in plan order.
  *
- * Directories are created as they come, with mkdirat and an O_NOFOLLOW
- * open relative to their parent's fd (owner-writable until they are
- * complete, when copy_finish.c gives them their modes and times through
- * the same fd).  A directory that cannot be made is reported and its
- * subtree left out; the rest goes on.  Each
- * file streams from the reader into a writer on an unnamed file (or, where
- * the filesystem has none, a hidden temporary name), then joins the batch
- * (copy_batch.c) that waits for its data, makes it durable and puts it
- * under its name.  The batch keeps the bytes not yet confirmed
- * by the device under one window, so a stream of small files is bounded
- * like one large file; a file larger than a window commits the batch
- * first and then bounds itself. */
+ * It opens the destination directory (the one the plan saw), removes the
+ * temporaries dead copies left there (the plan counted their space as
+ * free), then hands each entry to its part: a directory to copy_dir.c, a
+ * file or symlink to copy_file.c, whose batch (copy_batch.c) waits for the
+ * data, makes it durable and puts it under its name.  The batch keeps the
+ * bytes not yet confirmed by the device under one window, so a stream of
+ * small files is bounded like one large file; a file larger than a window
+ * commits the batch first and then bounds itself.  At the end: --verify's
+ * recheck, the lists, the directories' attributes, the final sync and the
+ * wait for the device (copy_finish.c). */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <sys/random.h>
-#include <sys/resource.h>
-
+#include "copy/copy.h"
+#include "copy/copy_internal.h"
+#include "device/fs_traits.h"
 #include "util/beneath.h"
 #include "util/cleanup.h"
 #include "util/process_umask.h"
-#include "copy/copy_internal.h"
-#include "device/fs_traits.h"
-#include "util/debug.h"
 #include "util/size.h"
-#include "util/clock.h"
-#include "util/test_hook.h"
-
-void copy_emit(struct engine *g, struct copy_event *ev)
-{
-	ev->dest = g->dest;
-	copy_events_emit(g->events, ev);
-}
-
-void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
-		 const char *path, bool fatal)
-{
-	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_ERROR, .entry = entry, .step = step,
-					   .err = err < 0 ? -err : err, .path = (char *)path,
-					   .fatal = fatal });
-}
-
-void copy_count_failed(struct engine *g)
-{
-	g->failed++;
-	atomic_fetch_add(&g->stats->files_failed, 1);
-}
-
-static bool cancelled(const struct engine *g)
-{
-	return g->cancel && atomic_load(g->cancel);
-}
-
-/* Errors that say the destination (or this process) cannot go on: stop
- * everything rather than report every later file.  EMFILE too: the batch
- * bounds keep the fds under RLIMIT_NOFILE, so hitting it is no one
- * file's fault. */
-bool copy_fatal_error(int err)
-{
-	return err == -ENOSPC || err == -EIO || err == -EROFS || err == -EDQUOT ||
-	       err == -ENODEV || err == -ENXIO || err == -ENOTCONN || err == -ENOMEM ||
-	       err == -EMFILE || err == -ENFILE;
-}
-
-static void on_confirmed(void *ctx, uint64_t delta)
-{
-	struct engine *g = ctx;
-
-	atomic_fetch_add(&g->stats->bytes_confirmed, delta);
-}
-
-static int start_item(struct engine *g, size_t idx, struct batch_item *it)
-{
-	const struct plan_entry *e = &g->plan->entries[idx];
-	int fd;
-
-	memset(it, 0, sizeof(*it));
-	it->entry = idx;
-	it->dirfd = -1;
-	it->size = (uint64_t)e->source->st.st_size;
-	fd = batch_parent_fd(g, e->source->parent);
-	if (fd < 0)
-		return fd;
-	it->dirfd = fd;
-	it->name = strdup(e->dst_name);
-	if (!it->name)
-		return -ENOMEM;
-	copy_temp_name(g, it);
-	return 0;
-}
-
-/* The sequence number starts at random and jumps on EEXIST: names a
- * local user creates in advance in a shared directory cannot stop us. */
-void copy_temp_name(struct engine *g, struct batch_item *it)
-{
-	unsigned int jump = 1;
-
-	/* without entropy yet, a jump of 1 still moves on */
-	if ((g->seq == 0 || it->tmp[0]) && getrandom(&jump, sizeof(jump), GRND_NONBLOCK) < 0)
-		jump = 1;
-	g->seq += 1 + (jump & 0xffffff);
-	stale_temp_name(it->tmp, g->pid, g->seq);
-}
-
-/* Closed before the unlink: a FUSE filesystem (libfuse without
- * hard_remove) renames a file still open to .fuse_hidden*, and a device
- * that is gone by the release keeps it under that name, which no later
- * copy knows as ours. */
-void copy_remove_temp(struct batch_item *it)
-{
-	if (it->dirfd >= 0 && it->tmp[0]) {
-		writer_close(it->w);
-		(void)unlinkat(it->dirfd, it->tmp, 0); /* gone already is as good */
-	}
-	it->tmp[0] = '\0';
-}
-
-/* Unnamed where the filesystem allows it, else under the temporary name. */
-static int open_writer(struct engine *g, struct batch_item *it, const struct writer_hooks *hooks)
-{
-	const struct plan_entry *e = &g->plan->entries[it->entry];
-	int r;
-
-	if (g->tmpfile) {
-		r = writer_open(it->dirfd, NULL, g->o->wplan, (uint64_t)e->source->st.st_size,
-				g->bdev_fd, hooks, &it->w);
-		if (r == 0) {
-			it->unnamed = true;
-			it->tmp[0] = '\0';
-			return 0;
-		}
-		if (r != -EOPNOTSUPP && r != -EISDIR && r != -EINVAL) {
-			it->tmp[0] = '\0'; /* never created: not ours to remove */
-			return r;
-		}
-		g->tmpfile = false;
-	}
-	for (int tries = 0;; tries++) {
-		r = writer_open(it->dirfd, it->tmp, g->o->wplan, (uint64_t)e->source->st.st_size,
-				g->bdev_fd, hooks, &it->w);
-		if (r != -EEXIST || tries == 16)
-			break;
-		copy_temp_name(g, it); /* someone else's file: never ours to remove */
-	}
-	if (r < 0)
-		it->tmp[0] = '\0';
-	return r;
-}
-
-/* A failed file's bytes leave the totals: its temporary is gone, and
- * the bar must not count what no longer exists on the device. */
-void copy_forget_bytes(struct engine *g, const struct batch_item *it)
-{
-	const struct plan_entry *e = &g->plan->entries[it->entry];
-
-	/* only regular files are in bytes_total (a symlink's st_size is
-	 * its target's length) */
-	if (e->source->type == PLAN_FILE)
-		atomic_fetch_sub(&g->stats->bytes_total, it->size);
-	if (it->w) {
-		atomic_fetch_sub(&g->stats->bytes_confirmed, writer_confirmed(it->w));
-		atomic_fetch_sub(&g->stats->bytes_written, writer_written(it->w));
-	}
-}
-
-/* Take what the reader has of entry idx and will not be written; 0 or
- * -ECANCELED. */
-static int drain_file(struct engine *g, size_t idx)
-{
-	struct reader_chunk c;
-	int r;
-
-	do {
-		r = reader_next(g->cursor, &c);
-		if (r != 0)
-			return cancelled(g) ? -ECANCELED : r < 0 ? r : -EIO;
-		reader_release(g->cursor, &c);
-		if (c.entry != idx)
-			return -EIO; /* out of step with the reader: a bug */
-	} while (!c.last);
-	return 0;
-}
-
-/* A chunk the source lent and no tap mapped is spliced from the source;
- * any other is written from its buffer. */
-static int write_chunk(struct engine *g, struct batch_item *it, const struct reader_chunk *c)
-{
-	if (c->lent && !c->mapped)
-		return writer_splice(it->w, &g->mover, c->src_fd, c->offset, c->len);
-	return writer_write(it->w, c->buf, c->len);
-}
-
-/* 0 when the whole file is written, 1 with *src_err when reading the
- * source failed, 2 when it changed, 3 when a second read of it gave other
- * bytes (verify_source), -errno when the destination failed. */
-static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
-{
-	struct reader_chunk c;
-	int r;
-
-	for (;;) {
-		if (cancelled(g))
-			return -ECANCELED;
-		r = reader_next(g->cursor, &c);
-		/* a reader told to stop ends its ring early: not a bug then */
-		if (r != 0)
-			return cancelled(g) ? -ECANCELED : r < 0 ? r : -EIO;
-		if (c.entry != it->entry) {
-			reader_release(g->cursor, &c);
-			return -EIO;
-		}
-		test_hook("chunk-write", g->plan->entries[it->entry].source->src);
-		r = c.err || c.changed ? 0 : write_chunk(g, it, &c);
-		/* the bytes we wrote, while the slot is still ours: once released
-		 * the reader fills it again (never mapped: --verify reads) */
-		if (r >= 0 && !c.err && !c.changed && it->hash)
-			checksum_update(it->hash, c.buf, c.len);
-		reader_chunk_written(&c, r);
-		reader_release(g->cursor, &c);
-		/* found by the write (a lent chunk): the rest must not reach
-		 * the next file */
-		if ((c.err || c.changed) && !c.last) {
-			reader_skip(g->cursor, it->entry, it->entry + 1);
-			if (drain_file(g, it->entry) == -ECANCELED)
-				return -ECANCELED;
-		}
-		if (c.err) {
-			*src_err = c.err;
-			return 1;
-		}
-		if (c.changed)
-			return 2;
-		if (c.reread_differs)
-			return 3;
-		if (r < 0)
-			return r;
-		atomic_fetch_add(&g->stats->bytes_written, (uint64_t)c.len);
-		if (c.last) {
-			/* a stream feed's entry ends where the feed ends it (a
-			 * file's ends at its size, or it changed) */
-			uint64_t n = writer_written(it->w);
-
-			atomic_fetch_add(&g->stats->bytes_total, n - it->size);
-			it->size = n;
-			return 0;
-		}
-	}
-}
-
-static void on_switch(void *ctx, enum write_strategy to, enum writer_switch_reason why)
-{
-	struct engine *g = ctx;
-	size_t idx = atomic_load(&g->stats->current);
-
-	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_STRATEGY, .entry = idx,
-					   .strategy = to, .why = why });
-}
-
-/* Drop a file that could not be copied; the copy goes on. */
-static void fail_item(struct engine *g, struct batch_item *it, enum copy_step step,
-		      int err, const char *path)
-{
-	copy_forget_bytes(g, it);
-	copy_report(g, it->entry, step, err, path, false);
-	copy_remove_temp(it);
-	batch_item_done(it);
-	copy_count_failed(g);
-}
-
-static int copy_file(struct engine *g, size_t idx)
-{
-	const struct plan_entry *e = &g->plan->entries[idx];
-	struct writer_hooks hooks = { g, on_confirmed, on_switch };
-	struct batch_item it;
-	int r, src_err = 0;
-
-	/* a file larger than a window bounds itself: commit the batch first */
-	if ((uint64_t)e->source->st.st_size > g->o->wplan->window && (r = batch_commit(g)) < 0)
-		return r;
-	r = start_item(g, idx, &it);
-	if (r == 0 && g->o->verify && !(it.hash = checksum_new(CHECKSUM_BIT(CHECKSUM_XXH128))))
-		r = -ENOMEM;
-	if (r == 0)
-		r = open_writer(g, &it, &hooks);
-	if (r < 0) {
-		if (copy_fatal_error(r)) {
-			copy_report(g, idx, COPY_STEP_CREATE, r, e->dst, true);
-			batch_item_done(&it);
-			return r;
-		}
-		/* its chunks must not reach the next file */
-		reader_skip(g->cursor, idx, idx + 1);
-		fail_item(g, &it, COPY_STEP_CREATE, r, e->dst);
-		return drain_file(g, idx);
-	}
-	r = stream_file(g, &it, &src_err);
-	if (r == 1 || r == 2) {
-		fail_item(g, &it, r == 1 ? COPY_STEP_READ : COPY_STEP_CHANGED,
-			  r == 1 ? src_err : 0, e->source->src);
-		return 0;
-	}
-	if (r == 3) {
-		atomic_fetch_add(&g->stats->files_mismatched, 1);
-		fail_item(g, &it, COPY_STEP_SOURCE_VERIFY, -EBADMSG, e->source->src);
-		return 0;
-	}
-	if (r == 0)
-		r = writer_start_data(it.w);
-	if (r < 0) {
-		if (r != -ECANCELED)
-			copy_report(g, idx, COPY_STEP_WRITE, r, e->dst, true);
-		copy_remove_temp(&it);
-		copy_forget_bytes(g, &it);
-		batch_item_done(&it);
-		return r;
-	}
-	return batch_add(g, &it);
-}
-
-static int copy_symlink(struct engine *g, size_t idx)
-{
-	const struct plan_entry *e = &g->plan->entries[idx];
-	struct batch_item it;
-	int r = start_item(g, idx, &it);
-
-	for (int tries = 0; r == 0 && symlinkat(e->source->link_target, it.dirfd, it.tmp) < 0;
-	     tries++) {
-		r = -errno;
-		if (r == -EEXIST && tries < 16) {
-			copy_temp_name(g, &it);
-			r = 0;
-		}
-	}
-	if (r < 0) {
-		it.tmp[0] = '\0';
-		if (copy_fatal_error(r)) {
-			copy_report(g, idx, COPY_STEP_CREATE, r, e->dst, true);
-			batch_item_done(&it);
-			return r;
-		}
-		fail_item(g, &it, COPY_STEP_CREATE, r, e->dst);
-		return 0;
-	}
-	return batch_add(g, &it);
-}
-
-int copy_dir_fd(struct engine *g, size_t idx)
-{
-	return idx == PLAN_TOP ? g->dest_dir_fd : dirstack_fd(&g->dirs, idx);
-}
-
-/* Is st the directory mkdirat just made, and not one a local user put
- * at its name since?  Only we can own it, where the filesystem has
- * owners. */
-static bool ours(const struct engine *g, const struct stat *st)
-{
-	return !g->fs_has_modes || st->st_uid == geteuid();
-}
-
-/* Make (or, merging, open) directory idx in its parent, by name: a
- * symlink found there is refused, not followed; a directory that existed
- * must be the one the plan saw, and one that appeared since the plan, or
- * replaced the one we made, is refused too (a user who can write in DEST
- * would otherwise have the copy written into a directory of theirs).
- * -errno on failure. */
-static int enter_dir(struct engine *g, size_t idx)
-{
-	const struct plan_entry *e = &g->plan->entries[idx];
-	int pfd = copy_dir_fd(g, e->source->parent), fd;
-	bool made;
-	struct stat st;
-
-	if (pfd < 0)
-		return pfd;
-	test_hook("dir-create", e->dst);
-	/* owner rwx while we fill it; the real mode comes when it is complete */
-	made = mkdirat(pfd, e->dst_name, 0700) == 0;
-	if (!made && errno != EEXIST)
-		return -errno;
-	fd = openat(pfd, e->dst_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ELOOP ? -ENOTDIR : -errno;
-	if (fstat(fd, &st) < 0 || (made && !ours(g, &st)) ||
-	    (!made && (!e->dst_exists || st.st_dev != e->dst_dev || st.st_ino != e->dst_ino))) {
-		close(fd);
-		return -ESTALE;
-	}
-	/* the umask may have taken our own rwx away (umask 0277) */
-	if (made && g->fs_has_modes && (st.st_mode & 0700) != 0700 && fchmod(fd, 0700) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	g->made[idx] = made;
-	return dirstack_push(&g->dirs, idx, e->dst_name, fd);
-}
-
-/* A directory that could not be made: report it once, count what it
- * would have held as failed, and take its files from the reader. */
-static int skip_subtree(struct engine *g, size_t idx, int err)
-{
-	const struct plan_entry *e = &g->plan->entries[idx];
-	int r = 0;
-
-	copy_report(g, idx, COPY_STEP_CREATE, err, e->dst, false);
-	reader_skip(g->cursor, idx + 1, e->source->end);
-	for (size_t i = idx + 1; i < e->source->end && r == 0; i++) {
-		const struct plan_entry *c = &g->plan->entries[i];
-
-		if (c->source->type == PLAN_SKIP || c->source->type == PLAN_DIR || c->skip_existing)
-			continue;
-		copy_count_failed(g);
-		if (c->source->type != PLAN_FILE)
-			continue;
-		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)c->source->st.st_size);
-		r = drain_file(g, i);
-	}
-	g->next = e->source->end;
-	return r;
-}
-
-static int copy_dir(struct engine *g, size_t idx)
-{
-	int r = enter_dir(g, idx);
-
-	if (r == 0)
-		return 0;
-	if (copy_fatal_error(r)) {
-		copy_report(g, idx, COPY_STEP_CREATE, r, g->plan->entries[idx].dst, true);
-		return r;
-	}
-	return skip_subtree(g, idx, r);
-}
 
 static enum copy_skip_reason skip_reason(const struct plan_entry *e)
 {
@@ -456,30 +42,13 @@ static enum copy_skip_reason skip_reason(const struct plan_entry *e)
 	return COPY_SKIP_OTHER;
 }
 
-/* Leave the destination directories that do not hold entry idx; the
- * made ones wait for their attributes, a bounded number at a time. */
-static int leave_dirs(struct engine *g, const struct plan_entry *e)
-{
-	while (dirstack_top(&g->dirs) != e->source->parent && dirstack_top(&g->dirs) != PLAN_TOP) {
-		dirstack_pop(&g->dirs, finish_dir_popped, g);
-		if (g->n_done_dirs >= g->batch_done_dirs) {
-			int r = batch_commit(g);
-
-			if (r < 0)
-				return r;
-			finish_dirs(g, false);
-		}
-	}
-	return 0;
-}
-
 static int copy_entry(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
 	int r;
 
 	atomic_store(&g->stats->current, idx);
-	r = leave_dirs(g, e);
+	r = copy_leave_dirs(g, idx);
 	if (r < 0)
 		return r;
 	if (e->source->type == PLAN_SKIP || e->skip_existing) {
@@ -547,9 +116,8 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	file_mover_init(&g->mover, o->wplan->chunk);
 	dirstack_init(&g->dirs, false);
 	g->umask = process_umask(); /* read, not set: other threads create files */
-	g->pid = getpid();
+	dest_files_init(&g->files, fs->tmpfile);
 	g->fuse = fs->fuse;
-	g->tmpfile = fs->tmpfile;
 	g->journaled = fs->journaled;
 	/* blkid needs root to name it; unknown FUSE filesystems get fsync per file */
 	g->volume_fsync = fs->volume_fsync && o->wplan->strategy == STRATEGY_SYNC_WINDOW;
@@ -659,7 +227,7 @@ static int run_entries(struct engine *g)
 	int r = 0;
 
 	for (size_t i = 0; i < g->plan->n_entries && r >= 0; i = g->next) {
-		if (cancelled(g))
+		if (copy_cancelled(g))
 			return -ECANCELED;
 		g->next = i + 1;
 		r = copy_entry(g, i);
@@ -713,14 +281,14 @@ int copy_engine_run(const struct plan *p, const struct copy_options *o,
 		r = recheck_named(&g);
 	/* before the directories get their times (a list may go into one)
 	 * and before the final sync, which then covers them */
-	if (r == 0 && job->lists && !cancelled(&g))
+	if (r == 0 && job->lists && !copy_cancelled(&g))
 		g.failed += copy_lists_write(job->lists, job->lists_dests, (int)g.dest,
 					     g.dest_dir_fd, g.events);
 	/* also when stopped: what was made keeps its modes and times, not 0700 */
 	finish_dirs(&g, true);
 	if (r == 0)
 		r = finish_device(&g);
-	if (r == 0 && cancelled(&g))
+	if (r == 0 && copy_cancelled(&g))
 		r = -ECANCELED;
 	engine_done(&g);
 	if (r < 0)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
+#include "copy/copy.h"
 #include "copy/copy_internal.h"
 #include "util/clock.h"
 #include "util/debug.h"

@@ -1,27 +1,36 @@
-/* copy_internal.h: state shared by the copy engine's files (copy.c runs
- * the plan, copy_batch.c commits finished files, copy_finish.c makes the
- * device idle).  Not part of the library's API. */
+/* copy_internal.h: state shared by the copy engine's files, below all of
+ * them: copy.c runs the plan, copy_dir.c makes its directories,
+ * copy_file.c streams a file into its destination file (dest_file.h),
+ * copy_batch.c commits finished files and copy_publish.c puts each under
+ * its name, copy_recheck.c reads them back again, copy_finish.c makes the
+ * device idle, copy_report.c tells the caller.  It does not include
+ * copy.h, the job's API, which the files that need its types include
+ * themselves: this header stays below copy.c and copy.h instead of
+ * making one loop of includes with them.  Not part of the library's API. */
 #ifndef SAFECP_COPY_INTERNAL_H
 #define SAFECP_COPY_INTERNAL_H
 
-#include "copy/copy.h"
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "copy/copy_events.h"
+#include "copy/dest_file.h"
 #include "copy/dirstack.h"
 #include "copy/lists.h"
+#include "copy/plan.h"
 #include "copy/read_back.h"
 #include "copy/reader.h"
-#include "copy/stale_temps.h"
 #include "io/file_move.h"
-#include "io/writer.h"
+
+struct copy_options;
+struct copy_stats;
 
 /* A file (or symlink) written under a temporary name, waiting for its
  * data to be confirmed and for the commit that renames it into place. */
 struct batch_item {
 	size_t entry;
-	int dirfd;       /* borrowed from the batch's directory cache */
-	bool unnamed;    /* an O_TMPFILE file: linked into place, no temporary name */
-	char tmp[STALE_TEMP_NAME_MAX]; /* a temporary name that exists in dirfd, or "" */
-	char *name;      /* final basename */
-	struct writer *w; /* NULL for symlinks */
+	struct dest_file file; /* its dirfd borrowed from the batch's directory cache */
 	uint64_t size;   /* a file's bytes in stats->bytes_total: the plan's
 			  * size, then what was written (a stream feed's
 			  * entry is as long as the feed made it) */
@@ -103,13 +112,10 @@ struct engine {
 	bool device_sync;  /* FUSE whose fsync writes nothing (fusefat): each sync
 			    * syncs the block device instead (fs_sync_device) */
 	bool times_after_rename; /* the rename resets the mtime (fusefat): set it again */
-	bool tmpfile;     /* O_TMPFILE works here, until it fails once */
-	bool no_flink;    /* linkat(AT_EMPTY_PATH) refused us once: use /proc */
 	bool fs_has_modes;
 	bool mode_noted;
 	mode_t umask;     /* new files and directories without --preserve mode */
-	unsigned long seq;
-	pid_t pid;        /* in temporary names: looked up once, not per file */
+	struct dest_files files; /* temporary names, what the fs refused */
 	struct batch batch;
 	size_t next;        /* the plan entry not yet (fully) copied */
 	size_t failed;
@@ -121,22 +127,16 @@ struct engine {
 	struct file_mover mover;  /* lent chunks: the source's pages to the files */
 };
 
-/* copy_recheck.c: --verify, at the end: read back again every file named
- * before the last commit; one that differs now is removed from its name.
- * 0, or -ECANCELED. */
-int recheck_named(struct engine *g);
+static inline bool copy_cancelled(const struct engine *g)
+{
+	return g->cancel && atomic_load(g->cancel);
+}
 
-void copy_forget_bytes(struct engine *g, const struct batch_item *it);
-/* Give it->tmp a fresh temporary name (not yet created). */
-void copy_temp_name(struct engine *g, struct batch_item *it);
-/* Remove the item's temporary name, if it has one. */
-void copy_remove_temp(struct batch_item *it);
-void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
-		 const char *path, bool fatal);
-/* Errors after which the copy stops (the destination is unusable). */
-bool copy_fatal_error(int err);
-/* Count a file or symlink as not copied. */
-void copy_count_failed(struct engine *g);
+/* The engine's own fd of directory idx (PLAN_TOP: dest_dir), or -errno. */
+static inline int copy_dir_fd(struct engine *g, size_t idx)
+{
+	return idx == PLAN_TOP ? g->dest_dir_fd : dirstack_fd(&g->dirs, idx);
+}
 
 /* What a destination's engine gets from its job (copy_job.c). */
 struct engine_job {
@@ -150,21 +150,56 @@ struct engine_job {
 	struct reader_cursor *cursor;
 };
 
-/* Tell the caller (copy_events.h): ev about this destination. */
-void copy_emit(struct engine *g, struct copy_event *ev);
-
 /* copy.c: one destination's copy, in the calling thread (copy_job.c
  * runs one per destination); returns as copy_job_finished() does. */
 int copy_engine_run(const struct plan *p, const struct copy_options *o,
 		    const struct engine_job *job);
+
+/* copy_report.c: what the caller is told (copy_events.h) and counted. */
+/* Tell the caller: ev about this destination. */
+void copy_emit(struct engine *g, struct copy_event *ev);
+void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
+		 const char *path, bool fatal);
+/* The destination as a whole failed at step (a sync), met at entry: the
+ * copy stops; reported at the destination root.  Returns err. */
+int copy_dest_failed(struct engine *g, size_t entry, enum copy_step step, int err);
+/* Errors after which the copy stops (the destination is unusable). */
+bool copy_fatal_error(int err);
+/* Count a file or symlink as not copied. */
+void copy_count_failed(struct engine *g);
+/* Writing or naming it failed so that the copy stops: reported at its
+ * destination.  Returns err. */
+int item_fatal(struct engine *g, const struct batch_item *it, enum copy_step step, int err);
+/* It cannot be copied, the copy goes on: reported (about path), its
+ * temporary removed, its bytes out of the totals, counted as failed. */
+void item_drop(struct engine *g, struct batch_item *it, enum copy_step step, int err,
+	       const char *path);
+/* A failed file's bytes leave the totals: its temporary is gone, and
+ * the bar must not count what no longer exists on the device. */
+void item_forget_bytes(struct engine *g, const struct batch_item *it);
+/* Free what it holds (its temporary is dest_file_remove's). */
+void item_done(struct batch_item *it);
+
+/* copy_dir.c */
+/* Make (or, merging, enter) directory idx; one that cannot be made is
+ * reported and its subtree left out.  0, or -errno when the copy stops. */
+int copy_dir(struct engine *g, size_t idx);
+/* Leave the destination directories that do not hold entry idx. */
+int copy_leave_dirs(struct engine *g, size_t idx);
+
+/* copy_file.c: a file or symlink into its destination file, then into
+ * the batch.  0, or -errno when the copy stops. */
+int copy_file(struct engine *g, size_t idx);
+int copy_symlink(struct engine *g, size_t idx);
+/* Take what the reader has of entry idx and will not be written; 0 or
+ * -ECANCELED. */
+int copy_drain(struct engine *g, size_t idx);
 
 /* copy_batch.c */
 int batch_add(struct engine *g, struct batch_item *item);
 /* An fd of directory idx (a plan entry on the engine's dirstack, or
  * PLAN_TOP), valid until the batch is reset. */
 int batch_parent_fd(struct engine *g, size_t idx);
-/* The engine's own fd of directory idx (PLAN_TOP: dest_dir), or -errno. */
-int copy_dir_fd(struct engine *g, size_t idx);
 /* Close the directory cache (after the engine's last batch). */
 void batch_close_dirs(struct batch *b);
 bool batch_due(const struct engine *g);
@@ -172,7 +207,21 @@ int batch_commit(struct engine *g);
 /* The copy stops (why: -ECANCELED, or the error): what was not named
  * goes; what was named early is counted only when the user stopped it. */
 void batch_abort(struct engine *g, int why);
-void batch_item_done(struct batch_item *it);
+
+/* copy_publish.c: a durable item under its name */
+/* Its times and mode where the filesystem keeps them; a failure is a
+ * note, not a failed copy. */
+void publish_attrs(struct engine *g, struct batch_item *it);
+/* Name it (or keep or drop it); -errno only for an error that stops the
+ * copy, and then it and the rest are batch_abort's. */
+int publish_item(struct engine *g, struct batch_item *it);
+/* Under its final name: copied, whatever comes after. */
+void publish_done(struct engine *g, const struct batch_item *it);
+
+/* copy_recheck.c: --verify, at the end: read back again every file named
+ * before the last commit; one that differs now is removed from its name.
+ * 0, or -ECANCELED. */
+int recheck_named(struct engine *g);
 
 /* copy_finish.c */
 /* Modes and times of the created directories that are complete (all:

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy/copy.h"
 #include "copy/copy_internal.h"
 #include "copy/reader.h"
 #include "util/cleanup.h"

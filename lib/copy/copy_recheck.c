@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "copy/copy.h"
 #include "copy/copy_internal.h"
 #include "util/beneath.h"
 #include "util/cleanup.h"
@@ -79,7 +80,7 @@ static bool recheck_one(struct engine *g, const struct named_file *f)
 		return false;
 	r = r < 0 ? r : -EBADMSG;
 	copy_report(g, f->entry, COPY_STEP_VERIFY, r, e->dst, false);
-	/* closed first, as copy_remove_temp does: FUSE hides an open file */
+	/* closed first, as dest_file_remove does: FUSE hides an open file */
 	close(TAKE_FD(fd));
 	if (withdraw(g, f, rel) == 0) {
 		atomic_fetch_sub(&g->stats->files_done, 1);

@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 
 #include "copy/source_tree.h"
-#include "copy/stale_temps.h"
+#include "copy/dest_file.h"
 #include "device/fs_traits.h"
 #include "device/target.h"
 

@@ -1,12 +1,9 @@
 /* small_file.c: see small_file.h. */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/random.h>
 #include <unistd.h>
 
+#include "copy/dest_file.h"
 #include "copy/small_file.h"
-#include "copy/stale_temps.h"
 
 static int write_all(int fd, const char *p, size_t len)
 {
@@ -23,42 +20,30 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* A new temporary in dirfd, its name in tmp; the fd or -errno.  The
- * number starts at random, so names planted in advance cannot stop us. */
-static int create_temp(int dirfd, char tmp[STALE_TEMP_NAME_MAX], mode_t mode)
-{
-	unsigned int seq = 0;
-
-	for (int tries = 0; tries < 16; tries++) {
-		int fd;
-
-		if (getrandom(&seq, sizeof(seq), GRND_NONBLOCK) < 0)
-			seq += 7919;
-		stale_temp_name(tmp, getpid(), seq & 0xffffff);
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-		if (fd >= 0 || errno != EEXIST)
-			return fd < 0 ? -errno : fd;
-	}
-	return -EEXIST;
-}
-
 int small_file_write(int dirfd, const char *name, const void *buf, size_t len, mode_t mode)
 {
-	char tmp[STALE_TEMP_NAME_MAX];
-	int fd = create_temp(dirfd, tmp, mode), r;
+	struct dest_files fs;
+	struct dest_file f;
+	int fd, r;
 
-	if (fd < 0)
+	dest_files_init(&fs, false);
+	r = dest_file_init(&f, dirfd, name);
+	fd = r < 0 ? r : dest_file_create(&fs, &f, mode);
+	if (fd < 0) {
+		dest_file_free(&f);
 		return fd;
+	}
 	r = write_all(fd, buf, len);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
-	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-		r = -errno;
-	if (r < 0) {
-		(void)unlinkat(dirfd, tmp, 0); /* the stale scan takes what stays */
+	if (r == 0)
+		r = dest_file_publish(&fs, &f, DEST_REPLACE);
+	/* the stale scan takes what stays */
+	dest_file_remove(&f);
+	dest_file_free(&f);
+	if (r < 0)
 		return r;
-	}
 	return fsync(dirfd) < 0 ? -errno : 0;
 }

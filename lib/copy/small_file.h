@@ -1,6 +1,6 @@
 /* small_file.h: a small file the copy writes besides the data (a
  * checksum list, a manifest), written the way the engine writes a copy:
- * under a temporary name (stale_temps.h) in its directory, made
+ * under a temporary name (dest_file.h) in its directory, made
  * durable, renamed over its final name, and the directory synced; a
  * pulled stick leaves the old file or the new one, never part of one. */
 #ifndef SAFECP_SMALL_FILE_H

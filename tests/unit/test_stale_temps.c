@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 
 #include "plan_tree.h"
-#include "copy/stale_temps.h"
+#include "copy/dest_file.h"
 
 /* A PID that was just used and is not running now. */
 static pid_t dead_pid(void)

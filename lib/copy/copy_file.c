@@ -1,0 +1,228 @@
+/* copy_file.c: one file (or symlink) of the plan into its destination
+ * file (dest_file.h), then into the batch (copy_batch.c) that waits for
+ * its data, makes it durable and puts it under its name.
+ *
+ * A file streams from the reader's ring into a writer on an unnamed file
+ * (or, where the filesystem has none, a hidden temporary name), chunk by
+ * chunk: a chunk the source lent is spliced from its page cache, any
+ * other written from its buffer.  What the reader found wrong with the
+ * source (a read error, a file that changed, a second read that gave
+ * other bytes) drops the file and the copy goes on; an error of the
+ * destination stops it. */
+#include <errno.h>
+#include <string.h>
+
+#include "copy/copy.h"
+#include "copy/copy_internal.h"
+#include "io/writer.h"
+#include "util/test_hook.h"
+
+/* How a file's stream ended. */
+enum stream_end {
+	STREAM_WHOLE,          /* every byte written */
+	STREAM_SOURCE_ERROR,   /* reading the source failed */
+	STREAM_CHANGED,        /* the source changed while read */
+	STREAM_REREAD_DIFFERS, /* a second read of it gave other bytes (verify_source) */
+};
+
+static int start_item(struct engine *g, size_t idx, struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	int fd;
+
+	memset(it, 0, sizeof(*it));
+	it->entry = idx;
+	it->file.dirfd = -1;
+	it->size = (uint64_t)e->source->st.st_size;
+	fd = batch_parent_fd(g, e->source->parent);
+	if (fd < 0)
+		return fd;
+	return dest_file_init(&it->file, fd, e->dst_name);
+}
+
+int copy_drain(struct engine *g, size_t idx)
+{
+	struct reader_chunk c;
+	int r;
+
+	do {
+		r = reader_next(g->cursor, &c);
+		if (r != 0)
+			return copy_cancelled(g) ? -ECANCELED : r < 0 ? r : -EIO;
+		reader_release(g->cursor, &c);
+		if (c.entry != idx)
+			return -EIO; /* out of step with the reader: a bug */
+	} while (!c.last);
+	return 0;
+}
+
+/* A chunk the source lent and no tap mapped is spliced from the source;
+ * any other is written from its buffer. */
+static int write_chunk(struct engine *g, struct batch_item *it, const struct reader_chunk *c)
+{
+	if (c->lent && !c->mapped)
+		return writer_splice(it->file.w, &g->mover, c->src_fd, c->offset, c->len);
+	return writer_write(it->file.w, c->buf, c->len);
+}
+
+/* Where the stream ended (enum stream_end; *src_err: the source's read
+ * error), or -errno when the destination failed. */
+static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
+{
+	struct reader_chunk c;
+	int r;
+
+	for (;;) {
+		if (copy_cancelled(g))
+			return -ECANCELED;
+		r = reader_next(g->cursor, &c);
+		/* a reader told to stop ends its ring early: not a bug then */
+		if (r != 0)
+			return copy_cancelled(g) ? -ECANCELED : r < 0 ? r : -EIO;
+		if (c.entry != it->entry) {
+			reader_release(g->cursor, &c);
+			return -EIO;
+		}
+		test_hook("chunk-write", g->plan->entries[it->entry].source->src);
+		r = c.err || c.changed ? 0 : write_chunk(g, it, &c);
+		/* the bytes we wrote, while the slot is still ours: once released
+		 * the reader fills it again (never mapped: --verify reads) */
+		if (r >= 0 && !c.err && !c.changed && it->hash)
+			checksum_update(it->hash, c.buf, c.len);
+		reader_chunk_written(&c, r);
+		reader_release(g->cursor, &c);
+		/* found by the write (a lent chunk): the rest must not reach
+		 * the next file */
+		if ((c.err || c.changed) && !c.last) {
+			reader_skip(g->cursor, it->entry, it->entry + 1);
+			if (copy_drain(g, it->entry) == -ECANCELED)
+				return -ECANCELED;
+		}
+		if (c.err) {
+			*src_err = c.err;
+			return STREAM_SOURCE_ERROR;
+		}
+		if (c.changed)
+			return STREAM_CHANGED;
+		if (c.reread_differs)
+			return STREAM_REREAD_DIFFERS;
+		if (r < 0)
+			return r;
+		atomic_fetch_add(&g->stats->bytes_written, (uint64_t)c.len);
+		if (c.last) {
+			/* a stream feed's entry ends where the feed ends it (a
+			 * file's ends at its size, or it changed) */
+			uint64_t n = writer_written(it->file.w);
+
+			atomic_fetch_add(&g->stats->bytes_total, n - it->size);
+			it->size = n;
+			return STREAM_WHOLE;
+		}
+	}
+}
+
+static void on_confirmed(void *ctx, uint64_t delta)
+{
+	struct engine *g = ctx;
+
+	atomic_fetch_add(&g->stats->bytes_confirmed, delta);
+}
+
+static void on_switch(void *ctx, enum write_strategy to, enum writer_switch_reason why)
+{
+	struct engine *g = ctx;
+	size_t idx = atomic_load(&g->stats->current);
+
+	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_STRATEGY, .entry = idx,
+					   .strategy = to, .why = why });
+}
+
+/* Drop a file that could not be copied; the copy goes on. */
+static void fail_item(struct engine *g, struct batch_item *it, enum copy_step step,
+		      int err, const char *path)
+{
+	item_drop(g, it, step, err, path);
+	item_done(it);
+}
+
+/* Opening it failed: the copy stops, or it is dropped and its chunks
+ * must not reach the next file. */
+static int open_failed(struct engine *g, struct batch_item *it, int err)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+
+	if (copy_fatal_error(err)) {
+		copy_report(g, it->entry, COPY_STEP_CREATE, err, e->dst, true);
+		item_done(it);
+		return err;
+	}
+	if (e->source->type != PLAN_FILE) {
+		fail_item(g, it, COPY_STEP_CREATE, err, e->dst);
+		return 0;
+	}
+	reader_skip(g->cursor, it->entry, it->entry + 1);
+	fail_item(g, it, COPY_STEP_CREATE, err, e->dst);
+	return copy_drain(g, it->entry);
+}
+
+/* The stream ended without the whole file: dropped, for the source's
+ * reason; 0 (the copy goes on). */
+static int source_failed(struct engine *g, struct batch_item *it, enum stream_end why,
+			 int src_err)
+{
+	const char *src = g->plan->entries[it->entry].source->src;
+
+	if (why == STREAM_REREAD_DIFFERS) {
+		atomic_fetch_add(&g->stats->files_mismatched, 1);
+		fail_item(g, it, COPY_STEP_SOURCE_VERIFY, -EBADMSG, src);
+	} else {
+		fail_item(g, it, why == STREAM_SOURCE_ERROR ? COPY_STEP_READ : COPY_STEP_CHANGED,
+			  why == STREAM_SOURCE_ERROR ? src_err : 0, src);
+	}
+	return 0;
+}
+
+int copy_file(struct engine *g, size_t idx)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	struct writer_hooks hooks = { g, on_confirmed, on_switch };
+	struct dest_open how = { g->o->wplan, (uint64_t)e->source->st.st_size, g->bdev_fd, &hooks };
+	struct batch_item it;
+	int r, src_err = 0;
+
+	/* a file larger than a window bounds itself: commit the batch first */
+	if ((uint64_t)e->source->st.st_size > g->o->wplan->window && (r = batch_commit(g)) < 0)
+		return r;
+	r = start_item(g, idx, &it);
+	if (r == 0 && g->o->verify && !(it.hash = checksum_new(CHECKSUM_BIT(CHECKSUM_XXH128))))
+		r = -ENOMEM;
+	if (r == 0)
+		r = dest_file_open(&g->files, &it.file, &how);
+	if (r < 0)
+		return open_failed(g, &it, r);
+	r = stream_file(g, &it, &src_err);
+	if (r > STREAM_WHOLE)
+		return source_failed(g, &it, (enum stream_end)r, src_err);
+	if (r == 0)
+		r = writer_start_data(it.file.w);
+	if (r < 0) {
+		if (r != -ECANCELED)
+			item_fatal(g, &it, COPY_STEP_WRITE, r);
+		dest_file_remove(&it.file);
+		item_forget_bytes(g, &it);
+		item_done(&it);
+		return r;
+	}
+	return batch_add(g, &it);
+}
+
+int copy_symlink(struct engine *g, size_t idx)
+{
+	const struct plan_entry *e = &g->plan->entries[idx];
+	struct batch_item it;
+	int r = start_item(g, idx, &it);
+
+	if (r == 0)
+		r = dest_file_symlink(&g->files, &it.file, e->source->link_target);
+	return r < 0 ? open_failed(g, &it, r) : batch_add(g, &it);
+}

@@ -1,0 +1,180 @@
+/* copy_publish.c: a durable item of the batch under its name.
+ *
+ * Its times and mode go onto the open file first (a symlink's times onto
+ * its temporary name).  Then dest_file.c links or renames it into place,
+ * replacing only what the plan saw and meant to replace: a name the plan
+ * saw free is never replaced.  When it is taken after all (someone made
+ * it during the copy, or the filesystem counts the name as the same as
+ * another's, as an exFAT up-case table can), the file is dropped and the
+ * error names both: ours and the one holding the name; -n keeps what
+ * appeared, as it asks.  Once named, the file is copied whatever comes
+ * after, and --verify remembers it for the recheck at the end. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "copy/copy.h"
+#include "copy/copy_internal.h"
+#include "io/writer.h"
+#include "util/cleanup.h"
+#include "util/debug.h"
+#include "util/test_hook.h"
+
+/* FAT stores no modes: a note once, not an error per file. */
+void publish_attrs(struct engine *g, struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+	const struct timespec times[2] = { e->source->st.st_atim, e->source->st.st_mtim };
+	int fd = it->file.w ? writer_fd(it->file.w) : -1;
+	int r = 0;
+
+	if (g->o->keep_times) {
+		r = fd >= 0 ? futimens(fd, times)
+			    : utimensat(it->file.dirfd, it->file.tmp, times, AT_SYMLINK_NOFOLLOW);
+		if (r < 0)
+			copy_report(g, it->entry, COPY_STEP_ATTRS, -errno, e->dst, false);
+	}
+	if (fd < 0)
+		return;
+	/* the owner is not kept, so neither are setuid, setgid and sticky
+	 * (GNU cp without --preserve=ownership); without --preserve=mode a
+	 * file gets what a new file gets: 0666 & ~umask */
+	r = g->fs_has_modes &&
+		    fchmod(fd, g->o->keep_mode ? e->source->st.st_mode & 0777 : 0666 & ~g->umask) < 0
+	    ? -errno : 0;
+	/* only these say the filesystem keeps no modes (a FUSE daemon's
+	 * refusal); any other failure is this file's */
+	if (!g->fs_has_modes || r == -EPERM || r == -ENOTSUP || r == -EOPNOTSUPP) {
+		if (!g->mode_noted)
+			copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_NOTE,
+							   .note = COPY_NOTE_NO_MODES,
+							   .path = (char *)e->dst });
+		g->mode_noted = true;
+	} else if (r < 0) {
+		copy_report(g, it->entry, COPY_STEP_ATTRS, r, e->dst, false);
+	}
+}
+
+/* The path of `holder` (a name in the item's directory), for messages. */
+static char *holder_path(const struct plan_entry *e, const char *holder)
+{
+	size_t dlen = strlen(e->dst), nlen = strlen(e->dst_name);
+	char *p;
+
+	if (nlen > dlen || strcmp(e->dst + dlen - nlen, e->dst_name) != 0)
+		return strdup(holder);
+	p = malloc(dlen - nlen + strlen(holder) + 1);
+	if (p) {
+		memcpy(p, e->dst, dlen - nlen);
+		strcpy(p + dlen - nlen, holder);
+	}
+	return p;
+}
+
+/* The name the plan saw free is taken (EEXIST at publish): true, and the
+ * item is reported and dropped, unless it is -n's case: the very name
+ * appeared, or no file holding it was found, and it is kept. */
+static bool name_clash(struct engine *g, struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+	_cleanup_free_ char *holder = NULL, *path = NULL;
+
+	if (e->dst_exists)
+		return false; /* -n, and the plan's own file: kept */
+	holder = dest_file_holder(&it->file);
+	if (g->plan->opts.no_clobber && (!holder || strcmp(holder, it->file.name) == 0))
+		return false;
+	path = holder ? holder_path(e, holder) : NULL;
+	DEBUG(DEBUG_COPY, "name clash: '%s' taken by '%s'", e->dst, path ? path : "?");
+	item_drop(g, it, COPY_STEP_NAME_CLASH, -EEXIST, path);
+	return true;
+}
+
+/* Remember a verified file for the recheck at the end. */
+static void remember(struct engine *g, const struct batch_item *it)
+{
+	struct named_file *grown;
+
+	if (!it->digest[0])
+		return;
+	grown = realloc(g->named, (g->n_named + 1) * sizeof(*grown));
+	if (!grown)
+		return; /* that one is not read again: it was verified once */
+	g->named = grown;
+	g->named[g->n_named] = (struct named_file){
+		.entry = it->entry, .dev = it->dev, .ino = it->ino,
+		.size = it->size,
+		.commit = g->commits,
+	};
+	memcpy(g->named[g->n_named++].digest, it->digest, sizeof(it->digest));
+}
+
+void publish_done(struct engine *g, const struct batch_item *it)
+{
+	remember(g, it);
+	atomic_fetch_add(&g->stats->files_done, 1);
+	g->published[it->entry] = true;
+	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_FILE_DONE, .entry = it->entry });
+}
+
+/* fusefat gives a renamed file the rename's time: the source's again, on
+ * the final name (step 5's directory fsync makes it durable). */
+static void times_again(struct engine *g, struct batch_item *it)
+{
+	const struct plan_entry *e = &g->plan->entries[it->entry];
+	const struct timespec times[2] = { e->source->st.st_atim, e->source->st.st_mtim };
+
+	if (g->o->keep_times &&
+	    utimensat(it->file.dirfd, it->file.name, times, AT_SYMLINK_NOFOLLOW) < 0)
+		copy_report(g, it->entry, COPY_STEP_ATTRS, -errno, e->dst, false);
+}
+
+/* Replaced only where the plan saw a file and -n does not keep it. */
+static enum dest_replace replace_rule(const struct engine *g, const struct batch_item *it)
+{
+	if (g->plan->opts.no_clobber)
+		return DEST_NO_CLOBBER;
+	return g->plan->entries[it->entry].dst_exists ? DEST_REPLACE : DEST_NEW;
+}
+
+static int put_in_place(struct engine *g, struct batch_item *it)
+{
+	bool renamed = !it->file.unnamed;
+	int r;
+
+	test_hook("publish", g->plan->entries[it->entry].dst);
+	r = dest_file_publish(&g->files, &it->file, replace_rule(g, it));
+	if (r == 0 && renamed && g->times_after_rename)
+		times_again(g, it);
+	return r;
+}
+
+/* -n, and the name appeared during the copy: kept, as -n asks. */
+static void kept(struct engine *g, struct batch_item *it)
+{
+	dest_file_remove(&it->file);
+	item_forget_bytes(g, it);
+	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_SKIPPED, .entry = it->entry,
+					   .skip = COPY_SKIP_APPEARED });
+}
+
+int publish_item(struct engine *g, struct batch_item *it)
+{
+	int r = put_in_place(g, it);
+
+	if (copy_fatal_error(r))
+		return item_fatal(g, it, COPY_STEP_RENAME, r);
+	it->settled = true; /* renamed, kept or dropped: not batch_abort's */
+	if (r == 0) {
+		it->renamed = true;
+	} else if (r == -EEXIST && name_clash(g, it)) {
+		/* reported and dropped */
+	} else if (r == -EEXIST && g->plan->opts.no_clobber) {
+		kept(g, it);
+	} else {
+		item_drop(g, it, COPY_STEP_RENAME, r, g->plan->entries[it->entry].dst);
+	}
+	return 0;
+}
