@@ -1,7 +1,8 @@
 /* tool.h: what the parts of the safecp command share (the library's
  * public headers are <safecp/...>; this one is the command's own).
  *
- *   safecp.c         options, the checks before the first byte, exit code
+ *   safecp.c         the checks before the first byte, exit code
+ *   safecp_options.c the command line, parsed and checked (safecp_options.h)
  *   safecp_run.c     the copy thread, signals, the polling loop
  *   safecp_events.c  the run's output: one struct events a destination
  *                    (events_private.h), with safecp_file_events.c (what
