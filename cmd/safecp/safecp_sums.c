@@ -8,7 +8,7 @@
  * the first byte when it cannot be written; the copy job writes them
  * (lib/copy/lists.h: a list on a destination's filesystem by that
  * destination's thread before its final sync), and what it says about
- * them comes back as events, worded here and in safecp_events.c. */
+ * them comes back as events, worded here and in safecp_file_events.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* safecp_waiting.h: the progress event with the bytes of other data a
  * destination's device has to write before ours (safecp_json.c; the
- * figure is safecp_events.c's, from lib/dirty). */
+ * figure is safecp_snapshot.c's, from lib/dirty). */
 #ifndef SAFECP_WAITING_H
 #define SAFECP_WAITING_H
 

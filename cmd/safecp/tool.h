@@ -1,9 +1,14 @@
 /* tool.h: what the parts of the safecp command share (the library's
  * public headers are <safecp/...>; this one is the command's own).
  *
- *   safecp.c         options, the checks before the first byte, exit code
+ *   safecp.c         the checks before the first byte, exit code
+ *   safecp_options.c the command line, parsed and checked (safecp_options.h)
  *   safecp_run.c     the copy thread, signals, the polling loop
- *   safecp_events.c  copy callbacks and polled progress, to text, bar, JSON
+ *   safecp_events.c  the run's output: one struct events a destination
+ *                    (events_private.h), with safecp_file_events.c (what
+ *                    the copy job says), safecp_snapshot.c (the counters
+ *                    read), safecp_bar.c (the bar, the rows of several
+ *                    destinations) and safecp_endings.c (the last words)
  *   safecp_json.c    the --progress=json events
  *   safecp_words.c   plan problems and copy errors as sentences
  *   safecp_names.c   the destination's name rules as sentences
@@ -295,8 +300,8 @@ void jsonev_interrupted(struct jsonev *j, const struct snapshot *s, int signo);
 void jsonev_stopped(struct jsonev *j, const struct snapshot *s);
 void jsonev_refused(struct jsonev *j, const char *kind, const char *message);
 
-/* safecp_events.c: the run's output.  Every function may be called from
- * the engine thread and the main thread at once; one lock orders them. */
+/* safecp_events.c and the files events_private.h names: the run's
+ * output, all from the main thread. */
 struct events;
 
 /* One per destination; the first (first NULL) owns the meter and the

@@ -1,0 +1,308 @@
+/* safecp_endings.c: the last words of a run: all done ("... is on
+ * '/dev/sdb1' and the device is idle; it can be removed"), interrupted
+ * (what is complete, how to finish), stopped by an error, and with
+ * several destinations each one's end as it comes and the job's. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/msg.h"
+#include "common/quote.h"
+#include "safecp/events_private.h"
+#include "util/cleanup.h"
+#include "util/size.h"
+
+struct dest_outcome outcome_of(const struct events *e)
+{
+	return (struct dest_outcome){
+		.dest = e->job->dest_arg,
+		.outcome = e->outcome ? e->outcome : "interrupted",
+		.error = e->err ? strerror(e->err) : NULL,
+		.files = e->snap.files_done,
+		.errors = e->snap.files_failed,
+		.bytes_on_device = e->snap.confirmed,
+		.identical = e->job->plan->n_identical,
+		.snap = &e->snap,
+	};
+}
+
+void outcomes(const struct events_shared *sh, struct dest_outcome *ret)
+{
+	for (size_t i = 0; i < sh->n; i++)
+		ret[i] = outcome_of(sh->all[i]);
+}
+
+/* Only a removable or USB/MMC disk gets "it can be removed". */
+static bool disk_removable(const struct target *t)
+{
+	return t->has_block && (t->disk.removable || t->disk.transport == TRANSPORT_USB ||
+				t->disk.transport == TRANSPORT_MMC);
+}
+
+/* How the device was left: idle means seen idle (dirty_idle.h: as root
+ * from its bdi, as any user from the system's writeback and the disk's
+ * counters); else what kept it busy, or nothing known when it could not
+ * be watched at all. */
+static char *device_words(const struct snapshot *s)
+{
+	char busy[SIZE_FORMAT_MAX];
+
+	if (s->device_idle)
+		return strdup("the device is idle");
+	if (s->device_busy == 0)
+		return strdup("flushed (the device's idle state could not be confirmed; "
+			      "wait for its light before removing it)");
+	size_format(busy, sizeof(busy), s->device_busy);
+	return words_format("flushed; the device was still busy with %s of other data, so it "
+			    "was not seen idle: wait for its light before removing it", busy);
+}
+
+static char *final_line(const struct events *ev, int failed)
+{
+	const struct target *t = ev->job->target;
+	const struct snapshot *s = &ev->snap;
+	char size[SIZE_FORMAT_MAX];
+	const char *files = s->files_done == 1 ? "file" : "files";
+	bool idle = ev->stats && s->device_idle;
+	const char *after = failed ? "; some files failed (see above)"
+			    : idle && disk_removable(t) ? "; it can be removed" : "";
+	_cleanup_free_ char *checked = NULL, *same = NULL, *device = NULL;
+	char *line = NULL;
+	int r;
+
+	if (s->verify)
+		checked = words_format(" (%ju read back from the device and matched%s)",
+				       (uintmax_t)s->files_verified,
+				       s->verify_cached ? "; device cache not bypassed" : "");
+	/* --skip-identical: what was already there, first */
+	if (s->identical)
+		same = words_format("%ju identical %s already there, not copied; ",
+				    (uintmax_t)s->identical,
+				    s->identical == 1 ? "file was" : "files were");
+
+	size_format(size, sizeof(size), s->confirmed);
+	if (t->has_block) {
+		device = device_words(s);
+		if (!device)
+			return NULL;
+		r = asprintf(&line, "%s%s in %ju %s%s is on %s and %s%s", same ? same : "", size,
+			     (uintmax_t)s->files_done, files, checked ? checked : "",
+			     quote_bare(t->devnode), device, after);
+	} else
+		r = asprintf(&line, "%s%s in %ju %s%s is on %s%s", same ? same : "", size,
+			     (uintmax_t)s->files_done, files, checked ? checked : "",
+			     quote(t->mountpoint ? t->mountpoint : t->path), after);
+	return r < 0 ? NULL : line;
+}
+
+void events_done(struct events *ev, int failed)
+{
+	struct progress_state st;
+	char *line;
+
+	pthread_mutex_lock(&ev->sh->lock);
+	snapshot_take(ev, &ev->snap);
+	state_from(&ev->snap, &st);
+	progress_update(ev->sh->meter, &st);
+	line = final_line(ev, failed);
+	if (ev->json_mode)
+		progress_done(ev->sh->meter, NULL);  /* the done event */
+	else if (ev->sh->meter)
+		progress_done(ev->sh->meter, line);
+	else if (ev->o->verbosity >= VERBOSITY_VERBOSE && line)
+		say(ev, "%s", line);
+	if (ev->json_out && !ev->json_mode)  /* --events: the meter draws, not writes it */
+		jsonev_done(&ev->jev, &ev->snap, NULL, 0, &ev->sh->src);
+	free(line);
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_dest_finished(struct events *ev, int result)
+{
+	struct events_shared *sh = ev->sh;
+	_cleanup_free_ char *line = NULL;
+
+	pthread_mutex_lock(&sh->lock);
+	snapshot_take(ev, &ev->snap);
+	ev->finished = true;
+	ev->outcome = result == -ECANCELED ? "interrupted" : result == 0 ? "ok" : "failed";
+	ev->err = result < 0 && result != -ECANCELED ? -result : 0;
+	if (result >= 0) {
+		line = final_line(ev, result);
+		if (!ev->json_mode && ev->o->verbosity >= VERBOSITY_NORMAL && line)
+			progress_note(sh->meter, "%s: %s", quote(ev->job->dest_arg), line);
+	} else if (result != -ECANCELED) {
+		if (!ev->fatal_reported) {
+			note_line(ev, MSG_ERROR, "cannot copy to %s: %s",
+				  quote(ev->job->plan->dest_root), strerror(ev->err));
+			if (ev->json_out)
+				jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, ev->err,
+					     ev->job->plan->dest_root, strerror(ev->err), true);
+		}
+		note_line(ev, MSG_ERROR, "%s: stopped: %ju %s copied before the error; "
+			  "temporary files removed, nothing partial was left under a final "
+			  "name; the other destinations go on", quote(ev->job->dest_arg), (uintmax_t)ev->snap.files_done,
+			      ev->snap.files_done == 1 ? "file" : "files");
+	}
+	if (ev->json_out) {
+		struct dest_outcome d = outcome_of(ev);
+
+		jsonev_dest_done(&ev->jev, &ev->snap, &d, line);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* What an interrupted run leaves on ev's destination, in words: "29 of 46
+ * files (119 MiB) are complete on 'DEST'" (named: "on 'DEST' 29 of 46
+ * files (119 MiB) are complete").  Caller holds the lock. */
+static char *complete_words(const struct events *ev, bool named)
+{
+	const struct plan *p = ev->job->plan;
+	uint64_t files = 0, bytes = 0;
+	char size[SIZE_FORMAT_MAX];
+	char *s = NULL;
+
+	for (size_t i = 0; i < p->n_entries; i++)
+		if (ev->published[i] && S_ISREG(p->entries[i].source->st.st_mode)) {
+			files++;
+			bytes += (uint64_t)p->entries[i].source->st.st_size;
+		}
+	size_format(size, sizeof(size), bytes);
+	int r = named ? asprintf(&s, "on %s %ju of %zu %s (%s) %s complete",
+				 quote(ev->job->dest_arg), (uintmax_t)files, p->n_files,
+				 p->n_files == 1 ? "file" : "files", size, files == 1 ? "is" : "are")
+		      : asprintf(&s, "%ju of %zu %s (%s) %s complete on %s", (uintmax_t)files,
+				 p->n_files, p->n_files == 1 ? "file" : "files", size,
+				 files == 1 ? "is" : "are", quote(ev->job->dest_arg));
+
+	return r < 0 ? NULL : s;
+}
+
+/* The rest of the line: what is safe, and how to finish. */
+static const char *next_step(const struct events *ev)
+{
+	if (ev->o->unpack)
+		return "; nothing partial is left under a final name; run the same command again "
+		       "to unpack the rest";
+	if (ev->o->skip_identical)
+		return "; nothing partial is left under a final name; run the same command again "
+		       "to copy the rest";
+	return "; nothing partial is left under a final name; run the same command with "
+	       "--skip-identical to copy the rest";
+}
+
+void events_job_done(struct events *ev, const struct copy_source_stats *src, int signo)
+{
+	struct events_shared *sh = ev->sh;
+	struct dest_outcome d[COPY_DESTS_MAX];
+	size_t ok = 0;
+	char size[SIZE_FORMAT_MAX];
+	_cleanup_free_ char *line = NULL;
+
+	pthread_mutex_lock(&sh->lock);
+	outcomes(sh, d);
+	for (size_t i = 0; i < sh->n; i++)
+		ok += strcmp(d[i].outcome, "ok") == 0;
+	if (signo) {
+		progress_free(sh->meter);
+		sh->meter = NULL;
+		if (ev->json_out) {
+			jsonev_interrupted(&ev->jev, &ev->snap, signo);
+			stdout_check(ev);
+		}
+		_cleanup_free_ char *each = NULL;
+
+		for (size_t i = 0; i < sh->n; i++) {
+			_cleanup_free_ char *one = complete_words(sh->all[i], true);
+			char *joined = NULL;
+
+			if (asprintf(&joined, "%s%s%s", each ? each : "", each ? ", " : "",
+				     one ? one : "?") < 0)
+				break;
+			free(each);
+			each = joined;
+		}
+		fprintf(stderr, "%s: interrupted by SIG%s: %s%s\n", program_name,
+			sigabbrev_np(signo), each ? each : "", next_step(ev));
+	} else {
+		size_format(size, sizeof(size), src->bytes_read);
+		if (asprintf(&line, "%zu of %zu destinations complete; %s read from the source",
+			     ok, sh->n, size) < 0)
+			line = NULL;
+		tick_locked(sh);
+		/* for the done event; the bar's source row was drawn from the
+		 * last tick's reading above, as on every tick */
+		sh->src = *src;
+		if (ev->json_mode)
+			progress_done(sh->meter, NULL);
+		else if (sh->meter)
+			progress_done(sh->meter, line);
+		else if (ev->o->verbosity >= VERBOSITY_VERBOSE && line)
+			say(ev, "%s", line);
+		if (ev->json_out && !ev->json_mode)
+			jsonev_done(&sh->all[0]->jev, &sh->all[0]->snap, d, sh->n, &sh->src);
+	}
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* Ends the bar (kept on screen) before the last words. */
+static void meter_close(struct events *ev)
+{
+	progress_free(ev->sh->meter);
+	ev->sh->meter = NULL;
+}
+
+void events_interrupted(struct events *ev, int signo)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	snapshot_take(ev, &ev->snap);
+	meter_close(ev);
+	if (ev->json_out) {
+		jsonev_interrupted(&ev->jev, &ev->snap, signo);
+		stdout_check(ev);
+	}
+	if (ev->o->pack) {
+		fprintf(stderr, "%s: interrupted by SIG%s: the archive was not written, nothing is "
+			"left under its name; run the same command again\n", program_name,
+			sigabbrev_np(signo));
+	} else {
+		_cleanup_free_ char *done = complete_words(ev, false);
+
+		fprintf(stderr, "%s: interrupted by SIG%s: %s%s\n", program_name,
+			sigabbrev_np(signo), done ? done : "", next_step(ev));
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_cancelling(struct events *ev)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	meter_close(ev);
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_stopped(struct events *ev, int err)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	snapshot_take(ev, &ev->snap);
+	meter_close(ev);
+	if (!ev->fatal_reported) {
+		fprintf(stderr, "%s: cannot copy to %s: %s\n", program_name,
+			quote(ev->job->plan->dest_root), strerror(err));
+		if (ev->json_out)
+			jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, err, ev->job->plan->dest_root,
+				     strerror(err), true);
+	}
+	if (ev->json_out) {
+		jsonev_stopped(&ev->jev, &ev->snap);
+		stdout_check(ev);
+	}
+	fprintf(stderr, "%s: stopped: %ju %s copied before the error; temporary files "
+		"removed, nothing partial was left under a final name\n", program_name,
+		(uintmax_t)ev->snap.files_done, ev->snap.files_done == 1 ? "file" : "files");
+	pthread_mutex_unlock(&ev->sh->lock);
+}

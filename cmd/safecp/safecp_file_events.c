@@ -1,0 +1,280 @@
+/* safecp_file_events.c: what the copy job says about a destination
+ * (copy_job_poll()'s events, handed over by safecp_run.c), in words and
+ * as JSON events: a file started, under its final name, withdrawn,
+ * skipped; errors, notes, a change of strategy; the checksum lists and
+ * ASC MHL manifests written beside the data, or not. */
+#include <pthread.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "common/msg.h"
+#include "common/quote.h"
+#include "device/fs_traits.h"
+#include "safecp/events_private.h"
+#include "util/cleanup.h"
+
+/* A file event in --progress=json, with the lock held. */
+static void json_file(struct events *ev, const struct plan_entry *e, const char *state,
+		      const char *reason)
+{
+	if (!ev->json_out)
+		return;
+	jsonev_file(&ev->jev, e, state, reason);
+	stdout_check(ev);
+}
+
+static void on_file_start(struct events *ctx, const struct plan_entry *e)
+{
+	struct events *ev = ctx;
+
+	pthread_mutex_lock(&ev->sh->lock);
+	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+		say(ev, "%s -> %s", quote(e->source->src), quote(e->dst));
+	json_file(ev, e, "started", NULL);
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+/* The file is under its final name now, or no longer (events_published()). */
+static void file_published(struct events *ev, const struct plan_entry *e, bool published,
+			   const char *state, const char *reason)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	ev->published[e - ev->job->plan->entries] = published;
+	json_file(ev, e, state, reason);
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+static void on_file_done(struct events *ctx, const struct plan_entry *e)
+{
+	file_published(ctx, e, true, "finished", NULL);
+}
+
+static void on_file_withdrawn(struct events *ctx, const struct plan_entry *e)
+{
+	file_published(ctx, e, false, "withdrawn", "read back different at the end");
+}
+
+bool events_published(struct events *ev, size_t idx)
+{
+	bool done;
+
+	pthread_mutex_lock(&ev->sh->lock);
+	done = idx < ev->job->plan->n_entries && ev->published[idx];
+	pthread_mutex_unlock(&ev->sh->lock);
+	return done;
+}
+
+void events_list_written(struct events *ev, const char *path, const char *alg, size_t files)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+		say(ev, "%s list %s: %zu files", alg, quote(path), files);
+	if (ev->json_out) {
+		jsonev_list(&ev->jev, path, alg, files);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_manifest_written(struct events *ev, const char *path, unsigned sequence,
+			     size_t files, size_t unlisted)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	if (unlisted)
+		note_line(ev, MSG_WARNING, "%zu %s left out of the ASC MHL manifest %s: ASC MHL "
+			  "holds only UTF-8 names without control characters", unlisted,
+			  unlisted == 1 ? "file is" : "files are", quote(path));
+	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+		say(ev, "ASC MHL generation %u %s: %zu files", sequence, quote(path), files);
+	if (ev->json_out) {
+		jsonev_manifest(&ev->jev, path, sequence, files, unlisted);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+/* A file written beside the data (a checksum list, a manifest) failed;
+ * the copy stands.  msg: the words, or NULL when they took no memory. */
+static void beside_failed(struct events *ev, const char *path, int err, const char *msg)
+{
+	pthread_mutex_lock(&ev->sh->lock);
+	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
+	if (ev->json_out) {
+		jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, err, path, msg, false);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_manifest_failed(struct events *ev, const char *path, int err)
+{
+	_cleanup_free_ char *msg = words_format("cannot write the ASC MHL manifest %s: %s; the "
+						"files are copied, make room and copy again for "
+						"the manifest", quote(path), strerror(err));
+
+	beside_failed(ev, path, err, msg);
+}
+
+void events_list_failed(struct events *ev, const char *path, int err)
+{
+	_cleanup_free_ char *msg = words_format("cannot write the checksum list %s: %s; the "
+						"files are copied, make room and copy again for "
+						"the list", quote(path), strerror(err));
+
+	beside_failed(ev, path, err, msg);
+}
+
+/* Kept files (-n) and identical ones are what the user asked for: named
+ * with -v only.
+ * Devices, FIFOs and sockets are a warning. */
+static void on_skipped(struct events *ctx, const struct plan_entry *e, enum copy_skip_reason reason)
+{
+	const char *why = words_skip_reason(reason);
+
+	struct events *ev = ctx;
+
+	pthread_mutex_lock(&ev->sh->lock);
+	if (e->identical) {
+		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+			say(ev, "%s identical to %s (%s): not copied", quote(e->source->src),
+			    quote(e->dst), identical_words(e));
+	} else if (e->skip_existing) {
+		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
+			say(ev, "%s kept: %s exists", quote(e->source->src), quote(e->dst));
+	} else if (ev->o->verbosity >= VERBOSITY_NORMAL) {
+		note_line(ev, MSG_WARNING, "skipping %s: %s", quote(e->source->src),
+			      why);
+	}
+	if (ev->json_out) {
+		if (e->identical)
+			jsonev_identical(&ev->jev, e, why, identical_basis_name(e->identical));
+		else
+			jsonev_file(&ev->jev, e, e->skip_existing ? "kept" : "skipped", why);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+static void on_error(struct events *ctx, const struct plan_entry *e, enum copy_step step, int neg_err,
+		     const char *path, bool fatal)
+{
+	struct events *ev = ctx;
+	int err = neg_err < 0 ? -neg_err : neg_err; /* lib passes -errno */
+	/* the archive's "source" is made of many: the feed knows which one */
+	bool pack_src = ev->o->pack && (step == COPY_STEP_READ || step == COPY_STEP_CHANGED);
+	_cleanup_free_ char *msg = pack_src ? words_pack_failed(ev->o, e, step, err)
+					    : words_copy_error(e, step, err, path, ev->job->target,
+							       fatal);
+	bool note = step == COPY_STEP_ATTRS;
+
+	pthread_mutex_lock(&ev->sh->lock);
+	if (fatal)
+		ev->fatal_reported = true;
+	if (!note || ev->o->verbosity >= VERBOSITY_NORMAL)
+		note_line(ev, note ? MSG_WARNING : MSG_ERROR, "%s", msg ? msg : strerror(err));
+	if (ev->json_out) {
+		if (step == COPY_STEP_CHANGED)
+			jsonev_changed(&ev->jev, e, msg);
+		else
+			jsonev_error(&ev->jev, e, step, err, path, msg, fatal);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+/* The modes note is a fact about the stick, said once for it: the engine
+ * passes the first file it chmod-ed, which read as "something is wrong
+ * with IMG_0031.JPG" (issue 25 item 7). */
+static const char *modes_fs_word(const struct target *t)
+{
+	switch (fs_traits_of(t)->names) {
+	case NAME_FS_FAT: case NAME_FS_FUSEFAT: return "FAT";
+	case NAME_FS_EXFAT: return "exFAT";
+	case NAME_FS_NTFS: return "NTFS";
+	case NAME_FS_FUSEBLK: return "exFAT or NTFS";
+	case NAME_FS_POSIX: break;
+	}
+	return t->fstype ? t->fstype : "?";
+}
+
+static void on_note(struct events *ctx, enum copy_note_kind kind, const char *path, int err,
+		    uint64_t bytes)
+{
+	struct events *ev = ctx;
+	_cleanup_free_ char *msg = words_note(kind, err, bytes);
+	const char *what = msg ? msg : "out of memory", *fs = NULL;
+
+	/* --pack: the sources' modes are in the archive; its own is a new file's */
+	if (ev->o->pack && kind == COPY_NOTE_NO_MODES)
+		return;
+	if (kind == COPY_NOTE_NO_MODES) {
+		const struct target *t = ev->job->target;
+
+		path = t->mountpoint ? t->mountpoint : ev->job->dest_arg;
+		fs = modes_fs_word(t);
+	}
+	pthread_mutex_lock(&ev->sh->lock);
+	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
+		if (path && fs)
+			note_line(ev, MSG_NOTE, "%s (%s): %s", quote(path), fs, what);
+		else if (path)
+			note_line(ev, MSG_NOTE, "%s: %s", quote(path), what);
+		else
+			note_line(ev, MSG_NOTE, "%s", what);
+	}
+	if (ev->json_out) {
+		jsonev_note(&ev->jev, path, what);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+/* With e: the engine changed strategy in the middle of that file (auto
+ * found the kernel falling back to buffered writes). */
+static void on_strategy(struct events *ctx, const struct plan_entry *e, enum write_strategy s,
+			enum writer_switch_reason reason)
+{
+	struct events *ev = ctx;
+	const char *why = words_switch_reason(reason);
+
+	pthread_mutex_lock(&ev->sh->lock);
+	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
+		if (e)
+			say(ev, "%s: switching to the %s strategy: %s", quote(e->dst), strategy_name(s),
+			    why ? why : "");
+		else
+			say(ev, "strategy: %s: %s", strategy_name(s), why ? why : "");
+	}
+	if (ev->json_out) {
+		jsonev_strategy(&ev->jev, e, s, why);
+		stdout_check(ev);
+	}
+	pthread_mutex_unlock(&ev->sh->lock);
+}
+
+void events_handle(struct events *ev, const struct copy_event *e)
+{
+	const struct plan *p = ev->job->plan;
+	const struct plan_entry *pe = e->entry < p->n_entries ? &p->entries[e->entry] : NULL;
+
+	switch (e->kind) {
+	case COPY_EVENT_FILE_START: on_file_start(ev, pe); break;
+	case COPY_EVENT_FILE_DONE: on_file_done(ev, pe); break;
+	case COPY_EVENT_FILE_WITHDRAWN: on_file_withdrawn(ev, pe); break;
+	case COPY_EVENT_SKIPPED: on_skipped(ev, pe, e->skip); break;
+	case COPY_EVENT_ERROR: on_error(ev, pe, e->step, e->err, e->path, e->fatal); break;
+	case COPY_EVENT_NOTE: on_note(ev, e->note, e->path, e->err, e->bytes); break;
+	case COPY_EVENT_STRATEGY: on_strategy(ev, pe, e->strategy, e->why); break;
+	case COPY_EVENT_LIST_WRITTEN:
+		events_list_written(ev, e->path, checksum_alg_name(e->alg), (size_t)e->count);
+		break;
+	case COPY_EVENT_LIST_FAILED: events_list_failed(ev, e->path, e->err); break;
+	case COPY_EVENT_LIST_LEFT_OUT: case COPY_EVENT_LIST_UNKNOWN: sums_warn(ev, e); break;
+	case COPY_EVENT_MANIFEST_WRITTEN:
+		events_manifest_written(ev, e->path, e->sequence, (size_t)e->count,
+					(size_t)e->unlisted);
+		break;
+	case COPY_EVENT_MANIFEST_FAILED: events_manifest_failed(ev, e->path, e->err); break;
+	case COPY_EVENT_DEST_END: break;
+	}
+}

@@ -1,0 +1,28 @@
+/* safecp_options.h: safecp's command line, parsed and checked
+ * (safecp_options.c), for main().  Private to cmd/safecp. */
+#ifndef SAFECP_CMD_SAFECP_OPTIONS_H
+#define SAFECP_CMD_SAFECP_OPTIONS_H
+
+#include <popt.h>
+#include <stddef.h>
+
+#include "safecp/tool.h"
+
+/* popt's view of the command line, before validation; main() frees
+ * the -t strings and names --events' file from it at the end */
+struct safecp_raw {
+	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl, unmount, power_off;
+	int unpack, skip_unsafe, system_disk;
+	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check, *pack, *events;
+	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
+	size_t n_target_dirs;
+	char *beneath[COPY_DESTS_MAX];     /* --beneath, each one */
+	size_t n_beneath;
+};
+extern struct safecp_raw raw;
+
+/* Parses argv into *o; exits EXIT_USAGE on any mistake.  The operand
+ * strings live in the returned context. */
+poptContext parse_options(int argc, const char **argv, struct safecp_options *o);
+
+#endif
