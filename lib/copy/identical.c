@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "copy/identical.h"
+#include "copy/plan.h"
 #include "copy/plan_internal.h"
 #include "copy/read_back.h"
 #include "copy/source_open.h"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "copy/pack.h"
+#include "copy/plan.h"
 #include "copy/plan_internal.h"
 #include "util/cleanup.h"
 

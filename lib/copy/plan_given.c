@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "copy/plan_given.h"
+#include "copy/plan.h"
 #include "copy/plan_internal.h"
 #include "util/cleanup.h"
 

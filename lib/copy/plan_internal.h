@@ -7,7 +7,14 @@
 
 #include <limits.h>
 
-#include "copy/plan.h"
+#include <sys/stat.h>
+
+#include "copy/plan_options.h"
+#include "copy/plan_problem.h"
+#include "copy/source_tree.h"
+
+struct plan;
+struct plan_entry;
 
 struct plan_builder {
 	struct plan *p;
@@ -17,49 +24,12 @@ struct plan_builder {
 	const struct plan *first;     /* plan_build_beside(): whose tree p shares */
 };
 
-/* Replace *pr with kind and copies of the paths (either may be NULL).
- * Returns 0 or -ENOMEM. */
-int plan_problem_set(struct plan_problem *pr, enum plan_problem_kind kind,
-		     const char *path, const char *path2);
-
-/* Record a refusal in *pr; returns -err, or -EINVAL when err is 0. */
-int plan_refuse(struct plan_problem *pr, enum plan_problem_kind kind,
-		const char *path, const char *path2, int err);
-
 /* Join dir and name into buf (PATH_MAX bytes) with one '/' between them.
  * Returns 0 or -ENAMETOOLONG. */
 int plan_join(char buf[PATH_MAX], const char *dir, const char *name);
 
 /* "a/b//" -> "a/b"; "/" and "//" stay "/". */
 void plan_strip_slashes(char *s);
-
-enum plan_entry_type plan_type_of(mode_t mode);
-
-/* source_tree.c.  A new, empty tree walked with o's -r and -L, with one
- * reference; source_tree_unref() frees it with the last (NULL is fine). */
-struct source_tree *source_tree_new(const struct plan_options *o);
-void source_tree_unref(struct source_tree *t);
-
-/* Operand arg as cp sees it: stat (followed with -L or without -r), a
- * directory needs -r, a symlink's target is read.  Fills e's src (arg
- * itself), parent, type, st and link_target (malloc'ed: the caller's). */
-int source_examine(const struct plan_options *o, const char *arg, struct source_entry *e,
-		   struct plan_problem *pr);
-
-/* The same file as it was (type, identity, size, times, path, link)? */
-bool source_entry_same(const struct source_entry *a, const struct source_entry *b);
-
-/* Append a copy of e (its strings copied into one block) and count it;
- * *ret_idx is its index (may be NULL). */
-int source_tree_add(struct source_tree *t, const struct source_entry *e, size_t *ret_idx);
-
-/* source_walk.c.  Walk the directory entry idx of t (already added) and
- * append everything below it; added(ctx, i) (may be NULL) is called for
- * every new entry i right after it is added, and a refusal from it stops
- * the walk. */
-typedef int (*source_added_fn)(void *ctx, size_t idx);
-int source_walk(struct source_tree *t, size_t idx, struct plan_problem *pr,
-		source_added_fn added, void *ctx);
 
 /* plan_view.c.  Append e (dst copied) as the entry of the next tree
  * index. */

@@ -25,6 +25,7 @@
 
 #include "util/cleanup.h"
 #include "util/grow.h"
+#include "copy/plan.h"
 #include "copy/plan_internal.h"
 #include "copy/plan_names.h"
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "copy/plan.h"
 #include "copy/plan_internal.h"
 #include "util/grow.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "copy/plan_internal.h"
+#include "copy/source_tree.h"
 #include "util/grow.h"
 
 struct source_tree *source_tree_new(const struct plan_options *o)

@@ -33,6 +33,7 @@
 
 #include "util/cleanup.h"
 #include "util/grow.h"
+#include "copy/plan.h"
 #include "copy/plan_internal.h"
 
 #define WALK_FDS 32
