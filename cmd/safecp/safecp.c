@@ -64,7 +64,6 @@ static int probe_destination(const struct safecp_options *o, struct safecp_job *
 		cli_error("cannot read the free space of %s: %s", quote(root), strerror(-r));
 		return EXIT_USAGE;
 	}
-	dio_caps_of_dest(root, o->dry_run, &job->dio);
 	return 0;
 }
 
@@ -133,6 +132,12 @@ static int job_prepare(const struct safecp_options *o, size_t n, const struct pl
 		cli_error("cannot check the plan: %s", strerror(-r));
 		return EXIT_USAGE;
 	}
+	/* a run that is refused, or writes nothing, leaves no trace either:
+	 * not even the probe's unnamed file, whose inode the journal would
+	 * write (copy/session.c asks the same way) */
+	dio_caps_of_dest(job->plan->dest_root,
+			 o->dry_run || job->refusal.kind != PLAN_OK || job->names.n_problems,
+			 &job->dio);
 	r = sizing_plan(job->target, &job->dio, o->strategy, o->window, &job->wplan);
 	if (r < 0) {
 		_cleanup_free_ char *msg = words_sizing_refused(o, job->target, &job->wplan);

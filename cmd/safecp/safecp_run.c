@@ -89,8 +89,10 @@ static int wait_for_copy(struct runner *r, int sigfd)
 	while (r->n_ended < r->n && !copy_job_done(r->job)) {
 		struct signalfd_siginfo si;
 
-		if (poll(fds, 2, TICK_MS) < 0 && errno != EINTR)
-			break;
+		/* a poll that fails (EINTR, ENOMEM) is a tick: the loop ends
+		 * only when the job did */
+		if (poll(fds, 2, TICK_MS) < 0)
+			fds[0].revents = fds[1].revents = 0;
 		if (fds[1].revents && read(sigfd, &si, sizeof(si)) == sizeof(si) && signo == 0) {
 			signo = (int)si.ssi_signo;
 			copy_job_cancel(r->job);

@@ -30,6 +30,12 @@ static void say_progress(void)
 	fflush(stdout); /* a line a second, also into a pipe */
 }
 
+static void say_error(const struct safecp_copy_event *ev)
+{
+	if (ev->kind == SAFECP_EVENT_ERROR)
+		fprintf(stderr, "copy-one: %s: %s\n", ev->path ? ev->path : "?", strerror(ev->err));
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_interrupt };
@@ -60,10 +66,16 @@ int main(int argc, char **argv)
 		r = safecp_copy_poll(copy, 200, &ev);
 		if (r > 0 && ev.kind == SAFECP_EVENT_DEST_END)
 			break;
-		if (r > 0 && ev.kind == SAFECP_EVENT_ERROR)
-			fprintf(stderr, "copy-one: %s: %s\n", ev.path ? ev.path : "?", strerror(ev.err));
-		if ((r < 0 && r != -EINTR) || (r == 0 && safecp_copy_done(copy)))
-			break; /* no memory for its last event: it ended all the same */
+		if (r > 0)
+			say_error(&ev);
+		if (r == 0 && safecp_copy_done(copy)) {
+			/* ended: all it said is queued (its end found no memory) */
+			while (safecp_copy_poll(copy, 0, &ev) > 0)
+				say_error(&ev);
+			break;
+		}
+		if (r < 0 && r != -EINTR)
+			break;
 		if (time(NULL) >= next) {
 			say_progress();
 			next = time(NULL) + 1;
@@ -71,6 +83,7 @@ int main(int argc, char **argv)
 	}
 	say_progress();
 	result = safecp_copy_result(copy, 0);
+	signal(SIGINT, SIG_DFL); /* the handler must not see a freed copy */
 	safecp_copy_free(copy);
 	return result == 0 ? 0 : result == -ECANCELED ? 130 : 1;
 }

@@ -62,6 +62,11 @@ def main(args):
     signal.signal(signal.SIGINT, lambda *_: lib.safecp_copy_cancel(copy))
     ev, progress, step = Event(), Progress(), time.monotonic() + 1
 
+    def say_error(e):
+        if e.kind == EVENT_ERROR:
+            print("copy-one: %s: %s" % (os.fsdecode(e.path or b"?"), os.strerror(e.err)),
+                  file=sys.stderr)
+
     def say():
         lib.safecp_copy_progress(copy, ctypes.c_size_t(0), ctypes.byref(progress))
         print("%d of %d bytes on the device, %d files%s" % (
@@ -72,16 +77,21 @@ def main(args):
         r = lib.safecp_copy_poll(copy, 200, ctypes.byref(ev))
         if r > 0 and ev.kind == EVENT_DEST_END:
             break
-        if r > 0 and ev.kind == EVENT_ERROR:
-            print("copy-one: %s: %s" % (os.fsdecode(ev.path or b"?"), os.strerror(ev.err)),
-                  file=sys.stderr)
-        if (r < 0 and r != -errno.EINTR) or (r == 0 and lib.safecp_copy_done(copy)):
+        if r > 0:
+            say_error(ev)
+        if r == 0 and lib.safecp_copy_done(copy):
+            # ended: all it said is queued (its end found no memory)
+            while lib.safecp_copy_poll(copy, 0, ctypes.byref(ev)) > 0:
+                say_error(ev)
+            break
+        if r < 0 and r != -errno.EINTR:
             break
         if time.monotonic() >= step:
             say()
             step = time.monotonic() + 1
     say()
     result = lib.safecp_copy_result(copy, ctypes.c_size_t(0))
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # the handler must not see a freed copy
     lib.safecp_copy_free(copy)
     return 0 if result == 0 else 130 if result == -errno.ECANCELED else 1
 

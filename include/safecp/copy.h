@@ -6,7 +6,7 @@
  *	safecp_copy_add_source(c, "DCIM");
  *	safecp_copy_add_dest(c, "/media/usb");       several: each at its own pace
  *	if (safecp_copy_prepare(c) == 0 && safecp_copy_start(c) == 0)
- *		while (!safecp_copy_done(c))
+ *		until SAFECP_EVENT_DEST_END of each destination:
  *			safecp_copy_poll(c, 1000, &ev) ... safecp_copy_progress(c, 0, &p);
  *	safecp_copy_free(c);
  *
@@ -143,9 +143,10 @@ struct safecp_copy_progress {
 };
 int safecp_copy_progress(const struct safecp_copy *c, size_t d, struct safecp_copy_progress *ret);
 
-/* Every destination ended (their last events may still wait). */
+/* Every destination ended.  Their events are all queued by then: poll
+ * with timeout 0 until it returns 0 to have the last of them. */
 int safecp_copy_done(const struct safecp_copy *c);
-/* Destination d: -EBUSY while it runs; 0 everything copied and durable; a
+/* Destination d: -ENOENT before start or past the last; -EBUSY while it runs; 0 everything copied and durable; a
  * positive count of files that failed (the rest is durable); -ECANCELED;
  * -errno when the destination stopped (its temporaries removed). */
 int safecp_copy_result(const struct safecp_copy *c, size_t d);

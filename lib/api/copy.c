@@ -222,6 +222,8 @@ int safecp_copy_result(const struct safecp_copy *c, size_t d)
 {
 	int result;
 
+	if (d >= copy_session_n_dests(c->s) || !copy_session_stats(c->s, d))
+		return -ENOENT; /* no such destination, or not started */
 	return copy_session_result(c->s, d, &result) ? result : -EBUSY;
 }
 

@@ -55,7 +55,8 @@ static int list_text(const struct copy_lists *l, const struct copy_lists_dests *
 		     const struct copy_list *list, struct copy_event *base, struct event_queue *q,
 		     char **ret, size_t *ret_len, size_t *ret_files)
 {
-	const struct plan *p = d->plans[0];
+	/* the holder's names (--rename-invalid renames per destination) */
+	const struct plan *p = d->plans[list->holder >= 0 ? (size_t)list->holder : 0];
 	char rel[PATH_MAX];
 	char *buf = NULL;
 	size_t len = 0, files = 0, unknown = 0;

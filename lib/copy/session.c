@@ -33,6 +33,7 @@ struct copy_session {
 	struct copy_refusal *refusals;
 	size_t n_refusals, cap_refusals;
 	bool prepared;
+	bool ready;         /* prepare() returned 0: everything was checked */
 	struct copy_dest job_dests[COPY_DESTS_MAX];
 	struct copy_job *job;
 };
@@ -127,7 +128,6 @@ static int probe_dest(struct copy_session *s, size_t i)
 		r = target_place(d->target, &d->place);
 	if (r < 0)
 		return r;
-	dio_caps_of_dest(root, false, &d->dio);
 	if (s->o.system_disk ||
 	    (d->place.place != TARGET_SYSTEM && d->place.place != TARGET_NO_DISK))
 		return 0;
@@ -154,6 +154,9 @@ static int check_dest(struct copy_session *s, size_t i)
 		r = refuse_problem(s, i, &d->check);
 	if (r < 0)
 		return r;
+	/* a refused destination gets no trace either: not even the probe's
+	 * unnamed file, whose inode the journal would write */
+	dio_caps_of_dest(d->plan->dest_root, s->n_refusals > 0, &d->dio);
 	if (sizing_plan(d->target, &d->dio, s->o.strategy, s->o.window, &d->wplan) < 0)
 		return refuse(s, &(struct copy_refusal){ .dest = i, .kind = COPY_REFUSED_STRATEGY,
 							 .reason = d->wplan.reason });
@@ -168,17 +171,22 @@ int copy_session_prepare(struct copy_session *s, size_t *bad_dest)
 	for (size_t i = 0; r == 0 && i < s->n_dests; i++) {
 		*bad_dest = i;
 		r = plan_dest(s, i);
-		if (r == 1)
+		if (r == 1 && i == 0)
 			return (int)s->n_refusals; /* no tree: the others cannot be planned */
+		if (r == 1) {
+			r = 0; /* refused: the next destination all the same */
+			continue;
+		}
 		if (r == 0)
 			r = probe_dest(s, i);
 		if (r == 0)
 			r = check_dest(s, i);
 	}
 	for (size_t i = 1; r == 0 && i < s->n_dests; i++)
-		if (!plan_same_source(s->dests[0].plan, s->dests[i].plan))
+		if (s->dests[i].plan && !plan_same_source(s->dests[0].plan, s->dests[i].plan))
 			r = refuse(s, &(struct copy_refusal){ .dest = i,
 							      .kind = COPY_REFUSED_SOURCE_CHANGED });
+	s->ready = r == 0 && s->n_refusals == 0;
 	return r < 0 ? r : (int)s->n_refusals;
 }
 
@@ -214,7 +222,7 @@ const struct write_plan *copy_session_write_plan(const struct copy_session *s, s
 
 int copy_session_start(struct copy_session *s)
 {
-	if (!s->prepared || s->n_refusals || s->job || !s->dests[s->n_dests - 1].plan)
+	if (!s->ready || s->job)
 		return -EINVAL;
 	for (size_t i = 0; i < s->n_dests; i++) {
 		struct session_dest *d = &s->dests[i];

@@ -8,8 +8,8 @@
  *	                           refusals come back as kinds (struct
  *	                           copy_refusal), nothing is written
  *	copy_session_start(s);
- *	while (copy_session_poll(s, 100, &ev) >= 0 && !copy_session_done(s))
- *		... copy_session_progress(s, d, &p) ...
+ *	until each destination's COPY_EVENT_DEST_END:
+ *		copy_session_poll(s, 100, &ev) ... copy_session_stats(s, d) ...
  *	copy_session_cancel(s);     from any thread, or a signal's waker
  *	copy_session_free(s);
  *
@@ -75,8 +75,10 @@ int copy_session_add_dest(struct copy_session *s, const char *dir, const char *b
 /* Plan every destination and check it (sources, names, space, the disk it
  * is on, the strategy).  0: ready to start; a positive count of refusals
  * (copy_session_refusal(); all of them, for every destination, so one
- * round of fixes does); -errno: a destination could not even be examined
- * (*bad_dest says which; nothing else is known). */
+ * round of fixes does; only a refused plan of the first destination
+ * leaves the others unplanned: there is no source tree); -errno: a
+ * destination could not even be examined (*bad_dest says which; the
+ * session cannot start). */
 int copy_session_prepare(struct copy_session *s, size_t *bad_dest);
 size_t copy_session_n_refusals(const struct copy_session *s);
 const struct copy_refusal *copy_session_refusal(const struct copy_session *s, size_t i);

@@ -226,7 +226,9 @@ int unmount_job_start(struct unmount_job *job)
 	return 0;
 }
 
-/* The job ended: END again, also when its queueing ran out of memory. */
+/* The job ended: what it queued last, else END again (also when its
+ * queueing ran out of memory).  The queue is asked once more after
+ * finished is seen: a step's end queued just before it must come first. */
 static bool ended(struct unmount_job *job, struct unmount_event *ret)
 {
 	bool finished;
@@ -234,7 +236,7 @@ static bool ended(struct unmount_job *job, struct unmount_event *ret)
 	pthread_mutex_lock(&job->lock);
 	finished = job->finished;
 	pthread_mutex_unlock(&job->lock);
-	if (finished)
+	if (finished && event_queue_pop(job->events, 0, ret) != 1)
 		*ret = (struct unmount_event){ .kind = UNMOUNT_EVENT_END, .step = job->last_step };
 	return finished;
 }
