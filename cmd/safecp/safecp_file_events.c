@@ -34,7 +34,7 @@ static void on_file_start(struct events *ctx, const struct plan_entry *e)
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
-/* The file is under its final name now, or no longer (events_published()). */
+/* The file is under its final name now, or no longer. */
 static void file_published(struct events *ev, const struct plan_entry *e, bool published,
 			   const char *state, const char *reason)
 {
@@ -52,16 +52,6 @@ static void on_file_done(struct events *ctx, const struct plan_entry *e)
 static void on_file_withdrawn(struct events *ctx, const struct plan_entry *e)
 {
 	file_published(ctx, e, false, "withdrawn", "read back different at the end");
-}
-
-bool events_published(struct events *ev, size_t idx)
-{
-	bool done;
-
-	pthread_mutex_lock(&ev->sh->lock);
-	done = idx < ev->job->plan->n_entries && ev->published[idx];
-	pthread_mutex_unlock(&ev->sh->lock);
-	return done;
 }
 
 void events_list_written(struct events *ev, const char *path, const char *alg, size_t files)

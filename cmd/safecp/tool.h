@@ -316,8 +316,6 @@ void events_dest_finished(struct events *ev, int result);
 /* Several destinations: all ended (signo: the interrupting signal, or 0). */
 void events_job_done(struct events *ev, const struct copy_source_stats *src, int signo);
 void events_free(struct events *ev);
-/* Did entry idx's file_done come (it is under its final name)? */
-bool events_published(struct events *ev, size_t idx);
 /* A checksum list was written, or could not be (err: errno). */
 void events_list_written(struct events *ev, const char *path, const char *alg, size_t files);
 void events_list_failed(struct events *ev, const char *path, int err);

@@ -166,8 +166,7 @@ static int job_open(struct check_job *j, const char *dir, const struct target *t
 		return -errno;
 	j->fuse = fs->fuse;
 	/* the daemon reads through the device's page cache (root only) */
-	if (t && fs->device_cache && t->has_block && t->devnode[0])
-		j->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	j->bdev_fd = read_back_device_open(t);
 	j->outcomes = calloc(j->list->n ? j->list->n : 1, sizeof(*j->outcomes));
 	j->sizes = calloc(j->list->n ? j->list->n : 1, sizeof(*j->sizes));
 	if (!j->outcomes || !j->sizes)

@@ -128,8 +128,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	g->fs_has_modes = fs->stores_modes;
 	g->times_after_rename = fs->rename_sets_mtime;
 	/* the daemon's data is in the device's cache: watch it (root only) */
-	if (t && fs->device_cache && t->has_block && t->devnode[0])
-		g->bdev_fd = open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	g->bdev_fd = read_back_device_open(t);
 	atomic_store(&g->stats->bytes_total, bytes_to_copy(p));
 	atomic_store(&g->stats->phase, COPY_PHASE_COPYING);
 	fd_budget(g);

@@ -1,10 +1,10 @@
 /* judge.c: see judge.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "copy/judge.h"
+#include "copy/read_back.h"
 #include "device/fs_traits.h"
 
 /* hash's first record: the newest generation, or NULL (none, or not
@@ -47,17 +47,6 @@ static const struct recorded_sums *listing_record(const struct plan *p, struct j
 	return &ret->mhl_recorded;
 }
 
-/* The destination's block device node, for reading a FUSE daemon's
- * files back past the device's page cache (as --verify does), or -1. */
-static int open_bdev(const struct target *t)
-{
-	const struct fs_traits *fs = fs_traits_of(t);
-
-	if (!t || !fs->device_cache || !t->has_block || !t->devnode[0])
-		return -1;
-	return open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-}
-
 int judge_dest(struct plan *p, const struct target *t, const struct judge_options *o,
 	       struct judge_result *ret)
 {
@@ -87,7 +76,7 @@ int judge_dest(struct plan *p, const struct target *t, const struct judge_option
 	}
 	if (r < 0)
 		return r;
-	io.bdev_fd = io.fuse ? open_bdev(t) : -1;
+	io.bdev_fd = io.fuse ? read_back_device_open(t) : -1;
 	r = plan_skip_identical(p, &io);
 	if (io.bdev_fd >= 0)
 		close(io.bdev_fd);

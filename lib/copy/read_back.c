@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "copy/read_back.h"
+#include "device/fs_traits.h"
+#include "device/target.h"
 #include "dirty/cachestat.h"
 #include "util/debug.h"
 
@@ -61,6 +63,13 @@ static bool drop_cache(int fd)
 		nanosleep(&(struct timespec){ 0, DROP_PAUSE_NS }, NULL);
 	}
 	return false;
+}
+
+int read_back_device_open(const struct target *t)
+{
+	if (!t || !fs_traits_of(t)->device_cache || !t->has_block || !t->devnode[0])
+		return -1;
+	return open(t->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 }
 
 static bool drop_device_cache(int bdev_fd)

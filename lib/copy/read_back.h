@@ -31,6 +31,8 @@
 
 #include "hash/checksum.h"
 
+struct target;
+
 enum readback_how {
 	READBACK_DIRECT,         /* O_DIRECT reads of the file */
 	READBACK_DROPPED,        /* its pages dropped, proved gone, then read */
@@ -57,5 +59,11 @@ void read_back_done(struct read_back *rb);
 int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int bdev_fd,
 		   checksum_set algs, struct checksum_result *ret, enum readback_how *how,
 		   _Atomic uint64_t *verified);
+
+/* t's block device node, when t is a FUSE daemon's filesystem whose data
+ * passes through that device's page cache (fs_traits' device_cache):
+ * opened to watch it or to read back past it; -1 otherwise, or when it
+ * cannot be opened (root only). */
+int read_back_device_open(const struct target *t);
 
 #endif

@@ -190,11 +190,6 @@ int copy_session_prepare(struct copy_session *s, size_t *bad_dest)
 	return r < 0 ? r : (int)s->n_refusals;
 }
 
-size_t copy_session_n_refusals(const struct copy_session *s)
-{
-	return s->n_refusals;
-}
-
 const struct copy_refusal *copy_session_refusal(const struct copy_session *s, size_t i)
 {
 	return i < s->n_refusals ? &s->refusals[i] : NULL;
@@ -208,16 +203,6 @@ size_t copy_session_n_dests(const struct copy_session *s)
 const struct plan *copy_session_plan(const struct copy_session *s, size_t d)
 {
 	return d < s->n_dests ? s->dests[d].plan : NULL;
-}
-
-const struct target *copy_session_target(const struct copy_session *s, size_t d)
-{
-	return d < s->n_dests ? s->dests[d].target : NULL;
-}
-
-const struct write_plan *copy_session_write_plan(const struct copy_session *s, size_t d)
-{
-	return d < s->n_dests && s->dests[d].plan ? &s->dests[d].wplan : NULL;
 }
 
 int copy_session_start(struct copy_session *s)

@@ -80,14 +80,11 @@ int copy_session_add_dest(struct copy_session *s, const char *dir, const char *b
  * destination could not even be examined (*bad_dest says which; the
  * session cannot start). */
 int copy_session_prepare(struct copy_session *s, size_t *bad_dest);
-size_t copy_session_n_refusals(const struct copy_session *s);
 const struct copy_refusal *copy_session_refusal(const struct copy_session *s, size_t i);
 
 /* After prepare: what was decided for destination d (NULL past the end). */
 size_t copy_session_n_dests(const struct copy_session *s);
 const struct plan *copy_session_plan(const struct copy_session *s, size_t d);
-const struct target *copy_session_target(const struct copy_session *s, size_t d);
-const struct write_plan *copy_session_write_plan(const struct copy_session *s, size_t d);
 
 /* Start the copy (prepare returned 0).  0, or -errno. */
 int copy_session_start(struct copy_session *s);

@@ -22,6 +22,7 @@
 #include "util/debug.h"
 #include "util/event_queue.h"
 #include "util/grow.h"
+#include "util/thread_signals.h"
 #include "unmount/job.h"
 #include "unmount/job_private.h"
 
@@ -213,13 +214,12 @@ static void *job_main(void *arg)
 
 int unmount_job_start(struct unmount_job *job)
 {
-	sigset_t all, old;
+	sigset_t old;
 	int r;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	thread_signals_block(&old);
 	r = pthread_create(&job->thread, NULL, job_main, job);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	thread_signals_restore(&old);
 	if (r != 0)
 		return -r;
 	job->started = true;
