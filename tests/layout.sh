@@ -19,6 +19,8 @@
 #   file-cycle  two files (a name.c with its name.h counts as one) reach each other by
 #            includes: each include on such a loop is named with the loop
 #   path     a quoted include that is not "part/name.h" naming a file in lib/ or cmd/
+#   public   a cmd/ file includes a lib/ part other than base: the tools use the library
+#            through its public headers <safecp/...> only (and lib/base, the language kit)
 #   cite     a "doc/kernel.md N.M" citation (in lib, cmd, tests, bench) names no section
 #            of doc/kernel.md
 set -u
@@ -32,20 +34,22 @@ if ! cd "$SRC" 2>/dev/null || [[ ! -d lib || ! -d cmd ]]; then
 fi
 
 # The arrows between lib/ parts (doc/architecture.md): a part may include itself and the
-# parts listed. cmd/common may include any lib/ part; a tool's folder may include any
-# lib/ part and cmd/common; nothing else. api, the public seam (include/safecp/), may
+# parts listed. cmd/common may include lib/base; a tool's folder lib/base and cmd/common;
+# both may include <safecp/...> (the rule "public" names a cmd/ include of another lib/
+# part, so that the arrow rule stays about direction); nothing else. api, the public seam (include/safecp/), may
 # include every part and no part includes it; include/ itself includes none.
 declare -A MAY=(
-	[api]="copy unmount archive mhl io hash dirty device util"
-	[util]=""
-	[hash]="util"
-	[device]="util"
-	[dirty]="device util"
-	[io]="hash dirty device util"
-	[mhl]="util"
-	[copy]="io hash dirty device util mhl archive"
-	[archive]="util"
-	[unmount]="io hash dirty device util"
+	[api]="copy unmount archive mhl io hash dirty device util base"
+	[base]=""
+	[util]="base"
+	[hash]="util base"
+	[device]="util base"
+	[dirty]="device util base"
+	[io]="hash dirty device util base"
+	[mhl]="util base"
+	[copy]="io hash dirty device util mhl archive base"
+	[archive]="util base"
+	[unmount]="io hash dirty device util base"
 )
 # External libraries: header pattern (an extended regex on the name between < >) and the
 # lib/ folder that wraps it, if one already does. A library without an owner may still
@@ -143,7 +147,7 @@ mapfile -t OTHER_INCLUDES < <(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:spac
 	"${OTHER_C[@]}" /dev/null 2>/dev/null)
 
 declare -A EDGE_SITES # "from to" -> "file:line file:line ..."
-declare -A FILE_SITES # "lib/io/writer lib/util/size" -> "file:line ..." (name.c + name.h: one)
+declare -A FILE_SITES # "lib/io/writer lib/base/size" -> "file:line ..." (name.c + name.h: one)
 declare -A EXT_SITES  # library -> "folder|file|line ..."
 for rec in "${RECORDS[@]}"; do
 	IFS=$'\t' read -r kind file line a b <<<"$rec"
@@ -178,6 +182,9 @@ for rec in "${RECORDS[@]}"; do
 	if [[ -z $to || ! -f ${to%/*}/$name ]]; then
 		violation "$file" "$line" path "\"$name\": include headers as \"part/name.h\" of lib/ or cmd/"
 		continue
+	fi
+	if [[ $file == cmd/* && $to == lib/* && $to != lib/base ]]; then
+		violation "$file" "$line" public "\"$name\" is inside the library: cmd/ uses <safecp/...> (and \"base/...\", the language kit)"
 	fi
 	if [[ $file == lib/* && $to == cmd/* ]]; then
 		violation "$file" "$line" lib-cmd "\"$name\" is a cmd/ header: lib/ never depends on cmd/"

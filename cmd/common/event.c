@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "util/clock.h"
+#include "base/clock.h"
 #include "common/event.h"
 
 #define EVENT_T_DECIMALS 6

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "common/format.h"
-#include "util/size.h"
+#include "base/size.h"
 
 #define DURATION_LIMIT (99.0 * 3600 + 59 * 60 + 59)
 

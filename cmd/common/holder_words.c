@@ -9,7 +9,7 @@
 
 #include "common/holder_words.h"
 #include "common/quote.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 /* The processes shown by pid and name before "and N more". */
 #define UNREADABLE_SHOWN 5

@@ -27,14 +27,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/clock.h"
-#include "util/cleanup.h"
-#include "util/grow.h"
+#include "base/clock.h"
+#include "base/cleanup.h"
+#include "base/grow.h"
 #include "common/format.h"
 #include "common/progress.h"
 #include "common/quote.h"
 #include "common/text_cols.h"
-#include "util/size.h"
+#include "base/size.h"
 
 #define MAX_COLS 1000   /* keeps the worst case (4 bytes a column) in TEXT_LINE_BYTES */
 #define BAR_MIN 10

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "common/progress.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 enum progress_mode progress_default_mode(FILE *f)
 {

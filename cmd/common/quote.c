@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "common/quote.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 size_t quote_char(const char *s, size_t n, uint32_t *cp)
 {

@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/utf8.h"
+#include "base/utf8.h"
 
 #define QUOTE_SLOTS 8
 

@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/clock.h"
-#include "util/cleanup.h"
+#include "base/clock.h"
+#include "base/cleanup.h"
 #include "common/cli.h"
 #include "dirtystat/dirtystat.h"
 #include "common/exitcodes.h"

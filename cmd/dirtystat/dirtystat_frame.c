@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/clock.h"
+#include "base/clock.h"
 #include "common/progress.h"
 #include "dirtystat/dirtystat.h"
 #include "device/fs_traits.h"

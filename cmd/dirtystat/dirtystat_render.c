@@ -19,16 +19,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "util/clock.h"
-#include "util/cleanup.h"
-#include "util/grow.h"
+#include "base/clock.h"
+#include "base/cleanup.h"
+#include "base/grow.h"
 #include "dirtystat/dirtystat.h"
 #include "common/event.h"
 #include "common/format.h"
 #include "common/json.h"
 #include "common/quote.h"
 #include "common/text_cols.h"
-#include "util/size.h"
+#include "base/size.h"
 
 #define NCOLS 7
 #define CELL_MAX 48 /* numbers and short labels; names are copied whole */

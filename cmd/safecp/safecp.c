@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "common/cli.h"
 #include "common/exitcodes.h"
 #include "common/quote.h"

@@ -9,8 +9,8 @@
 
 #include "safecp/events_private.h"
 #include "safecp/safecp_waiting.h"
-#include "util/cleanup.h"
-#include "util/size.h"
+#include "base/cleanup.h"
+#include "base/size.h"
 
 static const char *phase_item(int phase)
 {

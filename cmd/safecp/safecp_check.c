@@ -24,7 +24,7 @@
 #include "copy/mhl_record.h"
 #include "safecp/tool.h"
 #include "safecp/safecp_check.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 #define TICK_NS (100 * 1000 * 1000)
 

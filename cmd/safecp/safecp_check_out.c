@@ -18,9 +18,9 @@
 #include "common/progress.h"
 #include "common/quote.h"
 #include "safecp/safecp_check.h"
-#include "util/cleanup.h"
-#include "util/clock.h"
-#include "util/size.h"
+#include "base/cleanup.h"
+#include "base/clock.h"
+#include "base/size.h"
 
 struct checkout {
 	struct progress *meter;

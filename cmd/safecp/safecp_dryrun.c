@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "common/quote.h"
 #include "safecp/tool.h"
-#include "util/size.h"
+#include "base/size.h"
 
 static const char *plural(uint64_t n, const char *one, const char *many)
 {

@@ -12,8 +12,8 @@
 #include "common/msg.h"
 #include "common/quote.h"
 #include "safecp/events_private.h"
-#include "util/cleanup.h"
-#include "util/size.h"
+#include "base/cleanup.h"
+#include "base/size.h"
 
 struct dest_outcome outcome_of(const struct events *e)
 {

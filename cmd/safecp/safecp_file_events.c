@@ -11,7 +11,7 @@
 #include "common/quote.h"
 #include "device/fs_traits.h"
 #include "safecp/events_private.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 /* A file event in --progress=json, with the lock held. */
 static void json_file(struct events *ev, const struct plan_entry *e, const char *state,

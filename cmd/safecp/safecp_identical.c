@@ -21,7 +21,7 @@
 #include "copy/judge.h"
 #include "copy/manifest.h"
 #include "safecp/tool.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 void identical_load_lists(struct safecp_options *o)
 {

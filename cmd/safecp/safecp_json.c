@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "util/clock.h"
+#include "base/clock.h"
 #include "common/event.h"
 #include "safecp/tool.h"
 #include "safecp/safecp_waiting.h"

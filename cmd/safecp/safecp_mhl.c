@@ -20,7 +20,7 @@
 #include "copy/manifest.h"
 #include "copy/mhl_record.h"
 #include "safecp/tool.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 struct manifests {
 	const struct safecp_options *o;

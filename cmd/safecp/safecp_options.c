@@ -10,12 +10,12 @@
 #include <unistd.h>
 
 #include "util/beneath.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "common/cli.h"
 #include "common/exitcodes.h"
 #include "common/quote.h"
 #include "safecp/safecp_options.h"
-#include "util/size.h"
+#include "base/size.h"
 
 /* --window outside this range is a typo, not a tuning choice */
 #define WINDOW_MIN (64ULL << 10)

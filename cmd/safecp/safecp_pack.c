@@ -17,9 +17,9 @@
 #include "common/quote.h"
 #include "copy/pack.h"
 #include "safecp/tool.h"
-#include "util/cleanup.h"
-#include "util/size.h"
-#include "util/utf8.h"
+#include "base/cleanup.h"
+#include "base/size.h"
+#include "base/utf8.h"
 
 static enum copy_skip_reason skip_reason(mode_t m)
 {

@@ -14,7 +14,7 @@
 #include "common/exitcodes.h"
 #include "common/quote.h"
 #include "safecp/tool.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 static const char *system_what(enum sysdisk_kind kind)
 {

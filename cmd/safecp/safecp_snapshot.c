@@ -12,8 +12,8 @@
 #include "common/format.h"
 #include "dirty/dirty.h"
 #include "safecp/events_private.h"
-#include "util/clock.h"
-#include "util/size.h"
+#include "base/clock.h"
+#include "base/size.h"
 
 /* Other data ahead of ours on the destination's device: its dirty and
  * writeback bytes (debugfs bdi stats; the estimate is system-wide and

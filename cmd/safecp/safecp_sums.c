@@ -23,7 +23,7 @@
 #include "common/quote.h"
 #include "copy/manifest.h"
 #include "safecp/tool.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 struct sums_list {
 	enum checksum_alg alg;

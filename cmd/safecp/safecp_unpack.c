@@ -22,8 +22,8 @@
 #include "copy/plan_given.h"
 #include "copy/unpack_feed.h"
 #include "safecp/tool.h"
-#include "util/cleanup.h"
-#include "util/size.h"
+#include "base/cleanup.h"
+#include "base/size.h"
 
 static struct {
 	struct unpack_list *list;

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "common/quote.h"
 #include "device/fs_traits.h"
 #include "safecp/tool.h"
-#include "util/size.h"
+#include "base/size.h"
 
 char *words_format(const char *fmt, ...)
 {

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "common/cli.h"
 #include "common/event.h"
 #include "common/holder_words.h"

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "unmount/job.h"
 #include "unmount/poweroff.h"
 #include "common/quote.h"
 #include "safeunmount/safeunmount.h"
-#include "util/size.h"
+#include "base/size.h"
 
 #define POLL_MS 100 /* display pace; an event wakes us at once */
 

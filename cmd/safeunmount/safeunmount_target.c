@@ -12,7 +12,7 @@
 
 #include "common/quote.h"
 #include "safeunmount/safeunmount.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "unmount/resolve.h"
 #include "util/sysroot.h"
 

@@ -10,7 +10,7 @@
 #include "archive/pack_writer.h"
 #include "copy/copy.h"
 #include "hash/checksum.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 static const char *const feature_names[] = {
 	[SAFECP_FEATURE_DIRECT_WRITES] = "direct-writes",

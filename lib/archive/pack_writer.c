@@ -21,8 +21,8 @@
 #include <archive_entry.h>
 
 #include "archive/pack_writer.h"
-#include "util/size.h"
-#include "util/utf8.h"
+#include "base/size.h"
+#include "base/utf8.h"
 
 #define BLOCK (64 * 1024)
 

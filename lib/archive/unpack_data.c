@@ -25,7 +25,7 @@
 
 #include "archive/unpack_data.h"
 #include "archive/unpack_open.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 #define SPOOL_BLOCK (256u << 10)
 

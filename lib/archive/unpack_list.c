@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "archive/unpack_list.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 struct unpack_list *unpack_list_new(void)
 {

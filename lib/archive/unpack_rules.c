@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "archive/unpack_list.h"
-#include "util/cleanup.h"
-#include "util/utf8.h"
+#include "base/cleanup.h"
+#include "base/utf8.h"
 
 static const char *const refusal_names[] = {
 	[UNPACK_OK] = "ok",

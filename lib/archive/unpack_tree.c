@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "archive/unpack_tree.h"
-#include "util/cleanup.h"
-#include "util/grow.h"
+#include "base/cleanup.h"
+#include "base/grow.h"
 
 struct tmp_node {
 	char *path;

@@ -10,7 +10,7 @@
 #include "copy/check_input.h"
 #include "copy/mhl_record.h"
 #include "hash/sums_list.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 bool check_mhl_c4_matches(const struct mhl_history *h)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "copy/check.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 void check_list_init(struct check_list *l)
 {

@@ -23,9 +23,9 @@
 #include "copy/copy_internal.h"
 #include "device/fs_traits.h"
 #include "util/beneath.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/process_umask.h"
-#include "util/size.h"
+#include "base/size.h"
 
 static enum copy_skip_reason skip_reason(const struct plan_entry *e)
 {

@@ -45,8 +45,8 @@
 #include "copy/copy_internal.h"
 #include "io/fs_sync.h"
 #include "io/writer.h"
-#include "util/cleanup.h"
-#include "util/clock.h"
+#include "base/cleanup.h"
+#include "base/clock.h"
 #include "util/debug.h"
 #include "util/test_hook.h"
 

@@ -21,10 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
-#include "util/clock.h"
+#include "base/clock.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
 #include "dirty/dirty_idle.h"

@@ -8,7 +8,7 @@
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
 #include "copy/reader.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/debug.h"
 #include "util/thread_signals.h"
 

@@ -18,7 +18,7 @@
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
 #include "io/writer.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/debug.h"
 #include "util/test_hook.h"
 

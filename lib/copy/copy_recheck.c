@@ -25,7 +25,7 @@
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
 #include "util/beneath.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/test_hook.h"
 
 /* Take f away from its name, if the name still holds it. */

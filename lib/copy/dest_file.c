@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "copy/dest_file.h"
 #include "io/writer.h"
 

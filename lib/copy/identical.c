@@ -19,7 +19,7 @@
 #include "copy/plan_internal.h"
 #include "copy/read_back.h"
 #include "copy/source_open.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/test_hook.h"
 
 #define NSEC_PER_SEC 1000000000LL

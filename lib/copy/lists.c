@@ -9,7 +9,7 @@
 #include "copy/manifest.h"
 #include "copy/small_file.h"
 #include "hash/sums_list.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 /* Was entry idx published on destination d (any, d < 0)? */
 static bool published_on(const struct copy_lists_dests *d, int holder, size_t idx)

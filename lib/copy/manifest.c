@@ -10,7 +10,7 @@
 #include "copy/manifest.h"
 #include "copy/small_file.h"
 #include "mhl/mhl_write.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 #define FOLDER "ascmhl"
 #define CHAIN "ascmhl_chain.xml"

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "copy/mhl_record.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/whole_file.h"
 
 /* Bounds of the older generations read (see above): half a largest

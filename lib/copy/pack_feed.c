@@ -26,9 +26,9 @@
 #include "copy/dirstack.h"
 #include "copy/pack.h"
 #include "copy/source_open.h"
-#include "util/cleanup.h"
-#include "util/grow.h"
-#include "util/size.h"
+#include "base/cleanup.h"
+#include "base/grow.h"
+#include "base/size.h"
 
 /* source bytes per step: a compressor's work between cancel checks */
 #define STEP_BYTES (256u << 10)

@@ -20,7 +20,7 @@
 #include "copy/pack.h"
 #include "copy/plan.h"
 #include "copy/plan_internal.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 void pack_tree_free(struct source_tree *t)
 {

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "util/beneath.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "copy/plan.h"
 #include "copy/plan_internal.h"
 

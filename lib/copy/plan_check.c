@@ -49,10 +49,10 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "copy/plan.h"
 #include "copy/plan_internal.h"
-#include "util/size.h"
+#include "base/size.h"
 
 #define OFF_MAX_FILE_SIZE ((uint64_t)INT64_MAX)
 #define DIRENT 32

@@ -12,7 +12,7 @@
 #include "copy/plan_given.h"
 #include "copy/plan.h"
 #include "copy/plan_internal.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 static int tree_from(const struct source_entry *entries, size_t n, struct source_tree **ret)
 {

@@ -5,7 +5,7 @@
 
 #include "copy/plan_problem.h"
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 static const char *const kind_names[] = {
 	[PLAN_OK] = "ok",

@@ -12,7 +12,7 @@
 
 #include "copy/plan.h"
 #include "copy/plan_internal.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 static bool same_inode(const struct stat *a, const struct stat *b)
 {

@@ -41,9 +41,9 @@
 #include "copy/source_open.h"
 #include "dirty/cachestat.h"
 #include "io/ring.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/sigbus_guard.h"
-#include "util/size.h"
+#include "base/size.h"
 #include "util/debug.h"
 
 #define DROP_BACK (2u << 20) /* the largest page cache folio on x86-64 */

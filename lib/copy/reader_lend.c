@@ -39,7 +39,7 @@
 #include "copy/reader_internal.h"
 #include "copy/source_tree.h"
 #include "io/ring.h"
-#include "util/size.h"
+#include "base/size.h"
 
 /* smaller files are read: a pipe per file and (with a tap) the mmap,
  * populate and munmap cost more than the copy they save */

@@ -8,7 +8,7 @@
 #include "copy/plan_names.h"
 #include "copy/session.h"
 #include "device/fs_traits.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 struct session_dest {
 	char *dir;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "copy/source_tree.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 struct source_tree *source_tree_new(const struct plan_options *o)
 {

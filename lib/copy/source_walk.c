@@ -31,8 +31,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
-#include "util/grow.h"
+#include "base/cleanup.h"
+#include "base/grow.h"
 #include "copy/plan.h"
 #include "copy/plan_internal.h"
 

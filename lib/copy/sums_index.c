@@ -13,8 +13,8 @@
 
 #include "copy/sums_index.h"
 #include "hash/sums_list.h"
-#include "util/cleanup.h"
-#include "util/grow.h"
+#include "base/cleanup.h"
+#include "base/grow.h"
 #include "util/whole_file.h"
 
 /* A list larger than this is not one we wrote: refused, not read. */

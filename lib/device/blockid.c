@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 
 #include "device/blockid.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/debug.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 static inline void probe_freep(blkid_probe *pr)
 {

@@ -50,7 +50,7 @@
 #include <string.h>
 
 #include "device/fs_traits.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 #define NSEC 1U
 #define MSEC 1000000U

@@ -21,7 +21,7 @@
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/debug.h"
 #include "device/mount.h"
 #include "util/sysroot.h"

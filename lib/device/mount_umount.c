@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "device/mount_umount.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/debug.h"
 
 static inline void context_freep(struct libmnt_context **c)

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/debug.h"
 #include "device/sysfs_disk.h"
 #include "device/sysfs_usb.h"

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "device/blockid.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/debug.h"
 #include "device/mount.h"
 #include "device/sysfs_disk.h"

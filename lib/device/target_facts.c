@@ -2,7 +2,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "device/target_facts.h"
 
 static const char *const transport_names[] = {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "dirty/cachestat.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 #ifndef __NR_cachestat
 #define __NR_cachestat 451

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "dirty/devices.h"
 #include "device/fs_traits.h"
 #include "device/mount.h"
-#include "util/grow.h"
+#include "base/grow.h"
 #include "util/parse.h"
 #include "util/sysroot.h"
 #include "device/target.h"

@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
-#include "util/clock.h"
+#include "base/cleanup.h"
+#include "base/clock.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
 #include "util/parse.h"

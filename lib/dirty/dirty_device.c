@@ -19,7 +19,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
 #include "util/parse.h"

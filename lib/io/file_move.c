@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "io/file_move.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 #define PIPE_MIN (64u << 10) /* a new pipe's default capacity */
 #define PIPE_MAX (64u << 20)

@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "io/ring.h"
-#include "util/cleanup.h"
-#include "util/clock.h"
+#include "base/cleanup.h"
+#include "base/clock.h"
 
 enum cursor_state { CURSOR_IN, CURSOR_DETACHED, CURSOR_LEFT };
 

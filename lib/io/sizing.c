@@ -27,8 +27,8 @@
 #include <fcntl.h>
 
 #include "device/fs_traits.h"
-#include "util/cleanup.h"
-#include "util/size.h"
+#include "base/cleanup.h"
+#include "base/size.h"
 #include "io/sizing.h"
 
 #define MiB (1024ULL * 1024ULL)

@@ -36,10 +36,10 @@
 #include <unistd.h>
 
 #include "dirty/cachestat.h"
-#include "util/cleanup.h"
-#include "util/clock.h"
+#include "base/cleanup.h"
+#include "base/clock.h"
 #include "util/debug.h"
-#include "util/size.h"
+#include "base/size.h"
 #include "io/file_move.h"
 #include "io/fs_sync.h"
 #include "io/writer.h"

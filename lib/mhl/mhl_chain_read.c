@@ -7,7 +7,7 @@
 
 #include "mhl/mhl_parse.h"
 #include "mhl/mhl_read.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 struct mhl_chain {
 	struct mhl_link *links;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "mhl/mhl_dirhash.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 struct mhl_dirhash {
 	enum mhl_hash_format format;

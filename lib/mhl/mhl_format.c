@@ -10,7 +10,7 @@
 #include <libxml/parser.h>
 
 #include "mhl/mhl_format.h"
-#include "util/utf8.h"
+#include "base/utf8.h"
 
 static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
 

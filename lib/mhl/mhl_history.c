@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "mhl/mhl_read.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 struct mhl_history {
 	struct mhl_chain *chain;

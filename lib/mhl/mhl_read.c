@@ -11,7 +11,7 @@
 
 #include "mhl/mhl_parse.h"
 #include "mhl/mhl_read.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 #define PATH_LIMIT 4096
 #define PATTERN_LIMIT 4096

@@ -12,7 +12,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "mhl/mhl_write.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 struct owned_hash {
 	enum mhl_hash_format format;

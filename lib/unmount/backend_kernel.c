@@ -9,7 +9,7 @@
 
 #include "device/mount.h"
 #include "device/mount_umount.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "unmount/backend.h"
 
 void unmount_strv_free(char **v, size_t n)

@@ -15,7 +15,7 @@
 #include <systemd/sd-bus.h>
 
 #include "util/debug.h"
-#include "util/grow.h"
+#include "base/grow.h"
 #include "unmount/backend_udisks_bus.h"
 
 #define UDISKS_PATH "/org/freedesktop/UDisks2"

@@ -23,9 +23,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/debug.h"
-#include "util/grow.h"
+#include "base/grow.h"
 #include "unmount/holders.h"
 #include "util/parse.h"
 #include "util/sysroot.h"

@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/clock.h"
+#include "base/clock.h"
 #include "util/debug.h"
 #include "util/event_queue.h"
-#include "util/grow.h"
+#include "base/grow.h"
 #include "util/thread_signals.h"
 #include "unmount/job.h"
 #include "unmount/job_private.h"

@@ -35,10 +35,10 @@
 
 #include "device/blockdev.h"
 #include "dirty/dirty.h"
-#include "util/clock.h"
-#include "util/cleanup.h"
+#include "base/clock.h"
+#include "base/cleanup.h"
 #include "util/debug.h"
-#include "util/grow.h"
+#include "base/grow.h"
 #include "unmount/poweroff.h"
 #include "device/sysfs_disk.h"
 #include "device/sysfs_usb.h"

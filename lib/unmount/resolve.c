@@ -15,7 +15,7 @@
 #include "device/mount.h"
 #include "device/mount_umount.h"
 #include "device/target.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/sysroot.h"
 #include "unmount/poweroff.h"
 #include "unmount/resolve.h"

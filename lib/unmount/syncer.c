@@ -23,10 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
-#include "util/clock.h"
+#include "base/cleanup.h"
+#include "base/clock.h"
 #include "util/debug.h"
-#include "util/grow.h"
+#include "base/grow.h"
 #include "dirty/dirty.h"
 #include "io/fs_sync.h"
 #include "unmount/syncer.h"

@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "device/blockdev.h"
-#include "util/clock.h"
-#include "util/cleanup.h"
+#include "base/clock.h"
+#include "base/cleanup.h"
 #include "util/debug.h"
 #include "device/mount.h"
 #include "util/sysroot.h"

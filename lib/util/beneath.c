@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 
 #define OPEN_TRIES 8
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "util/event_queue.h"
-#include "util/grow.h"
+#include "base/grow.h"
 
 struct event_queue {
 	pthread_mutex_t lock;

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/process_umask.h"
 
 int process_umask_parse(const char *status, size_t len, mode_t *ret)

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
-#include "util/grow.h"
+#include "base/cleanup.h"
+#include "base/grow.h"
 #include "util/parse.h"
 #include "util/sysroot.h"
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/whole_file.h"
 
 int whole_file_read_at(int dirfd, const char *path, int flags, uint64_t max, char **ret,

@@ -95,7 +95,7 @@ assert_within() {
 	((d <= $3)) || { echo "expected $1 within $3 of $2 (off by $d)" >&2; return 1; }
 }
 
-# format_size BYTES: BYTES as safecp writes a size (lib/util/size.c size_format):
+# format_size BYTES: BYTES as safecp writes a size (lib/base/size.c size_format):
 # "512 B", "1.50 KiB", "10.1 MiB", "119 MiB".
 format_size() {
 	awk -v b="$1" 'BEGIN {

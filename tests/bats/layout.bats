@@ -29,7 +29,7 @@ setup() {
 	[[ ${lines[-1]} == "layout: 2 violation(s), "* ]]
 	# a longer loop through a third file is one too
 	printf '#include "util/pang.h"\nint pong(void);\n' >"$T/lib/util/pong.h"
-	printf '#include "util/size.h"\n' >"$T/lib/util/pong.c"
+	printf '#include "base/size.h"\n' >"$T/lib/util/pong.c"
 	printf '#include "util/ping.h"\n' >"$T/lib/util/pang.h"
 	run -1 bash "$T/tests/layout.sh" "$T"
 	[[ $output == *"lib/util/pang.h:1: file-cycle: lib/util/pang -> lib/util/ping -> lib/util/pong -> lib/util/pang: "* ]]

@@ -8,7 +8,7 @@
 
 #include "fuzz_util.h"
 #include "common/progress.h"
-#include "util/size.h"
+#include "base/size.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -26,7 +26,7 @@
 
 #include "archive/unpack_list.h"
 #include "archive/unpack_tree.h"
-#include "util/utf8.h"
+#include "base/utf8.h"
 
 #define CHECK(c) \
 	do { \

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "dirty/cachestat.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "test.h"
 
 #define MIB (1024ULL * 1024)

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "common/format.h"
-#include "util/size.h"
+#include "base/size.h"
 #include "test.h"
 
 TEST(duration)

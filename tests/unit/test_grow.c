@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "util/grow.h"
+#include "base/grow.h"
 #include "test.h"
 
 struct pair {

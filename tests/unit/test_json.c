@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "common/json.h"
 #include "test.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "device/mount.h"
 #include "util/sysroot.h"
 #include "test.h"

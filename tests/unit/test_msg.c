@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "common/cli.h"
 #include "common/event.h"
 #include "common/msg.h"

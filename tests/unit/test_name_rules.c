@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "device/fs_traits.h"
 #include "device/name_rules.h"
 #include "test.h"

@@ -1,7 +1,7 @@
 /* test_parse.c: lib/util/parse, above all what it refuses. */
 #include <errno.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/parse.h"
 #include "test.h"
 

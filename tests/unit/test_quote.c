@@ -4,7 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "common/json.h"
 #include "common/quote.h"
 #include "test.h"

@@ -11,7 +11,7 @@
 #include "plan_tree.h"
 #include "copy/file_sums.h"
 #include "copy/reader.h"
-#include "util/clock.h"
+#include "base/clock.h"
 
 #define CHUNK (64 * 1024)
 

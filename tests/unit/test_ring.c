@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "io/ring.h"
-#include "util/clock.h"
+#include "base/clock.h"
 #include "test.h"
 
 #define SLOT_BYTES 512

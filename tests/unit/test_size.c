@@ -1,7 +1,7 @@
 /* test_size.c: size parsing, formatting and rounding. */
 #include <errno.h>
 
-#include "util/size.h"
+#include "base/size.h"
 #include "test.h"
 
 static uint64_t parsed(const char *s)

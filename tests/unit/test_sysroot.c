@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/parse.h"
 #include "util/sysroot.h"
 #include "test.h"

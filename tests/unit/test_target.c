@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "device/blockid.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "device/mount.h"
 #include "device/sysfs_disk.h"
 #include "util/sysroot.h"

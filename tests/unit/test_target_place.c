@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "device/target_place.h"
-#include "util/cleanup.h"
+#include "base/cleanup.h"
 #include "util/sysroot.h"
 #include "test.h"
 

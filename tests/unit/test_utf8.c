@@ -1,6 +1,6 @@
 /* test_utf8.c: lib/util/utf8, the decoder quoting and ASC MHL share. */
 #include "mhl/mhl_format.h"
-#include "util/utf8.h"
+#include "base/utf8.h"
 #include "test.h"
 
 /* The length decoded, and the code point in *cp. */

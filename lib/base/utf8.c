@@ -1,6 +1,6 @@
 /* utf8.c: decode one UTF-8 character, well formed or one invalid byte;
  * which characters are unsafe in names. */
-#include "util/utf8.h"
+#include "base/utf8.h"
 
 size_t utf8_decode(const char *str, size_t n, uint32_t *cp)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/grow.h"
+#include "base/grow.h"
 
 int grow_array(void *items, size_t *cap, size_t need, size_t elem, size_t first)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util/size.h"
+#include "base/size.h"
 
 /* Single letters and "iB" suffixes are binary, case-insensitive; a
  * letter followed by a bare "B" is decimal, as in dd(1). */

@@ -1,7 +1,7 @@
 /* clock.c: see clock.h. */
 #include <time.h>
 
-#include "util/clock.h"
+#include "base/clock.h"
 
 static double seconds_of(clockid_t id)
 {
