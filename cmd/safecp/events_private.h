@@ -50,7 +50,7 @@ struct device_wait {
 struct events {
 	struct events_shared *sh;
 	const struct safecp_options *o;
-	const struct safecp_job *job;
+	const struct copy_prepared *job;
 	const struct copy_stats *stats;
 	struct jsonev jev;  /* its --progress=json stream */
 	bool json_mode;  /* --progress=json: events instead of the text */

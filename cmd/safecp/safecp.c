@@ -48,113 +48,175 @@ static void report_problem(const struct safecp_options *o, const struct plan_pro
 	report_refusal(o, plan_problem_kind_name(p->kind), msg);
 }
 
-/* The destination's facts; 0 or EXIT_USAGE after saying why. */
-static int probe_destination(const struct safecp_options *o, struct safecp_job *job)
+/* Preparing stopped on an error that is no refusal: what it was doing. */
+static void say_failure(const struct safecp_options *o, const struct copy_prepare_failure *f,
+			int err)
 {
-	const char *root = job->plan->dest_root;
-	int r;
+	const struct copy_prepared *job = &copy_session_prepared(o->session)[f->dest];
+	const char *root = job->plan ? job->plan->dest_root : o->dests[f->dest];
+	const char *why = strerror(-err);
 
-	r = target_probe(root, &job->target);
-	if (r < 0) {
-		cli_error("cannot examine the destination %s: %s", quote(root), strerror(-r));
-		return EXIT_USAGE;
+	switch (f->stage) {
+	case COPY_STAGE_OLD_LISTS:
+		cli_error("out of memory");
+		return;
+	case COPY_STAGE_PACK_WALK:
+		cli_error("cannot read the sources to pack, from %s on: %s; nothing was written; "
+			  "make them readable or leave them out, and pack again",
+			  quote(o->sources[0]), why);
+		return;
+	case COPY_STAGE_UNPACK_RULES:
+		cli_error("cannot check the archives' entries: %s; nothing was written", why);
+		return;
+	case COPY_STAGE_UNPACK_FEED:
+		cli_error("cannot plan the archives' entries: %s; nothing was written", why);
+		return;
+	case COPY_STAGE_SOURCES:
+	case COPY_STAGE_PLAN:
+		cli_error("cannot plan the copy to %s: %s", quote(o->dests[f->dest]), why);
+		return;
+	case COPY_STAGE_EXAMINE:
+		cli_error("cannot examine the destination %s: %s", quote(root), why);
+		return;
+	case COPY_STAGE_SPACE:
+		cli_error("cannot read the free space of %s: %s", quote(root), why);
+		return;
+	case COPY_STAGE_PLACE:
+		cli_error("cannot tell which disk %s is on: %s", quote(o->dests[f->dest]), why);
+		return;
+	case COPY_STAGE_NAMES:
+		cli_error("cannot check the names for %s: %s", quote(root), why);
+		return;
+	case COPY_STAGE_IDENTICAL:
+		cli_error("cannot compare the files already in %s: %s", quote(root), why);
+		return;
+	case COPY_STAGE_CHECK:
+		cli_error("cannot check the plan: %s", why);
+		return;
 	}
-	r = fs_space_read(root, fs_traits_of(job->target), &job->space);
-	if (r < 0) {
-		cli_error("cannot read the free space of %s: %s", quote(root), strerror(-r));
-		return EXIT_USAGE;
-	}
-	return 0;
 }
 
-/* The destination's name rules; the problems are kept in job->names for
- * main() to report, after --dry-run's plan.  0 or EXIT_USAGE. */
-static int check_names(const struct safecp_options *o, struct safecp_job *job)
+/* One finding that is not deferred, in words, as it was found. */
+static void say_finding(const struct safecp_options *o, const struct copy_finding *f,
+			const struct copy_prepared *jobs)
 {
-	const struct target *t = job->target;
-	enum name_fs fs = fs_traits_of(t)->names;
-	int r = plan_names_check(job->plan, fs, o->rename_invalid, &job->names);
-
-	if (r < 0) {
-		cli_error("cannot check the names for %s: %s", quote(job->plan->dest_root),
-			  strerror(-r));
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* Everything before the first byte.  0, or EXIT_USAGE after saying why.
- * A plan_check refusal is kept in job->refusal, not reported, so that
- * --dry-run can show the plan it refuses. */
-static int job_prepare(const struct safecp_options *o, size_t n, const struct plan *tree,
-		       struct safecp_job *job)
-{
-	struct plan_problem pb = { 0 };
-	struct safecp_options od = *o; /* with this destination's --beneath */
-	const char *dest = o->dests[n];
-	int r;
-
-	od.plan.beneath = o->beneath[n];
-	job->dest_arg = dest;
-	/* the first destination walks the sources; the others take its tree */
-	if (o->pack)
-		r = pack_plan(&od, dest, tree, &job->plan, &pb);
-	else if (o->unpack)
-		r = unpack_plan(&od, dest, tree, &job->plan, &pb);
-	else if (tree)
-		r = plan_build_beside(tree, o->sources, o->n_sources, dest, &od.plan, &job->plan, &pb);
-	else
-		r = plan_build(o->sources, o->n_sources, dest, &od.plan, &job->plan, &pb);
-	if (r < 0 || pb.kind != PLAN_OK || !job->plan) {
-		if (pb.kind != PLAN_OK)
-			report_problem(o, &pb, NULL);
-		else
-			cli_error("cannot plan the copy to %s: %s", quote(dest),
-				  strerror(r < 0 ? -r : EINVAL));
-		plan_problem_done(&pb);
-		return EXIT_USAGE;
-	}
-	r = probe_destination(o, job);
-	if (r)
-		return r;
-	r = place_check(o, job);
-	if (r)
-		return r;
-	r = check_names(o, job);
-	if (r)
-		return r;
-	r = identical_judge(o, job);
-	if (r)
-		return r;
-	job->space_needed = plan_space_needed(job->plan, &job->space);
-	r = plan_check(job->plan, &job->space, &job->refusal);
-	if (r < 0) {
-		cli_error("cannot check the plan: %s", strerror(-r));
-		return EXIT_USAGE;
-	}
-	/* a run that is refused, or writes nothing, leaves no trace either:
-	 * not even the probe's unnamed file, whose inode the journal would
-	 * write (copy/session.c asks the same way) */
-	dio_caps_of_dest(job->plan->dest_root,
-			 o->dry_run || job->refusal.kind != PLAN_OK || job->names.n_problems,
-			 &job->dio);
-	r = sizing_plan(job->target, &job->dio, o->strategy, o->window, &job->wplan);
-	if (r < 0) {
-		_cleanup_free_ char *msg = words_sizing_refused(o, job->target, &job->wplan);
+	switch (f->kind) {
+	case COPY_REFUSED_PLAN:
+		report_problem(o, f->problem, NULL);
+		break;
+	case COPY_REFUSED_SYSTEM_DISK:
+	case COPY_REFUSED_NO_DISK:
+	case COPY_NOTE_FIXED_DISK:
+		place_say(o, f, &jobs[f->dest]);
+		break;
+	case COPY_REFUSED_STRATEGY: {
+		_cleanup_free_ char *msg = words_sizing_refused(o, jobs[f->dest].target,
+								&jobs[f->dest].wplan);
 
 		report_refusal(o, "strategy-unsupported", msg);
+		break;
+	}
+	case COPY_REFUSED_SOURCE_CHANGED:
+		report_refusal(o, "source-changed",
+			       "the source changed while the copy was planned (a file came, went or "
+			       "changed between the destinations' plans); run the copy again");
+		break;
+	case COPY_REFUSED_PACK_SOURCES:
+	case COPY_REFUSED_PACK_NAME:
+	case COPY_NOTE_PACK_SKIPPED:
+		pack_say(o, f);
+		break;
+	case COPY_REFUSED_UNPACK_SCAN:
+	case COPY_REFUSED_UNPACK_ENTRIES:
+	case COPY_REFUSED_UNPACK_SPOOL:
+	case COPY_NOTE_UNPACK_SKIPPED:
+		unpack_say(o, f);
+		break;
+	case COPY_NOTE_LIST_UNREADABLE:
+	case COPY_NOTE_LIST_BAD_LINES:
+	case COPY_NOTE_HISTORY:
+	case COPY_NOTE_READ_BACK_DIFFERS:
+		identical_say(o, f, jobs);
+		break;
+	}
+}
+
+/* What preparing found, in order, but for the deferred refusals (names
+ * and space: report_refusals(), after a dry run's plan).  True if a
+ * refusal was among them. */
+static bool say_findings(const struct safecp_options *o)
+{
+	const struct copy_session *s = o->session;
+	const struct copy_prepared *jobs = copy_session_prepared(s);
+	size_t unsafe_names = 0;
+	bool refused = false;
+
+	for (size_t i = 0; i < copy_session_n_findings(s); i++) {
+		const struct copy_finding *f = copy_session_finding(s, i);
+
+		if (f->deferred)
+			continue;
+		say_finding(o, f, jobs);
+		unsafe_names += f->kind == COPY_REFUSED_PACK_NAME;
+		refused = refused || f->kind < COPY_NOTE_FIXED_DISK;
+	}
+	if (unsafe_names)
+		pack_unsafe_end(unsafe_names);
+	return refused;
+}
+
+/* The session, with the options that decide what it prepares. */
+static int session_new(struct safecp_options *o)
+{
+	struct copy_session_options so = {
+		.mode = o->pack ? COPY_MODE_PACK : o->unpack ? COPY_MODE_UNPACK : COPY_MODE_COPY,
+		.plan = o->plan,
+		.strategy = o->strategy,
+		.window = o->window,
+		.keep_times = o->keep_times,
+		.keep_mode = o->keep_mode,
+		.verify = o->verify,
+		.verify_source = o->verify_source,
+		.rename_invalid = o->rename_invalid,
+		.system_disk = o->system_disk,
+		.dry_run = o->dry_run,
+		.pack_format = o->pack_format,
+		.skip_unsafe = o->skip_unsafe,
+		.spool_dir = unpack_spool_dir(),
+		.skip_identical = o->skip_identical,
+		.manifest_algs = identical_manifest_algs(o),
+		.old_lists_prefix = o->sums_prefix,
+		.old_lists_algs = o->checksums,
+	};
+	int r = copy_session_new(&so, &o->session);
+
+	for (size_t i = 0; r == 0 && i < o->n_sources; i++)
+		r = copy_session_add_source(o->session, o->sources[i]);
+	for (size_t i = 0; r == 0 && i < o->n_dests; i++)
+		r = copy_session_add_dest(o->session, o->dests[i], o->beneath[i]);
+	return r;
+}
+
+/* Everything before the first byte: every finding said in words.  0, or
+ * EXIT_USAGE when a refusal that is not deferred (or an error) stops the
+ * run; the deferred ones are report_refusals()'s. */
+static int prepare(struct safecp_options *o)
+{
+	struct copy_prepare_failure failed;
+	int r = session_new(o);
+
+	if (r < 0) {
+		cli_error("cannot plan the copy: %s", strerror(-r));
+		return EXIT_USAGE;
+	}
+	r = copy_session_prepare(o->session, &failed);
+	if (say_findings(o))
+		return EXIT_USAGE;
+	if (r < 0) {
+		say_failure(o, &failed, r);
 		return EXIT_USAGE;
 	}
 	return 0;
-}
-
-static void job_done(struct safecp_job *job)
-{
-	mhl_record_free(job->identical_mhl);
-	plan_names_done(&job->names);
-	plan_problem_done(&job->refusal);
-	target_free(job->target);
-	plan_free(job->plan);
 }
 
 /* A wide tree holds a file open per batch item until its commit: use
@@ -170,27 +232,10 @@ static void raise_fd_limit(void)
 	}
 }
 
-/* Several destinations: they share the first's source tree, and each
- * looked at the operands again; they must have found them as the tree
- * has them, or one reader cannot serve them all. */
-static int check_same_source(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		if (!plan_same_source(jobs[0].plan, jobs[i].plan)) {
-			report_refusal(o, "source-changed",
-				       "the source changed while the copy was planned (a file came, "
-				       "went or changed between the destinations' plans); run the "
-				       "copy again");
-			return EXIT_USAGE;
-		}
-	}
-	return 0;
-}
-
 /* A destination's names the filesystem cannot hold: the first few in
  * words (every one as a JSON event), a count of the rest, and a line that
  * says nothing was copied and how to go on. */
-static void report_names(const struct safecp_options *o, const struct safecp_job *job)
+static void report_names(const struct safecp_options *o, const struct copy_prepared *job)
 {
 	size_t n = job->names.n_problems, names = 0;
 
@@ -221,12 +266,13 @@ static void report_names(const struct safecp_options *o, const struct safecp_job
 
 /* Every destination's refusals, all of them, so one round of fixes does;
  * true if any. */
-static bool report_refusals(const struct safecp_options *o, struct safecp_job *jobs, size_t n)
+static bool report_refusals(const struct safecp_options *o, const struct copy_prepared *jobs,
+			    size_t n)
 {
 	bool refused = false;
 
 	for (size_t d = 0; d < n; d++) {
-		struct safecp_job *job = &jobs[d];
+		const struct copy_prepared *job = &jobs[d];
 
 		report_names(o, job);
 		if (job->refusal.kind == PLAN_FILE_TOO_BIG && o->pack) {
@@ -244,10 +290,10 @@ static bool report_refusals(const struct safecp_options *o, struct safecp_job *j
 int main(int argc, const char **argv)
 {
 	struct safecp_options o;
-	struct safecp_job jobs[COPY_DESTS_MAX] = { 0 };
+	const struct copy_prepared *jobs;
 	poptContext ctx;
 	int status = 0;
-	size_t n = 0;
+	size_t n;
 
 	cli_init("safecp", "Copy files to removable media: bounded dirty memory, progress the "
 		 "device confirms,\nand nothing left to write when it ends.");
@@ -257,34 +303,25 @@ int main(int argc, const char **argv)
 		poptFreeContext(ctx);
 		return status;
 	}
-	identical_load_lists(&o);
 	raise_fd_limit();
-	if (o.pack)
-		status = pack_prepare(&o);
-	else if (o.unpack)
-		status = unpack_prepare(&o);
 	/* every destination is checked before the first byte goes to any */
-	for (; n < o.n_dests && status == 0; n++)
-		status = job_prepare(&o, n, n ? jobs[0].plan : NULL, &jobs[n]);
-	if (status == 0)
-		status = check_same_source(&o, jobs, n);
+	status = prepare(&o);
+	jobs = o.session ? copy_session_prepared(o.session) : NULL;
+	n = o.session ? copy_session_n_prepared(o.session) : 0;
 	if (status == 0) {
+		struct sums *sums = NULL;
+		struct manifests *mhl = NULL;
 		bool refused;
 
 		for (size_t i = 0; o.dry_run && i < n; i++)
 			dryrun_print(&o, &jobs[i]);
-		struct sums *sums = NULL;
-		struct manifests *mhl = NULL;
-
 		refused = report_refusals(&o, jobs, n);
 		if (!refused && !o.dry_run)
 			refused = unmount_refusals(&o, jobs, n);
 		if (refused) {
 			status = EXIT_USAGE;
 		} else if (!o.dry_run) {
-			if (o.pack && pack_start(&o) < 0) {
-				status = EXIT_PARTIAL;
-			} else if (sums_prepare(&o, jobs, n, &sums) < 0 ||
+			if (sums_prepare(&o, jobs, n, &sums) < 0 ||
 			    manifests_prepare(&o, jobs, n, &mhl) < 0) {
 				cli_error("out of memory");
 				status = EXIT_PARTIAL;
@@ -296,16 +333,12 @@ int main(int argc, const char **argv)
 		manifests_free(mhl);
 		sums_free(sums);
 	}
-	if (status == EXIT_OK && !o.dry_run && unpack_skipped())
+	if (status == EXIT_OK && !o.dry_run && o.session && copy_session_unpack_skipped(o.session))
 		status = EXIT_PARTIAL; /* --skip-unsafe left entries out */
 	unmount_dests_done();
-	for (size_t i = 0; i < n; i++)
-		job_done(&jobs[i]);
-	pack_free(&o);
-	unpack_done();
+	copy_session_free(o.session);
 	for (size_t i = 0; i < raw.n_target_dirs; i++)
 		free(raw.target_dirs[i]);
-	sums_index_free(o.old_lists);
 	if (o.events_out && fclose(o.events_out) != 0) {
 		cli_error("cannot write the events to %s: %s", quote(raw.events), strerror(errno));
 		if (status == EXIT_OK)

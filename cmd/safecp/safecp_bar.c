@@ -204,8 +204,11 @@ void events_source(struct events *ev, const struct copy_source_stats *src)
 	pthread_mutex_lock(&ev->sh->lock);
 	ev->sh->src = *src;
 	/* --pack: the reader read the archive's stream; the sources are the feed's */
-	if (ev->o->pack_feed)
-		ev->sh->src.bytes_read = pack_feed_packed(ev->o->pack_feed);
+	if (ev->o->pack) {
+		uint64_t total;
+
+		copy_session_packed(ev->o->session, &ev->sh->src.bytes_read, &total);
+	}
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 

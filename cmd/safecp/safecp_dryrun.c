@@ -166,7 +166,7 @@ static void print_strategy(const struct write_plan *w)
 	       w->offset_align ? ", O_DIRECT aligned" : "");
 }
 
-static void print_space(const struct safecp_job *job)
+static void print_space(const struct copy_prepared *job)
 {
 	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX], cl[SIZE_FORMAT_MAX];
 	const struct fs_space *s = &job->space;
@@ -188,7 +188,7 @@ static void print_space(const struct safecp_job *job)
 
 /* --rename-invalid: each name given, whatever the verbosity: they are
  * what the user will find on the stick. */
-static void print_renames(const struct safecp_job *job)
+static void print_renames(const struct copy_prepared *job)
 {
 	const struct plan_names *n = &job->names;
 
@@ -202,7 +202,7 @@ static void print_renames(const struct safecp_job *job)
 	}
 }
 
-void dryrun_print(const struct safecp_options *o, const struct safecp_job *job)
+void dryrun_print(const struct safecp_options *o, const struct copy_prepared *job)
 {
 	print_plan(o, job->plan);
 	print_renames(job);

@@ -124,7 +124,7 @@ void events_start(struct events *ev)
 	pthread_mutex_unlock(&ev->sh->lock);
 }
 
-int events_new(const struct safecp_options *o, const struct safecp_job *job,
+int events_new(const struct safecp_options *o, const struct copy_prepared *job,
 	       const struct copy_stats *stats, struct events *first, struct events **ret)
 {
 	_cleanup_free_ struct events *ev = calloc(1, sizeof(*ev));

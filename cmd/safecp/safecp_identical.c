@@ -8,6 +8,7 @@
  * device (identical.h) and one that reads back different is copied again,
  * with a warning naming it. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,57 +16,12 @@
 #include <unistd.h>
 
 #include "common/cli.h"
-#include "common/exitcodes.h"
 #include "common/msg.h"
 #include "common/quote.h"
 #include "copy/judge.h"
 #include "copy/manifest.h"
 #include "safecp/tool.h"
 #include "base/cleanup.h"
-
-void identical_load_lists(struct safecp_options *o)
-{
-	struct sums_index *idx;
-
-	if (!o->skip_identical || !o->sums_prefix)
-		return;
-	idx = sums_index_new();
-	if (!idx)
-		cli_usage_error("out of memory");
-	for (int a = 0; a < CHECKSUM_ALG_COUNT; a++) {
-		_cleanup_free_ char *path = NULL;
-		size_t bad = 0;
-		struct stat st;
-		int r;
-
-		if (!(o->checksums & CHECKSUM_BIT(a)))
-			continue;
-		if (asprintf(&path, "%s.%s", o->sums_prefix, checksum_alg_name(a)) < 0)
-			cli_usage_error("out of memory");
-		r = sums_index_add_list(idx, (enum checksum_alg)a, path, &bad);
-		if (r == -ENOMEM)
-			cli_usage_error("out of memory");
-		if (r == -ENOENT)
-			continue;
-		if (r < 0) {
-			msg_warning("cannot read the checksum list %s: %s; the files it lists are "
-				    "compared by reading both copies", quote(path),
-				    r == -EINVAL ? "not a regular file" : strerror(-r));
-			continue;
-		}
-		if (bad)
-			msg_warning("%zu %s of the checksum list %s could not be read; the files "
-				    "they name are compared by reading both copies", bad,
-				    bad == 1 ? "line" : "lines", quote(path));
-		if (stat(path, &st) == 0)
-			o->old_lists_dev = st.st_dev;
-	}
-	if (sums_index_algs(idx) == 0) {
-		sums_index_free(idx);
-		return;
-	}
-	o->old_lists = idx;
-}
 
 /* Why a history cannot be used, in words (mhl_read.h's kinds). */
 static const char *history_problem(const struct mhl_read_problem *why)
@@ -88,7 +44,7 @@ static const char *history_problem(const struct mhl_read_problem *why)
 
 /* A history --skip-identical could not use: the lists or both copies
  * decide instead (copy/judge.h). */
-static void warn_history(const struct safecp_job *job, const struct judge_result *res)
+static void warn_history(const struct copy_prepared *job, const struct judge_result *res)
 {
 	const char *dir = job->plan->dest_dir;
 	const struct mhl_read_problem *why = &res->why;
@@ -112,33 +68,53 @@ static void warn_history(const struct safecp_job *job, const struct judge_result
 		    history_problem(why));
 }
 
-/* The formats a manifest lists (safecp_sums.c hashes the copies so). */
-static checksum_set mhl_algs(const struct safecp_options *o)
+checksum_set identical_manifest_algs(const struct safecp_options *o)
 {
-	checksum_set s = manifest_formats(o->checksums);
+	checksum_set s;
 
-	return s ? s : CHECKSUM_BIT(CHECKSUM_XXH128);
+	if (!o->mhl)
+		return 0;
+	s = manifest_formats(o->checksums);
+	return s ? s : CHECKSUM_BIT(CHECKSUM_XXH128); /* safecp_sums.c hashes so too */
 }
 
-/* Files judged identical whose copy read back different (or not at all):
- * copied again, or kept by -n. */
-static void warn_differs(const struct safecp_job *job)
+/* A file judged identical whose copy read back different (or not at
+ * all): copied again, or kept by -n. */
+static void warn_differs(const struct plan_entry *e)
 {
-	const struct plan *p = job->plan;
+	if (e->skip_existing)
+		msg_warning("%s read back from the device is not the source %s, although "
+			    "--skip-identical judged it the same: kept (-n); copy it again "
+			    "without -n", quote(e->dst), quote(e->source->src));
+	else
+		msg_warning("%s read back from the device is not the source %s, although "
+			    "--skip-identical judged it the same: it is copied again",
+			    quote(e->dst), quote(e->source->src));
+}
 
-	for (size_t i = 0; i < p->n_entries; i++) {
-		const struct plan_entry *e = &p->entries[i];
-
-		if (!e->read_back_differs)
-			continue;
-		if (e->skip_existing)
-			msg_warning("%s read back from the device is not the source %s, although "
-				    "--skip-identical judged it the same: kept (-n); copy it again "
-				    "without -n", quote(e->dst), quote(e->source->src));
-		else
-			msg_warning("%s read back from the device is not the source %s, although "
-				    "--skip-identical judged it the same: it is copied again",
-				    quote(e->dst), quote(e->source->src));
+void identical_say(const struct safecp_options *o, const struct copy_finding *f,
+		   const struct copy_prepared *jobs)
+{
+	(void)o;
+	switch (f->kind) {
+	case COPY_NOTE_LIST_UNREADABLE:
+		msg_warning("cannot read the checksum list %s: %s; the files it lists are "
+			    "compared by reading both copies", quote(f->path),
+			    f->err == EINVAL ? "not a regular file" : strerror(f->err));
+		break;
+	case COPY_NOTE_LIST_BAD_LINES:
+		msg_warning("%" PRIu64 " %s of the checksum list %s could not be read; the files "
+			    "they name are compared by reading both copies", f->count,
+			    f->count == 1 ? "line" : "lines", quote(f->path));
+		break;
+	case COPY_NOTE_HISTORY:
+		warn_history(&jobs[f->dest], f->judge);
+		break;
+	case COPY_NOTE_READ_BACK_DIFFERS:
+		warn_differs(&jobs[f->dest].plan->entries[f->entry]);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -157,32 +133,6 @@ size_t identical_read_back_count(const struct plan *p, bool *cached)
 			*cached = true;
 	}
 	return n;
-}
-
-int identical_judge(const struct safecp_options *o, struct safecp_job *job)
-{
-	struct judge_result res;
-	int r = judge_dest(job->plan, job->target, &(struct judge_options){
-		.mode = o->skip_identical,
-		/* --mhl lists what a judgement read (copy/manifest.h) */
-		.manifest_algs = o->mhl ? mhl_algs(o) : 0,
-		.verify = o->verify,
-		.old_lists = o->old_lists,
-		.old_lists_count = o->n_dests == 1 || o->old_lists_dev == job->plan->dest_dir_dev,
-	}, &res);
-
-	/* kept: --mhl asks it again, and carries what it vouched for
-	 * (job_done frees it) */
-	job->identical_mhl = res.mhl;
-	job->identical_rec = res.mhl_recorded;
-	warn_history(job, &res);
-	warn_differs(job);
-	if (r < 0) {
-		cli_error("cannot compare the files already in %s: %s", quote(job->plan->dest_root),
-			  strerror(-r));
-		return EXIT_USAGE;
-	}
-	return 0;
 }
 
 const char *identical_basis_name(enum plan_identical basis)

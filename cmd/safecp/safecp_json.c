@@ -58,7 +58,7 @@ static const char *entry_type_name(enum plan_entry_type t)
 }
 
 /* --rename-invalid: "renamed": [{"file", "dest", "was", "reason"}] */
-static void start_renamed(struct jsonev *ev, const struct safecp_job *job)
+static void start_renamed(struct jsonev *ev, const struct copy_prepared *job)
 {
 	struct json *j = &ev->json;
 	const struct plan_names *n = &job->names;
@@ -78,7 +78,7 @@ static void start_renamed(struct jsonev *ev, const struct safecp_job *job)
 	json_array_end(j);
 }
 
-void jsonev_start(struct jsonev *ev, const struct safecp_job *job)
+void jsonev_start(struct jsonev *ev, const struct copy_prepared *job)
 {
 	struct json *j = &ev->json;
 	const struct plan *p = job->plan;

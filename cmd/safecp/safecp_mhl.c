@@ -24,7 +24,7 @@
 
 struct manifests {
 	const struct safecp_options *o;
-	const struct safecp_job *jobs;
+	const struct copy_prepared *jobs;
 	size_t n;
 	struct mhl_history *prev[COPY_DESTS_MAX];
 	char *root[COPY_DESTS_MAX];
@@ -106,7 +106,7 @@ static bool in_history_folder(const char *rel)
 /* A source entry copied to DEST/ascmhl or below would be overwritten by
  * this run's generation and chain (or overwrite the history): refused
  * before the first byte, naming the first such entry (its topmost). */
-static void refuse_history_overlap(const struct safecp_job *job)
+static void refuse_history_overlap(const struct copy_prepared *job)
 {
 	const struct plan *p = job->plan;
 	char rel[PATH_MAX];
@@ -122,7 +122,7 @@ static void refuse_history_overlap(const struct safecp_job *job)
 	}
 }
 
-int manifests_prepare(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
+int manifests_prepare(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
 		      struct manifests **ret)
 {
 	struct manifests *m;

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "common/cli.h"
-#include "common/exitcodes.h"
 #include "common/quote.h"
 #include "safecp/tool.h"
 #include "base/cleanup.h"
@@ -25,7 +24,7 @@ static const char *system_what(enum sysdisk_kind kind)
 	}
 }
 
-static char *refusal(const struct safecp_job *job)
+static char *refusal(const struct copy_prepared *job)
 {
 	const struct target *t = job->target;
 	_cleanup_free_ char *where = words_where(t);
@@ -41,27 +40,20 @@ static char *refusal(const struct safecp_job *job)
 			    quote(dest), where ? where : "?", system_what(job->place.kind));
 }
 
-int place_check(const struct safecp_options *o, struct safecp_job *job)
+void place_say(const struct safecp_options *o, const struct copy_finding *f,
+	       const struct copy_prepared *job)
 {
-	int r = target_place(job->target, &job->place);
+	if (f->kind == COPY_NOTE_FIXED_DISK) {
+		_cleanup_free_ char *where = NULL;
 
-	if (r < 0) {
-		cli_error("cannot tell which disk %s is on: %s", quote(job->dest_arg), strerror(-r));
-		return EXIT_USAGE;
-	}
-	if (o->system_disk)
-		return 0;
-	if (job->place.place == TARGET_SYSTEM || job->place.place == TARGET_NO_DISK) {
-		_cleanup_free_ char *msg = refusal(job);
-
-		report_refusal(o, job->place.place == TARGET_SYSTEM ? "system-disk" : "no-disk", msg);
-		return EXIT_USAGE;
-	}
-	if (job->place.place == TARGET_FIXED && o->verbosity != VERBOSITY_QUIET) {
-		_cleanup_free_ char *where = words_where(job->target);
-
+		if (o->verbosity == VERBOSITY_QUIET)
+			return;
+		where = words_where(job->target);
 		fprintf(stderr, "%s: note: %s is on %s, a fixed disk, not a removable one\n",
 			program_name, quote(job->dest_arg), where ? where : "?");
+		return;
 	}
-	return 0;
+	_cleanup_free_ char *msg = refusal(job);
+
+	report_refusal(o, f->kind == COPY_REFUSED_SYSTEM_DISK ? "system-disk" : "no-disk", msg);
 }

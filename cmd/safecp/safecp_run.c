@@ -1,4 +1,4 @@
-/* safecp_run.c: runs a prepared job: copy_job_start() (lib owns the
+/* safecp_run.c: runs the prepared session: copy_session_start() (lib owns the
  * reader and one thread per destination), while the main thread polls
  * the job's events, draws progress and answers signals.
  *
@@ -32,12 +32,11 @@
 #define TICK_MS 100
 
 struct runner {
-	struct copy_dest dests[COPY_DESTS_MAX];
 	struct copy_lists lists;
 	struct events *ev[COPY_DESTS_MAX];
 	bool ended[COPY_DESTS_MAX]; /* its last event came */
 	size_t n, n_ended;
-	struct copy_job *job;
+	struct copy_session *job;
 };
 
 static void signals_block(sigset_t *set)
@@ -59,7 +58,7 @@ static void dest_ended(struct runner *r, size_t i)
 		return;
 	r->ended[i] = true;
 	r->n_ended++;
-	copy_job_finished(r->job, i, &result);
+	copy_session_result(r->job, i, &result);
 	if (r->n > 1)
 		events_dest_finished(r->ev[i], result);
 }
@@ -69,7 +68,7 @@ static void drain_events(struct runner *r)
 {
 	struct copy_event e;
 
-	while (copy_job_poll(r->job, 0, &e) > 0) {
+	while (copy_session_poll(r->job, 0, &e) > 0) {
 		events_handle(r->ev[e.dest], &e);
 		if (e.kind == COPY_EVENT_DEST_END)
 			dest_ended(r, e.dest);
@@ -82,11 +81,11 @@ static void drain_events(struct runner *r)
  * that signal, or 0. */
 static int wait_for_copy(struct runner *r, int sigfd)
 {
-	struct pollfd fds[2] = { { .fd = copy_job_event_fd(r->job), .events = POLLIN },
+	struct pollfd fds[2] = { { .fd = copy_session_event_fd(r->job), .events = POLLIN },
 				 { .fd = sigfd, .events = POLLIN } };
 	int signo = 0;
 
-	while (r->n_ended < r->n && !copy_job_done(r->job)) {
+	while (r->n_ended < r->n && !copy_session_done(r->job)) {
 		struct signalfd_siginfo si;
 
 		/* a poll that fails (EINTR, ENOMEM) is a tick: the loop ends
@@ -95,14 +94,14 @@ static int wait_for_copy(struct runner *r, int sigfd)
 			fds[0].revents = fds[1].revents = 0;
 		if (fds[1].revents && read(sigfd, &si, sizeof(si)) == sizeof(si) && signo == 0) {
 			signo = (int)si.ssi_signo;
-			copy_job_cancel(r->job);
+			copy_session_cancel(r->job);
 			events_cancelling(r->ev[0]);
 		}
 		drain_events(r);
 		if (r->n > 1) {
 			struct copy_source_stats src;
 
-			copy_job_source(r->job, &src);
+			copy_session_source(r->job, &src);
 			events_source(r->ev[0], &src);
 		}
 		events_tick(r->ev[0]);
@@ -141,18 +140,18 @@ static int finish_all(struct runner *r, int signo)
 	for (size_t i = 0; i < r->n; i++) {
 		int result = 0;
 
-		copy_job_finished(r->job, i, &result);
+		copy_session_result(r->job, i, &result);
 		cancelled = cancelled || result == -ECANCELED;
 		failed = failed || (result != 0 && result != -ECANCELED);
 	}
-	copy_job_source(r->job, &src);
+	copy_session_source(r->job, &src);
 	events_job_done(r->ev[0], &src, cancelled ? (signo ? signo : SIGINT) : 0);
 	return cancelled ? EXIT_INTERRUPTED : failed ? EXIT_PARTIAL : EXIT_OK;
 }
 
 /* --unmount: the destinations whose copy succeeded, every file confirmed;
  * the copy's own failure outranks the unmount's. */
-static int unmount_after(const struct safecp_options *o, const struct safecp_job *jobs,
+static int unmount_after(const struct safecp_options *o, const struct copy_prepared *jobs,
 			 struct runner *r, int status)
 {
 	bool ok[COPY_DESTS_MAX];
@@ -161,8 +160,8 @@ static int unmount_after(const struct safecp_options *o, const struct safecp_job
 	for (size_t i = 0; i < r->n; i++) {
 		int result = 0;
 
-		ok[i] = copy_job_finished(r->job, i, &result) && result == 0 &&
-			atomic_load(&copy_job_stats(r->job, i)->files_mismatched) == 0;
+		ok[i] = copy_session_result(r->job, i, &result) && result == 0 &&
+			atomic_load(&copy_session_stats(r->job, i)->files_mismatched) == 0;
 	}
 	s = unmount_dests(o, jobs, r->n, ok);
 	return status != EXIT_OK && s != EXIT_INTERRUPTED ? status : s;
@@ -170,33 +169,29 @@ static int unmount_after(const struct safecp_options *o, const struct safecp_job
 
 static void runner_free(struct runner *r)
 {
-	copy_job_free(r->job);
 	for (size_t i = r->n; i-- > 0;)
 		events_free(r->ev[i]);
 }
 
-int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
+/* The copy could not start: nothing was written. */
+static void say_not_started(const struct safecp_options *o, int err)
+{
+	if (o->pack)
+		cli_error("cannot start packing as %s: %s; nothing was written; free memory "
+			  "and pack again", pack_format_name(o->pack_format), strerror(-err));
+	else
+		cli_error("cannot start the copy: %s", strerror(-err));
+}
+
+int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
 	     struct sums *sums, struct manifests *mhl)
 {
-	struct runner r = { .n = n };
-	struct copy_job_hooks hooks = { .tap = sums_tap(sums),
-					.feed = o->pack_feed ? pack_feed_source(o->pack_feed) : unpack_feed() };
+	struct runner r = { .n = n, .job = o->session };
+	struct copy_job_hooks hooks = { .tap = sums_tap(sums) };
 	unsigned lists_failed = 0;
 	sigset_t set;
 	int err = 0, status, signo, result = 0, sigfd;
 
-	for (size_t i = 0; i < n; i++)
-		r.dests[i] = (struct copy_dest){
-			.plan = jobs[i].plan,
-			.opts = {
-				.wplan = &jobs[i].wplan,
-				.target = jobs[i].target,
-				.keep_times = o->keep_times,
-				.keep_mode = o->keep_mode,
-				.verify = o->verify,
-				.verify_source = o->verify_source,
-			},
-		};
 	if (sums || mhl) {
 		sums_fill(sums, &r.lists);
 		manifests_fill(mhl, &r.lists);
@@ -216,29 +211,29 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
 	}
 	test_hook("plan-done", jobs[0].plan->dest_root);
 	if (err == 0)
-		err = copy_job_start(r.dests, n, &hooks, &r.job);
+		err = copy_session_start(r.job, &hooks);
 	if (err < 0) {
-		cli_error("cannot start the copy: %s", strerror(-err));
+		say_not_started(o, err);
 		runner_free(&r);
 		if (sigfd >= 0)
 			close(sigfd);
 		return EXIT_PARTIAL;
 	}
 	for (size_t i = 0; i < n; i++)
-		events_set_stats(r.ev[i], copy_job_stats(r.job, i));
+		events_set_stats(r.ev[i], copy_session_stats(r.job, i));
 	signo = wait_for_copy(&r, sigfd);
 	close(sigfd);
 	/* the lists on no destination's filesystem, before the last event */
 	if (signo == 0 && hooks.lists) {
-		lists_failed = copy_job_write_lists(r.job);
+		lists_failed = copy_session_write_lists(r.job);
 		drain_events(&r);
 	}
 	if (n == 1) {
 		struct copy_source_stats src;
 
-		copy_job_source(r.job, &src);
+		copy_session_source(r.job, &src);
 		events_source(r.ev[0], &src); /* for the done event */
-		copy_job_finished(r.job, 0, &result);
+		copy_session_result(r.job, 0, &result);
 		status = finish_one(r.ev[0], result, signo);
 	} else {
 		status = finish_all(&r, signo);
@@ -247,7 +242,7 @@ int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
 		status = EXIT_PARTIAL;
 	/* a file that read back different outranks other failures */
 	for (size_t i = 0; (status == EXIT_OK || status == EXIT_PARTIAL) && i < n; i++)
-		if (atomic_load(&copy_job_stats(r.job, i)->files_mismatched) > 0)
+		if (atomic_load(&copy_session_stats(r.job, i)->files_mismatched) > 0)
 			status = EXIT_MISMATCH;
 	if ((o->unmount || o->power_off) && status != EXIT_INTERRUPTED)
 		status = unmount_after(o, jobs, &r, status);

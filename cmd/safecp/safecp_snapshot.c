@@ -96,10 +96,8 @@ void snapshot_take(struct events *ev, struct snapshot *s)
 	s->identical_verified = identical_read_back_count(p, &s->verify_cached);
 	s->verify_cached = s->verify_cached || atomic_load(&st->verify_cached);
 	s->pack = ev->o->pack;
-	if (ev->o->pack_feed) {
-		s->packed = pack_feed_packed(ev->o->pack_feed);
-		s->pack_total = pack_tree_bytes(ev->o->pack_tree);
-	}
+	if (ev->o->pack)
+		copy_session_packed(ev->o->session, &s->packed, &s->pack_total);
 	s->device_idle = atomic_load(&st->device_idle);
 	s->device_busy = atomic_load(&st->device_busy_bytes);
 	s->t_real = clock_realtime();

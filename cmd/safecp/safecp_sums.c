@@ -36,7 +36,7 @@ struct sums_list {
 
 struct sums {
 	const struct safecp_options *o;
-	const struct safecp_job *jobs;
+	const struct copy_prepared *jobs;
 	size_t n_jobs;
 	struct file_sums *fs;
 	struct reader_tap tap;
@@ -106,7 +106,7 @@ static void list_open(struct sums *s, struct sums_list *l)
 	}
 }
 
-int sums_prepare(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
+int sums_prepare(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
 		 struct sums **ret)
 {
 	_cleanup_free_ struct sums *s = NULL;
@@ -182,7 +182,7 @@ void sums_fill(struct sums *s, struct copy_lists *l)
 	l->sums = s->fs;
 	l->lists = s->to_write;
 	l->n_lists = s->n_lists;
-	l->old_lists = s->o->old_lists;
+	l->old_lists = copy_session_old_lists(s->o->session);
 }
 
 void sums_warn(struct events *ev, const struct copy_event *e)

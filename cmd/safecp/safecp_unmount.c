@@ -88,7 +88,7 @@ static void refusal_words(const char *dest, const struct unmount_refusal *r)
 	}
 }
 
-bool unmount_refusals(const struct safecp_options *o, const struct safecp_job *jobs, size_t n)
+bool unmount_refusals(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n)
 {
 	bool refused = false;
 
@@ -233,7 +233,7 @@ static int run_one(const struct safecp_options *o, size_t i, const char *dest)
 	return status;
 }
 
-int unmount_dests(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
+int unmount_dests(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
 		  const bool *ok)
 {
 	int status = EXIT_OK;

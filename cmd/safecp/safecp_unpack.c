@@ -9,7 +9,8 @@
  * become the plan's source tree (unpack_tree.h's order; plan_given.h),
  * so the destination's checks (space, file size, names, what is there
  * already) are those of any copy, and the engine writes them as it
- * writes any copy.  The entries and their bytes: copy/unpack_feed.h. */
+ * writes any copy.  The session does that (copy/session.h,
+ * COPY_MODE_UNPACK); here are the words for what it finds. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,19 +18,10 @@
 
 #include "archive/unpack_list.h"
 #include "common/cli.h"
-#include "common/exitcodes.h"
 #include "common/quote.h"
-#include "copy/plan_given.h"
-#include "copy/unpack_feed.h"
 #include "safecp/tool.h"
 #include "base/cleanup.h"
 #include "base/size.h"
-
-static struct {
-	struct unpack_list *list;
-	struct unpack_feed *feed;     /* the entries and their bytes (copy/unpack_feed.h) */
-	size_t skipped;               /* refused entries left out (--skip-unsafe) */
-} U;
 
 static const char *special_words(enum unpack_type t)
 {
@@ -108,10 +100,11 @@ static void say(const struct safecp_options *o, const char *kind, const char *ms
  * hostile archive may hold a million of them). */
 #define REFUSALS_SHOWN 20
 
-static void say_refused(const struct safecp_options *o, const struct unpack_entry *e)
+static void say_refused(const struct safecp_options *o, const struct unpack_list *l,
+			const struct unpack_entry *e)
 {
-	const char *archive = U.list->archives[e->archive];
-	_cleanup_free_ char *w = why(U.list, e);
+	const char *archive = l->archives[e->archive];
+	_cleanup_free_ char *w = why(l, e);
 	_cleanup_free_ char *cut = e->cut ? words_format("... (%zu bytes)", e->raw_len) : NULL;
 	_cleanup_free_ char *msg = NULL;
 
@@ -126,13 +119,13 @@ static void say_refused(const struct safecp_options *o, const struct unpack_entr
 }
 
 /* Every refused entry, the first REFUSALS_SHOWN named.  Returns the count. */
-static size_t say_all_refused(const struct safecp_options *o)
+static size_t say_all_refused(const struct safecp_options *o, const struct unpack_list *l)
 {
 	size_t refused = 0;
 
-	for (size_t i = 0; i < U.list->n_entries; i++)
-		if (U.list->entries[i].refusal != UNPACK_OK && refused++ < REFUSALS_SHOWN)
-			say_refused(o, &U.list->entries[i]);
+	for (size_t i = 0; i < l->n_entries; i++)
+		if (l->entries[i].refusal != UNPACK_OK && refused++ < REFUSALS_SHOWN)
+			say_refused(o, l, &l->entries[i]);
 	if (refused > REFUSALS_SHOWN) {
 		_cleanup_free_ char *msg = words_format(
 			o->skip_unsafe ? "... and %zu more entries skipped" :
@@ -177,19 +170,16 @@ static char *scan_words(const struct unpack_list *l, const char *archive, const 
 	return words_format("cannot read the archive %s: out of memory", quote(archive));
 }
 
-static int scan_failed(const struct safecp_options *o, const struct unpack_list *l,
-		       const char *archive)
+static void scan_failed(const struct safecp_options *o, const struct unpack_list *l,
+			const char *archive)
 {
 	const char *kind;
 	_cleanup_free_ char *msg = scan_words(l, archive, &kind);
 
 	say(o, kind, msg);
-	return EXIT_USAGE;
 }
 
-/* Where entries read out of archive order wait (unpack_data.h): off the
- * destination, as sort(1) would put them. */
-static const char *spool_dir(void)
+const char *unpack_spool_dir(void)
 {
 	const char *t = getenv("TMPDIR");
 
@@ -198,83 +188,35 @@ static const char *spool_dir(void)
 
 /* The entries written out of archive order wait in the spool
  * (unpack_data.h): refused before the first byte when it has no room. */
-static int spool_room(void)
+static void spool_no_room(const struct copy_finding *f)
 {
 	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
-	struct unpack_data *data = unpack_feed_data(U.feed);
-	const char *dir = unpack_data_spool_dir(data);
-	uint64_t free_bytes;
-	int r = unpack_data_spool_room(data, &free_bytes);
 
-	if (r == 0)
-		return 0;
-	size_format(need, sizeof(need), unpack_data_spool_bytes(data));
-	size_format(have, sizeof(have), free_bytes);
-	if (r == -ENOSPC)
+	size_format(need, sizeof(need), f->need);
+	size_format(have, sizeof(have), f->have);
+	if (f->err == ENOSPC)
 		cli_error("cannot unpack: %s of entries come out of the archives' order and wait in "
 			  "%s, which has %s free; nothing was written; set TMPDIR to a directory "
-			  "with room", need, quote(dir), have);
+			  "with room", need, quote(f->path), have);
 	else
 		cli_error("cannot unpack: %s of entries come out of the archives' order and wait in "
 			  "%s: %s; nothing was written; set TMPDIR to a directory with room",
-			  need, quote(dir), strerror(-r));
-	return EXIT_USAGE;
+			  need, quote(f->path), strerror(f->err));
 }
 
-int unpack_prepare(const struct safecp_options *o)
+void unpack_say(const struct safecp_options *o, const struct copy_finding *f)
 {
-	size_t refused = 0;
+	const struct unpack_list *l = copy_session_unpack_list(o->session);
 
-	U.list = unpack_list_new();
-	if (!U.list) {
-		cli_error("out of memory");
-		return EXIT_USAGE;
+	if (f->kind == COPY_REFUSED_UNPACK_SCAN) {
+		scan_failed(o, l, o->sources[f->archive]);
+	} else if (f->kind == COPY_REFUSED_UNPACK_SPOOL) {
+		spool_no_room(f);
+	} else {
+		size_t refused = say_all_refused(o, l);
+
+		if (f->kind == COPY_REFUSED_UNPACK_ENTRIES)
+			cli_error("%zu unsafe %s: nothing was written; unpack the rest with "
+				  "--skip-unsafe", refused, refused == 1 ? "entry" : "entries");
 	}
-	for (size_t i = 0; i < o->n_sources; i++)
-		if (unpack_list_scan(U.list, o->sources[i]) < 0)
-			return scan_failed(o, U.list, o->sources[i]);
-	if (unpack_rules_check(U.list) < 0) {
-		cli_error("cannot check the archives' entries: out of memory; nothing was written");
-		return EXIT_USAGE;
-	}
-	refused = say_all_refused(o);
-	if (refused && !o->skip_unsafe) {
-		cli_error("%zu unsafe %s: nothing was written; unpack the rest with --skip-unsafe",
-			  refused, refused == 1 ? "entry" : "entries");
-		return EXIT_USAGE;
-	}
-	U.skipped = refused;
-	if (unpack_feed_new(U.list, spool_dir(), &U.feed) < 0) {
-		cli_error("cannot plan the archives' entries: out of memory; nothing was written");
-		return EXIT_USAGE;
-	}
-	return spool_room();
-}
-
-int unpack_plan(const struct safecp_options *o, const char *dest, const struct plan *first,
-		struct plan **ret, struct plan_problem *pb)
-{
-	size_t n;
-	const struct source_entry *entries = unpack_feed_entries(U.feed, &n);
-
-	return first ? plan_build_given_beside(first, dest, &o->plan, ret, pb)
-		     : plan_build_given(entries, n, dest, &o->plan, ret, pb);
-}
-
-const struct source_feed *unpack_feed(void)
-{
-	return U.feed ? unpack_feed_source(U.feed) : NULL;
-}
-
-size_t unpack_skipped(void)
-{
-	return U.skipped;
-}
-
-void unpack_done(void)
-{
-	unpack_feed_free(U.feed);
-	U.feed = NULL;
-	unpack_list_free(U.list);
-	U.list = NULL;
 }

@@ -41,6 +41,7 @@
 #include "common/json.h"
 #include "copy/plan.h"
 #include "copy/plan_names.h"
+#include "copy/session.h"
 #include "common/progress.h"
 #include "io/sizing.h"
 #include "device/target.h"
@@ -71,38 +72,18 @@ struct safecp_options {
 	checksum_set checksums;    /* --checksum (xxh128 for --sums alone), or 0 */
 	const char *sums_prefix;   /* --sums, or NULL */
 	enum identical_mode skip_identical; /* --skip-identical, or 0 */
-	/* --skip-identical with --sums: the lists a run before wrote, read
-	 * back (NULL: none found), and the filesystem they are on */
-	struct sums_index *old_lists;
-	dev_t old_lists_dev;
 	const char *check_dir;     /* --check DIR (safecp_check.c), or NULL */
 	bool pack;                 /* --pack=FORMAT (safecp_pack.c) */
 	enum pack_format pack_format;
-	struct source_tree *pack_tree; /*   the sources, walked once */
-	struct pack_feed *pack_feed;   /*   the archive's bytes, while it runs */
 	bool unpack;               /* --unpack: the sources are archives */
 	bool skip_unsafe;          /* --skip-unsafe */
 	bool system_disk;          /* --system-disk */
+	/* the run's session (safecp.c): what was read and decided, the copy */
+	struct copy_session *session;
 };
 
-/* Everything decided before the first byte. */
-struct safecp_job {
-	const char *dest_arg;        /* the destination as given */
-	struct plan *plan;
-	struct target *target;
-	struct target_placement place; /* which disk target is on */
-	struct fs_space space;
-	uint64_t space_needed;
-	struct dio_caps dio;
-	struct write_plan wplan;
-	struct plan_problem refusal; /* PLAN_OK, or why plan_check said no */
-	struct plan_names names;     /* name rule problems, or the renames */
-	/* --skip-identical by the ASC MHL history: the record hash judged by,
-	 * or quick with --mhl asked (the manifest carries its entries of the
-	 * files left alone and asks it what the history lists), or NULL */
-	struct mhl_record *identical_mhl;
-	struct recorded_sums identical_rec;
-};
+/* Everything decided before the first byte: struct copy_prepared, one
+ * per destination (copy/session.h). */
 
 struct sums;
 struct manifests;
@@ -112,29 +93,29 @@ struct events;
  * a JSON "refused" event of that kind. */
 void report_refusal(const struct safecp_options *o, const char *kind, const char *msg);
 
-/* safecp_place.c: job->place from job->target; a destination on the
- * system disk or on no disk refused (unless --system-disk), one on a
- * fixed disk noted.  0 or EXIT_USAGE after saying why. */
-int place_check(const struct safecp_options *o, struct safecp_job *job);
+/* safecp_place.c: a destination on the system disk or on no disk
+ * refused (unless --system-disk), one on a fixed disk noted. */
+void place_say(const struct safecp_options *o, const struct copy_finding *f,
+	       const struct copy_prepared *job);
 
 /* safecp_unmount.c: --unmount, --power-off.  Before the first byte: each
  * destination resolved to what will be unmounted, the refusals said
  * (true: some).  After the copy: each destination with ok[i] unmounted
  * (and powered off), the others left mounted; the exit status. */
-bool unmount_refusals(const struct safecp_options *o, const struct safecp_job *jobs, size_t n);
-int unmount_dests(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
+bool unmount_refusals(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n);
+int unmount_dests(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
 		  const bool *ok);
 void unmount_dests_done(void);
 
-/* safecp_run.c: run the job (sums: NULL, or sums_prepare()'s); returns
- * the exit status. */
-int run_copy(const struct safecp_options *o, struct safecp_job *jobs, size_t n,
+/* safecp_run.c: run the prepared session o->session (sums: NULL, or
+ * sums_prepare()'s); returns the exit status. */
+int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
 	     struct sums *sums, struct manifests *mhl);
 
 /* safecp_sums.c: refuses (exits EXIT_USAGE) a list that cannot be
  * written or would replace a copied file; *ret NULL without --checksum.
  * 0 or -errno. */
-int sums_prepare(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
+int sums_prepare(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
 		 struct sums **ret);
 void sums_free(struct sums *s);
 /* The reader tap that computes the checksums (NULL for s NULL). */
@@ -150,7 +131,7 @@ void sums_ignore_in(const struct sums *s, struct manifests *m);
 
 /* safecp_mhl.c: --mhl.  Refuses (exits EXIT_USAGE) a destination whose
  * ascmhl history is damaged; *ret NULL without --mhl.  0 or -errno. */
-int manifests_prepare(const struct safecp_options *o, const struct safecp_job *jobs, size_t n,
+int manifests_prepare(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
 		      struct manifests **ret);
 void manifests_free(struct manifests *m);
 /* rel (relative to destination d's directory) is in its ignore patterns. */
@@ -158,12 +139,14 @@ void manifests_ignore(struct manifests *m, size_t d, const char *rel);
 /* The generations, for the copy job to write (lists.h). */
 void manifests_fill(struct manifests *m, struct copy_lists *l);
 
-/* safecp_identical.c: read back the lists of an earlier run (--sums),
- * warning about what cannot be read; o->old_lists stays NULL when none. */
-void identical_load_lists(struct safecp_options *o);
-/* Leave job's identical files alone (--skip-identical); 0 or EXIT_USAGE
- * after saying why. */
-int identical_judge(const struct safecp_options *o, struct safecp_job *job);
+/* safecp_identical.c: --skip-identical's findings (an old list that
+ * cannot be read, a history not used, a file judged identical that read
+ * back different), as warnings. */
+void identical_say(const struct safecp_options *o, const struct copy_finding *f,
+		   const struct copy_prepared *jobs);
+/* --mhl: the formats a manifest lists, which a source read to judge a
+ * file is hashed in too (0 without --mhl). */
+checksum_set identical_manifest_algs(const struct safecp_options *o);
 /* "size-mtime", "manifest", "list", "content": JSON's word for a basis */
 const char *identical_basis_name(enum plan_identical basis);
 /* "same size and modification time", ...: the -v line's */
@@ -175,38 +158,30 @@ const char *identical_words(const struct plan_entry *e);
  * *cached: some of them through the page cache */
 size_t identical_read_back_count(const struct plan *p, bool *cached);
 
-/* safecp_pack.c: --pack.  Walk the sources (refusals and warnings said;
- * 0 or EXIT_USAGE); one destination's plan (the archive); the feed
- * (0 or -errno, said); the end. */
-int pack_prepare(struct safecp_options *o);
-int pack_plan(const struct safecp_options *o, const char *dest, const struct plan *first,
-	      struct plan **ret, struct plan_problem *pb);
-int pack_start(struct safecp_options *o);
-void pack_free(struct safecp_options *o);
+/* safecp_pack.c: --pack.  What the walk of the sources found: a source
+ * that cannot be packed, a name unpacking would refuse (after n of them,
+ * pack_unsafe_end() says nothing was written), one that is left out. */
+void pack_say(const struct safecp_options *o, const struct copy_finding *f);
+void pack_unsafe_end(size_t n);
 /* The archive failed because of a source (the feed's problem) or the
  * writer; PLAN_FILE_TOO_BIG of an archive. */
 char *words_pack_failed(const struct safecp_options *o, const struct plan_entry *archive,
 			enum copy_step step, int err);
 char *words_pack_too_big(const struct safecp_options *o, const struct plan_problem *p,
 			 const struct target *t);
-/* safecp_unpack.c: --unpack.  Read and check every archive (o->sources),
- * naming each unsafe entry; 0, or EXIT_USAGE after saying why. */
-int unpack_prepare(const struct safecp_options *o);
-/* The plan of the checked entries into dest (first: another
- * destination's, whose tree it shares); as plan_build(). */
-int unpack_plan(const struct safecp_options *o, const char *dest, const struct plan *first,
-		struct plan **ret, struct plan_problem *pb);
-/* The feed of the files' bytes, or NULL without --unpack. */
-const struct source_feed *unpack_feed(void);
-/* Unsafe entries left out (--skip-unsafe): the run ends EXIT_PARTIAL. */
-size_t unpack_skipped(void);
-void unpack_done(void);
+/* safecp_unpack.c: --unpack.  What reading and checking the archives
+ * found: one that cannot be read, the unsafe entries (each named, or
+ * left out with --skip-unsafe), a spool without room. */
+void unpack_say(const struct safecp_options *o, const struct copy_finding *f);
+/* Where entries read out of archive order wait (unpack_data.h): $TMPDIR,
+ * else /var/tmp; off the destination, as sort(1) would put them. */
+const char *unpack_spool_dir(void);
 
 /* safecp_features.c: --features, what the library can do, on stdout. */
 void features_print(void);
 
 /* safecp_dryrun.c: print the plan and the target on stdout. */
-void dryrun_print(const struct safecp_options *o, const struct safecp_job *job);
+void dryrun_print(const struct safecp_options *o, const struct copy_prepared *job);
 
 /* safecp_words.c: sentences without the "safecp: " prefix; malloc'd,
  * NULL only when out of memory. t may be NULL (not probed yet). */
@@ -264,7 +239,7 @@ struct jsonev {
 	const char *dest;
 };
 void jsonev_init(struct jsonev *j, FILE *f, const char *dest);
-void jsonev_start(struct jsonev *j, const struct safecp_job *job);
+void jsonev_start(struct jsonev *j, const struct copy_prepared *job);
 void jsonev_progress(struct jsonev *j, const struct snapshot *s);
 /* One destination's end, for the done event of several. */
 struct dest_outcome {
@@ -306,7 +281,7 @@ struct events;
 
 /* One per destination; the first (first NULL) owns the meter and the
  * lock the others share. */
-int events_new(const struct safecp_options *o, const struct safecp_job *job,
+int events_new(const struct safecp_options *o, const struct copy_prepared *job,
 	       const struct copy_stats *stats, struct events *first, struct events **ret);
 void events_tag_dest(struct events *ev);
 /* The counters to show, once the copy job holds them. */

@@ -63,9 +63,9 @@ int safecp_copy_add_dest(struct safecp_copy *c, const char *dir)
 
 int safecp_copy_prepare(struct safecp_copy *c)
 {
-	size_t bad;
+	struct copy_prepare_failure failed;
 
-	return copy_session_prepare(c->s, &bad);
+	return copy_session_prepare(c->s, &failed);
 }
 
 static enum safecp_refusal_kind plan_kind(enum plan_problem_kind k)
@@ -92,9 +92,21 @@ static enum safecp_refusal_kind plan_kind(enum plan_problem_kind k)
 	return SAFECP_REFUSED_OTHER;
 }
 
+/* The i-th finding that is a refusal (the notes are the tool's), or NULL. */
+static const struct copy_finding *nth_refusal(const struct copy_session *s, size_t i)
+{
+	for (size_t k = 0; k < copy_session_n_findings(s); k++) {
+		const struct copy_finding *f = copy_session_finding(s, k);
+
+		if (f->kind < COPY_NOTE_FIXED_DISK && i-- == 0)
+			return f;
+	}
+	return NULL;
+}
+
 int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *ret)
 {
-	const struct copy_refusal *r = copy_session_refusal(c->s, i);
+	const struct copy_finding *r = nth_refusal(c->s, i);
 	const struct plan_problem *p;
 
 	if (!r)
@@ -127,6 +139,10 @@ int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_ref
 		ret->kind = SAFECP_REFUSED_SOURCE_CHANGED;
 		ret->name = "source-changed";
 		break;
+	default: /* the archive modes' kinds: this API has no archive modes yet */
+		ret->kind = SAFECP_REFUSED_OTHER;
+		ret->name = "other";
+		break;
 	}
 	return 0;
 }
@@ -144,7 +160,7 @@ int safecp_copy_planned(const struct safecp_copy *c, size_t d, uint64_t *bytes, 
 
 int safecp_copy_start(struct safecp_copy *c)
 {
-	return copy_session_start(c->s);
+	return copy_session_start(c->s, NULL);
 }
 
 int safecp_copy_fd(const struct safecp_copy *c)
@@ -222,7 +238,7 @@ int safecp_copy_result(const struct safecp_copy *c, size_t d)
 {
 	int result;
 
-	if (d >= copy_session_n_dests(c->s) || !copy_session_stats(c->s, d))
+	if (d >= copy_session_n_prepared(c->s) || !copy_session_stats(c->s, d))
 		return -ENOENT; /* no such destination, or not started */
 	return copy_session_result(c->s, d, &result) ? result : -EBUSY;
 }

@@ -25,7 +25,7 @@ static void run_to_end(struct copy_session *s, size_t n_dests, unsigned *kinds)
 	size_t ended = 0;
 	struct copy_event ev;
 
-	CHECK_INT(copy_session_start(s), 0);
+	CHECK_INT(copy_session_start(s, NULL), 0);
 	while (ended < n_dests) {
 		int r = copy_session_poll(s, 10000, &ev);
 
@@ -53,7 +53,7 @@ TEST(copies_a_tree_and_says_so_through_events)
 {
 	struct copy_session *s;
 	unsigned kinds[COPY_EVENT_DEST_END + 1] = { 0 };
-	size_t bad = 99;
+	struct copy_prepare_failure bad;
 	int result = -1;
 
 	tree_new();
@@ -88,8 +88,8 @@ TEST(refusals_are_kinds_and_all_of_them_come)
 {
 	struct copy_session_options here = opts;
 	struct copy_session *s;
-	const struct copy_refusal *r;
-	size_t bad = 99;
+	const struct copy_finding *r;
+	struct copy_prepare_failure bad;
 
 	tree_new();
 	mkdirs("src", "d1", NULL);
@@ -100,16 +100,16 @@ TEST(refusals_are_kinds_and_all_of_them_come)
 	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
 	/* /tmp is the system disk or no disk here, never a stick */
 	CHECK_INT(copy_session_prepare(s, &bad), 1);
-	r = copy_session_refusal(s, 0);
+	r = copy_session_finding(s, 0);
 	CHECK(r && (r->kind == COPY_REFUSED_SYSTEM_DISK || r->kind == COPY_REFUSED_NO_DISK));
-	CHECK_INT(copy_session_start(s), -EINVAL);
+	CHECK_INT(copy_session_start(s, NULL), -EINVAL);
 	copy_session_free(s);
 
 	CHECK_INT(copy_session_new(&opts, &s), 0);
 	CHECK_INT(copy_session_add_source(s, "nothere"), 0);
 	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
 	CHECK_INT(copy_session_prepare(s, &bad), 1);
-	r = copy_session_refusal(s, 0);
+	r = copy_session_finding(s, 0);
 	CHECK(r && r->kind == COPY_REFUSED_PLAN && r->problem->kind == PLAN_SOURCE_MISSING);
 	CHECK_INT(copy_session_poll(s, 0, &(struct copy_event){ 0 }), 0);
 	copy_session_free(s);
@@ -150,7 +150,7 @@ TEST(cancel_stops_and_leaves_no_partial_file)
 {
 	struct copy_session *s;
 	unsigned kinds[COPY_EVENT_DEST_END + 1] = { 0 };
-	size_t bad;
+	struct copy_prepare_failure bad;
 	int result = 0;
 	struct stat st;
 
@@ -161,7 +161,7 @@ TEST(cancel_stops_and_leaves_no_partial_file)
 	with_sources(s);
 	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
 	CHECK_INT(copy_session_prepare(s, &bad), 0);
-	CHECK_INT(copy_session_start(s), 0);
+	CHECK_INT(copy_session_start(s, NULL), 0);
 	CHECK(only_main_takes_sigint());
 	copy_session_cancel(s);
 	while (!copy_session_done(s))

@@ -1,0 +1,53 @@
+/* session_internal.h: the session's state, shared by its three files:
+ * session_run.c (the lifecycle, the findings, the run), session_sources.c
+ * (the sources read before any destination: old lists, the pack's walk,
+ * the archives) and session_dest.c (one destination planned and checked). */
+#ifndef SAFECP_SESSION_INTERNAL_H
+#define SAFECP_SESSION_INTERNAL_H
+
+#include "copy/pack.h"
+#include "copy/session.h"
+#include "copy/unpack_feed.h"
+
+struct copy_session {
+	struct copy_session_options o;
+	char **sources;
+	size_t n_sources, cap_sources;
+	char *dirs[COPY_DESTS_MAX];
+	char *beneath[COPY_DESTS_MAX];
+	size_t n_dests;
+	struct copy_prepared prep[COPY_DESTS_MAX];
+	struct plan_problem plan_problem[COPY_DESTS_MAX]; /* plan_build()'s refusal */
+	struct judge_result judged[COPY_DESTS_MAX];
+	size_t n_prepared;
+	struct copy_finding *findings;
+	size_t n_findings, cap_findings, n_refusals;
+	char **paths;                     /* the findings' paths */
+	size_t n_paths, cap_paths;
+	bool prepared;
+	bool ready;                       /* prepare() returned 0 */
+	/* the sources as read */
+	struct sums_index *old_lists;
+	dev_t old_lists_dev;
+	struct source_tree *pack_tree;
+	struct plan_problem pack_problem;
+	struct pack_feed *pack_feed;
+	struct unpack_list *unpack_list;
+	struct unpack_feed *unpack_feed;
+	size_t unpack_skipped;
+	/* the run */
+	struct copy_dest job_dests[COPY_DESTS_MAX];
+	struct copy_job *job;
+};
+
+/* A finding kept (refusals counted); 0 or -ENOMEM.  path is copied. */
+int session_find(struct copy_session *s, const struct copy_finding *f, const char *path);
+/* session_sources.c: what is read before any destination.  0, or -errno
+ * (*stage: where). */
+int session_read_sources(struct copy_session *s, enum copy_prepare_stage *stage);
+void session_sources_free(struct copy_session *s);
+/* session_dest.c: destination i planned and checked.  0, 1 when a refusal
+ * that is not deferred stops the preparation, or -errno (*stage). */
+int session_prepare_dest(struct copy_session *s, size_t i, enum copy_prepare_stage *stage);
+
+#endif
