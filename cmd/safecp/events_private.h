@@ -9,13 +9,10 @@
  *   safecp_endings.c      done, interrupted, stopped, the job done
  *
  * Every call comes from the main thread (safecp_run.c polls the copy
- * job's events).  The lock dates from the engine threads' callbacks,
- * which it ordered against the ticks; it stays until taken out on its
- * own.  Private to those files. */
+ * job's events), so nothing here takes a lock.  Private to those files. */
 #ifndef SAFECP_CMD_SAFECP_EVENTS_PRIVATE_H
 #define SAFECP_CMD_SAFECP_EVENTS_PRIVATE_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,10 +21,8 @@
 #include "common/progress.h"
 #include "safecp/tool.h"
 
-/* What every destination's events share: one lock orders all output,
- * one meter, one stdout. */
+/* What every destination's events share: one meter, one stdout. */
 struct events_shared {
-	pthread_mutex_t lock;
 	struct progress *meter;
 	bool stdout_gone;    /* its reader went away: EPIPE */
 	FILE *devnull;       /* where JSON goes once stdout is gone */
@@ -67,7 +62,7 @@ struct events {
 	bool *published;     /* per plan entry: its file_done came */
 };
 
-/* safecp_events.c: output, with the lock held.  stdout_check(): a
+/* safecp_events.c: output.  stdout_check(): a
  * reader of stdout that went away ends our output to it. */
 void stdout_check(struct events *ev);
 /* A diagnostic line through the meter. */
@@ -83,11 +78,10 @@ bool device_wait_words(const struct device_wait *w, const struct target *t,
 		       char *buf, size_t size);
 
 /* safecp_bar.c: a reading as the meter's state; the meter's callback in
- * --progress=json (userdata: the struct events_shared); a tick, with the
- * lock held. */
+ * --progress=json (userdata: the struct events_shared); a tick. */
 void state_from(struct snapshot *s, struct progress_state *ret);
 void json_progress(FILE *out, const struct progress_state *st, bool final, void *userdata);
-void tick_locked(struct events_shared *sh);
+void tick_all(struct events_shared *sh);
 
 /* safecp_endings.c: a destination's end for JSON; every destination's. */
 struct dest_outcome outcome_of(const struct events *e);

@@ -2,7 +2,6 @@
  * (safecp_snapshot.c): one destination's bar, which says what a device
  * busy with other data waits for; with several, a row each and the
  * source's row; the progress events of --progress=json; the tick. */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,7 +69,7 @@ static void state_waiting(struct events *ev, struct progress_state *st)
 	st->item = ev->wait_line;
 }
 
-/* The meter's callback in --progress=json, with ev->lock held: it shows
+/* The meter's callback in --progress=json: it shows
  * ev->snap, from which st was made. */
 void json_progress(FILE *out, const struct progress_state *st, bool final, void *userdata)
 {
@@ -180,7 +179,7 @@ static void rows_from(struct events_shared *sh, struct progress_state *rows)
 	};
 }
 
-void tick_locked(struct events_shared *sh)
+void tick_all(struct events_shared *sh)
 {
 	struct progress_state st, rows[COPY_DESTS_MAX + 1];
 	struct events *w;
@@ -201,7 +200,6 @@ void tick_locked(struct events_shared *sh)
 
 void events_source(struct events *ev, const struct copy_source_stats *src)
 {
-	pthread_mutex_lock(&ev->sh->lock);
 	ev->sh->src = *src;
 	/* --pack: the reader read the archive's stream; the sources are the feed's */
 	if (ev->o->pack) {
@@ -209,12 +207,9 @@ void events_source(struct events *ev, const struct copy_source_stats *src)
 
 		copy_session_packed(ev->o->session, &ev->sh->src.bytes_read, &total);
 	}
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 void events_tick(struct events *ev)
 {
-	pthread_mutex_lock(&ev->sh->lock);
-	tick_locked(ev->sh);
-	pthread_mutex_unlock(&ev->sh->lock);
+	tick_all(ev->sh);
 }

@@ -3,7 +3,6 @@
  * (what is complete, how to finish), stopped by an error, and with
  * several destinations each one's end as it comes and the job's. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +102,6 @@ void events_done(struct events *ev, int failed)
 	struct progress_state st;
 	char *line;
 
-	pthread_mutex_lock(&ev->sh->lock);
 	snapshot_take(ev, &ev->snap);
 	state_from(&ev->snap, &st);
 	progress_update(ev->sh->meter, &st);
@@ -117,7 +115,6 @@ void events_done(struct events *ev, int failed)
 	if (ev->json_out && !ev->json_mode)  /* --events: the meter draws, not writes it */
 		jsonev_done(&ev->jev, &ev->snap, NULL, 0, &ev->sh->src);
 	free(line);
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 void events_dest_finished(struct events *ev, int result)
@@ -125,7 +122,6 @@ void events_dest_finished(struct events *ev, int result)
 	struct events_shared *sh = ev->sh;
 	_cleanup_free_ char *line = NULL;
 
-	pthread_mutex_lock(&sh->lock);
 	snapshot_take(ev, &ev->snap);
 	ev->finished = true;
 	ev->outcome = result == -ECANCELED ? "interrupted" : result == 0 ? "ok" : "failed";
@@ -153,12 +149,11 @@ void events_dest_finished(struct events *ev, int result)
 		jsonev_dest_done(&ev->jev, &ev->snap, &d, line);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&sh->lock);
 }
 
 /* What an interrupted run leaves on ev's destination, in words: "29 of 46
  * files (119 MiB) are complete on 'DEST'" (named: "on 'DEST' 29 of 46
- * files (119 MiB) are complete").  Caller holds the lock. */
+ * files (119 MiB) are complete"). */
 static char *complete_words(const struct events *ev, bool named)
 {
 	const struct plan *p = ev->job->plan;
@@ -203,7 +198,6 @@ void events_job_done(struct events *ev, const struct copy_source_stats *src, int
 	char size[SIZE_FORMAT_MAX];
 	_cleanup_free_ char *line = NULL;
 
-	pthread_mutex_lock(&sh->lock);
 	outcomes(sh, d);
 	for (size_t i = 0; i < sh->n; i++)
 		ok += strcmp(d[i].outcome, "ok") == 0;
@@ -233,7 +227,7 @@ void events_job_done(struct events *ev, const struct copy_source_stats *src, int
 		if (asprintf(&line, "%zu of %zu destinations complete; %s read from the source",
 			     ok, sh->n, size) < 0)
 			line = NULL;
-		tick_locked(sh);
+		tick_all(sh);
 		/* for the done event; the bar's source row was drawn from the
 		 * last tick's reading above, as on every tick */
 		sh->src = *src;
@@ -246,7 +240,6 @@ void events_job_done(struct events *ev, const struct copy_source_stats *src, int
 		if (ev->json_out && !ev->json_mode)
 			jsonev_done(&sh->all[0]->jev, &sh->all[0]->snap, d, sh->n, &sh->src);
 	}
-	pthread_mutex_unlock(&sh->lock);
 }
 
 /* Ends the bar (kept on screen) before the last words. */
@@ -258,7 +251,6 @@ static void meter_close(struct events *ev)
 
 void events_interrupted(struct events *ev, int signo)
 {
-	pthread_mutex_lock(&ev->sh->lock);
 	snapshot_take(ev, &ev->snap);
 	meter_close(ev);
 	if (ev->json_out) {
@@ -275,19 +267,15 @@ void events_interrupted(struct events *ev, int signo)
 		fprintf(stderr, "%s: interrupted by SIG%s: %s%s\n", program_name,
 			sigabbrev_np(signo), done ? done : "", next_step(ev));
 	}
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 void events_cancelling(struct events *ev)
 {
-	pthread_mutex_lock(&ev->sh->lock);
 	meter_close(ev);
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 void events_stopped(struct events *ev, int err)
 {
-	pthread_mutex_lock(&ev->sh->lock);
 	snapshot_take(ev, &ev->snap);
 	meter_close(ev);
 	if (!ev->fatal_reported) {
@@ -304,5 +292,4 @@ void events_stopped(struct events *ev, int err)
 	fprintf(stderr, "%s: stopped: %ju %s copied before the error; temporary files "
 		"removed, nothing partial was left under a final name\n", program_name,
 		(uintmax_t)ev->snap.files_done, ev->snap.files_done == 1 ? "file" : "files");
-	pthread_mutex_unlock(&ev->sh->lock);
 }

@@ -9,7 +9,6 @@
  * stderr the same way.  JSON events go to stdout, one object per line,
  * flushed at once (json_line_end). */
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +41,7 @@ void stdout_check(struct events *ev)
 
 /* ---- text */
 
-/* A diagnostic line through the meter, with ev's lock held. */
+/* A diagnostic line through the meter. */
 static void vnote_line(struct events *ev, enum msg_level level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 static void vnote_line(struct events *ev, enum msg_level level, const char *fmt, va_list ap)
@@ -66,14 +65,12 @@ void events_warn(struct events *ev, const char *fmt, ...)
 {
 	va_list ap;
 
-	pthread_mutex_lock(&ev->sh->lock);
 	va_start(ap, fmt);
 	vnote_line(ev, MSG_WARNING, fmt, ap);
 	va_end(ap);
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
-/* A -v line, with ev->lock held. */
+/* A -v line. */
 void say(struct events *ev, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL;
@@ -100,7 +97,6 @@ void events_start(struct events *ev)
 	const struct write_plan *w = &ev->job->wplan;
 	char win[SIZE_FORMAT_MAX];
 
-	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->json_out) {
 		jsonev_start(&ev->jev, ev->job);
 		stdout_check(ev);
@@ -121,7 +117,6 @@ void events_start(struct events *ev)
 		say(ev, "strategy: %s, %s windows, to %s: %s", strategy_name(w->strategy), win,
 		    where ? where : quote(ev->job->plan->dest_root), words_sizing_reason(w->reason));
 	}
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 int events_new(const struct safecp_options *o, const struct copy_prepared *job,
@@ -157,7 +152,6 @@ int events_new(const struct safecp_options *o, const struct copy_prepared *job,
 			free(ev->published);
 			return -ENOMEM;
 		}
-		pthread_mutex_init(&sh->lock, NULL);
 		r = progress_new(&(struct progress_options){
 					 .mode = o->progress,
 					 .show = PROGRESS_SHOW_DONE,
@@ -165,7 +159,6 @@ int events_new(const struct safecp_options *o, const struct copy_prepared *job,
 					 .userdata = sh,
 				 }, &sh->meter);
 		if (r < 0) {
-			pthread_mutex_destroy(&sh->lock);
 			free(sh);
 			free(ev->published);
 			return r;
@@ -179,9 +172,7 @@ int events_new(const struct safecp_options *o, const struct copy_prepared *job,
 
 void events_set_stats(struct events *ev, const struct copy_stats *stats)
 {
-	pthread_mutex_lock(&ev->sh->lock);
 	ev->stats = stats;
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 /* With several destinations, JSON events carry the destination as given. */
@@ -204,6 +195,5 @@ void events_free(struct events *ev)
 	progress_free(sh->meter);
 	if (sh->devnull)
 		fclose(sh->devnull);
-	pthread_mutex_destroy(&sh->lock);
 	free(sh);
 }

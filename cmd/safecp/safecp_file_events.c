@@ -3,7 +3,6 @@
  * as JSON events: a file started, under its final name, withdrawn,
  * skipped; errors, notes, a change of strategy; the checksum lists and
  * ASC MHL manifests written beside the data, or not. */
-#include <pthread.h>
 #include <string.h>
 
 #include "common/cli.h"
@@ -13,7 +12,7 @@
 #include "safecp/events_private.h"
 #include "base/cleanup.h"
 
-/* A file event in --progress=json, with the lock held. */
+/* A file event in --progress=json. */
 static void json_file(struct events *ev, const struct plan_entry *e, const char *state,
 		      const char *reason)
 {
@@ -27,21 +26,17 @@ static void on_file_start(struct events *ctx, const struct plan_entry *e)
 {
 	struct events *ev = ctx;
 
-	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 		say(ev, "%s -> %s", quote(e->source->src), quote(e->dst));
 	json_file(ev, e, "started", NULL);
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 /* The file is under its final name now, or no longer. */
 static void file_published(struct events *ev, const struct plan_entry *e, bool published,
 			   const char *state, const char *reason)
 {
-	pthread_mutex_lock(&ev->sh->lock);
 	ev->published[e - ev->job->plan->entries] = published;
 	json_file(ev, e, state, reason);
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 static void on_file_done(struct events *ctx, const struct plan_entry *e)
@@ -56,20 +51,17 @@ static void on_file_withdrawn(struct events *ctx, const struct plan_entry *e)
 
 void events_list_written(struct events *ev, const char *path, const char *alg, size_t files)
 {
-	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 		say(ev, "%s list %s: %zu files", alg, quote(path), files);
 	if (ev->json_out) {
 		jsonev_list(&ev->jev, path, alg, files);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 void events_manifest_written(struct events *ev, const char *path, unsigned sequence,
 			     size_t files, size_t unlisted)
 {
-	pthread_mutex_lock(&ev->sh->lock);
 	if (unlisted)
 		note_line(ev, MSG_WARNING, "%zu %s left out of the ASC MHL manifest %s: ASC MHL "
 			  "holds only UTF-8 names without control characters", unlisted,
@@ -80,20 +72,17 @@ void events_manifest_written(struct events *ev, const char *path, unsigned seque
 		jsonev_manifest(&ev->jev, path, sequence, files, unlisted);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 /* A file written beside the data (a checksum list, a manifest) failed;
  * the copy stands.  msg: the words, or NULL when they took no memory. */
 static void beside_failed(struct events *ev, const char *path, int err, const char *msg)
 {
-	pthread_mutex_lock(&ev->sh->lock);
 	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
 	if (ev->json_out) {
 		jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, err, path, msg, false);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 void events_manifest_failed(struct events *ev, const char *path, int err)
@@ -123,7 +112,6 @@ static void on_skipped(struct events *ctx, const struct plan_entry *e, enum copy
 
 	struct events *ev = ctx;
 
-	pthread_mutex_lock(&ev->sh->lock);
 	if (e->identical) {
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 			say(ev, "%s identical to %s (%s): not copied", quote(e->source->src),
@@ -142,7 +130,6 @@ static void on_skipped(struct events *ctx, const struct plan_entry *e, enum copy
 			jsonev_file(&ev->jev, e, e->skip_existing ? "kept" : "skipped", why);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 static void on_error(struct events *ctx, const struct plan_entry *e, enum copy_step step, int neg_err,
@@ -157,7 +144,6 @@ static void on_error(struct events *ctx, const struct plan_entry *e, enum copy_s
 							       fatal);
 	bool note = step == COPY_STEP_ATTRS;
 
-	pthread_mutex_lock(&ev->sh->lock);
 	if (fatal)
 		ev->fatal_reported = true;
 	if (!note || ev->o->verbosity >= VERBOSITY_NORMAL)
@@ -169,7 +155,6 @@ static void on_error(struct events *ctx, const struct plan_entry *e, enum copy_s
 			jsonev_error(&ev->jev, e, step, err, path, msg, fatal);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 /* The modes note is a fact about the stick, said once for it: the engine
@@ -203,7 +188,6 @@ static void on_note(struct events *ctx, enum copy_note_kind kind, const char *pa
 		path = t->mountpoint ? t->mountpoint : ev->job->dest_arg;
 		fs = modes_fs_word(t);
 	}
-	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
 		if (path && fs)
 			note_line(ev, MSG_NOTE, "%s (%s): %s", quote(path), fs, what);
@@ -216,7 +200,6 @@ static void on_note(struct events *ctx, enum copy_note_kind kind, const char *pa
 		jsonev_note(&ev->jev, path, what);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 /* With e: the engine changed strategy in the middle of that file (auto
@@ -227,7 +210,6 @@ static void on_strategy(struct events *ctx, const struct plan_entry *e, enum wri
 	struct events *ev = ctx;
 	const char *why = words_switch_reason(reason);
 
-	pthread_mutex_lock(&ev->sh->lock);
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
 		if (e)
 			say(ev, "%s: switching to the %s strategy: %s", quote(e->dst), strategy_name(s),
@@ -239,7 +221,6 @@ static void on_strategy(struct events *ctx, const struct plan_entry *e, enum wri
 		jsonev_strategy(&ev->jev, e, s, why);
 		stdout_check(ev);
 	}
-	pthread_mutex_unlock(&ev->sh->lock);
 }
 
 void events_handle(struct events *ev, const struct copy_event *e)

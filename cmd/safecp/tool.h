@@ -279,8 +279,8 @@ void jsonev_refused(struct jsonev *j, const char *kind, const char *message);
  * output, all from the main thread. */
 struct events;
 
-/* One per destination; the first (first NULL) owns the meter and the
- * lock the others share. */
+/* One per destination; the first (first NULL) owns the meter the others
+ * share. */
 int events_new(const struct safecp_options *o, const struct copy_prepared *job,
 	       const struct copy_stats *stats, struct events *first, struct events **ret);
 void events_tag_dest(struct events *ev);

@@ -95,6 +95,20 @@ static void fd_budget(struct engine *g)
 	g->batch_done_dirs = (size_t)MIN((uint64_t)BATCH_DONE_DIRS, MAX(budget / 4, 1));
 }
 
+/* --verify's reads past the page cache, and its counters in the job's stats. */
+static int start_verify(struct engine *g)
+{
+	struct copy_stats *st = g->stats;
+	const struct verify_setup s = {
+		.plan = g->plan, .fuse = g->fuse, .bdev_fd = g->bdev_fd, .cancel = g->cancel,
+		.buf_size = (size_t)MAX(g->o->wplan->chunk, (uint64_t)(1 << 20)),
+		.counts = { &st->bytes_verified, &st->files_verified, &st->files_mismatched,
+			    &st->verify_cached },
+	};
+
+	return verify_new(&s, &g->verify);
+}
+
 static int engine_init(struct engine *g, const struct plan *p, const struct copy_options *o,
 		       const struct engine_job *job)
 {
@@ -135,7 +149,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	g->made = calloc(p->n_entries ? p->n_entries : 1, sizeof(*g->made));
 	if (!g->made)
 		return -ENOMEM;
-	return o->verify ? read_back_init(&g->rb, MAX(o->wplan->chunk, (uint64_t)(1 << 20))) : 0;
+	return o->verify ? start_verify(g) : 0;
 }
 
 /* A new fd of dest_dir, or -errno. */
@@ -251,8 +265,7 @@ static void engine_done(struct engine *g)
 	free(g->batch.items);
 	free(g->done_dirs);
 	free(g->made);
-	free(g->named);
-	read_back_done(&g->rb);
+	verify_free(g->verify);
 	file_mover_done(&g->mover);
 }
 
@@ -277,7 +290,7 @@ int copy_engine_run(const struct plan *p, const struct copy_options *o,
 	reader_leave(g.cursor);
 	/* after every data write, before the lists and manifests name them */
 	if (r == 0)
-		r = recheck_named(&g);
+		r = finish_recheck(&g);
 	/* before the directories get their times (a list may go into one)
 	 * and before the final sync, which then covers them */
 	if (r == 0 && job->lists && !copy_cancelled(&g))

@@ -47,6 +47,7 @@
 #include "io/writer.h"
 #include "base/cleanup.h"
 #include "base/clock.h"
+#include "base/grow.h"
 #include "util/debug.h"
 #include "util/test_hook.h"
 
@@ -65,13 +66,12 @@ void batch_close_dirs(struct batch *b)
 		close(b->dirs[i].fd);
 	free(b->dirs);
 	b->dirs = NULL;
-	b->n_dirs = 0;
+	b->n_dirs = b->cap_dirs = 0;
 }
 
 int batch_parent_fd(struct engine *g, size_t idx)
 {
 	struct batch *b = &g->batch;
-	struct batch_dir *grown;
 	int fd;
 
 	for (size_t i = b->n_dirs; i-- > 0;)
@@ -80,10 +80,8 @@ int batch_parent_fd(struct engine *g, size_t idx)
 	fd = copy_dir_fd(g, idx);
 	if (fd < 0)
 		return fd;
-	grown = realloc(b->dirs, (b->n_dirs + 1) * sizeof(*grown));
-	if (!grown)
+	if (GROW(b->dirs, b->cap_dirs, b->n_dirs + 1, 16) < 0)
 		return -ENOMEM;
-	b->dirs = grown;
 	fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -170,17 +168,10 @@ int batch_add(struct engine *g, struct batch_item *item)
 {
 	struct batch *b = &g->batch;
 
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 64;
-		struct batch_item *grown = realloc(b->items, cap * sizeof(*grown));
-
-		if (!grown) {
-			dest_file_remove(&item->file);
-			item_done(item);
-			return -ENOMEM;
-		}
-		b->items = grown;
-		b->cap = cap;
+	if (GROW(b->items, b->cap, b->n + 1, 64) < 0) {
+		dest_file_remove(&item->file);
+		item_done(item);
+		return -ENOMEM;
 	}
 	if (b->n == 0)
 		b->opened = clock_monotonic();
@@ -201,40 +192,20 @@ bool batch_due(const struct engine *g)
 }
 
 /* --verify: the durable file read back from the device must be what
- * was written, or it is not named (read_back.h). */
+ * was written, or it is not named (verify.h). */
 static void verify_item(struct engine *g, struct batch_item *it)
 {
-	const struct plan_entry *e = &g->plan->entries[it->entry];
-	struct checksum_result want, got;
-	enum readback_how how;
-	int r;
+	bool note_cached;
+	int r = verify_written(g->verify, &it->vf, it->entry, writer_fd(it->file.w),
+			       writer_written(it->file.w), &note_cached);
 
-	checksum_final(it->hash, &want);
-	test_hook("verify", e->dst);
-	r = read_back_file(&g->rb, writer_fd(it->file.w), writer_written(it->file.w), g->fuse,
-			   g->bdev_fd, CHECKSUM_BIT(CHECKSUM_XXH128), &got, &how,
-			   &g->stats->bytes_verified);
-	if (r == 0 && how == READBACK_CACHED && !g->verify_noted) {
-		g->verify_noted = true;
-		atomic_store(&g->stats->verify_cached, true);
+	if (note_cached)
 		copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_NOTE,
 						   .note = COPY_NOTE_VERIFY_CACHED,
 						   .path = (char *)g->plan->dest_root });
-	}
-	if (r == 0 && checksum_result_match(&want, &got)) {
-		struct stat st;
-
-		atomic_fetch_add(&g->stats->files_verified, 1);
-		memcpy(it->digest, checksum_result_text(&got, CHECKSUM_XXH128), sizeof(it->digest));
-		if (fstat(writer_fd(it->file.w), &st) == 0) {
-			it->dev = st.st_dev;
-			it->ino = st.st_ino;
-		}
-		return;
-	}
-	item_drop(g, it, COPY_STEP_VERIFY, r < 0 ? r : -EBADMSG, e->dst);
 	if (r == 0)
-		atomic_fetch_add(&g->stats->files_mismatched, 1);
+		return;
+	item_drop(g, it, COPY_STEP_VERIFY, r, g->plan->entries[it->entry].dst);
 	it->rejected = it->settled = true;
 }
 
@@ -271,11 +242,11 @@ static int durable_files(struct engine *g)
 	if (!g->fuse && !g->journaled && syncfs(g->dest_fd) < 0)
 		return copy_dest_failed(g, b->items[0].entry, COPY_STEP_SYNC, -errno);
 	/* durable now; read back before any of them is named */
-	for (size_t i = 0; g->o->verify && i < b->n; i++) {
+	for (size_t i = 0; g->verify && i < b->n; i++) {
 		/* stopped: what is not verified must not be named */
 		if (g->cancel && atomic_load(g->cancel))
 			return -ECANCELED;
-		if (b->items[i].file.w && b->items[i].hash)
+		if (b->items[i].file.w)
 			verify_item(g, &b->items[i]);
 	}
 	for (size_t i = 0; i < b->n; i++) {
@@ -323,7 +294,7 @@ static void reset(struct batch *b)
  * the device's queue for as long. */
 static bool names_early(const struct engine *g)
 {
-	return g->journaled && !g->fuse && !g->volume_fsync && !g->device_sync && !g->o->verify;
+	return g->journaled && !g->fuse && !g->volume_fsync && !g->device_sync && !g->verify;
 }
 
 static int publish_early(struct engine *g, struct batch_item *it)
@@ -357,7 +328,7 @@ int batch_commit(struct engine *g)
 	for (size_t i = 0; i < b->n; i++)
 		if (b->items[i].renamed)
 			publish_done(g, &b->items[i]);
-	g->commits++;
+	verify_committed(g->verify);
 	if (r == 0) {
 		finish_dirs(g, false);
 		r = sync_dirs(g);
@@ -391,7 +362,7 @@ void batch_abort(struct engine *g, int why)
 		for (size_t i = 0; i < b->n; i++)
 			if (b->items[i].renamed)
 				publish_done(g, &b->items[i]);
-		g->commits++;
+		verify_committed(g->verify);
 	}
 	reset(b);
 }

@@ -87,8 +87,8 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		r = c.err || c.changed ? 0 : write_chunk(g, it, &c);
 		/* the bytes we wrote, while the slot is still ours: once released
 		 * the reader fills it again (never mapped: --verify reads) */
-		if (r >= 0 && !c.err && !c.changed && it->hash)
-			checksum_update(it->hash, c.buf, c.len);
+		if (r >= 0 && !c.err && !c.changed)
+			verify_file_add(&it->vf, c.buf, c.len);
 		reader_chunk_written(&c, r);
 		reader_release(g->cursor, &c);
 		/* found by the write (a lent chunk): the rest must not reach
@@ -194,8 +194,8 @@ int copy_file(struct engine *g, size_t idx)
 	if ((uint64_t)e->source->st.st_size > g->o->wplan->window && (r = batch_commit(g)) < 0)
 		return r;
 	r = start_item(g, idx, &it);
-	if (r == 0 && g->o->verify && !(it.hash = checksum_new(CHECKSUM_BIT(CHECKSUM_XXH128))))
-		r = -ENOMEM;
+	if (r == 0 && g->verify)
+		r = verify_file_start(&it.vf);
 	if (r == 0)
 		r = dest_file_open(&g->files, &it.file, &how);
 	if (r < 0)

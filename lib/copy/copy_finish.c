@@ -1,6 +1,9 @@
 /* copy_finish.c: the end of a copy, when "done" must mean the stick's
  * light would stop.
  *
+ * With --verify, once everything is named, the files named earlier are
+ * read back again (verify.c says why); one that differs now is no longer
+ * copied: reported, out of the counts and withdrawn from the caller.
  * Directories this copy created get their modes and times through their
  * fds once nothing more is written into them, since that changes their
  * mtime.  Then
@@ -25,6 +28,7 @@
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
 #include "base/clock.h"
+#include "base/grow.h"
 #include "util/debug.h"
 #include "dirty/dirty.h"
 #include "dirty/dirty_idle.h"
@@ -39,7 +43,6 @@
 void finish_dir_popped(void *ctx, size_t idx, int fd)
 {
 	struct engine *g = ctx;
-	struct done_dir *grown;
 
 	if (!g->made[idx] || fd < 0) {
 		if (fd >= 0)
@@ -48,12 +51,10 @@ void finish_dir_popped(void *ctx, size_t idx, int fd)
 			copy_report(g, idx, COPY_STEP_ATTRS, -ESTALE, g->plan->entries[idx].dst, false);
 		return;
 	}
-	grown = realloc(g->done_dirs, (g->n_done_dirs + 1) * sizeof(*grown));
-	if (!grown) {
+	if (GROW(g->done_dirs, g->cap_done_dirs, g->n_done_dirs + 1, 16) < 0) {
 		close(fd); /* it keeps 0700: safe, if not what was asked */
 		return;
 	}
-	g->done_dirs = grown;
 	g->done_dirs[g->n_done_dirs++] = (struct done_dir){ idx, fd };
 }
 
@@ -92,6 +93,28 @@ void finish_dirs(struct engine *g, bool all)
 		dirstack_pop(&g->dirs, finish_dir_popped, g);
 		finish_dirs(g, false);
 	}
+}
+
+int finish_recheck(struct engine *g)
+{
+	struct verify_bad bad;
+	int r;
+
+	if (!verify_recheck_due(g->verify))
+		return 0;
+	atomic_store(&g->stats->phase, COPY_PHASE_RECHECK);
+	while ((r = verify_recheck_next(g->verify, g->dest_dir_fd, g->dest_fd, &bad)) > 0) {
+		copy_report(g, bad.entry, COPY_STEP_VERIFY, bad.err, g->plan->entries[bad.entry].dst,
+			    false);
+		if (!bad.withdrawn)
+			continue;
+		atomic_fetch_sub(&g->stats->files_done, 1);
+		copy_count_failed(g);
+		g->published[bad.entry] = false;
+		copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_FILE_WITHDRAWN,
+						   .entry = bad.entry });
+	}
+	return r;
 }
 
 /* After our sync, whether the device stops (dirty/dirty_idle.h: the

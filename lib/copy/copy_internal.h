@@ -2,8 +2,8 @@
  * them: copy.c runs the plan, copy_dir.c makes its directories,
  * copy_file.c streams a file into its destination file (dest_file.h),
  * copy_batch.c commits finished files and copy_publish.c puts each under
- * its name, copy_recheck.c reads them back again, copy_finish.c makes the
- * device idle, copy_report.c tells the caller.  It does not include
+ * its name, copy_finish.c has them read back again (verify.h) and makes
+ * the device idle, copy_report.c tells the caller.  It does not include
  * copy.h, the job's API, which the files that need its types include
  * themselves: this header stays below copy.c and copy.h instead of
  * making one loop of includes with them.  Not part of the library's API. */
@@ -19,8 +19,8 @@
 #include "copy/dirstack.h"
 #include "copy/lists.h"
 #include "copy/plan.h"
-#include "copy/read_back.h"
 #include "copy/reader.h"
+#include "copy/verify.h"
 #include "io/file_move.h"
 
 struct copy_options;
@@ -37,20 +37,7 @@ struct batch_item {
 	bool renamed;    /* under its final name */
 	bool settled;    /* renamed, kept (-n) or dropped in its commit */
 	bool rejected;   /* --verify: read back different; not to be named */
-	struct checksum_state *hash; /* --verify: of the bytes written */
-	char digest[CHECKSUM_TEXT_MAX]; /* --verify: what read back, matching */
-	dev_t dev;       /* --verify: the file, for the recheck at the end */
-	ino_t ino;
-};
-
-/* --verify: a named file to read back again at the end (copy_recheck.c). */
-struct named_file {
-	size_t entry;
-	dev_t dev;
-	ino_t ino;
-	uint64_t size;
-	uint64_t commit;  /* the commit that named it */
-	char digest[CHECKSUM_TEXT_MAX];
+	struct verify_file vf; /* --verify: the bytes written, what read back */
 };
 
 /* The parent directories of a batch's items, each a dup of the
@@ -73,7 +60,7 @@ struct batch {
 	struct batch_item *items;
 	size_t n, cap;
 	struct batch_dir *dirs;
-	size_t n_dirs;
+	size_t n_dirs, cap_dirs;
 	size_t unwaited;  /* items before this index have all data on the device */
 	uint64_t pending; /* bytes of the items from unwaited on, not yet confirmed */
 	uint64_t bytes;   /* written by the items */
@@ -103,7 +90,7 @@ struct engine {
 	struct dirstack dirs; /* destination directories down to the current entry */
 	bool *made;       /* per plan entry: a directory this copy created */
 	struct done_dir *done_dirs;
-	size_t n_done_dirs;
+	size_t n_done_dirs, cap_done_dirs;
 	size_t batch_files, batch_dirs, batch_done_dirs; /* fd budget, see above */
 	int bdev_fd;      /* fuseblk: the device whose cache holds the data */
 	bool fuse;        /* durability by fsync per file, not syncfs */
@@ -119,11 +106,7 @@ struct engine {
 	struct batch batch;
 	size_t next;        /* the plan entry not yet (fully) copied */
 	size_t failed;
-	struct read_back rb; /* --verify */
-	bool verify_noted;
-	struct named_file *named; /* --verify: every file named, for the recheck */
-	size_t n_named;
-	uint64_t commits;         /* batch commits that named something */
+	struct verify *verify;    /* --verify; NULL: none */
 	struct file_mover mover;  /* lent chunks: the source's pages to the files */
 };
 
@@ -218,12 +201,10 @@ int publish_item(struct engine *g, struct batch_item *it);
 /* Under its final name: copied, whatever comes after. */
 void publish_done(struct engine *g, const struct batch_item *it);
 
-/* copy_recheck.c: --verify, at the end: read back again every file named
- * before the last commit; one that differs now is removed from its name.
- * 0, or -ECANCELED. */
-int recheck_named(struct engine *g);
-
 /* copy_finish.c */
+/* --verify, at the end: the files named read back again (verify.h); one
+ * that differs now is reported and no longer copied.  0, or -ECANCELED. */
+int finish_recheck(struct engine *g);
 /* Modes and times of the created directories that are complete (all:
  * every one left, also those still being filled: the copy ends). */
 void finish_dirs(struct engine *g, bool all);

@@ -8,7 +8,7 @@
  * another's, as an exFAT up-case table can), the file is dropped and the
  * error names both: ours and the one holding the name; -n keeps what
  * appeared, as it asks.  Once named, the file is copied whatever comes
- * after, and --verify remembers it for the recheck at the end. */
+ * after, and --verify remembers it for the recheck at the end (verify.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -92,28 +92,9 @@ static bool name_clash(struct engine *g, struct batch_item *it)
 	return true;
 }
 
-/* Remember a verified file for the recheck at the end. */
-static void remember(struct engine *g, const struct batch_item *it)
-{
-	struct named_file *grown;
-
-	if (!it->digest[0])
-		return;
-	grown = realloc(g->named, (g->n_named + 1) * sizeof(*grown));
-	if (!grown)
-		return; /* that one is not read again: it was verified once */
-	g->named = grown;
-	g->named[g->n_named] = (struct named_file){
-		.entry = it->entry, .dev = it->dev, .ino = it->ino,
-		.size = it->size,
-		.commit = g->commits,
-	};
-	memcpy(g->named[g->n_named++].digest, it->digest, sizeof(it->digest));
-}
-
 void publish_done(struct engine *g, const struct batch_item *it)
 {
-	remember(g, it);
+	verify_named(g->verify, &it->vf, it->entry, it->size);
 	atomic_fetch_add(&g->stats->files_done, 1);
 	g->published[it->entry] = true;
 	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_FILE_DONE, .entry = it->entry });

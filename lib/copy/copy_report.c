@@ -77,6 +77,5 @@ void item_forget_bytes(struct engine *g, const struct batch_item *it)
 void item_done(struct batch_item *it)
 {
 	dest_file_free(&it->file);
-	checksum_free(it->hash);
-	it->hash = NULL;
+	verify_file_free(&it->vf);
 }

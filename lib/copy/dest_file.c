@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/grow.h"
 #include "copy/dest_file.h"
 #include "io/writer.h"
 
@@ -364,17 +365,14 @@ static int add(struct stale_temps *list, const char *dir_path, size_t dir, const
 {
 	size_t dl = strlen(dir_path);
 	const char *sep = dl && dir_path[dl - 1] == '/' ? "" : "/";
-	struct stale_temp *grown;
 	char *path;
 
 	if (asprintf(&path, "%s%s%s", dir_path, sep, name) < 0)
 		return -ENOMEM;
-	grown = realloc(list->v, (list->n + 1) * sizeof(*grown));
-	if (!grown) {
+	if (GROW(list->v, list->cap, list->n + 1, 8) < 0) {
 		free(path);
 		return -ENOMEM;
 	}
-	list->v = grown;
 	list->v[list->n++] = (struct stale_temp){ path, path + dl + strlen(sep), dir,
 						  (uint64_t)st->st_blocks * 512 };
 	list->bytes += (uint64_t)st->st_blocks * 512;

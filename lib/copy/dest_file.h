@@ -134,7 +134,7 @@ struct stale_temp {
 
 struct stale_temps {
 	struct stale_temp *v;
-	size_t n;
+	size_t n, cap;
 	uint64_t bytes;
 };
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/grow.h"
 #include "copy/dirstack.h"
 
 void dirstack_init(struct dirstack *s, bool follow)
@@ -30,16 +31,9 @@ int dirstack_push(struct dirstack *s, size_t idx, const char *name, int fd)
 		close(fd);
 		return r;
 	}
-	if (s->depth == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		struct dir_frame *g = reallocarray(s->f, cap, sizeof(*g));
-
-		if (!g) {
-			close(fd);
-			return -ENOMEM;
-		}
-		s->f = g;
-		s->cap = cap;
+	if (GROW(s->f, s->cap, s->depth + 1, 16) < 0) {
+		close(fd);
+		return -ENOMEM;
 	}
 	s->f[s->depth++] = (struct dir_frame){ idx, name, fd, st.st_dev, st.st_ino };
 	/* frame 0 stays open: it is where every reopening starts */

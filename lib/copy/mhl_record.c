@@ -25,6 +25,7 @@
 
 #include "copy/mhl_record.h"
 #include "base/cleanup.h"
+#include "base/grow.h"
 #include "util/whole_file.h"
 
 /* Bounds of the older generations read (see above): half a largest
@@ -41,10 +42,10 @@ struct mhl_record {
 	struct mhl_history *h;
 	const struct mhl_manifest *newest;
 	struct mhl_manifest **older; /* newest first */
-	size_t n_older;
+	size_t n_older, cap_older;
 	/* the generation files read (the newest first), and their bytes */
 	struct file_id *seen;
-	size_t n_seen;
+	size_t n_seen, cap_seen;
 	uint64_t older_bytes;
 };
 
@@ -95,15 +96,11 @@ void mhl_record_free(struct mhl_record *r)
  * -ENOMEM. */
 static int seen_before(struct mhl_record *r, const struct stat *st)
 {
-	struct file_id *grown;
-
 	for (size_t i = 0; i < r->n_seen; i++)
 		if (r->seen[i].dev == st->st_dev && r->seen[i].ino == st->st_ino)
 			return 1;
-	grown = reallocarray(r->seen, r->n_seen + 1, sizeof(*grown));
-	if (!grown)
+	if (GROW(r->seen, r->cap_seen, r->n_seen + 1, 4) < 0)
 		return -ENOMEM;
-	r->seen = grown;
 	r->seen[r->n_seen++] = (struct file_id){ st->st_dev, st->st_ino };
 	return 0;
 }
@@ -142,7 +139,6 @@ static int add_older(struct mhl_record *r, int afd, const struct mhl_link *link)
 {
 	_cleanup_free_ char *bytes = NULL;
 	struct mhl_manifest *m = NULL;
-	struct mhl_manifest **grown;
 	bool matches = false;
 	size_t len = 0;
 	/* cut short meanwhile, it no longer matches the chain's C4 */
@@ -159,12 +155,10 @@ static int add_older(struct mhl_record *r, int afd, const struct mhl_link *link)
 	case MHL_READ_NO_MEMORY: return -ENOMEM;
 	default: return 0;
 	}
-	grown = reallocarray(r->older, r->n_older + 1, sizeof(*grown));
-	if (!grown) {
+	if (GROW(r->older, r->cap_older, r->n_older + 1, 4) < 0) {
 		mhl_manifest_free(m);
 		return -ENOMEM;
 	}
-	r->older = grown;
 	r->older[r->n_older++] = m;
 	return 1;
 }

@@ -351,15 +351,9 @@ static int check_dir(struct ctx *c, size_t d)
 	for (size_t j = first; r >= 0 && j < end; j = p->entries[j].source->end) {
 		if (no_name(p, j))
 			continue;
-		if (nk == cap) {
-			struct child *g = reallocarray(kids, cap ? 2 * cap : 16, sizeof(*g));
-
-			if (!g) {
-				r = -ENOMEM;
-				break;
-			}
-			kids = g;
-			cap = cap ? 2 * cap : 16;
+		if (GROW(kids, cap, nk + 1, 16) < 0) {
+			r = -ENOMEM;
+			break;
 		}
 		kids[nk] = (struct child){ .idx = j };
 		r = check_child(c, dir, &root, &kids[nk++]);

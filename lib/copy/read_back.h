@@ -1,5 +1,6 @@
 /* read_back.h: a written file read back from the device, not from the
- * page cache, for --verify.
+ * page cache: the reading half of --verify (verify.h compares), also
+ * what --check and --skip-identical read a copy with.
  *
  * The file is durable when this is called.  Where the filesystem reads
  * O_DIRECT (ext4, xfs, btrfs, vfat: a direct read takes the blocks from

@@ -16,7 +16,7 @@
  * changed when it ends short, has a byte more, or its size or times are
  * no longer the plan's.  With verify_source each file is hashed as it is
  * read and, before its last chunk is published, read again past the
- * page cache (read_back.h) and compared.
+ * page cache and compared (verify.h).
  *
  * Sources are read with POSIX_FADV_SEQUENTIAL (larger readahead).  With
  * one destination, a file that was not in the page cache before we read
@@ -179,24 +179,19 @@ static bool drops_behind(struct reader *r, size_t idx, int fd)
 	return r->n == 1 && r->uncached[idx];
 }
 
-/* verify_source: hash chunk c; at the file's end read it again from the
- * device and compare. */
+/* verify_source: digest chunk c; at the file's end read it again from
+ * the device and compare (verify.h). */
 static void source_again(struct reader *r, int fd, struct reader_chunk *c, uint64_t size)
 {
-	struct checksum_result res, again;
 	enum readback_how how;
 
 	if (c->offset == 0)
-		checksum_reset(r->src_hash);
+		verify_file_start(&r->src); /* holds one: cannot fail */
 	if (!c->err && !c->changed)
-		checksum_update(r->src_hash, c->buf, c->len);
+		verify_file_add(&r->src, c->buf, c->len);
 	if (!c->last || c->err || c->changed)
 		return;
-	checksum_final(r->src_hash, &res);
-	if (read_back_file(&r->src_rb, fd, size, false, -1, CHECKSUM_BIT(CHECKSUM_XXH128), &again,
-			   &how, NULL) < 0 ||
-	    strcmp(checksum_result_text(&again, CHECKSUM_XXH128),
-		   checksum_result_text(&res, CHECKSUM_XXH128)) != 0)
+	if (verify_file_compare(&r->src, &r->src_rb, fd, size, false, -1, &how, NULL) != 0)
 		c->reread_differs = true;
 }
 
@@ -255,7 +250,7 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 			c.err = (int)more;
 		else if (c.last && n >= 0)
 			c.changed = (size_t)c.len < want || more > 0 || !source_unchanged(fd, &e->st);
-		if (r->src_hash)
+		if (r->src.hash)
 			source_again(r, fd, &c, (uint64_t)e->st.st_size);
 		if (n >= 0 && drop_behind && !c.lent)
 			reader_drop_pages(fd, c.offset, c.len, c.last);
@@ -394,8 +389,9 @@ int reader_start(const struct reader_opts *o, struct reader **ret)
 	if (e == 0)
 		r->bytes_seen = o->bytes_seen || o->verify_source;
 	if (e == 0 && o->verify_source) {
-		r->src_hash = checksum_new(CHECKSUM_BIT(CHECKSUM_XXH128));
-		e = r->src_hash ? read_back_init(&r->src_rb, r->chunk) : -ENOMEM;
+		e = verify_file_start(&r->src);
+		if (e == 0)
+			e = read_back_init(&r->src_rb, r->chunk);
 		if (e < 0)
 			reader_free(r);
 	}
@@ -439,7 +435,7 @@ void reader_free(struct reader *r)
 	free(r->cursors);
 	free(r->want);
 	free(r->uncached);
-	checksum_free(r->src_hash);
+	verify_file_free(&r->src);
 	read_back_done(&r->src_rb);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->lent_lock);

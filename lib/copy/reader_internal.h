@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "copy/dirstack.h"
-#include "copy/read_back.h"
+#include "copy/verify.h"
 #include "copy/reader_chunk.h"
 
 /* chunks in the ring at most, whatever their size: as many can be lent */
@@ -79,8 +79,8 @@ struct reader {
 	bool started;
 	bool hashing;             /* chunks are hashed for a second read */
 	bool bytes_seen;          /* a consumer hashes the bytes: map nothing */
-	struct checksum_state *src_hash; /* verify_source: this file's first read */
-	struct read_back src_rb;
+	struct verify_file src;   /* verify_source: this file's first read */
+	struct read_back src_rb;  /*   and its second (verify.h) */
 	struct reader_tap tap;    /* the first reader only */
 	unsigned n;
 	struct reader_cursor *cursors;

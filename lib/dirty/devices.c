@@ -71,7 +71,7 @@ static int entries_push(struct entries *es, const struct device_entry *e)
 }
 
 /* Append fstype to a comma-joined set unless already there.  A string
- * grown to its exact length, not an array (util/grow.h): a device has one
+ * grown to its exact length, not an array (base/grow.h): a device has one
  * or two filesystem types, so doubling would buy nothing. */
 static int fstype_add(char **set, const char *fstype)
 {
