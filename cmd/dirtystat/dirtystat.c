@@ -27,8 +27,6 @@
 #include "common/exitcodes.h"
 #include "common/msg.h"
 #include "common/quote.h"
-#include "util/sysroot.h"
-#include "device/target.h"
 
 /* s: unnoticeable, yet a 20 MiB/s stick completes some sixteen of its
  * 240 KiB requests meanwhile, so the rate is more than one request's luck */
@@ -162,7 +160,7 @@ static poptContext parse_options(int argc, const char **argv, struct opts *o)
 			break;
 		case OPT_SYSROOT:
 			a = poptGetOptArg(ctx);
-			if (sysroot_set(a) < 0)
+			if (safecp_sysroot_set(a) < 0)
 				cli_usage_error("cannot use sysroot %s: out of memory", quote(a));
 			break;
 		}
@@ -174,14 +172,19 @@ static poptContext parse_options(int argc, const char **argv, struct opts *o)
 
 /* ---- path arguments --------------------------------------------------- */
 
-static bool is_mountpoint_of(const char *path, const struct target *t)
+static bool is_mountpoint_of(const char *path, const struct safecp_target *t)
 {
+	const char *mp = safecp_target_mountpoint(t);
 	size_t len = strlen(path);
 
 	while (len > 1 && path[len - 1] == '/')
 		len--;
-	return t->mountpoint && strlen(t->mountpoint) == len &&
-	       strncmp(t->mountpoint, path, len) == 0;
+	return mp && strlen(mp) == len && strncmp(mp, path, len) == 0;
+}
+
+static bool sysroot_is_real(void)
+{
+	return safecp_sysroot()[0] == '\0';
 }
 
 static const char *type_words(mode_t mode)
@@ -234,7 +237,7 @@ static int resolve_arg(const char *path, struct path_arg *a)
 		if (r < 0)
 			return r;
 	}
-	r = target_probe(path, &a->t);
+	r = safecp_target_probe(path, &a->t);
 	if (r < 0) {
 		fail(EVENT_PATH, path, r, "cannot access %s: %s", quote(path), strerror(-r));
 		return r;
@@ -243,57 +246,24 @@ static int resolve_arg(const char *path, struct path_arg *a)
 	 * a typo that would silently show the root filesystem */
 	if (!sysroot_is_real() && !is_mountpoint_of(path, a->t)) {
 		fail(EVENT_PATH, path, 0, "cannot access %s: not a mount point in %s", quote(path),
-		     quote(sysroot_get()));
+		     quote(safecp_sysroot()));
 		return -ENOENT;
 	}
-	return 0;
-}
-
-static bool dir_listed(const struct ctx *c, const struct device_entry *e)
-{
-	for (size_t i = 0; i < c->src.n_dirs; i++) {
-		const struct device_entry *d = &c->src.dirs[i];
-
-		if (d->major == e->major && d->minor == e->minor && strcmp(d->bdi, e->bdi) == 0 &&
-		    strcmp(d->name, e->name) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* A directory's row is its filesystem's device with all that device's
- * mount points, as the no-argument listing would show it. */
-static int add_dir_row(struct ctx *c, const struct target *t,
-		       const struct device_entry *list, size_t n)
-{
-	const struct device_entry *found = devices_find(list, n, t);
-	struct device_entry e;
-	int r;
-
-	r = found ? device_entry_copy(found, &e) : device_entry_from_target(t, &e);
-	if (r < 0)
-		return r;
-	if (dir_listed(c, &e)) {
-		device_entry_done(&e);
-		return 0;
-	}
-	c->src.dirs[c->src.n_dirs++] = e;
 	return 0;
 }
 
 /* Each bad PATH is reported; *bad_input then says not to go on. */
 static int resolve_args(struct ctx *c, const char **paths, bool *bad_input)
 {
-	struct device_entry *list = NULL;
-	size_t n_list = 0, n = 0;
+	_cleanup_free_ const struct safecp_target **dirs = NULL;
+	size_t n = 0, n_dirs = 0;
 	bool failed = false;
-	int r = 0;
 
 	while (paths && paths[n])
 		n++;
 	c->src.args = calloc(n ? n : 1, sizeof(*c->src.args));
-	c->src.dirs = calloc(n ? n : 1, sizeof(*c->src.dirs));
-	if (!c->src.args || !c->src.dirs)
+	dirs = calloc(n ? n : 1, sizeof(*dirs));
+	if (!c->src.args || !dirs)
 		return -ENOMEM;
 	c->src.n_args = n;
 	for (size_t i = 0; i < n; i++)
@@ -302,23 +272,23 @@ static int resolve_args(struct ctx *c, const char **paths, bool *bad_input)
 		*bad_input = true;
 		return -ENOENT;
 	}
-	(void)devices_list(&list, &n_list); /* without it rows hold one mount point */
-	for (size_t i = 0; i < n && r >= 0; i++)
+	/* a directory's row is its filesystem's device with all that
+	 * device's mount points, as the no-argument listing would show it */
+	for (size_t i = 0; i < n; i++)
 		if (c->src.args[i].kind == ARG_DIR)
-			r = add_dir_row(c, c->src.args[i].t, list, n_list);
-	devices_list_free(list, n_list);
-	return r;
+			dirs[n_dirs++] = c->src.args[i].t;
+	return n ? safecp_dirty_select(dirs, n_dirs, &c->src.dirs) : 0;
 }
 
 static void ctx_done(struct ctx *c)
 {
 	for (size_t i = 0; i < c->src.n_args; i++) {
-		target_free(c->src.args[i].t);
+		safecp_target_free(c->src.args[i].t);
 		if (c->src.args[i].fd >= 0)
 			close(c->src.args[i].fd);
 	}
 	free(c->src.args);
-	devices_list_free(c->src.dirs, c->src.n_dirs);
+	safecp_dirty_free(c->src.dirs);
 }
 
 /* ---- notes, output, the loop ------------------------------------------ */
@@ -354,7 +324,7 @@ static void note_estimate(struct ctx *c, const struct frame *fr)
 	for (size_t i = 0; i < fr->n_rows && !c->noted_estimate; i++) {
 		const struct dev_row *row = &fr->rows[i];
 
-		if (row->shown && row->have && row->s.dev.source == DIRTY_SOURCE_ESTIMATE) {
+		if (row->shown && row->have && row->fig.source == SAFECP_DIRTY_ESTIMATE) {
 			note(c, "debugfs bdi stats are not readable (root only); device dirty "
 			     "and writeback figures are estimates: the system-wide totals");
 			c->noted_estimate = true;

@@ -13,17 +13,17 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <safecp/dirty.h>
+#include <safecp/target.h>
+
 #include "common/event.h"
-#include "dirty/cachestat.h"
-#include "dirty/devices.h"
-#include "dirty/dirty.h"
 
 enum arg_kind { ARG_FILE, ARG_DIR };
 
 struct path_arg {
 	const char *path;          /* as given */
 	enum arg_kind kind;
-	struct target *t;          /* owned */
+	struct safecp_target *t;   /* owned */
 	int fd;                    /* ARG_FILE: O_PATH descriptor, else -1 */
 	bool noted;                /* the cachestat fallback note was printed */
 };
@@ -32,15 +32,15 @@ struct path_arg {
 struct sources {
 	struct path_arg *args;
 	size_t n_args;
-	struct device_entry *dirs; /* directory arguments' rows, fixed at start */
-	size_t n_dirs;
+	struct safecp_dirty *dirs; /* with arguments: the directory arguments'
+				    * devices, fixed at start (a selection) */
 	bool all;                  /* -v: every device's row, pending or not */
 };
 
 struct dev_row {
-	struct device_entry dev;   /* owned */
+	struct safecp_dirty_device dev; /* its strings are the frame's reading's */
 	bool have;                 /* figures read (false: no bdi, no disk) */
-	struct dirty_sample s;     /* s.dev valid when have */
+	struct safecp_dirty_figures fig; /* valid when have */
 	double rate;               /* bytes/s; NAN without a previous sample */
 	double eta;                /* s; 0 nothing pending, -1 pending at rate 0, NAN unknown */
 	bool shown;                /* selected for output (all rows are kept for rates) */
@@ -48,7 +48,7 @@ struct dev_row {
 
 struct file_figures {
 	int err;                   /* 0, or -errno of cachestat: figures unknown */
-	struct file_cache fc;
+	struct safecp_dirty_file fc;
 };
 
 struct file_row {
@@ -65,7 +65,8 @@ struct frame {
 	double t_real;             /* CLOCK_REALTIME seconds */
 	double t_mono;
 	double interval;           /* seconds since the previous frame; NAN for none */
-	struct dirty_system sys;
+	struct safecp_dirty_system sys;
+	struct safecp_dirty *reading; /* owned: holds the rows' strings */
 	struct dev_row *rows;
 	size_t n_rows;
 	struct file_row *files;
@@ -100,9 +101,5 @@ void render_json(FILE *f, const struct frame *fr);
 /* The error event of common/event.h (--json: errors on stdout too). */
 void render_json_error(FILE *f, enum event_subject kind, const char *name, int err,
 		       const char *message);
-
-/* Pending bytes at or below this are within the bdi counters' percpu
- * error (both counters summed): shown as clean. */
-uint64_t noise_bytes(void);
 
 #endif

@@ -10,16 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/clock.h"
 #include "common/progress.h"
 #include "dirtystat/dirtystat.h"
-#include "device/fs_traits.h"
-#include "device/target.h"
 
 void frame_done(struct frame *fr)
 {
-	for (size_t i = 0; i < fr->n_rows; i++)
-		device_entry_done(&fr->rows[i].dev);
+	safecp_dirty_free(fr->reading);
 	free(fr->rows);
 	for (size_t i = 0; i < fr->n_files; i++) {
 		free(fr->files[i].fstype);
@@ -29,62 +25,41 @@ void frame_done(struct frame *fr)
 	memset(fr, 0, sizeof(*fr));
 }
 
-/* The rows to read: every listed device, or the directory arguments'. */
-static int frame_rows(const struct sources *src, struct frame *fr)
+/* The rows: every listed device, or the directory arguments'; a device
+ * that vanished between listing and reading keeps its row with unknown
+ * figures (have false), as do tmpfs and the like, where nothing counts
+ * the pages. */
+static int frame_rows(struct frame *fr)
 {
-	struct device_entry *list = src->dirs;
-	size_t n = src->n_dirs;
-	int r = 0;
+	size_t n = safecp_dirty_count(fr->reading);
 
-	if (src->n_args == 0) {
-		r = devices_list(&list, &n);
-		if (r < 0)
-			return r;
-	}
 	fr->rows = calloc(n ? n : 1, sizeof(*fr->rows));
 	if (!fr->rows)
-		r = -ENOMEM;
-	for (size_t i = 0; i < n && r >= 0; i++) {
-		if (src->n_args == 0) {
-			fr->rows[i].dev = list[i]; /* take ownership */
-			memset(&list[i], 0, sizeof(list[i]));
-		} else {
-			r = device_entry_copy(&list[i], &fr->rows[i].dev);
-		}
-		if (r >= 0)
-			fr->n_rows++;
+		return -ENOMEM;
+	for (; fr->n_rows < n; fr->n_rows++) {
+		struct dev_row *row = &fr->rows[fr->n_rows];
+
+		safecp_dirty_device(fr->reading, fr->n_rows, &row->dev, sizeof(row->dev));
+		row->have = safecp_dirty_figures(fr->reading, fr->n_rows, &row->fig,
+						 sizeof(row->fig)) == 0;
+		row->rate = NAN;
+		row->eta = NAN;
 	}
-	if (src->n_args == 0)
-		devices_list_free(list, n);
-	return r;
+	return 0;
 }
 
-static void row_read(struct dev_row *row, const struct frame *fr)
+static bool same_name(const char *a, const char *b)
 {
-	const char *disk = row->dev.has_block ? row->dev.name : NULL;
-	int r;
-
-	row->rate = NAN;
-	row->eta = NAN;
-	row->s.t_mono = fr->t_mono;
-	row->s.t_real = fr->t_real;
-	row->s.sys = fr->sys;
-	if (!row->dev.bdi[0] && !disk)
-		return; /* tmpfs and the like: nothing accounts its pages */
-	r = dirty_device_read_with(row->dev.bdi, disk, &fr->sys, &row->s.dev);
-	/* a device that vanished between listing and reading keeps its row
-	 * with unknown figures: not a failure of the whole reading */
-	row->have = r >= 0;
-	row->s.have_dev = row->have;
+	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
 static const struct dev_row *row_find(const struct frame *fr, const struct dev_row *like)
 {
 	for (size_t i = 0; fr && i < fr->n_rows; i++) {
-		const struct device_entry *a = &fr->rows[i].dev, *b = &like->dev;
+		const struct safecp_dirty_device *a = &fr->rows[i].dev, *b = &like->dev;
 
-		if (a->major == b->major && a->minor == b->minor && strcmp(a->bdi, b->bdi) == 0 &&
-		    strcmp(a->name, b->name) == 0)
+		if (a->major == b->major && a->minor == b->minor && same_name(a->bdi, b->bdi) &&
+		    same_name(a->name, b->name))
 			return &fr->rows[i];
 	}
 	return NULL;
@@ -92,9 +67,16 @@ static const struct dev_row *row_find(const struct frame *fr, const struct dev_r
 
 #define RATE_TAU 3.0 /* seconds */
 
-uint64_t noise_bytes(void)
+static uint64_t row_pending(const struct dev_row *row)
 {
-	return 2 * dirty_percpu_error();
+	return row->fig.dirty + row->fig.writeback;
+}
+
+/* Pending bytes at or below this are within the bdi counters' percpu
+ * error (both counters summed): shown as clean. */
+static uint64_t row_noise(const struct dev_row *row)
+{
+	return 2 * row->fig.error;
 }
 
 static void row_rate(struct dev_row *row, const struct frame *prev)
@@ -103,7 +85,7 @@ static void row_rate(struct dev_row *row, const struct frame *prev)
 
 	if (!row->have)
 		return;
-	if (dirty_device_pending(&row->s.dev) <= noise_bytes())
+	if (row_pending(row) <= row_noise(row))
 		row->eta = 0;
 	if (!old || !old->have)
 		return;
@@ -111,10 +93,11 @@ static void row_rate(struct dev_row *row, const struct frame *prev)
 	 * rate between two frames flips 16/32 MiB/s on a 20 MiB/s stick, so
 	 * the one shown is averaged over RATE_TAU seconds, and a trickle
 	 * gets no ETA (progress.h PROGRESS_ETA_FLOOR): "waiting" */
-	row->rate = progress_rate_smooth(old->rate, dirty_write_rate(&old->s, &row->s),
-					 row->s.t_mono - old->s.t_mono, RATE_TAU);
+	row->rate = progress_rate_smooth(old->rate, safecp_dirty_rate(&old->fig, &row->fig),
+					 row->fig.time - old->fig.time, RATE_TAU);
 	if (row->eta != 0)
-		row->eta = row->rate < PROGRESS_ETA_FLOOR ? -1 : dirty_eta(&row->s, row->rate);
+		row->eta = !(row->rate >= PROGRESS_ETA_FLOOR) ? -1 :
+			   (double)row_pending(row) / row->rate;
 }
 
 /* Without arguments, show what has data on its way to a device, or can
@@ -129,21 +112,22 @@ static bool row_shown(const struct sources *src, const struct dev_row *row,
 		return true;
 	if (!row->have)
 		return false;
-	if (row->s.dev.source == DIRTY_SOURCE_DEBUGFS)
-		return dirty_device_pending(&row->s.dev) > noise_bytes();
+	if (row->fig.source == SAFECP_DIRTY_DEBUGFS)
+		return row_pending(row) > row_noise(row);
 	/* an estimate is the system's figure, true of no device in
 	 * particular: only writes on their way to it single a device out */
-	return row->s.dev.inflight_writes > 0 || (isfinite(row->rate) && row->rate > 0);
+	return row->fig.inflight_writes > 0 || (isfinite(row->rate) && row->rate > 0);
 }
 
 static void file_read(struct file_figures *ff, const char *path)
 {
-	ff->err = cachestat_path(path, &ff->fc);
+	ff->err = safecp_dirty_file(path, &ff->fc, sizeof(ff->fc));
 }
 
 static void arg_read(struct file_figures *ff, const struct path_arg *a)
 {
-	ff->err = a->fd >= 0 ? cachestat_opath(a->fd, &ff->fc) : cachestat_path(a->path, &ff->fc);
+	ff->err = a->fd >= 0 ? safecp_dirty_file_fd(a->fd, &ff->fc, sizeof(ff->fc)) :
+			       safecp_dirty_file(a->path, &ff->fc, sizeof(ff->fc));
 }
 
 static int frame_files(const struct sources *src, struct frame *fr)
@@ -153,16 +137,18 @@ static int frame_files(const struct sources *src, struct frame *fr)
 		return -ENOMEM;
 	for (size_t i = 0; i < src->n_args; i++) {
 		const struct path_arg *a = &src->args[i];
+		const char *fs = safecp_target_fs_name(a->t);
+		const char *cache = safecp_target_cache_device(a->t);
 		struct file_row *f;
 
 		if (a->kind != ARG_FILE)
 			continue;
 		f = &fr->files[fr->n_files++];
 		f->path = a->path;
-		f->fstype = target_fs_name(a->t) ? strdup(target_fs_name(a->t)) : NULL;
+		f->fstype = fs ? strdup(fs) : NULL;
 		arg_read(&f->file, a);
-		if (fs_traits_of(a->t)->device_cache && a->t->has_block) {
-			f->blockdev = strdup(a->t->devnode);
+		if (cache) {
+			f->blockdev = strdup(cache);
 			if (f->blockdev)
 				file_read(&f->bdev, f->blockdev);
 		}
@@ -174,19 +160,23 @@ int frame_take(const struct sources *src, const struct frame *prev, struct frame
 	       const char **ret_what)
 {
 	struct frame fr = { 0 };
+	enum safecp_dirty_part part = SAFECP_DIRTY_PART_SYSTEM;
 	int r;
 
-	fr.t_mono = clock_monotonic();
-	fr.t_real = clock_realtime();
-	fr.interval = prev ? fr.t_mono - prev->t_mono : NAN;
-	*ret_what = "the system counters in '/proc/meminfo' and '/proc/vmstat'";
-	r = dirty_system_read(&fr.sys);
-	if (r >= 0) {
-		*ret_what = "the block devices in '/sys/block'";
-		r = frame_rows(src, &fr);
+	r = safecp_dirty_read(src->n_args > 0 ? src->dirs : NULL, &fr.reading, &part);
+	if (r < 0) {
+		*ret_what = part == SAFECP_DIRTY_PART_SYSTEM ?
+			    "the system counters in '/proc/meminfo' and '/proc/vmstat'" :
+			    "the block devices in '/sys/block'";
+		return r;
 	}
+	safecp_dirty_system(fr.reading, &fr.sys, sizeof(fr.sys));
+	fr.t_mono = fr.sys.time;
+	fr.t_real = fr.sys.realtime;
+	fr.interval = prev ? fr.t_mono - prev->t_mono : NAN;
+	*ret_what = "the block devices in '/sys/block'";
+	r = frame_rows(&fr);
 	for (size_t i = 0; r >= 0 && i < fr.n_rows; i++) {
-		row_read(&fr.rows[i], &fr);
 		row_rate(&fr.rows[i], prev);
 		fr.rows[i].shown = row_shown(src, &fr.rows[i], prev);
 	}

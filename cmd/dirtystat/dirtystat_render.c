@@ -201,7 +201,8 @@ static void table_print(FILE *f, struct table *t, const struct render_opts *o)
 
 /* ---- system lines ----------------------------------------------------- */
 
-static void render_system(FILE *f, const struct dirty_system *s, const struct render_opts *o)
+static void render_system(FILE *f, const struct safecp_dirty_system *s,
+			  const struct render_opts *o)
 {
 	char a[SIZE_FORMAT_MAX + 8], b[SIZE_FORMAT_MAX + 8], c[SIZE_FORMAT_MAX + 8];
 	char knob[64];
@@ -223,13 +224,13 @@ static void render_system(FILE *f, const struct dirty_system *s, const struct re
 		snprintf(knob, sizeof(knob), "vm.dirty_ratio = %llu%%",
 			 (unsigned long long)s->dirty_ratio);
 	emit(f, o, "  writers throttled above %s, limit %s (%s)",
-	     fmt_size(a, sizeof(a), dirty_freerun_ceiling(s), o->bytes),
+	     fmt_size(a, sizeof(a), s->throttle, o->bytes),
 	     fmt_size(b, sizeof(b), s->thresh, o->bytes), knob);
 }
 
 /* ---- device and file tables ------------------------------------------- */
 
-static char *join_mountpoints(const struct device_entry *e)
+static char *join_mountpoints(const struct safecp_dirty_device *e)
 {
 	size_t len = 1;
 	char *s;
@@ -248,7 +249,7 @@ static char *join_mountpoints(const struct device_entry *e)
 /* tmpfs and the like: no bdi, no disk, nothing to count (not unknown) */
 static bool row_unaccounted(const struct dev_row *row)
 {
-	return !row->dev.bdi[0] && !row->dev.has_block;
+	return !row->dev.bdi && !row->dev.has_block;
 }
 
 /* An estimate is an upper bound: "<=" says so in the cell ("<=0 B",
@@ -261,7 +262,7 @@ static const char *fmt_dev_size(char *buf, size_t size, const struct dev_row *ro
 	if (!row->have)
 		return row_unaccounted(row) ? "-" : "?";
 	fmt_size(n, sizeof(n), v, bytes);
-	snprintf(buf, size, "%s%s", row->s.dev.source == DIRTY_SOURCE_ESTIMATE && v > 0 ? "<=" : "",
+	snprintf(buf, size, "%s%s", row->fig.source == SAFECP_DIRTY_ESTIMATE && v > 0 ? "<=" : "",
 		 n);
 	return buf;
 }
@@ -274,8 +275,8 @@ static void device_cells(struct table *t, const struct dev_row *row, const struc
 	const char *cells[NCOLS] = {
 		quote_bare(row->dev.name), mnt && *mnt ? mnt : "-",
 		row->dev.fstype ? quote_bare(row->dev.fstype) : "-",
-		fmt_dev_size(dirty, sizeof(dirty), row, row->s.dev.dirty, o->bytes),
-		fmt_dev_size(wb, sizeof(wb), row, row->s.dev.writeback, o->bytes),
+		fmt_dev_size(dirty, sizeof(dirty), row, row->fig.dirty, o->bytes),
+		fmt_dev_size(wb, sizeof(wb), row, row->fig.writeback, o->bytes),
 		row->have ? fmt_rate(rate, sizeof(rate), row->rate, o->bytes) : none,
 		row->have ? fmt_eta(eta, sizeof(eta), row->eta) : none,
 	};
@@ -391,8 +392,8 @@ void render_line(FILE *f, const struct frame *fr, const struct render_opts *o)
 		if (!row->shown)
 			continue;
 		fprintf(m, " | %s dirty %s writeback %s rate %s eta %s", quote_bare(row->dev.name),
-			fmt_dev_size(a, sizeof(a), row, row->s.dev.dirty, o->bytes),
-			fmt_dev_size(b, sizeof(b), row, row->s.dev.writeback, o->bytes),
+			fmt_dev_size(a, sizeof(a), row, row->fig.dirty, o->bytes),
+			fmt_dev_size(b, sizeof(b), row, row->fig.writeback, o->bytes),
 			fmt_rate(r, sizeof(r), row->rate, o->bytes), fmt_eta(e, sizeof(e), row->eta));
 	}
 	for (size_t i = 0; i < fr->n_files; i++) {
@@ -416,7 +417,7 @@ void render_line(FILE *f, const struct frame *fr, const struct render_opts *o)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static void json_system(struct json *j, const struct dirty_system *s)
+static void json_system(struct json *j, const struct safecp_dirty_system *s)
 {
 	json_key(j, "system");
 	json_object_begin(j);
@@ -425,7 +426,7 @@ static void json_system(struct json *j, const struct dirty_system *s)
 	json_kv_u64(j, "writeback_tmp_bytes", s->writeback_tmp);
 	json_kv_u64(j, "dirty_threshold_bytes", s->thresh);
 	json_kv_u64(j, "background_threshold_bytes", s->bg_thresh);
-	json_kv_u64(j, "throttle_threshold_bytes", dirty_freerun_ceiling(s));
+	json_kv_u64(j, "throttle_threshold_bytes", s->throttle);
 	json_key(j, "vm");
 	json_object_begin(j);
 	json_kv_u64(j, "dirty_ratio", s->dirty_ratio);
@@ -449,24 +450,24 @@ static void json_kv_u64_or_null(struct json *j, const char *key, bool known, uin
 
 static void json_device(struct json *j, const struct dev_row *row)
 {
-	const struct device_entry *e = &row->dev;
-	const struct dirty_device *d = &row->s.dev;
-	bool debugfs = row->have && d->source == DIRTY_SOURCE_DEBUGFS;
+	const struct safecp_dirty_device *e = &row->dev;
+	const struct safecp_dirty_figures *d = &row->fig;
+	bool debugfs = row->have && d->source == SAFECP_DIRTY_DEBUGFS;
 	char majmin[32];
 
 	json_object_begin(j);
 	snprintf(majmin, sizeof(majmin), "%u:%u", e->major, e->minor);
 	json_kv_string(j, "majmin", e->has_block ? majmin : NULL);
 	json_kv_name(j, "name", e->name);
-	json_kv_string(j, "bdi", e->bdi[0] ? e->bdi : NULL);
-	json_kv_names(j, "mountpoints", e->mountpoints, e->n_mountpoints);
+	json_kv_string(j, "bdi", e->bdi);
+	json_kv_names(j, "mountpoints", (char *const *)e->mountpoints, e->n_mountpoints);
 	json_kv_string(j, "fstype", e->fstype);
 	json_kv_bool(j, "removable", e->removable);
 	json_kv_u64_or_null(j, "dirty_bytes", row->have, d->dirty);
 	json_kv_u64_or_null(j, "writeback_bytes", row->have, d->writeback);
 	json_kv_double(j, "write_bytes_per_s", row->rate, 0);
 	json_kv_double(j, "eta_s", row->eta >= 0 ? row->eta : NAN, 1);
-	json_kv_string(j, "source", row->have ? dirty_source_name(d->source) : NULL);
+	json_kv_string(j, "source", row->have ? safecp_dirty_source_name(d->source) : NULL);
 	json_kv_u64_or_null(j, "bdi_dirty_threshold_bytes", debugfs, d->bdi_thresh);
 	json_kv_u64_or_null(j, "inflight_writes", row->have && d->has_block_stat,
 			    d->inflight_writes);

@@ -9,8 +9,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include <safecp/dirty.h>
+
 #include "common/format.h"
-#include "dirty/dirty.h"
 #include "safecp/events_private.h"
 #include "base/clock.h"
 #include "base/size.h"
@@ -26,7 +27,7 @@
 
 static void device_wait_sample(struct device_wait *w, const struct target *t, uint64_t ours)
 {
-	struct dirty_device d;
+	struct safecp_dirty_figures d;
 	double now = clock_monotonic();
 	uint64_t pending;
 
@@ -38,12 +39,12 @@ static void device_wait_sample(struct device_wait *w, const struct target *t, ui
 	if (!t || !t->has_block || !t->bdi[0] || now < w->next)
 		return;
 	w->next = now + WAIT_READ_EVERY;
-	if (dirty_device_read(t->bdi, t->diskname, &d) < 0)
+	if (safecp_dirty_device_read(t->bdi, t->diskname, &d, sizeof(d)) < 0)
 		return;
 	if (d.has_block_stat)
-		w->rate = progress_rate_sample(&w->dev_rate, now, d.sectors_written * 512);
-	pending = dirty_device_pending(&d);
-	w->other = d.source == DIRTY_SOURCE_DEBUGFS && pending > ours ? pending - ours : 0;
+		w->rate = progress_rate_sample(&w->dev_rate, now, d.bytes_written);
+	pending = d.dirty + d.writeback;
+	w->other = d.source == SAFECP_DIRTY_DEBUGFS && pending > ours ? pending - ours : 0;
 }
 
 bool device_wait_words(const struct device_wait *w, const struct target *t,
