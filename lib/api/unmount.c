@@ -29,6 +29,7 @@ struct safecp_unmount {
 	double wait_seconds;
 	const struct unmount_backend *be;
 	bool prepared, ready, captured;
+	bool run_captured;               /* api_unmount_run_captured() */
 	struct unmount_target t;         /* after prepare (arg and device_target
 					  * also after a refusal) */
 	struct unmount_refusal r;
@@ -76,6 +77,11 @@ int api_unmount_backend_wrap(const struct unmount_backend *be, struct safecp_unm
 	b->be = be;
 	*ret = b;
 	return 0;
+}
+
+void api_unmount_run_captured(struct safecp_unmount *u)
+{
+	u->run_captured = true;
 }
 
 int safecp_unmount_backend_udisks(const struct safecp_unmount_backend *b)
@@ -204,7 +210,7 @@ int safecp_unmount_start(struct safecp_unmount *u)
 		.power_off = u->flags & SAFECP_UNMOUNT_POWER_OFF,
 		.force = u->flags & SAFECP_UNMOUNT_FORCE,
 		.wait = u->wait, .wait_seconds = u->wait_seconds,
-		.check_only = u->captured,
+		.check_only = u->captured && !u->run_captured,
 	};
 	int r;
 

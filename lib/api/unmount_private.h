@@ -24,8 +24,11 @@ enum safecp_unmount_event_kind api_unmount_event_kind(enum unmount_event_kind k)
 void api_power_off(const struct poweroff_plan *p, const struct poweroff_result *res,
 		   struct safecp_power_off *ret);
 
-/* For tests: a public backend over be (borrowed; never closed). */
+/* For tests: a public backend over be (borrowed; never closed), and a
+ * target resolved in a captured tree run as if it were this machine's,
+ * every step through that (fake) backend. */
 int api_unmount_backend_wrap(const struct unmount_backend *be,
 			     struct safecp_unmount_backend **ret);
+void api_unmount_run_captured(struct safecp_unmount *u);
 
 #endif
