@@ -95,6 +95,7 @@ static int resolve(const struct safecp_options *o, const char *root, const char 
 	struct safecp_unmount_refusal r;
 	int e;
 
+	*ret = NULL;
 	e = safecp_unmount_new(root, o->power_off ? SAFECP_UNMOUNT_POWER_OFF : 0, um.backend, ret);
 	if (e == 0)
 		e = safecp_unmount_prepare(*ret);

@@ -4,9 +4,10 @@
  * main() parses one popt table, then handles each TARGET in turn:
  * job_resolve() (safeunmount_target.c) has the library find its
  * filesystems and refuse what cannot work before anything is written;
- * job_run() (safeunmount_run.c) polls the library's unmount job, which syncs with progress,
- * unmounts, checks the device is released and powers it off.  With several targets the status is the
- * most severe one: failed (1), then busy (3), then usage (2); an
+ * job_run() (safeunmount_run.c) polls the library's unmount job
+ * (<safecp/unmount.h>), which syncs with progress, unmounts, checks the
+ * device is released and powers it off.  With several targets the status
+ * is the most severe one: failed (1), then busy (3), then usage (2); an
  * interruption (130) stops at once. */
 #include <errno.h>
 #include <math.h>
