@@ -16,14 +16,14 @@
 
 /* Why they could not be inspected: strerror's words, both when the
  * refusals differ (EACCES for a link, EPERM for a namespace). */
-static void unreadable_reason(FILE *f, const struct holder_list *h)
+static void unreadable_reason(FILE *f, const struct safecp_unmount_busy *b)
 {
-	int first = h->denied[0].error;
+	int first = b->denied[0].err;
 
 	fprintf(f, ": %s", strerror(-first));
-	for (size_t i = 1; i < h->n_denied; i++)
-		if (h->denied[i].error != first) {
-			fprintf(f, " or %s", strerror(-h->denied[i].error));
+	for (size_t i = 1; i < b->n_denied; i++)
+		if (b->denied[i].err != first) {
+			fprintf(f, " or %s", strerror(-b->denied[i].err));
 			break;
 		}
 }
@@ -32,19 +32,19 @@ static void unreadable_reason(FILE *f, const struct holder_list *h)
  * denied)": the pids let the user look at them (pid 1 unreadable even to
  * root is a container or a hardened kernel, not a holder); a process name
  * is anybody's choice, so quoted. */
-void holder_words_unreadable(FILE *out, const struct holder_list *h)
+void holder_words_unreadable(FILE *out, const struct safecp_unmount_busy *b)
 {
 	_cleanup_free_ char *line = NULL;
-	size_t len = 0, shown = h->n_denied < UNREADABLE_SHOWN ? h->n_denied : UNREADABLE_SHOWN;
-	size_t more = h->unreadable - shown;
-	bool one = h->unreadable == 1;
+	size_t len = 0, shown = b->n_denied < UNREADABLE_SHOWN ? b->n_denied : UNREADABLE_SHOWN;
+	size_t more = b->unreadable - shown;
+	bool one = b->unreadable == 1;
 	FILE *f = open_memstream(&line, &len);
 
 	if (!f || shown == 0) {
 		/* the job's copy of the list lost the pids (out of memory) */
 		if (f)
 			fclose(f);
-		fprintf(out, "  (%zu %s could not be inspected%s)\n", h->unreadable,
+		fprintf(out, "  (%zu %s could not be inspected%s)\n", b->unreadable,
 			one ? "process" : "processes",
 			geteuid() != 0 ? "; run as root to see them" : "");
 		return;
@@ -53,11 +53,11 @@ void holder_words_unreadable(FILE *out, const struct holder_list *h)
 	for (size_t i = 0; i < shown; i++)
 		fprintf(f, "%s%d (%s)",
 			i == 0 ? " " : i + 1 == shown && more == 0 ? " and " : ", ",
-			(int)h->denied[i].pid, quote_bare(h->denied[i].command));
+			(int)b->denied[i].pid, quote_bare(b->denied[i].command));
 	if (more)
 		fprintf(f, " and %zu more", more);
 	fprintf(f, " could not be inspected");
-	unreadable_reason(f, h);
+	unreadable_reason(f, b);
 	if (geteuid() != 0)
 		fprintf(f, "; run as root to see %s", one ? "it" : "them");
 	fprintf(f, ")\n");

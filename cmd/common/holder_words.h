@@ -5,11 +5,11 @@
 
 #include <stdio.h>
 
-#include "unmount/holders.h"
+#include <safecp/unmount.h>
 
 /* "  (pids 1 (init), 57 (x) and 9 more could not be inspected: Permission
  * denied)" and a newline on out; nothing is checked: call it when
- * h->unreadable is not 0. */
-void holder_words_unreadable(FILE *out, const struct holder_list *h);
+ * b->unreadable is not 0. */
+void holder_words_unreadable(FILE *out, const struct safecp_unmount_busy *b);
 
 #endif

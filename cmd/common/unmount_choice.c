@@ -1,48 +1,37 @@
 /* unmount_choice.c: see unmount_choice.h. */
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/msg.h"
 #include "common/unmount_choice.h"
 
-void unmount_choice_make(bool want_udisks, struct unmount_choice *ret)
+struct safecp_unmount_backend *unmount_choice_make(bool want_udisks)
 {
-	const struct unmount_backend *be = NULL;
+	struct safecp_unmount_backend *b = NULL;
 
-	*ret = (struct unmount_choice){ .be = unmount_backend_kernel() };
-	if (!want_udisks && geteuid() == 0)
-		return;
-	ret->missing = unmount_backend_udisks_open(&be, &ret->failed);
-	if (ret->missing == 0) {
-		ret->be = be;
-		ret->udisks = true;
-	}
+	if (safecp_unmount_backend_new(want_udisks ? SAFECP_UNMOUNT_VIA_UDISKS
+						   : SAFECP_UNMOUNT_VIA_AUTO, &b) < 0)
+		return NULL;
+	return b;
 }
 
-void unmount_choice_note(const struct unmount_choice *c)
+void unmount_choice_note(const struct safecp_unmount_backend *b)
 {
 	static const char direct[] =
 		"unmounting directly, which only root or the user who mounted a filesystem may do";
+	enum safecp_udisks_failure where;
+	int missing;
 
-	if (c->missing == 0)
+	if (!b || (missing = safecp_unmount_backend_missing(b, &where)) == 0)
 		return;
-	if (c->failed == UDISKS_OPEN_BUS)
-		msg_note("cannot reach UDisks2 (no system bus: %s); %s", strerror(-c->missing),
-			 direct);
-	else if (c->missing == -ESRCH)
+	if (where == SAFECP_UDISKS_NO_BUS)
+		msg_note("cannot reach UDisks2 (no system bus: %s); %s", strerror(-missing), direct);
+	else if (missing == -ESRCH)
 		msg_note("UDisks2 is not on the system bus; %s", direct);
-	else if (c->missing == -EACCES || c->missing == -EPERM)
+	else if (missing == -EACCES || missing == -EPERM)
 		msg_note("UDisks2 does not answer this user on the system bus (the bus's policy "
-			 "refused: %s); %s", strerror(-c->missing), direct);
+			 "refused: %s); %s", strerror(-missing), direct);
 	else
 		msg_note("UDisks2 does not answer on the system bus (%s; is udisksd stuck?); %s",
-			 strerror(-c->missing), direct);
-}
-
-void unmount_choice_done(struct unmount_choice *c)
-{
-	if (c->udisks)
-		unmount_backend_udisks_close(c->be);
-	*c = (struct unmount_choice){ 0 };
+			 strerror(-missing), direct);
 }

@@ -2,11 +2,12 @@
  * status.
  *
  * main() parses one popt table, then handles each TARGET in turn:
- * job_resolve() (safeunmount_target.c) has lib find its filesystems and
- * refuse what cannot work before anything is written; job_run()
- * (safeunmount_run.c) polls lib's unmount job, which syncs with progress,
- * unmounts, checks the device is released and powers it off.  With several targets the status is the
- * most severe one: failed (1), then busy (3), then usage (2); an
+ * job_resolve() (safeunmount_target.c) has the library find its
+ * filesystems and refuse what cannot work before anything is written;
+ * job_run() (safeunmount_run.c) polls the library's unmount job
+ * (<safecp/unmount.h>), which syncs with progress, unmounts, checks the
+ * device is released and powers it off.  With several targets the status
+ * is the most severe one: failed (1), then busy (3), then usage (2); an
  * interruption (130) stops at once. */
 #include <errno.h>
 #include <math.h>
@@ -19,8 +20,8 @@
 #include "common/cli.h"
 #include "common/exitcodes.h"
 #include "common/quote.h"
+#include "common/unmount_choice.h"
 #include "safeunmount/safeunmount.h"
-#include "util/sysroot.h"
 
 volatile sig_atomic_t su_interrupted;
 
@@ -180,28 +181,28 @@ int main(int argc, const char **argv)
 	ctx = parse_options(argc, argv, &o);
 	install_signals();
 	report_init(&o);
-	/* a captured tree is not this machine: nothing to ask udisks */
-	if (sysroot_is_real()) {
-		unmount_choice_make(o.udisks, &o.backend);
-		unmount_choice_note(&o.backend);
-	} else {
-		o.backend = (struct unmount_choice){ .be = unmount_backend_kernel() };
-	}
+	/* the kernel's as root, else udisks'; in a captured tree the kernel's */
+	o.backend = unmount_choice_make(o.udisks);
+	unmount_choice_note(o.backend);
 	for (size_t i = 0; i < o.n_targets && worst != SU_INTERRUPTED; i++) {
-		struct unmount_target job;
+		struct safecp_unmount *job;
+		struct safecp_unmount_target t;
 		enum su_status s = job_resolve(&o, o.targets[i], &job);
 
-		if (s == SU_OK)
-			s = sysroot_is_real() ? job_run(&o, &job) : job_check_only(&o, &job);
-		written += job.bytes_written;
-		for (size_t k = 0; k < job.n_fs; k++)
-			unmounted += job.fs[k].unmounted;
-		unmount_target_done(&job);
+		if (s == SU_OK) {
+			safecp_unmount_target(job, &t);
+			s = t.captured ? job_check_only(&o, job) : job_run(&o, job);
+		}
+		if (job && safecp_unmount_target(job, &t) == 0) {
+			written += t.bytes_written;
+			unmounted += t.n_unmounted;
+		}
+		safecp_unmount_free(job);
 		if (severity(s) > severity(worst))
 			worst = s;
 	}
 	report_done(exit_status(worst), written, unmounted);
-	unmount_choice_done(&o.backend);
+	safecp_unmount_backend_free(o.backend);
 	poptFreeContext(ctx);
 	return exit_status(worst);
 }

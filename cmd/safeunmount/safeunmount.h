@@ -1,11 +1,11 @@
 /* safeunmount.h: what the safeunmount command's files share.
  *
  * safeunmount.c parses the options and maps outcomes to the exit status;
- * safeunmount_target.c has lib turn a TARGET into an unmount_target (the
- * filesystems to unmount, the disk to power off) and words its refusals;
- * safeunmount_run.c polls lib's unmount job (sync with progress, unmount,
- * release check, power-off) and words its steps; safeunmount_report.c
- * says what happened, in words or JSON events. */
+ * safeunmount_target.c has the library (<safecp/unmount.h>) turn a TARGET
+ * into a job (the filesystems to unmount, the disk to power off) and
+ * words its refusals; safeunmount_run.c polls the job (sync with
+ * progress, unmount, release check, power-off) and words its steps;
+ * safeunmount_report.c says what happened, in words or JSON events. */
 #ifndef SAFECP_SAFEUNMOUNT_H
 #define SAFECP_SAFEUNMOUNT_H
 
@@ -14,13 +14,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "unmount/holders.h"
+#include <safecp/unmount.h>
+
 #include "common/cli.h" /* enum verbosity */
 #include "common/event.h"
 #include "common/json.h"
 #include "common/progress.h"
-#include "common/unmount_choice.h"
-#include "unmount/target.h"
 
 struct su_options {
 	enum progress_mode progress;
@@ -28,7 +27,8 @@ struct su_options {
 	bool lazy, power_off, force;
 	bool system;           /* --system: system mounts may be unmounted */
 	bool udisks;           /* --udisks: through udisks2 also as root */
-	struct unmount_choice backend; /* the kernel's, or udisks' (main sets it) */
+	struct safecp_unmount_backend *backend; /* the kernel's, or udisks' (main sets
+						  * it; NULL: the kernel's) */
 	bool wait;             /* --wait given */
 	double wait_seconds;   /* its limit; negative: no limit */
 	const char **targets;
@@ -47,13 +47,15 @@ enum su_status {
 /* Set by the SIGINT/SIGTERM handler. */
 extern volatile sig_atomic_t su_interrupted;
 
-/* safeunmount_target.c: lib resolves and refuses, this says why */
-enum su_status job_resolve(const struct su_options *o, const char *arg, struct unmount_target *job);
+/* safeunmount_target.c: lib resolves and refuses, this says why.  *ret is
+ * the job, also after a refusal (NULL only out of memory). */
+enum su_status job_resolve(const struct su_options *o, const char *arg,
+			   struct safecp_unmount **ret);
 
 /* safeunmount_run.c */
-enum su_status job_run(const struct su_options *o, struct unmount_target *job);
+enum su_status job_run(const struct su_options *o, struct safecp_unmount *job);
 /* under SAFECP_SYSROOT (tests on captured trees): the checks only */
-enum su_status job_check_only(const struct su_options *o, struct unmount_target *job);
+enum su_status job_check_only(const struct su_options *o, struct safecp_unmount *job);
 
 /* safeunmount_report.c: words on stderr, events on stdout (--progress=json) */
 void report_init(const struct su_options *o);
@@ -66,16 +68,15 @@ void report_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * "power-off", or NULL before any). */
 void report_error(const char *step, enum event_subject kind, const char *name, int err,
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* How an error event names job->arg: "device" for a device target. */
-enum event_subject job_kind(const struct unmount_target *job);
+/* How an error event names t->arg: "device" for a device target. */
+enum event_subject job_kind(const struct safecp_unmount_target *t);
 void report_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* -v: the job's filesystems; report_start() says them too */
-void report_found(const struct unmount_target *job);
-void report_start(const struct unmount_target *job);
-void report_unmounted(const struct unmount_fs *fs);
-/* what keeps mountpoint (or device) busy; submounts are mounts below it */
-void report_busy(const char *what, const char *mountpoint, const struct holder_list *h,
-		 char *const *submounts, size_t n_submounts, bool waiting);
+void report_found(const struct safecp_unmount *job);
+void report_start(const struct safecp_unmount *job);
+void report_unmounted(const struct safecp_unmount_fs *fs);
+/* what keeps a mount point (or device) busy, and the mounts below it */
+void report_busy(const struct safecp_unmount_busy *b);
 void report_powered_off(const char *devnode, const char *method);
 void report_done(int exit_status, uint64_t bytes_written, size_t unmounted);
 double report_now(void);

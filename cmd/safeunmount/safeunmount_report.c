@@ -109,9 +109,9 @@ static void event_finish(void)
 		json_init(&rep.json, rep.devnull);
 }
 
-enum event_subject job_kind(const struct unmount_target *job)
+enum event_subject job_kind(const struct safecp_unmount_target *t)
 {
-	return job->device_target ? EVENT_DEVICE : EVENT_PATH;
+	return t->device ? EVENT_DEVICE : EVENT_PATH;
 }
 
 void report_error(const char *step, enum event_subject kind, const char *name, int err,
@@ -135,27 +135,33 @@ void report_error(const char *step, enum event_subject kind, const char *name, i
 	event_finish();
 }
 
-void report_found(const struct unmount_target *job)
+void report_found(const struct safecp_unmount *job)
 {
-	for (size_t i = 0; i < job->n_fs; i++)
-		report_verbose("%s is mounted from %s (%s)", quote(job->fs[i].m.mountpoint),
-			       quote(job->fs[i].m.source), quote_bare(job->fs[i].m.fstype));
+	struct safecp_unmount_fs fs;
+
+	for (size_t i = 0; safecp_unmount_fs(job, i, &fs) == 0; i++)
+		report_verbose("%s is mounted from %s (%s)", quote(fs.mountpoint),
+			       quote(fs.source), quote_bare(fs.fstype));
 }
 
-void report_start(const struct unmount_target *job)
+void report_start(const struct safecp_unmount *job)
 {
+	struct safecp_unmount_target t;
+	struct safecp_unmount_fs fs;
+
 	report_found(job);
 	if (!rep.json_mode)
 		return;
+	safecp_unmount_target(job, &t);
 	event_begin(&rep.json, "start", report_now());
-	json_kv_name(&rep.json, "target", job->arg);
+	json_kv_name(&rep.json, "target", t.arg);
 	json_key(&rep.json, "filesystems");
 	json_array_begin(&rep.json);
-	for (size_t i = 0; i < job->n_fs; i++) {
+	for (size_t i = 0; safecp_unmount_fs(job, i, &fs) == 0; i++) {
 		json_object_begin(&rep.json);
-		json_kv_name(&rep.json, "mountpoint", job->fs[i].m.mountpoint);
-		json_kv_name(&rep.json, "device", job->fs[i].devnode[0] ? job->fs[i].devnode : NULL);
-		json_kv_string(&rep.json, "fstype", job->fs[i].m.fstype);
+		json_kv_name(&rep.json, "mountpoint", fs.mountpoint);
+		json_kv_name(&rep.json, "device", fs.devnode);
+		json_kv_string(&rep.json, "fstype", fs.fstype);
 		json_object_end(&rep.json);
 	}
 	json_array_end(&rep.json);
@@ -186,81 +192,79 @@ void report_progress_json(FILE *out, const struct progress_state *st, bool final
 	event_finish();
 }
 
-void report_unmounted(const struct unmount_fs *fs)
+void report_unmounted(const struct safecp_unmount_fs *fs)
 {
-	report_verbose("unmounted %s", quote(fs->m.mountpoint));
+	report_verbose("unmounted %s", quote(fs->mountpoint));
 	if (!rep.json_mode)
 		return;
 	event_begin(&rep.json, "unmounted", report_now());
-	json_kv_name(&rep.json, "mountpoint", fs->m.mountpoint);
-	json_kv_name(&rep.json, "device", fs->devnode[0] ? fs->devnode : NULL);
+	json_kv_name(&rep.json, "mountpoint", fs->mountpoint);
+	json_kv_name(&rep.json, "device", fs->devnode);
 	event_finish();
 }
 
-static const char *how_words(enum holder_how how)
+static const char *how_words(enum safecp_unmount_holder_how how)
 {
 	switch (how) {
-	case HOLDER_CWD: return "working directory";
-	case HOLDER_ROOT: return "root directory";
-	case HOLDER_FILE: return "open file";
-	case HOLDER_MAP: return "memory map";
-	case HOLDER_DEVICE: return "device open";
-	case HOLDER_NAMESPACE: return "mount namespace";
+	case SAFECP_UNMOUNT_HOLDER_CWD: return "working directory";
+	case SAFECP_UNMOUNT_HOLDER_ROOT: return "root directory";
+	case SAFECP_UNMOUNT_HOLDER_FILE: return "open file";
+	case SAFECP_UNMOUNT_HOLDER_MAP: return "memory map";
+	case SAFECP_UNMOUNT_HOLDER_DEVICE: return "device open";
+	case SAFECP_UNMOUNT_HOLDER_NAMESPACE: return "mount namespace";
+	case SAFECP_UNMOUNT_HOLDER_OTHER: break;
 	}
 	return "unknown";
 }
 
-static void busy_words(const char *what, const struct holder_list *h,
-		       char *const *submounts, size_t n_sub, bool waiting)
+static void busy_words(const struct safecp_unmount_busy *b)
 {
-	if (waiting)
-		msg_error("%s is busy; waiting for it to be free (Ctrl-C to stop):", quote(what));
+	if (b->waiting)
+		msg_error("%s is busy; waiting for it to be free (Ctrl-C to stop):", quote(b->what));
 	else
-		msg_error("%s is busy:", quote(what));
-	for (size_t i = 0; i < h->n; i++)
-		fprintf(stderr, "  pid %d (%s): %s %s\n", (int)h->items[i].pid,
-			quote_bare(h->items[i].command), how_words(h->items[i].how),
-			quote_bare(h->items[i].path));
-	for (size_t i = 0; i < n_sub; i++)
-		fprintf(stderr, "  %s is mounted inside it\n", quote(submounts[i]));
-	if (h->unreadable)
-		holder_words_unreadable(stderr, h);
-	else if (h->n == 0 && n_sub == 0)
+		msg_error("%s is busy:", quote(b->what));
+	for (size_t i = 0; i < b->n_holders; i++)
+		fprintf(stderr, "  pid %d (%s): %s %s\n", b->holders[i].pid,
+			quote_bare(b->holders[i].command), how_words(b->holders[i].how),
+			quote_bare(b->holders[i].path));
+	for (size_t i = 0; i < b->n_submounts; i++)
+		fprintf(stderr, "  %s is mounted inside it\n", quote(b->submounts[i]));
+	if (b->unreadable)
+		holder_words_unreadable(stderr, b);
+	else if (b->n_holders == 0 && b->n_submounts == 0)
 		fprintf(stderr, "  (no process found: the kernel holds it, for instance for a swap file, "
 			"a loop device or an NFS export)\n");
 	fflush(stderr);
-	if (!waiting)
+	if (!b->waiting)
 		msg_error("stop these programs and try again, or use --wait");
 }
 
-static void busy_event(const char *what, const char *mountpoint, const struct holder_list *h,
-		       char *const *submounts, size_t n_sub, bool waiting)
+static void busy_event(const struct safecp_unmount_busy *b)
 {
 	event_begin(&rep.json, "busy", report_now());
-	json_kv_name(&rep.json, mountpoint ? "mountpoint" : "device", what);
-	json_kv_bool(&rep.json, "waiting", waiting);
+	json_kv_name(&rep.json, b->mount ? "mountpoint" : "device", b->what);
+	json_kv_bool(&rep.json, "waiting", b->waiting);
 	json_key(&rep.json, "holders");
 	json_array_begin(&rep.json);
-	for (size_t i = 0; i < h->n; i++) {
+	for (size_t i = 0; i < b->n_holders; i++) {
 		json_object_begin(&rep.json);
-		json_kv_u64(&rep.json, "pid", (uint64_t)h->items[i].pid);
-		json_kv_name(&rep.json, "command", h->items[i].command);
-		json_kv_string(&rep.json, "how", holder_how_name(h->items[i].how));
-		json_kv_name(&rep.json, "path", h->items[i].path);
+		json_kv_u64(&rep.json, "pid", (uint64_t)b->holders[i].pid);
+		json_kv_name(&rep.json, "command", b->holders[i].command);
+		json_kv_string(&rep.json, "how", b->holders[i].how_name);
+		json_kv_name(&rep.json, "path", b->holders[i].path);
 		json_object_end(&rep.json);
 	}
 	json_array_end(&rep.json);
-	json_kv_names(&rep.json, "submounts", submounts, n_sub);
-	json_kv_u64(&rep.json, "unreadable", h->unreadable);
+	json_kv_names(&rep.json, "submounts", (char *const *)b->submounts, b->n_submounts);
+	json_kv_u64(&rep.json, "unreadable", b->unreadable);
 	event_finish();
 }
 
-void report_busy(const char *what, const char *mountpoint, const struct holder_list *h,
-		 char *const *submounts, size_t n_submounts, bool waiting)
+void report_busy(const struct safecp_unmount_busy *b)
 {
-	busy_words(what, h, submounts, n_submounts, waiting);
+	busy_words(b);
 	if (rep.json_mode)
-		busy_event(what, mountpoint, h, submounts, n_submounts, waiting);
+		busy_event(b);
 }
 
 void report_powered_off(const char *devnode, const char *method)

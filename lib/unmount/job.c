@@ -255,6 +255,11 @@ int unmount_job_poll(struct unmount_job *job, int timeout_ms, struct unmount_eve
 	return ended(job, ret) ? 1 : 0;
 }
 
+int unmount_job_event_fd(const struct unmount_job *job)
+{
+	return event_queue_fd(job->events);
+}
+
 void unmount_job_stop_after_step(struct unmount_job *job)
 {
 	pthread_mutex_lock(&job->lock);

@@ -49,6 +49,8 @@ int unmount_job_new(struct unmount_target *t, const struct unmount_job_options *
 		    const struct unmount_backend *be, struct unmount_job **ret);
 /* Starts the job's thread. */
 int unmount_job_start(struct unmount_job *job);
+/* The eventfd that is readable while an event waits (the job's own). */
+int unmount_job_event_fd(const struct unmount_job *job);
 /* Waits up to timeout_ms for the next event: 1 with *ret filled, 0 when
  * none came, -EINTR when a signal arrived.  After END, END again. */
 int unmount_job_poll(struct unmount_job *job, int timeout_ms, struct unmount_event *ret);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "unmount_fake.h"
 #include "unmount/job.h"
 
 struct fake {
@@ -30,17 +31,7 @@ struct fake {
 	int sync_handle;
 };
 
-static void note(struct fake *f, const char *fmt, ...)
-{
-	size_t n = strlen(f->log);
-	va_list ap;
-
-	if (n)
-		f->log[n++] = ' ';
-	va_start(ap, fmt);
-	vsnprintf(f->log + n, sizeof(f->log) - n, fmt, ap);
-	va_end(ap);
-}
+#define note(f, ...) fake_log((f)->log, sizeof((f)->log), __VA_ARGS__)
 
 static struct fake *fk(const struct unmount_backend *be)
 {
@@ -130,20 +121,6 @@ static int f_mount_holders(const struct unmount_backend *be, const struct unmoun
 	return 0;
 }
 
-static int f_device_holders(const struct unmount_backend *be, const char *devnode,
-			    unsigned major, unsigned minor, struct holder_list *ret)
-{
-	*ret = (struct holder_list){ 0 };
-	return 0;
-}
-
-static int f_mounted_here(const struct unmount_backend *be, unsigned major, unsigned minor,
-			  char **ret_mountpoint)
-{
-	*ret_mountpoint = NULL;
-	return 0;
-}
-
 static int f_release(const struct unmount_backend *be, const char *devnode, int wait_ms)
 {
 	note(fk(be), "release:%s", devnode);
@@ -166,10 +143,6 @@ static int f_run(const struct unmount_backend *be, const struct poweroff_plan *p
 	return 0;
 }
 
-static void f_plan_done(const struct unmount_backend *be, struct poweroff_plan *p)
-{
-}
-
 static enum unmount_mismatch f_mismatch(const struct unmount_backend *be)
 {
 	return fk(be)->mismatch;
@@ -182,9 +155,9 @@ static struct unmount_backend fake_backend(struct fake *f)
 		.sync_start = f_sync_start, .sync_poll = f_sync_poll,
 		.sync_again = f_sync_again, .sync_free = f_sync_free,
 		.unmount = f_unmount, .mount_holders = f_mount_holders,
-		.device_holders = f_device_holders, .mounted_here = f_mounted_here,
+		.device_holders = fake_device_holders, .mounted_here = fake_mounted_here,
 		.release = f_release, .power_off_plan = f_plan, .power_off_run = f_run,
-		.power_off_plan_done = f_plan_done, .mismatch = f_mismatch,
+		.power_off_plan_done = fake_plan_done, .mismatch = f_mismatch,
 	};
 }
 
