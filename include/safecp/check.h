@@ -197,7 +197,8 @@ struct safecp_check_event {
  * never close it); -1 before start. */
 int safecp_check_fd(const struct safecp_check *c);
 /* The next event: 1; 0 when none came in timeout_ms (0: do not wait, -1:
- * until one comes; none comes after END); -EINTR on a signal; -errno. */
+ * until one comes; none comes after END; before start, 0 at once); -EINTR
+ * on a signal; -errno. */
 int safecp_check_poll(struct safecp_check *c, int timeout_ms, struct safecp_check_event *ret);
 
 struct safecp_check_progress {
