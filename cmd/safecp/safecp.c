@@ -299,7 +299,8 @@ int main(int argc, const char **argv)
 		 "device confirms,\nand nothing left to write when it ends.");
 	ctx = parse_options(argc, argv, &o);
 	if (o.check_dir) {
-		status = run_check(&o);
+		status = run_check(&(struct check_args){ .dir = o.check_dir, .sums_prefix = o.sums_prefix,
+							  .progress = o.progress, .verbosity = o.verbosity });
 		poptFreeContext(ctx);
 		return status;
 	}

@@ -18,6 +18,7 @@
 #include "common/quote.h"
 #include "device/fs_traits.h"
 #include "safecp/tool.h"
+#include "safecp/safecp_words.h"
 #include "base/size.h"
 
 char *words_format(const char *fmt, ...)
@@ -34,23 +35,37 @@ char *words_format(const char *fmt, ...)
 
 /* "ext4 on /dev/sdb1", "exfat (fuseblk) on /dev/sdb1", "tmpfs"; a FUSE
  * subtype is the mounting user's choice, hence quote_bare() */
+static char *device_words(const char *fstype, const char *format, const char *device)
+{
+	const char *fs = fstype ? quote_bare(fstype) : "unknown filesystem";
+
+	if (format)
+		return device ? words_format("%s (%s) on %s", format, fs, quote_bare(device))
+			      : words_format("%s (%s)", format, fs);
+	return device ? words_format("%s on %s", fs, quote_bare(device)) : strdup(fs);
+}
+
 static char *words_device(const struct target *t)
 {
-	const char *fs = t->fstype ? quote_bare(t->fstype) : "unknown filesystem";
+	return device_words(t->fstype,
+			    fs_traits_of(t)->format_from_blkid ? t->blkid_fstype : NULL,
+			    t->has_block ? t->devnode : NULL);
+}
 
-	if (fs_traits_of(t)->format_from_blkid && t->blkid_fstype)
-		return t->has_block ? words_format("%s (%s) on %s", t->blkid_fstype, fs,
-					     quote_bare(t->devnode))
-				    : words_format("%s (%s)", t->blkid_fstype, fs);
-	return t->has_block ? words_format("%s on %s", fs, quote_bare(t->devnode)) : strdup(fs);
+char *words_where_of(const char *mnt, const char *fstype, const char *format,
+		     const char *device)
+{
+	_cleanup_free_ char *dev = device_words(fstype, format, device);
+
+	return dev ? words_format("%s (%s)", quote(mnt), dev) : NULL;
 }
 
 char *words_where(const struct target *t)
 {
 	_cleanup_free_ char *dev = words_device(t);
-	const char *mnt = t->mountpoint ? t->mountpoint : t->path;
 
-	return dev ? words_format("%s (%s)", quote(mnt), dev) : NULL;
+	return dev ? words_format("%s (%s)", quote(t->mountpoint ? t->mountpoint : t->path), dev)
+		   : NULL;
 }
 
 const char *words_step_name(enum copy_step step)

@@ -21,7 +21,9 @@
  * hidden.
  *
  * The caller polls the counters and reads each file's outcome once
- * files_done has passed it; the job never calls back. */
+ * files_done has passed it, or polls the job's queue, which wakes it once
+ * per outcome that became final and once at the end (its fd can go into a
+ * poll loop); the job never calls back. */
 #ifndef SAFECP_CHECK_H
 #define SAFECP_CHECK_H
 
@@ -111,6 +113,19 @@ int check_job_start(const char *dir, const struct target *t, const struct check_
 const struct check_stats *check_job_stats(const struct check_job *j);
 /* Entry i's outcome, final once files_done > i. */
 const struct check_outcome *check_job_outcome(const struct check_job *j, size_t i);
+/* What check_job_poll() returns: entry index's outcome became final, or
+ * the job ended (end: every outcome it reached was returned before). */
+struct check_event {
+	bool end;
+	size_t index;
+};
+
+/* Readable while an event waits (the job's own: never close it). */
+int check_job_fd(const struct check_job *j);
+/* The next event, in entry order, END last and once: 1; 0 when none came
+ * in timeout_ms (0: do not wait, -1: until one comes); -EINTR. */
+int check_job_poll(struct check_job *j, int timeout_ms, struct check_event *ret);
+
 /* Whether the thread has ended; then *result (may be NULL) is 0, or
  * -ECANCELED after check_job_cancel(). */
 bool check_job_done(const struct check_job *j, int *result);

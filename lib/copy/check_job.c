@@ -5,7 +5,17 @@
  * before the first block is read), then each file is opened beneath DIR,
  * checked to be regular and of the listed size, read back from the device
  * and its digest compared.  Outcomes are written before files_done passes
- * them (seq_cst atomics), so the poller reads each one once it is final. */
+ * them (seq_cst atomics), so the poller reads each one once it is final.
+ *
+ * The queue (util/event_queue.h) carries only wake-ups: one per outcome
+ * and one at the end, each pushed after the state it announces was
+ * stored, and the poll returns events from that state (the next outcome
+ * not yet returned, then the end).  So a poll never returns an event
+ * twice, and the fd is readable while one waits: every record popped
+ * belongs to an event already returned, hence fewer records are popped
+ * than events are returned, and an event not yet returned still has its
+ * record queued (a wake-up lost for want of memory delays it to the
+ * next one). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,6 +28,7 @@
 #include "device/fs_traits.h"
 #include "util/beneath.h"
 #include "util/debug.h"
+#include "util/event_queue.h"
 #include "util/test_hook.h"
 #include "util/thread_signals.h"
 
@@ -32,6 +43,9 @@ struct check_job {
 	uint64_t *sizes; /* per entry: listed, else found in the first pass */
 	atomic_bool cancel;
 	atomic_bool finished;
+	struct event_queue *events; /* wake-ups, see above */
+	size_t returned;            /* outcomes check_job_poll() returned */
+	bool end_returned;
 	int result;
 	pthread_t thread;
 	bool started;
@@ -128,6 +142,13 @@ static void check_one(struct check_job *j, const struct check_entry *e, struct c
 	close(fd);
 }
 
+static void wake(struct check_job *j)
+{
+	char w = 0;
+
+	(void)event_queue_push(j->events, &w); /* lost: the next one wakes */
+}
+
 static void *check_thread(void *arg)
 {
 	struct check_job *j = arg;
@@ -148,11 +169,13 @@ static void *check_thread(void *arg)
 			atomic_fetch_add(&j->stats.bytes_read, o->size);
 		atomic_fetch_add(&j->stats.count[o->result], 1);
 		atomic_store(&j->stats.files_done, i + 1);
+		wake(j);
 		DEBUG(DEBUG_COPY, "check %s: %s", j->list->entries[i].path,
 		      check_result_name(o->result));
 	}
 	j->result = atomic_load(&j->cancel) ? -ECANCELED : 0;
 	atomic_store(&j->finished, true);
+	wake(j);
 	return NULL;
 }
 
@@ -175,7 +198,7 @@ static int job_open(struct check_job *j, const char *dir, const struct target *t
 	if (r < 0)
 		return r;
 	j->rb.cancel = &j->cancel;
-	return 0;
+	return event_queue_new(1, &j->events);
 }
 
 int check_job_start(const char *dir, const struct target *t, const struct check_list *l,
@@ -216,6 +239,41 @@ const struct check_outcome *check_job_outcome(const struct check_job *j, size_t 
 	return &j->outcomes[i];
 }
 
+int check_job_fd(const struct check_job *j)
+{
+	return event_queue_fd(j->events);
+}
+
+/* The next event the stored state holds, if any. */
+static bool next_event(struct check_job *j, struct check_event *ret)
+{
+	if (j->returned < atomic_load(&j->stats.files_done)) {
+		*ret = (struct check_event){ .index = j->returned++ };
+		return true;
+	}
+	if (!j->end_returned && atomic_load(&j->finished)) {
+		j->end_returned = true;
+		*ret = (struct check_event){ .end = true };
+		return true;
+	}
+	return false;
+}
+
+int check_job_poll(struct check_job *j, int timeout_ms, struct check_event *ret)
+{
+	char w;
+	int r;
+
+	if (next_event(j, ret)) {
+		(void)event_queue_pop(j->events, 0, &w); /* its wake-up, if queued yet */
+		return 1;
+	}
+	r = event_queue_pop(j->events, timeout_ms, &w);
+	if (r <= 0)
+		return r;
+	return next_event(j, ret) ? 1 : 0;
+}
+
 bool check_job_done(const struct check_job *j, int *result)
 {
 	if (!atomic_load(&j->finished))
@@ -243,6 +301,7 @@ void check_job_free(struct check_job *j)
 		close(j->bdev_fd);
 	if (j->dir_fd >= 0)
 		close(j->dir_fd);
+	event_queue_free(j->events, NULL);
 	free(j->outcomes);
 	free(j->sizes);
 	free(j);
