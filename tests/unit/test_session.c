@@ -4,6 +4,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "copy/session.h"
 #include "plan_tree.h"
@@ -116,6 +119,53 @@ TEST(refusals_are_kinds_and_all_of_them_come)
 	tree_done();
 }
 
+/* --pack is a mode: the sources walked once, a name unpacking would
+ * refuse is refused by entry, a FIFO is a note (when nothing is
+ * refused), and the archive is what the destination gets. */
+TEST(pack_mode_findings_and_archive)
+{
+	struct copy_session_options here = opts;
+	struct copy_session *s;
+	const struct copy_finding *f;
+	struct copy_prepare_failure bad;
+	unsigned kinds[COPY_EVENT_DEST_END + 1] = { 0 };
+	int result = -1;
+	struct stat st;
+
+	here.mode = COPY_MODE_PACK;
+	here.pack_format = PACK_TAR;
+	tree_new();
+	mkdirs("src", "d1", NULL);
+	mkfile("src/a", 5000);
+	mkfile("src/bad\033name", 1);
+	CHECK_INT(copy_session_new(&here, &s), 0);
+	with_sources(s);
+	CHECK_INT(copy_session_add_dest(s, "d1/src.tar", NULL), 0);
+	CHECK_INT(copy_session_prepare(s, &bad), 1);
+	f = copy_session_finding(s, 0);
+	CHECK(f && f->kind == COPY_REFUSED_PACK_NAME);
+	CHECK(f && strstr(copy_session_pack_tree(s)->entries[f->entry].rel, "bad") != NULL);
+	CHECK_U64(copy_session_n_prepared(s), 0); /* no destination planned */
+	copy_session_free(s);
+
+	CHECK_INT(unlink("src/bad\033name"), 0);
+	CHECK_INT(mkfifo("src/fifo", 0600), 0);
+	CHECK_INT(copy_session_new(&here, &s), 0);
+	with_sources(s);
+	CHECK_INT(copy_session_add_dest(s, "d1/src.tar", NULL), 0);
+	CHECK_INT(copy_session_prepare(s, &bad), 0);
+	f = copy_session_finding(s, 0);
+	CHECK(f && f->kind == COPY_NOTE_PACK_SKIPPED && !f->deferred);
+	CHECK_U64(copy_session_plan(s, 0)->n_files, 1); /* the archive */
+	run_to_end(s, 1, kinds);
+	CHECK(copy_session_result(s, 0, &result));
+	CHECK_INT(result, 0);
+	CHECK(stat("d1/src.tar", &st) == 0 && st.st_size > 5000);
+	CHECK(system("tar -tf d1/src.tar | grep -qx 'src/a'") == 0);
+	copy_session_free(s);
+	tree_done();
+}
+
 /* Every thread but the caller's blocks SIGINT (and the other asynchronous
  * signals), so the caller's handler or sigwait gets it: true. */
 static bool only_main_takes_sigint(void)
@@ -183,5 +233,6 @@ int main(void)
 	RUN(copies_a_tree_and_says_so_through_events);
 	RUN(refusals_are_kinds_and_all_of_them_come);
 	RUN(cancel_stops_and_leaves_no_partial_file);
+	RUN(pack_mode_findings_and_archive);
 	return test_summary();
 }
