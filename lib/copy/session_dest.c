@@ -21,7 +21,8 @@ static int plan_dest(struct copy_session *s, size_t i)
 	const char *const *src = (const char *const *)s->sources;
 	struct plan_problem *pb = &s->plan_problem[i];
 	struct plan_options po = s->o.plan;
-	size_t n = 0;
+	const struct source_entry *entries;
+	size_t n;
 
 	po.beneath = s->beneath[i];
 	switch (s->o.mode) {
@@ -29,9 +30,10 @@ static int plan_dest(struct copy_session *s, size_t i)
 		return pack_plan_build(s->pack_tree, src[0], s->o.pack_format, s->dirs[i], &po,
 				       first, &d->plan, pb);
 	case COPY_MODE_UNPACK:
-		return first ? plan_build_given_beside(first, s->dirs[i], &po, &d->plan, pb)
-			     : plan_build_given(unpack_feed_entries(s->unpack_feed, &n), n,
-						s->dirs[i], &po, &d->plan, pb);
+		if (first)
+			return plan_build_given_beside(first, s->dirs[i], &po, &d->plan, pb);
+		entries = unpack_feed_entries(s->unpack_feed, &n);
+		return plan_build_given(entries, n, s->dirs[i], &po, &d->plan, pb);
 	case COPY_MODE_COPY:
 		break;
 	}

@@ -166,6 +166,48 @@ TEST(pack_mode_findings_and_archive)
 	tree_done();
 }
 
+/* --unpack is a mode: every archive's entries checked first; an unsafe
+ * one refuses the run, or with skip_unsafe is counted and left out while
+ * the rest is planned and written. */
+TEST(unpack_mode_refuses_or_skips_unsafe_entries)
+{
+	struct copy_session_options here = opts;
+	struct copy_session *s;
+	const struct copy_finding *f;
+	struct copy_prepare_failure bad;
+	unsigned kinds[COPY_EVENT_DEST_END + 1] = { 0 };
+	int result = -1;
+
+	here.mode = COPY_MODE_UNPACK;
+	tree_new();
+	mkdirs("in", "d1", NULL);
+	mkfile("in/ok.txt", 3000);
+	CHECK(system("tar -cf a.tar -C in ok.txt && tar -rPf a.tar /etc/hostname") == 0);
+	CHECK_INT(copy_session_new(&here, &s), 0);
+	CHECK_INT(copy_session_add_source(s, "a.tar"), 0);
+	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	CHECK_INT(copy_session_prepare(s, &bad), 1);
+	f = copy_session_finding(s, 0);
+	CHECK(f && f->kind == COPY_REFUSED_UNPACK_ENTRIES && f->count == 1);
+	copy_session_free(s);
+
+	here.skip_unsafe = true;
+	CHECK_INT(copy_session_new(&here, &s), 0);
+	CHECK_INT(copy_session_add_source(s, "a.tar"), 0);
+	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	CHECK_INT(copy_session_prepare(s, &bad), 0);
+	f = copy_session_finding(s, 0);
+	CHECK(f && f->kind == COPY_NOTE_UNPACK_SKIPPED && f->count == 1);
+	CHECK_U64(copy_session_unpack_skipped(s), 1);
+	CHECK_U64(copy_session_plan(s, 0)->n_files, 1);
+	run_to_end(s, 1, kinds);
+	CHECK(copy_session_result(s, 0, &result));
+	CHECK_INT(result, 0);
+	same_bytes("in/ok.txt", "d1/ok.txt");
+	copy_session_free(s);
+	tree_done();
+}
+
 /* Every thread but the caller's blocks SIGINT (and the other asynchronous
  * signals), so the caller's handler or sigwait gets it: true. */
 static bool only_main_takes_sigint(void)
@@ -234,5 +276,6 @@ int main(void)
 	RUN(refusals_are_kinds_and_all_of_them_come);
 	RUN(cancel_stops_and_leaves_no_partial_file);
 	RUN(pack_mode_findings_and_archive);
+	RUN(unpack_mode_refuses_or_skips_unsafe_entries);
 	return test_summary();
 }
