@@ -17,9 +17,16 @@ static const struct copy_session_options opts = {
 	.system_disk = true,
 };
 
-static void with_sources(struct copy_session *s)
+/* A session with options o copying src to dest. */
+static struct copy_session *session_of(const struct copy_session_options *o, const char *src,
+				       const char *dest)
 {
-	CHECK_INT(copy_session_add_source(s, "src"), 0);
+	struct copy_session *s = NULL;
+
+	CHECK_INT(copy_session_new(o, &s), 0);
+	CHECK_INT(copy_session_add_source(s, src), 0);
+	CHECK_INT(copy_session_add_dest(s, dest, NULL), 0);
+	return s;
 }
 
 /* Events until every destination's last one; counts of each kind. */
@@ -64,9 +71,7 @@ TEST(copies_a_tree_and_says_so_through_events)
 	mkfile("src/a", 70000);
 	mkfile("src/sub/b", 3);
 	mkdirs("d1", "d2", NULL);
-	CHECK_INT(copy_session_new(&opts, &s), 0);
-	with_sources(s);
-	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	s = session_of(&opts, "src", "d1");
 	CHECK_INT(copy_session_add_dest(s, "d2", NULL), 0);
 	CHECK_INT(copy_session_prepare(s, &bad), 0);
 	CHECK_INT(copy_session_add_source(s, "more"), -EBUSY);
@@ -98,9 +103,7 @@ TEST(refusals_are_kinds_and_all_of_them_come)
 	mkdirs("src", "d1", NULL);
 	mkfile("src/a", 1);
 	here.system_disk = false;
-	CHECK_INT(copy_session_new(&here, &s), 0);
-	with_sources(s);
-	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	s = session_of(&here, "src", "d1");
 	/* /tmp is the system disk or no disk here, never a stick */
 	CHECK_INT(copy_session_prepare(s, &bad), 1);
 	r = copy_session_finding(s, 0);
@@ -108,9 +111,7 @@ TEST(refusals_are_kinds_and_all_of_them_come)
 	CHECK_INT(copy_session_start(s, NULL), -EINVAL);
 	copy_session_free(s);
 
-	CHECK_INT(copy_session_new(&opts, &s), 0);
-	CHECK_INT(copy_session_add_source(s, "nothere"), 0);
-	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	s = session_of(&opts, "nothere", "d1");
 	CHECK_INT(copy_session_prepare(s, &bad), 1);
 	r = copy_session_finding(s, 0);
 	CHECK(r && r->kind == COPY_REFUSED_PLAN && r->problem->kind == PLAN_SOURCE_MISSING);
@@ -138,9 +139,7 @@ TEST(pack_mode_findings_and_archive)
 	mkdirs("src", "d1", NULL);
 	mkfile("src/a", 5000);
 	mkfile("src/bad\033name", 1);
-	CHECK_INT(copy_session_new(&here, &s), 0);
-	with_sources(s);
-	CHECK_INT(copy_session_add_dest(s, "d1/src.tar", NULL), 0);
+	s = session_of(&here, "src", "d1/src.tar");
 	CHECK_INT(copy_session_prepare(s, &bad), 1);
 	f = copy_session_finding(s, 0);
 	CHECK(f && f->kind == COPY_REFUSED_PACK_NAME);
@@ -150,9 +149,7 @@ TEST(pack_mode_findings_and_archive)
 
 	CHECK_INT(unlink("src/bad\033name"), 0);
 	CHECK_INT(mkfifo("src/fifo", 0600), 0);
-	CHECK_INT(copy_session_new(&here, &s), 0);
-	with_sources(s);
-	CHECK_INT(copy_session_add_dest(s, "d1/src.tar", NULL), 0);
+	s = session_of(&here, "src", "d1/src.tar");
 	CHECK_INT(copy_session_prepare(s, &bad), 0);
 	f = copy_session_finding(s, 0);
 	CHECK(f && f->kind == COPY_NOTE_PACK_SKIPPED && !f->deferred);
@@ -183,18 +180,14 @@ TEST(unpack_mode_refuses_or_skips_unsafe_entries)
 	mkdirs("in", "d1", NULL);
 	mkfile("in/ok.txt", 3000);
 	CHECK(system("tar -cf a.tar -C in ok.txt && tar -rPf a.tar /etc/hostname") == 0);
-	CHECK_INT(copy_session_new(&here, &s), 0);
-	CHECK_INT(copy_session_add_source(s, "a.tar"), 0);
-	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	s = session_of(&here, "a.tar", "d1");
 	CHECK_INT(copy_session_prepare(s, &bad), 1);
 	f = copy_session_finding(s, 0);
 	CHECK(f && f->kind == COPY_REFUSED_UNPACK_ENTRIES && f->count == 1);
 	copy_session_free(s);
 
 	here.skip_unsafe = true;
-	CHECK_INT(copy_session_new(&here, &s), 0);
-	CHECK_INT(copy_session_add_source(s, "a.tar"), 0);
-	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	s = session_of(&here, "a.tar", "d1");
 	CHECK_INT(copy_session_prepare(s, &bad), 0);
 	f = copy_session_finding(s, 0);
 	CHECK(f && f->kind == COPY_NOTE_UNPACK_SKIPPED && f->count == 1);
@@ -249,9 +242,7 @@ TEST(cancel_stops_and_leaves_no_partial_file)
 	tree_new();
 	mkdirs("src", "d1", NULL);
 	mkfile("src/big", 256 << 20); /* long enough to be cancelled at its start */
-	CHECK_INT(copy_session_new(&opts, &s), 0);
-	with_sources(s);
-	CHECK_INT(copy_session_add_dest(s, "d1", NULL), 0);
+	s = session_of(&opts, "src", "d1");
 	CHECK_INT(copy_session_prepare(s, &bad), 0);
 	CHECK_INT(copy_session_start(s, NULL), 0);
 	CHECK(only_main_takes_sigint());
