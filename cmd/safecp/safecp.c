@@ -158,7 +158,7 @@ static bool say_findings(const struct safecp_options *o)
 			continue;
 		say_finding(o, f, jobs);
 		unsafe_names += f->kind == COPY_REFUSED_PACK_NAME;
-		refused = refused || f->kind < COPY_NOTE_FIXED_DISK;
+		refused = refused || copy_finding_refuses(f);
 	}
 	if (unsafe_names)
 		pack_unsafe_end(unsafe_names);

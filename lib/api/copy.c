@@ -98,7 +98,7 @@ static const struct copy_finding *nth_refusal(const struct copy_session *s, size
 	for (size_t k = 0; k < copy_session_n_findings(s); k++) {
 		const struct copy_finding *f = copy_session_finding(s, k);
 
-		if (f->kind < COPY_NOTE_FIXED_DISK && i-- == 0)
+		if (copy_finding_refuses(f) && i-- == 0)
 			return f;
 	}
 	return NULL;

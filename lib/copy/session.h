@@ -178,6 +178,8 @@ int copy_session_add_dest(struct copy_session *s, const char *dir, const char *b
  * so one round of fixes does. */
 int copy_session_prepare(struct copy_session *s, struct copy_prepare_failure *failed);
 size_t copy_session_n_findings(const struct copy_session *s);
+/* A refusal (the session cannot start), not a note. */
+bool copy_finding_refuses(const struct copy_finding *f);
 const struct copy_finding *copy_session_finding(const struct copy_session *s, size_t i);
 
 /* After prepare: the destinations planned (the first n of those added;

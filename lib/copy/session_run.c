@@ -51,9 +51,9 @@ int copy_session_add_dest(struct copy_session *s, const char *dir, const char *b
 	return 0;
 }
 
-static bool is_refusal(enum copy_finding_kind k)
+bool copy_finding_refuses(const struct copy_finding *f)
 {
-	return k < COPY_NOTE_FIXED_DISK;
+	return f->kind < COPY_NOTE_FIXED_DISK; /* the refusals come first */
 }
 
 int session_find(struct copy_session *s, const struct copy_finding *f, const char *path)
@@ -71,7 +71,7 @@ int session_find(struct copy_session *s, const struct copy_finding *f, const cha
 		kept->path = s->paths[s->n_paths++];
 	}
 	s->n_findings++;
-	s->n_refusals += is_refusal(f->kind);
+	s->n_refusals += copy_finding_refuses(f);
 	return 0;
 }
 
