@@ -93,6 +93,9 @@ static void say_failure(const struct safecp_options *o, const struct copy_prepar
 	case COPY_STAGE_CHECK:
 		cli_error("cannot check the plan: %s", why);
 		return;
+	case COPY_STAGE_LISTS:
+		cli_error("cannot place the checksum lists or manifests: %s", why);
+		return;
 	}
 }
 
@@ -131,6 +134,16 @@ static void say_finding(const struct safecp_options *o, const struct copy_findin
 	case COPY_REFUSED_UNPACK_SPOOL:
 	case COPY_NOTE_UNPACK_SKIPPED:
 		unpack_say(o, f);
+		break;
+	case COPY_REFUSED_LIST_NAME:
+	case COPY_REFUSED_LIST_DIR:
+	case COPY_REFUSED_LIST_CLASH:
+		sums_say(o, f, jobs);
+		break;
+	case COPY_REFUSED_HISTORY_OVERLAP:
+	case COPY_REFUSED_HISTORY_DAMAGED:
+	case COPY_REFUSED_HISTORY_CHAIN:
+		mhl_say(o, f, jobs);
 		break;
 	case COPY_NOTE_LIST_UNREADABLE:
 	case COPY_NOTE_LIST_BAD_LINES:
@@ -183,10 +196,10 @@ static int session_new(struct safecp_options *o)
 		.pack_format = o->pack_format,
 		.skip_unsafe = o->skip_unsafe,
 		.spool_dir = unpack_spool_dir(),
+		.checksums = o->checksums,
+		.sums_prefix = o->sums_prefix,
+		.manifests = o->mhl,
 		.skip_identical = o->skip_identical,
-		.manifest_algs = identical_manifest_algs(o),
-		.old_lists_prefix = o->sums_prefix,
-		.old_lists_algs = o->checksums,
 	};
 	int r = copy_session_new(&so, &o->session);
 
@@ -310,8 +323,6 @@ int main(int argc, const char **argv)
 	jobs = o.session ? copy_session_prepared(o.session) : NULL;
 	n = o.session ? copy_session_n_prepared(o.session) : 0;
 	if (status == 0) {
-		struct sums *sums = NULL;
-		struct manifests *mhl = NULL;
 		bool refused;
 
 		for (size_t i = 0; o.dry_run && i < n; i++)
@@ -319,20 +330,10 @@ int main(int argc, const char **argv)
 		refused = report_refusals(&o, jobs, n);
 		if (!refused && !o.dry_run)
 			refused = unmount_refusals(&o, jobs, n);
-		if (refused) {
+		if (refused)
 			status = EXIT_USAGE;
-		} else if (!o.dry_run) {
-			if (sums_prepare(&o, jobs, n, &sums) < 0 ||
-			    manifests_prepare(&o, jobs, n, &mhl) < 0) {
-				cli_error("out of memory");
-				status = EXIT_PARTIAL;
-			} else {
-				sums_ignore_in(sums, mhl);
-				status = run_copy(&o, jobs, n, sums, mhl);
-			}
-		}
-		manifests_free(mhl);
-		sums_free(sums);
+		else if (!o.dry_run)
+			status = run_copy(&o, jobs, n);
 	}
 	if (status == EXIT_OK && !o.dry_run && o.session && copy_session_unpack_skipped(o.session))
 		status = EXIT_PARTIAL; /* --skip-unsafe left entries out */

@@ -19,7 +19,6 @@
 #include "common/msg.h"
 #include "common/quote.h"
 #include "copy/judge.h"
-#include "copy/manifest.h"
 #include "safecp/tool.h"
 #include "base/cleanup.h"
 
@@ -66,16 +65,6 @@ static void warn_history(const struct copy_prepared *job, const struct judge_res
 	msg_warning("cannot use the ASC MHL history %s: %s; files are compared with the "
 		    "--sums lists or by reading both copies", quote(where ? where : dir),
 		    history_problem(why));
-}
-
-checksum_set identical_manifest_algs(const struct safecp_options *o)
-{
-	checksum_set s;
-
-	if (!o->mhl)
-		return 0;
-	s = manifest_formats(o->checksums);
-	return s ? s : CHECKSUM_BIT(CHECKSUM_XXH128); /* safecp_sums.c hashes so too */
 }
 
 /* A file judged identical whose copy read back different (or not at

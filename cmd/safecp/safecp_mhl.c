@@ -1,38 +1,20 @@
 /* safecp_mhl.c: --mhl: an ASC MHL generation in each destination.
  *
  * Before the first byte, each destination directory's ascmhl/ history is
- * read (lib/mhl): a damaged or hostile one is refused, and so is a chain
- * whose C4 ID of the newest manifest does not match its bytes; the new
+ * read (lib/copy/session_lists.c): a damaged or hostile one is refused,
+ * and so is a chain whose C4 ID of the newest manifest does not match its
+ * bytes, and a source that would land in the history folder; the new
  * generation then continues it.  The copy job writes each destination's
  * generation in that destination's thread, before its final sync
- * (lib/copy/lists.h, manifest.h), so "can be removed" covers it. */
-#include <errno.h>
-#include <limits.h>
+ * (lib/copy/lists.h, manifest.h), so "can be removed" covers it.  Here:
+ * the refusals in words. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 
-#include "common/cli.h"
 #include "common/quote.h"
-#include "config.h"
-#include "copy/manifest.h"
-#include "copy/mhl_record.h"
 #include "safecp/tool.h"
 #include "base/cleanup.h"
-
-struct manifests {
-	const struct safecp_options *o;
-	const struct copy_prepared *jobs;
-	size_t n;
-	struct mhl_history *prev[COPY_DESTS_MAX];
-	char *root[COPY_DESTS_MAX];
-	/* ignore patterns per destination: the lists written there */
-	char *ignores[COPY_DESTS_MAX][CHECKSUM_ALG_COUNT];
-	size_t n_ignores[COPY_DESTS_MAX];
-	struct copy_generation next[COPY_DESTS_MAX]; /* the above, for lib/ */
-};
 
 static const char *kind_words(enum mhl_read_kind k)
 {
@@ -54,138 +36,41 @@ static const char *kind_words(enum mhl_read_kind k)
 	return "is damaged";
 }
 
-static void read_history(struct manifests *m, size_t d)
+/* Destination d's history refused, in words. */
+static char *history_words(const struct copy_finding *f, const char *dir)
 {
-	const char *dir = m->jobs[d].plan->dest_dir;
-	struct mhl_read_problem why = { 0 };
-	enum mhl_read_kind k = mhl_history_read(dir, &m->prev[d], &why);
+	const struct mhl_read_problem *why = f->history;
+	char detail[64] = "";
 
-	if (k == MHL_READ_NO_HISTORY) {
-		m->prev[d] = NULL;
-		return;
-	}
-	if (k != MHL_READ_OK) {
-		char detail[64] = "";
-
-		if (why.line)
-			snprintf(detail, sizeof(detail), ", line %d", why.line);
-		else if (why.err)
-			snprintf(detail, sizeof(detail), ": %s", strerror(why.err));
-		cli_usage_error("the ASC MHL history in %s %s (%s%s): move the ascmhl folder away "
-				"or repair it, then copy again", quote(dir), kind_words(k),
-				quote(why.file[0] ? why.file : "ascmhl"), detail);
-	}
-	if (!mhl_record_newest_ok(m->prev[d]))
-		cli_usage_error("the ASC MHL history in %s does not match its chain: the newest "
-				"manifest's C4 ID differs from ascmhl_chain.xml's; move the ascmhl "
-				"folder away or repair it, then copy again", quote(dir));
+	if (f->kind == COPY_REFUSED_HISTORY_CHAIN)
+		return words_format("the ASC MHL history in %s does not match its chain: the newest "
+				    "manifest's C4 ID differs from ascmhl_chain.xml's; move the "
+				    "ascmhl folder away or repair it, then copy again", quote(dir));
+	if (why->line)
+		snprintf(detail, sizeof(detail), ", line %d", why->line);
+	else if (why->err)
+		snprintf(detail, sizeof(detail), ": %s", strerror(why->err));
+	return words_format("the ASC MHL history in %s %s (%s%s): move the ascmhl folder away or "
+			    "repair it, then copy again", quote(dir), kind_words(why->kind),
+			    quote(why->file[0] ? why->file : "ascmhl"), detail);
 }
 
-/* The destination directory's own name, for the manifest's file name. */
-static char *root_name(const char *dir)
+void mhl_say(const struct safecp_options *o, const struct copy_finding *f,
+	     const struct copy_prepared *jobs)
 {
-	char real[PATH_MAX];
-	const char *slash;
-
-	if (!realpath(dir, real))
-		return strdup("root");
-	slash = strrchr(real, '/');
-	return strdup(slash && slash[1] ? slash + 1 : "root");
-}
-
-/* Is rel (a destination path relative to the destination directory) the
- * history folder or below it?  Case-blind: FAT and exFAT sticks fold
- * "ASCMHL" onto it. */
-static bool in_history_folder(const char *rel)
-{
-	size_t n = strlen(MHL_FOLDER);
-
-	return strncasecmp(rel, MHL_FOLDER, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
-}
-
-/* A source entry copied to DEST/ascmhl or below would be overwritten by
- * this run's generation and chain (or overwrite the history): refused
- * before the first byte, naming the first such entry (its topmost). */
-static void refuse_history_overlap(const struct copy_prepared *job)
-{
+	const struct copy_prepared *job = &jobs[f->dest];
 	const struct plan *p = job->plan;
-	char rel[PATH_MAX];
+	_cleanup_free_ char *msg = NULL;
 
-	for (size_t i = 0; i < p->n_entries; i++) {
-		if (!plan_dest_rel(p, i, rel, sizeof(rel)) || !in_history_folder(rel))
-			continue;
-		cli_usage_error("%s would be copied to %s, where --mhl writes the ASC MHL history "
-				"of %s: the copy and the history would overwrite each other; leave "
-				"it out, copy it to another destination, or copy without --mhl",
-				quote(p->entries[i].source->src), quote(p->entries[i].dst),
-				quote(job->dest_arg));
-	}
-}
-
-int manifests_prepare(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
-		      struct manifests **ret)
-{
-	struct manifests *m;
-
-	*ret = NULL;
-	if (!o->mhl)
-		return 0;
-	for (size_t d = 0; d < n; d++)
-		refuse_history_overlap(&jobs[d]);
-	mhl_xml_init();
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	m->o = o;
-	m->jobs = jobs;
-	m->n = n;
-	for (size_t d = 0; d < n; d++) {
-		read_history(m, d);
-		m->root[d] = root_name(jobs[d].plan->dest_dir);
-		if (!m->root[d]) {
-			manifests_free(m);
-			return -ENOMEM;
-		}
-	}
-	*ret = m;
-	return 0;
-}
-
-void manifests_free(struct manifests *m)
-{
-	if (!m)
+	if (f->kind == COPY_REFUSED_HISTORY_OVERLAP) {
+		msg = words_format("%s would be copied to %s, where --mhl writes the ASC MHL history "
+				   "of %s: the copy and the history would overwrite each other; "
+				   "leave it out, copy it to another destination, or copy without "
+				   "--mhl", quote(p->entries[f->entry].source->src),
+				   quote(p->entries[f->entry].dst), quote(job->dest_arg));
+		report_refusal(o, "mhl-overlap", msg);
 		return;
-	for (size_t d = 0; d < m->n; d++) {
-		mhl_history_free(m->prev[d]);
-		free(m->root[d]);
-		for (size_t i = 0; i < m->n_ignores[d]; i++)
-			free(m->ignores[d][i]);
 	}
-	free(m);
-}
-
-void manifests_ignore(struct manifests *m, size_t d, const char *rel)
-{
-	char *p = NULL;
-
-	if (!m || m->n_ignores[d] == CHECKSUM_ALG_COUNT || asprintf(&p, "/%s", rel) < 0)
-		return;
-	m->ignores[d][m->n_ignores[d]++] = p;
-}
-
-void manifests_fill(struct manifests *m, struct copy_lists *l)
-{
-	if (!m)
-		return;
-	for (size_t d = 0; d < m->n; d++)
-		m->next[d] = (struct copy_generation){
-			.prev = m->prev[d],
-			.judged_by = m->jobs[d].identical_mhl ? &m->jobs[d].identical_rec : NULL,
-			.root_name = m->root[d],
-			.ignores = (const char *const *)m->ignores[d],
-			.n_ignores = m->n_ignores[d],
-		};
-	l->mhl = m->next;
-	l->keep_times = m->o->keep_times;
-	l->tool_version = PACKAGE_VERSION;
+	msg = history_words(f, p->dest_dir);
+	report_refusal(o, f->kind == COPY_REFUSED_HISTORY_CHAIN ? "mhl-chain" : "mhl-damaged", msg);
 }

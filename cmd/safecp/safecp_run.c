@@ -32,7 +32,6 @@
 #define TICK_MS 100
 
 struct runner {
-	struct copy_lists lists;
 	struct events *ev[COPY_DESTS_MAX];
 	bool ended[COPY_DESTS_MAX]; /* its last event came */
 	size_t n, n_ended;
@@ -183,20 +182,13 @@ static void say_not_started(const struct safecp_options *o, int err)
 		cli_error("cannot start the copy: %s", strerror(-err));
 }
 
-int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
-	     struct sums *sums, struct manifests *mhl)
+int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n)
 {
 	struct runner r = { .n = n, .job = o->session };
-	struct copy_job_hooks hooks = { .tap = sums_tap(sums) };
 	unsigned lists_failed = 0;
 	sigset_t set;
 	int err = 0, status, signo, result = 0, sigfd;
 
-	if (sums || mhl) {
-		sums_fill(sums, &r.lists);
-		manifests_fill(mhl, &r.lists);
-		hooks.lists = &r.lists;
-	}
 	signals_block(&set);
 	sigfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sigfd < 0)
@@ -211,7 +203,7 @@ int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, s
 	}
 	test_hook("plan-done", jobs[0].plan->dest_root);
 	if (err == 0)
-		err = copy_session_start(r.job, &hooks);
+		err = copy_session_start(r.job);
 	if (err < 0) {
 		say_not_started(o, err);
 		runner_free(&r);
@@ -224,7 +216,7 @@ int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, s
 	signo = wait_for_copy(&r, sigfd);
 	close(sigfd);
 	/* the lists on no destination's filesystem, before the last event */
-	if (signo == 0 && hooks.lists) {
+	if (signo == 0 && (o->checksums || o->mhl)) {
 		lists_failed = copy_session_write_lists(r.job);
 		drain_events(&r);
 	}

@@ -85,8 +85,6 @@ struct safecp_options {
 /* Everything decided before the first byte: struct copy_prepared, one
  * per destination (copy/session.h). */
 
-struct sums;
-struct manifests;
 struct events;
 
 /* safecp.c: one refusal before the first byte, in words on stderr and as
@@ -107,46 +105,27 @@ int unmount_dests(const struct safecp_options *o, const struct copy_prepared *jo
 		  const bool *ok);
 void unmount_dests_done(void);
 
-/* safecp_run.c: run the prepared session o->session (sums: NULL, or
- * sums_prepare()'s); returns the exit status. */
-int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
-	     struct sums *sums, struct manifests *mhl);
+/* safecp_run.c: run the prepared session o->session; returns the exit
+ * status. */
+int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n);
 
-/* safecp_sums.c: refuses (exits EXIT_USAGE) a list that cannot be
- * written or would replace a copied file; *ret NULL without --checksum.
- * 0 or -errno. */
-int sums_prepare(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
-		 struct sums **ret);
-void sums_free(struct sums *s);
-/* The reader tap that computes the checksums (NULL for s NULL). */
-const struct reader_tap *sums_tap(struct sums *s);
-const struct file_sums *sums_digests(const struct sums *s);
-/* The lists and digests, for the copy job to write (lists.h). */
-void sums_fill(struct sums *s, struct copy_lists *l);
-/* A list event that is a warning: its words. */
+/* safecp_sums.c: --checksum, --sums.  A list that cannot be written or
+ * would replace a copied file (COPY_REFUSED_LIST_*), in words; a list
+ * event that is a warning. */
+void sums_say(const struct safecp_options *o, const struct copy_finding *f,
+	      const struct copy_prepared *jobs);
 void sums_warn(struct events *ev, const struct copy_event *e);
-/* Lists written inside a destination directory are in its manifest's
- * ignore patterns. */
-void sums_ignore_in(const struct sums *s, struct manifests *m);
 
-/* safecp_mhl.c: --mhl.  Refuses (exits EXIT_USAGE) a destination whose
- * ascmhl history is damaged; *ret NULL without --mhl.  0 or -errno. */
-int manifests_prepare(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
-		      struct manifests **ret);
-void manifests_free(struct manifests *m);
-/* rel (relative to destination d's directory) is in its ignore patterns. */
-void manifests_ignore(struct manifests *m, size_t d, const char *rel);
-/* The generations, for the copy job to write (lists.h). */
-void manifests_fill(struct manifests *m, struct copy_lists *l);
+/* safecp_mhl.c: --mhl.  A destination's ASC MHL history refused
+ * (COPY_REFUSED_HISTORY_*), in words. */
+void mhl_say(const struct safecp_options *o, const struct copy_finding *f,
+	     const struct copy_prepared *jobs);
 
 /* safecp_identical.c: --skip-identical's findings (an old list that
  * cannot be read, a history not used, a file judged identical that read
  * back different), as warnings. */
 void identical_say(const struct safecp_options *o, const struct copy_finding *f,
 		   const struct copy_prepared *jobs);
-/* --mhl: the formats a manifest lists, which a source read to judge a
- * file is hashed in too (0 without --mhl). */
-checksum_set identical_manifest_algs(const struct safecp_options *o);
 /* "size-mtime", "manifest", "list", "content": JSON's word for a basis */
 const char *identical_basis_name(enum plan_identical basis);
 /* "same size and modification time", ...: the -v line's */

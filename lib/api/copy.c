@@ -160,7 +160,7 @@ int safecp_copy_planned(const struct safecp_copy *c, size_t d, uint64_t *bytes, 
 
 int safecp_copy_start(struct safecp_copy *c)
 {
-	return copy_session_start(c->s, NULL);
+	return copy_session_start(c->s);
 }
 
 int safecp_copy_fd(const struct safecp_copy *c)

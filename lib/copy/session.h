@@ -18,8 +18,8 @@
  * modes of it.  The session owns its threads; the caller polls one queue
  * (its fd can go into the caller's own poll loop).  Nothing is printed,
  * no signal handler is installed, no option names or words: errors are
- * -errno or a kind.  Still with the caller (the safecp command) until the
- * next step: the checksum lists' and manifests' places (lists.h). */
+ * -errno or a kind.  The checksum lists and ASC MHL manifests written
+ * beside the copy are the session's too (lists.h). */
 #ifndef SAFECP_SESSION_H
 #define SAFECP_SESSION_H
 
@@ -65,12 +65,13 @@ struct copy_session_options {
 				        * out (notes) instead of refusing the run */
 	const char *spool_dir;         /* COPY_MODE_UNPACK: where entries read out of
 				        * the archives' order wait; NULL: /var/tmp */
+	/* the digests the one read computes; with sums_prefix, one list
+	 * PREFIX.ALG of each, its lines relative to the destination */
+	checksum_set checksums;
+	const char *sums_prefix;       /* NULL: no lists; with skip_identical, the
+				        * lists of a run before are read there too */
+	bool manifests;                /* an ASC MHL generation in each destination */
 	enum identical_mode skip_identical; /* 0, or which files are left alone */
-	checksum_set manifest_algs;    /* manifests asked: the formats they list; 0 */
-	/* --skip-identical with checksum lists of a run before: PREFIX.ALG
-	 * for each algorithm in old_lists_algs (NULL: none) */
-	const char *old_lists_prefix;
-	checksum_set old_lists_algs;
 };
 
 /* What preparing found, in the order found: refusals (the session cannot
@@ -89,6 +90,13 @@ enum copy_finding_kind {
 	COPY_REFUSED_UNPACK_ENTRIES, /* count: unsafe entries (those of unpack_list()
 				      * whose refusal is set) */
 	COPY_REFUSED_UNPACK_SPOOL, /* path, need, have, err: the spool has no room */
+	COPY_REFUSED_LIST_NAME,    /* path: the sums prefix names a directory */
+	COPY_REFUSED_LIST_DIR,     /* path, err: a list's directory cannot be opened */
+	COPY_REFUSED_LIST_CLASH,   /* path, dest: a list would replace a copied file */
+	COPY_REFUSED_HISTORY_OVERLAP, /* dest, entry: a source lands in the ascmhl folder */
+	COPY_REFUSED_HISTORY_DAMAGED, /* dest, history: the ASC MHL history is unreadable */
+	COPY_REFUSED_HISTORY_CHAIN, /* dest: the chain does not vouch for the newest
+				     * manifest (another C4 ID) */
 	COPY_NOTE_FIXED_DISK,      /* dest: on a fixed disk, not a removable one */
 	COPY_NOTE_PACK_SKIPPED,    /* entry: a source that is no file, dir or link */
 	COPY_NOTE_UNPACK_SKIPPED,  /* count: unsafe entries left out (skip_unsafe) */
@@ -115,7 +123,8 @@ struct copy_finding {
 	const char *path;                   /* LIST_*: the session's */
 	int err;
 	uint64_t need, have, count;
-	const struct judge_result *judge;   /* HISTORY */
+	const struct judge_result *judge;   /* NOTE_HISTORY */
+	const struct mhl_read_problem *history; /* HISTORY_DAMAGED: the session's */
 };
 
 /* What was decided for one destination (copy_session_prepared()). */
@@ -151,6 +160,7 @@ enum copy_prepare_stage {
 	COPY_STAGE_NAMES,     /* its name rules */
 	COPY_STAGE_IDENTICAL, /* what it holds already (--skip-identical) */
 	COPY_STAGE_CHECK,     /* the plan against its space */
+	COPY_STAGE_LISTS,     /* the lists and manifests beside the copy */
 };
 
 struct copy_prepare_failure {
@@ -169,7 +179,8 @@ int copy_session_add_dest(struct copy_session *s, const char *dir, const char *b
 
 /* Read the sources (the archives, the pack's walk), then plan and check
  * every destination (its plan, what it is, the disk it is on, names,
- * what it holds already, space, strategy).  0: ready to start; a
+ * what it holds already, space, strategy), then where the checksum lists
+ * go and the ASC MHL histories they continue.  0: ready to start; a
  * positive count of refusals among the findings; -errno: something
  * could not even be examined (*failed says what; the findings so far
  * stay readable; the session cannot start).  A refusal that is not
@@ -197,9 +208,8 @@ size_t copy_session_unpack_skipped(const struct copy_session *s);
 /* The lists a run before wrote (skip_identical with old lists), or NULL. */
 const struct sums_index *copy_session_old_lists(const struct copy_session *s);
 
-/* Start the copy (prepare returned 0).  hooks: NULL, or the caller's
- * reader tap and lists (its feed is the session's).  0, or -errno. */
-int copy_session_start(struct copy_session *s, const struct copy_job_hooks *hooks);
+/* Start the copy (prepare returned 0).  0, or -errno. */
+int copy_session_start(struct copy_session *s);
 int copy_session_event_fd(const struct copy_session *s);
 /* As copy_job_poll(); before start: 0 at once. */
 int copy_session_poll(struct copy_session *s, int timeout_ms, struct copy_event *ret);
@@ -215,7 +225,8 @@ bool copy_session_pack_problem(const struct copy_session *s, size_t *entry, int 
 bool copy_session_done(const struct copy_session *s);
 /* As copy_job_finished(). */
 bool copy_session_result(const struct copy_session *s, size_t d, int *result);
-/* As copy_job_write_lists(), after every destination finished. */
+/* The lists no destination holds, written after every destination
+ * finished (copy_job_write_lists()): how many failed. */
 unsigned copy_session_write_lists(struct copy_session *s);
 void copy_session_cancel(struct copy_session *s);
 /* Cancel what runs, join, free everything. */

@@ -88,7 +88,7 @@ static int identical_judge(struct copy_session *s, size_t i, int *err)
 
 	*err = judge_dest(d->plan, d->target, &(struct judge_options){
 		.mode = s->o.skip_identical,
-		.manifest_algs = s->o.manifest_algs,
+		.manifest_algs = session_manifest_algs(s),
 		.verify = s->o.verify,
 		.old_lists = s->old_lists,
 		.old_lists_count = s->n_dests == 1 || s->old_lists_dev == d->plan->dest_dir_dev,

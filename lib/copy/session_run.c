@@ -106,6 +106,10 @@ int copy_session_prepare(struct copy_session *s, struct copy_prepare_failure *fa
 	}
 	if (r == 0)
 		r = same_sources(s);
+	if (r == 0 && s->n_refusals == 0) {
+		failed->stage = COPY_STAGE_LISTS;
+		r = session_lists_prepare(s);
+	}
 	s->ready = r == 0 && s->n_refusals == 0;
 	return r < 0 ? r : (int)s->n_refusals;
 }
@@ -135,13 +139,16 @@ const struct plan *copy_session_plan(const struct copy_session *s, size_t d)
 	return d < s->n_prepared ? s->prep[d].plan : NULL;
 }
 
-int copy_session_start(struct copy_session *s, const struct copy_job_hooks *hooks)
+int copy_session_start(struct copy_session *s)
 {
-	struct copy_job_hooks h = hooks ? *hooks : (struct copy_job_hooks){ 0 };
+	struct copy_job_hooks h = { 0 };
 	int r;
 
 	if (!s->ready || s->job)
 		return -EINVAL;
+	r = session_lists_start(s, &h);
+	if (r < 0)
+		return r;
 	if (s->o.mode == COPY_MODE_PACK) {
 		r = pack_feed_new(s->pack_tree, s->o.pack_format, &s->pack_feed);
 		if (r < 0)
@@ -242,6 +249,7 @@ void copy_session_free(struct copy_session *s)
 		free(s->dirs[i]);
 		free(s->beneath[i]);
 	}
+	session_lists_free(s);
 	session_sources_free(s);
 	for (size_t i = 0; i < s->n_sources; i++)
 		free(s->sources[i]);

@@ -21,7 +21,7 @@ static int old_list_read(struct copy_session *s, enum checksum_alg a)
 	struct stat st;
 	int r;
 
-	if (asprintf(&path, "%s.%s", s->o.old_lists_prefix, checksum_alg_name(a)) < 0)
+	if (asprintf(&path, "%s.%s", s->o.sums_prefix, checksum_alg_name(a)) < 0)
 		return -ENOMEM;
 	r = sums_index_add_list(s->old_lists, a, path, &bad);
 	if (r == -ENOMEM)
@@ -43,13 +43,13 @@ static int old_lists_read(struct copy_session *s)
 {
 	int r = 0;
 
-	if (!s->o.skip_identical || !s->o.old_lists_prefix)
+	if (!s->o.skip_identical || !s->o.sums_prefix)
 		return 0;
 	s->old_lists = sums_index_new();
 	if (!s->old_lists)
 		return -ENOMEM;
 	for (int a = 0; r == 0 && a < CHECKSUM_ALG_COUNT; a++)
-		if (s->o.old_lists_algs & CHECKSUM_BIT(a))
+		if (s->o.checksums & CHECKSUM_BIT(a))
 			r = old_list_read(s, (enum checksum_alg)a);
 	if (r == 0 && sums_index_algs(s->old_lists) == 0) {
 		sums_index_free(s->old_lists);

@@ -132,3 +132,20 @@ listed() {
 	[[ $stderr == *"empty name"* ]]
 	[[ -z $(find "$STICK_MNT/card" -type f) ]]
 }
+
+@test "a dry run refuses the lists too; a prefix naming a folder; each a JSON refused event of its kind" {
+	stick_up --size 64 --rate 0
+	run -2 --separate-stderr safecp -r --dry-run --sums="$STICK_MNT/no/dir/x" "$SRC/card" "$STICK_MNT"
+	[[ $stderr == *"cannot write the checksum list '$STICK_MNT/no/dir/x.xxh128': its directory '$STICK_MNT/no/dir'"* ]]
+	[[ -z $(ls "$STICK_MNT" | grep -v lost+found) ]]
+	run -2 --separate-stderr safecp -r --sums="$STICK_MNT/" "$SRC/card" "$STICK_MNT"
+	[[ $stderr == *"--sums '$STICK_MNT/' names a directory: give a prefix such as '$STICK_MNT/offload'"* ]]
+	run -2 --separate-stderr safecp -r --progress=json --sums="$STICK_MNT/no/dir/x" "$SRC/card" "$STICK_MNT"
+	jq -e -s 'map(select(.event == "refused")) | length == 1 and .[0].kind == "sums-unwritable"' <<<"$output"
+	mkdir -p "$STICK_MNT/card/DCIM"
+	make_file "$SRC/card/DCIM/notes.md5" 10
+	run -2 --separate-stderr safecp -r --progress=json --checksum=md5 \
+		--sums="$STICK_MNT/card/DCIM/notes" "$SRC/card" "$STICK_MNT"
+	jq -e -s 'map(select(.event == "refused")) | length == 1 and .[0].kind == "sums-clash"' <<<"$output"
+	[[ -z $(find "$STICK_MNT/card" -type f) ]]
+}

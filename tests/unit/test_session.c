@@ -35,7 +35,7 @@ static void run_to_end(struct copy_session *s, size_t n_dests, unsigned *kinds)
 	size_t ended = 0;
 	struct copy_event ev;
 
-	CHECK_INT(copy_session_start(s, NULL), 0);
+	CHECK_INT(copy_session_start(s), 0);
 	while (ended < n_dests) {
 		int r = copy_session_poll(s, 10000, &ev);
 
@@ -108,7 +108,7 @@ TEST(refusals_are_kinds_and_all_of_them_come)
 	CHECK_INT(copy_session_prepare(s, &bad), 1);
 	r = copy_session_finding(s, 0);
 	CHECK(r && (r->kind == COPY_REFUSED_SYSTEM_DISK || r->kind == COPY_REFUSED_NO_DISK));
-	CHECK_INT(copy_session_start(s, NULL), -EINVAL);
+	CHECK_INT(copy_session_start(s), -EINVAL);
 	copy_session_free(s);
 
 	s = session_of(&opts, "nothere", "d1");
@@ -244,7 +244,7 @@ TEST(cancel_stops_and_leaves_no_partial_file)
 	mkfile("src/big", 256 << 20); /* long enough to be cancelled at its start */
 	s = session_of(&opts, "src", "d1");
 	CHECK_INT(copy_session_prepare(s, &bad), 0);
-	CHECK_INT(copy_session_start(s, NULL), 0);
+	CHECK_INT(copy_session_start(s), 0);
 	CHECK(only_main_takes_sigint());
 	copy_session_cancel(s);
 	while (!copy_session_done(s))
@@ -261,6 +261,78 @@ TEST(cancel_stops_and_leaves_no_partial_file)
 	tree_done();
 }
 
+/* The kind of the first finding (or -1). */
+static int first_kind(const struct copy_session *s)
+{
+	const struct copy_finding *f = copy_session_finding(s, 0);
+
+	return f ? (int)f->kind : -1;
+}
+
+TEST(lists_and_manifests_are_placed_before_the_first_byte)
+{
+	struct copy_session_options here = opts;
+	unsigned kinds[COPY_EVENT_DEST_END + 1] = { 0 };
+	struct copy_prepare_failure bad;
+	struct copy_session *s;
+	struct stat st;
+
+	tree_new();
+	mkdirs("src", "d1", "src/ascmhl");
+	mkfile("src/a", 5);
+	here.checksums = CHECKSUM_BIT(CHECKSUM_MD5);
+	/* a prefix that names a directory, a directory that is not there */
+	here.sums_prefix = "d1/";
+	s = session_of(&here, "src/a", "d1");
+	CHECK_INT(copy_session_prepare(s, &bad), 1);
+	CHECK_INT(first_kind(s), COPY_REFUSED_LIST_NAME);
+	copy_session_free(s);
+	here.sums_prefix = "nodir/sums";
+	s = session_of(&here, "src/a", "d1");
+	CHECK_INT(copy_session_prepare(s, &bad), 1);
+	CHECK_INT(first_kind(s), COPY_REFUSED_LIST_DIR);
+	if (first_kind(s) == COPY_REFUSED_LIST_DIR) {
+		CHECK_STR(copy_session_finding(s, 0)->path, "nodir/sums.md5");
+		CHECK_INT(copy_session_finding(s, 0)->err, ENOENT);
+	}
+	copy_session_free(s);
+	/* a list where the copy writes a file */
+	here.sums_prefix = "d1/a";
+	mkfile("src/a.md5", 1);
+	s = session_of(&here, "src/a.md5", "d1");
+	CHECK_INT(copy_session_prepare(s, &bad), 1);
+	CHECK_INT(first_kind(s), COPY_REFUSED_LIST_CLASH);
+	copy_session_free(s);
+	/* a source that lands in the history folder; a damaged history */
+	here.sums_prefix = NULL;
+	here.manifests = true;
+	s = session_of(&here, "src", "d1");
+	CHECK_INT(copy_session_prepare(s, &bad), 0); /* src/ascmhl lands in d1/src */
+	copy_session_free(s);
+	s = session_of(&here, "src/ascmhl", "d1");
+	CHECK_INT(copy_session_prepare(s, &bad), 1);
+	CHECK_INT(first_kind(s), COPY_REFUSED_HISTORY_OVERLAP);
+	copy_session_free(s);
+	mkdirs("d2", "d2/ascmhl", NULL);
+	mkfile("d2/ascmhl/ascmhl_chain.xml", 40); /* not XML */
+	s = session_of(&here, "src/a", "d2");
+	CHECK_INT(copy_session_prepare(s, &bad), 1);
+	CHECK_INT(first_kind(s), COPY_REFUSED_HISTORY_DAMAGED);
+	if (first_kind(s) == COPY_REFUSED_HISTORY_DAMAGED)
+		CHECK_INT(copy_session_finding(s, 0)->history->kind, MHL_READ_MALFORMED);
+	copy_session_free(s);
+	/* placed well: the list and the generation are written by the run */
+	here.sums_prefix = "d1/sums";
+	s = session_of(&here, "src/a", "d1");
+	CHECK_INT(copy_session_prepare(s, &bad), 0);
+	run_to_end(s, 1, kinds);
+	CHECK_INT(kinds[COPY_EVENT_ERROR], 0);
+	CHECK(stat("d1/sums.md5", &st) == 0 && st.st_size > 32);
+	CHECK(stat("d1/ascmhl/ascmhl_chain.xml", &st) == 0);
+	copy_session_free(s);
+	tree_done();
+}
+
 int main(void)
 {
 	RUN(copies_a_tree_and_says_so_through_events);
@@ -268,5 +340,6 @@ int main(void)
 	RUN(cancel_stops_and_leaves_no_partial_file);
 	RUN(pack_mode_findings_and_archive);
 	RUN(unpack_mode_refuses_or_skips_unsafe_entries);
+	RUN(lists_and_manifests_are_placed_before_the_first_byte);
 	return test_summary();
 }
