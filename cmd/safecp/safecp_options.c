@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/beneath.h"
+#include "base/path_below.h"
 #include "base/cleanup.h"
 #include "common/cli.h"
 #include "common/exitcodes.h"
@@ -357,7 +357,7 @@ static void assign_beneath(struct safecp_options *o)
 		const char *best = NULL;
 
 		for (size_t i = 0; i < raw.n_beneath; i++)
-			if (beneath_rel(raw.beneath[i], o->dests[d]) &&
+			if (path_below(raw.beneath[i], o->dests[d]) &&
 			    (!best || strlen(raw.beneath[i]) > strlen(best)))
 				best = raw.beneath[i];
 		if (!best)

@@ -27,7 +27,7 @@
 #include "common/cli.h"
 #include "common/exitcodes.h"
 #include "safecp/tool.h"
-#include "util/test_hook.h"
+#include "base/test_hook.h"
 
 #define TICK_MS 100
 

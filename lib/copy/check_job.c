@@ -29,7 +29,7 @@
 #include "util/beneath.h"
 #include "util/debug.h"
 #include "util/event_queue.h"
-#include "util/test_hook.h"
+#include "base/test_hook.h"
 #include "util/thread_signals.h"
 
 struct check_job {

@@ -49,7 +49,7 @@
 #include "base/clock.h"
 #include "base/grow.h"
 #include "util/debug.h"
-#include "util/test_hook.h"
+#include "base/test_hook.h"
 
 /* plan_check() counts replaced files that coexist with their new copies
  * by these limits (plan.h PLAN_BATCH_*): 4 windows of at most 64 MiB

@@ -12,7 +12,7 @@
 
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
-#include "util/test_hook.h"
+#include "base/test_hook.h"
 
 /* Is st the directory mkdirat just made, and not one a local user put
  * at its name since?  Only we can own it, where the filesystem has

@@ -15,7 +15,7 @@
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
 #include "io/writer.h"
-#include "util/test_hook.h"
+#include "base/test_hook.h"
 
 /* How a file's stream ended. */
 enum stream_end {

@@ -33,7 +33,7 @@
 #include "dirty/dirty.h"
 #include "dirty/dirty_idle.h"
 #include "io/fs_sync.h"
-#include "util/test_hook.h"
+#include "base/test_hook.h"
 
 #define IDLE_POLL_NS 50000000L
 /* Someone else may keep the device busy: stop waiting once its pending

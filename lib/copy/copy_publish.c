@@ -20,7 +20,7 @@
 #include "io/writer.h"
 #include "base/cleanup.h"
 #include "util/debug.h"
-#include "util/test_hook.h"
+#include "base/test_hook.h"
 
 /* FAT stores no modes: a note once, not an error per file. */
 void publish_attrs(struct engine *g, struct batch_item *it)

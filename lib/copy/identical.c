@@ -20,7 +20,7 @@
 #include "copy/read_back.h"
 #include "copy/source_open.h"
 #include "base/cleanup.h"
-#include "util/test_hook.h"
+#include "base/test_hook.h"
 
 #define NSEC_PER_SEC 1000000000LL
 #define READ_BUF (1u << 20)

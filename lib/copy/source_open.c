@@ -6,7 +6,7 @@
 
 #include "copy/dirstack.h"
 #include "copy/source_open.h"
-#include "util/test_hook.h"
+#include "base/test_hook.h"
 
 ssize_t source_pread_least(int fd, void *buf, size_t len, size_t need, uint64_t off)
 {

@@ -28,7 +28,7 @@
 #include "copy/plan.h"
 #include "copy/verify.h"
 #include "util/beneath.h"
-#include "util/test_hook.h"
+#include "base/test_hook.h"
 
 /* A file named after its read-back matched, to read again at the end. */
 struct named_file {

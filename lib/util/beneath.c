@@ -1,6 +1,7 @@
 /* beneath.c: paths resolved under a directory without leaving it
  * (beneath.h).  The kernel does the walk (openat2, Linux 5.6): checking
  * each component here would race with whoever renames them. */
+#include "base/path_below.h"
 #include "util/beneath.h"
 
 #include <errno.h>
@@ -33,34 +34,9 @@ int beneath_openat(int dirfd, const char *rel, uint64_t flags, uint64_t also_res
 	return -errno;
 }
 
-static size_t without_trailing_slashes(const char *s)
-{
-	size_t n = strlen(s);
-
-	while (n > 1 && s[n - 1] == '/')
-		n--;
-	return n;
-}
-
-const char *beneath_rel(const char *root, const char *path)
-{
-	size_t n = without_trailing_slashes(root);
-
-	if (n == 1 && root[0] == '/')
-		n = 0; /* "/": every absolute path is under it */
-	if (strncmp(path, root, n) != 0)
-		return NULL;
-	path += n;
-	if (*path != '/' && !(*path == '\0' && n > 0))
-		return NULL;
-	while (*path == '/')
-		path++;
-	return *path ? path : ".";
-}
-
 int beneath_open_path(const char *root, const char *path, uint64_t flags)
 {
-	const char *rel = beneath_rel(root, path);
+	const char *rel = path_below(root, path);
 	_cleanup_close_ int root_fd = -1;
 
 	if (!rel)

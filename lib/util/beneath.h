@@ -24,9 +24,4 @@ int beneath_openat(int dirfd, const char *rel, uint64_t flags, uint64_t also_res
  * -EXDEV also when path is not written under root. */
 int beneath_open_path(const char *root, const char *path, uint64_t flags);
 
-/* The part of path below root ("." for root itself), pointing into path;
- * NULL when path is not written as root or root/... (trailing slashes of
- * either do not count). */
-const char *beneath_rel(const char *root, const char *path);
-
 #endif

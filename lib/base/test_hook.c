@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "util/test_hook.h"
+#include "base/test_hook.h"
 
 /* A test that sends SIGINT (TERM, HUP) while the process is stopped means
  * "stop here": the tools block those signals and take them in the main
