@@ -47,6 +47,12 @@ enum safecp_copy_flags {
 	SAFECP_COPY_RENAME_INVALID = 1 << 9, /* names the stick cannot hold get one it can */
 	SAFECP_COPY_SYSTEM_DISK = 1 << 10,   /* a destination on the system disk or on
 					      * no disk is meant (else refused) */
+	SAFECP_COPY_MHL = 1 << 11,           /* an ASC MHL generation in each
+					      * destination, continuing its history */
+	SAFECP_COPY_SKIP_UNSAFE = 1 << 12,   /* unpack: unsafe entries are left out
+					      * (notes) instead of refusing the copy */
+	SAFECP_COPY_DRY_RUN = 1 << 13,       /* prepare only: not even the unnamed file
+					      * that asks whether direct I/O works */
 };
 
 /* A copy with these flags: 0, or -errno (-EINVAL: a flag this library
@@ -57,6 +63,37 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret);
  * safecp_max_destinations(). */
 int safecp_copy_add_source(struct safecp_copy *c, const char *path);
 int safecp_copy_add_dest(struct safecp_copy *c, const char *dir);
+/* dir, reached from the directory beneath without a symbolic link, a
+ * ".." or a mount on the way (dir must be written as beneath/...). */
+int safecp_copy_add_dest_beneath(struct safecp_copy *c, const char *dir, const char *beneath);
+
+/* More of safecp(1), each before prepare: 0; -EINVAL for a value this
+ * library does not know (safecp_feature_value() lists the names) or a
+ * second mode; -EBUSY after prepare. */
+
+/* How bytes are written: "auto" (the default: chosen from the device),
+ * "direct" (O_DIRECT), "window" (bounded write-behind), "sync-window"
+ * (a window closed by fdatasync); window: bytes a window holds (0: sized
+ * from the device's queue limits). */
+int safecp_copy_set_strategy(struct safecp_copy *c, const char *strategy, uint64_t window);
+/* Checksums of every file from the one read of it: n names of
+ * SAFECP_FEATURE_CHECKSUMS ("xxh128", "sha256", ...); with list_prefix
+ * one list PREFIX.ALG of each, its lines relative to the destination
+ * (`cd DEST && sha256sum -c PREFIX.sha256`); NULL: no lists.  With
+ * skip_identical, the lists a run before wrote there are read too. */
+int safecp_copy_set_checksums(struct safecp_copy *c, const char *const *algs, size_t n,
+			      const char *list_prefix);
+/* Files a destination holds already are left alone: "quick" (the same
+ * size and modification time, or a record of the run before vouches),
+ * "hash" (the same content). */
+int safecp_copy_set_skip_identical(struct safecp_copy *c, const char *how);
+/* The sources as one archive on each destination, of a format of
+ * SAFECP_FEATURE_PACK ("tar", "tar.zst", "zip", ...). */
+int safecp_copy_set_pack(struct safecp_copy *c, const char *format);
+/* The sources are archives: their entries are copied, every one checked
+ * before the first byte.  spool_dir: where entries read out of the
+ * archives' order wait (NULL: $TMPDIR if absolute, else /var/tmp). */
+int safecp_copy_set_unpack(struct safecp_copy *c, const char *spool_dir);
 
 enum safecp_refusal_kind {
 	SAFECP_REFUSED_OTHER = 0,        /* a kind this header does not name */
@@ -78,6 +115,21 @@ enum safecp_refusal_kind {
 	SAFECP_REFUSED_NO_DISK,          /* on no disk: memory or a network */
 	SAFECP_REFUSED_STRATEGY,         /* the write strategy cannot work there */
 	SAFECP_REFUSED_SOURCE_CHANGED,   /* the sources changed while they were planned */
+	SAFECP_REFUSED_DEST_NOT_BENEATH, /* path2: a link, ".." or mount on the way */
+	SAFECP_REFUSED_PACK_SOURCE,      /* path (path2): a source that cannot be packed
+					  * (two that would have one name); err */
+	SAFECP_REFUSED_PACK_NAME,        /* path: a name (or path2, a link's target)
+					  * that unpacking would refuse */
+	SAFECP_REFUSED_ARCHIVE,          /* path: an archive that cannot be read; err */
+	SAFECP_REFUSED_UNSAFE_ENTRIES,   /* need: how many (safecp_copy_unsafe_entry()) */
+	SAFECP_REFUSED_SPOOL,            /* path: the spool; need, have: bytes; err */
+	SAFECP_REFUSED_LIST,             /* path: a checksum list that cannot be written
+					  * there (err; 0: the prefix names a folder) */
+	SAFECP_REFUSED_LIST_CLASH,       /* path: a list that would replace a copied file */
+	SAFECP_REFUSED_HISTORY_OVERLAP,  /* path, path2: a source that would land in the
+					  * ASC MHL history folder */
+	SAFECP_REFUSED_HISTORY,          /* path: the damaged file of the ASC MHL history
+					  * (of path2, the destination); err */
 };
 
 struct safecp_refusal {
@@ -95,6 +147,44 @@ struct safecp_refusal {
 int safecp_copy_prepare(struct safecp_copy *c);
 /* Refusal i into ret: 0, or -ENOENT past the last. */
 int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *ret);
+
+/* What preparing noted without refusing. */
+enum safecp_note_kind {
+	SAFECP_NOTE_OTHER = 0,           /* a kind this header does not name */
+	SAFECP_NOTE_FIXED_DISK,          /* the destination is on a fixed disk */
+	SAFECP_NOTE_LEFT_OUT,            /* path: a source neither file, directory nor
+					  * link, not packed; or count: unsafe entries
+					  * left out (SKIP_UNSAFE) */
+	SAFECP_NOTE_OLD_LIST,            /* path: a list of a run before not read (err),
+					  * or count of its lines not read */
+	SAFECP_NOTE_HISTORY_NOT_USED,    /* path: a history skip_identical cannot use */
+	SAFECP_NOTE_READ_BACK_DIFFERS,   /* path: a file judged identical that read back
+					  * different: copied again */
+};
+
+struct safecp_note {
+	enum safecp_note_kind kind;
+	const char *name;   /* a stable identifier ("fixed-disk", ...) */
+	size_t dest;
+	const char *path;   /* or NULL; valid until free */
+	int err;
+	uint64_t count;
+};
+
+/* Note i into ret: 0, or -ENOENT past the last. */
+int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *ret);
+
+/* SAFECP_REFUSED_UNSAFE_ENTRIES (or SAFECP_NOTE_LEFT_OUT's count): entry
+ * i of those refused, its name as the archive holds it (cut to a bound:
+ * its first bytes) and why ("absolute", "dotdot", "link-escapes", ...,
+ * as safecp's JSON).  0, or -ENOENT past the last. */
+struct safecp_unsafe_entry {
+	const char *archive;
+	const char *name;
+	const char *why;
+};
+int safecp_copy_unsafe_entry(const struct safecp_copy *c, size_t i,
+			     struct safecp_unsafe_entry *ret);
 
 /* After prepare: destination d's bytes to write and files to copy. */
 int safecp_copy_planned(const struct safecp_copy *c, size_t d, uint64_t *bytes, uint64_t *files);
@@ -146,8 +236,9 @@ int safecp_copy_progress(const struct safecp_copy *c, size_t d, struct safecp_co
 /* Every destination ended.  Their events are all queued by then: poll
  * with timeout 0 until it returns 0 to have the last of them. */
 int safecp_copy_done(const struct safecp_copy *c);
-/* Destination d: -ENOENT before start or past the last; -EBUSY while it runs; 0 everything copied and durable; a
- * positive count of files that failed (the rest is durable); -ECANCELED;
+/* Destination d: -ENOENT before start or past the last; -EBUSY while it
+ * runs; 0 everything copied and durable; a positive count of files that
+ * failed (the rest is durable); -ECANCELED;
  * -errno when the destination stopped (its temporaries removed). */
 int safecp_copy_result(const struct safecp_copy *c, size_t d);
 

@@ -1,20 +1,15 @@
 /* copy.c: <safecp/copy.h> over the copy session (copy/session.h): the
- * public kinds and structures are mapped here, and only here, so the
- * library's own may change. */
+ * options and the run; what preparing found is copy_findings.c's.  The
+ * public kinds and structures are mapped in these two files, and only
+ * there, so the library's own may change. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include <safecp/copy.h>
+#include "api/copy_internal.h"
 
-#include "copy/session.h"
-
-#define KNOWN_FLAGS ((1u << 11) - 1)
-
-struct safecp_copy {
-	struct copy_session *s;
-	struct copy_event last; /* its strings live until the next poll */
-};
+#define KNOWN_FLAGS ((1u << 14) - 1)
 
 int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 {
@@ -33,6 +28,9 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 		.verify_source = flags & SAFECP_COPY_VERIFY_SOURCE,
 		.rename_invalid = flags & SAFECP_COPY_RENAME_INVALID,
 		.system_disk = flags & SAFECP_COPY_SYSTEM_DISK,
+		.manifests = flags & SAFECP_COPY_MHL,
+		.skip_unsafe = flags & SAFECP_COPY_SKIP_UNSAFE,
+		.dry_run = flags & SAFECP_COPY_DRY_RUN,
 	};
 	struct safecp_copy *c;
 	int r;
@@ -42,6 +40,7 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	c->o = o;
 	r = copy_session_new(&o, &c->s);
 	if (r < 0) {
 		free(c);
@@ -49,6 +48,110 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 	}
 	*ret = c;
 	return 0;
+}
+
+/* The options as set so far handed to the session: -EBUSY once prepared. */
+static int options_set(struct safecp_copy *c)
+{
+	return copy_session_set_options(c->s, &c->o);
+}
+
+/* *slot becomes a copy of value (NULL stays NULL). */
+static int own_string(char **slot, const char *value)
+{
+	char *own = value ? strdup(value) : NULL;
+
+	if (value && !own)
+		return -ENOMEM;
+	free(*slot);
+	*slot = own;
+	return 0;
+}
+
+int safecp_copy_set_strategy(struct safecp_copy *c, const char *strategy, uint64_t window)
+{
+	enum write_strategy st;
+
+	if (!strategy || strategy_from_name(strategy, &st) < 0)
+		return -EINVAL;
+	c->o.strategy = st;
+	c->o.window = window;
+	return options_set(c);
+}
+
+int safecp_copy_set_checksums(struct safecp_copy *c, const char *const *algs, size_t n,
+			      const char *list_prefix)
+{
+	checksum_set set = 0;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		int a = algs[i] ? checksum_alg_from_name(algs[i]) : -1;
+
+		if (a < 0 || !(CHECKSUM_SET_LISTS & CHECKSUM_BIT(a)))
+			return -EINVAL;
+		set |= CHECKSUM_BIT(a);
+	}
+	if (list_prefix && !set)
+		return -EINVAL; /* lists of no algorithm */
+	r = own_string(&c->sums_prefix, list_prefix);
+	if (r < 0)
+		return r;
+	c->o.checksums = set;
+	c->o.sums_prefix = c->sums_prefix;
+	return options_set(c);
+}
+
+int safecp_copy_set_skip_identical(struct safecp_copy *c, const char *how)
+{
+	if (how && strcmp(how, "quick") == 0)
+		c->o.skip_identical = IDENTICAL_QUICK;
+	else if (how && strcmp(how, "hash") == 0)
+		c->o.skip_identical = IDENTICAL_HASH;
+	else
+		return -EINVAL;
+	return options_set(c);
+}
+
+/* A mode, once: a second one is -EINVAL. */
+static int mode_set(struct safecp_copy *c, enum copy_mode mode)
+{
+	if (c->o.mode != COPY_MODE_COPY && c->o.mode != mode)
+		return -EINVAL;
+	c->o.mode = mode;
+	return 0;
+}
+
+int safecp_copy_set_pack(struct safecp_copy *c, const char *format)
+{
+	enum pack_format f;
+
+	if (!format || pack_format_from_name(format, &f) < 0 || mode_set(c, COPY_MODE_PACK) < 0)
+		return -EINVAL;
+	c->o.pack_format = f;
+	return options_set(c);
+}
+
+/* Where entries wait when read out of order: as sort(1), $TMPDIR when
+ * it is an absolute path, else /var/tmp (off the destination). */
+static const char *default_spool(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && t[0] == '/' ? t : "/var/tmp";
+}
+
+int safecp_copy_set_unpack(struct safecp_copy *c, const char *spool_dir)
+{
+	int r;
+
+	if (mode_set(c, COPY_MODE_UNPACK) < 0)
+		return -EINVAL;
+	r = own_string(&c->spool_dir, spool_dir ? spool_dir : default_spool());
+	if (r < 0)
+		return r;
+	c->o.spool_dir = c->spool_dir;
+	return options_set(c);
 }
 
 int safecp_copy_add_source(struct safecp_copy *c, const char *path)
@@ -61,90 +164,16 @@ int safecp_copy_add_dest(struct safecp_copy *c, const char *dir)
 	return copy_session_add_dest(c->s, dir, NULL);
 }
 
+int safecp_copy_add_dest_beneath(struct safecp_copy *c, const char *dir, const char *beneath)
+{
+	return beneath ? copy_session_add_dest(c->s, dir, beneath) : -EINVAL;
+}
+
 int safecp_copy_prepare(struct safecp_copy *c)
 {
 	struct copy_prepare_failure failed;
 
 	return copy_session_prepare(c->s, &failed);
-}
-
-static enum safecp_refusal_kind plan_kind(enum plan_problem_kind k)
-{
-	switch (k) {
-	case PLAN_SOURCE_MISSING: return SAFECP_REFUSED_SOURCE_MISSING;
-	case PLAN_SOURCE_UNREADABLE: return SAFECP_REFUSED_SOURCE_UNREADABLE;
-	case PLAN_OMIT_DIRECTORY: return SAFECP_REFUSED_OMIT_DIRECTORY;
-	case PLAN_SAME_FILE: case PLAN_SOURCE_TWICE: return SAFECP_REFUSED_SAME_FILE;
-	case PLAN_INTO_ITSELF: case PLAN_LOOP: return SAFECP_REFUSED_INTO_ITSELF;
-	case PLAN_DEST_NOT_DIR: return SAFECP_REFUSED_DEST_NOT_DIR;
-	case PLAN_DEST_MISSING: case PLAN_DEST_NOT_BENEATH: return SAFECP_REFUSED_DEST_MISSING;
-	case PLAN_DIR_ONTO_NONDIR: case PLAN_NONDIR_ONTO_DIR: return SAFECP_REFUSED_TYPE_CLASH;
-	case PLAN_NO_SPACE: return SAFECP_REFUSED_NO_SPACE;
-	case PLAN_FILE_TOO_BIG: return SAFECP_REFUSED_FILE_TOO_BIG;
-	case PLAN_NO_INODES: return SAFECP_REFUSED_NO_INODES;
-	case PLAN_NAME_TOO_LONG: case PLAN_NAME_INVALID: case PLAN_NAME_RESERVED:
-	case PLAN_NAME_CLASH: case PLAN_DEST_CLASH:
-		return SAFECP_REFUSED_NAME;
-	case PLAN_DEST_UNWRITABLE: return SAFECP_REFUSED_DEST_UNWRITABLE;
-	case PLAN_SOURCE_CHANGED: return SAFECP_REFUSED_SOURCE_CHANGED;
-	case PLAN_OK: break;
-	}
-	return SAFECP_REFUSED_OTHER;
-}
-
-/* The i-th finding that is a refusal (the notes are the tool's), or NULL. */
-static const struct copy_finding *nth_refusal(const struct copy_session *s, size_t i)
-{
-	for (size_t k = 0; k < copy_session_n_findings(s); k++) {
-		const struct copy_finding *f = copy_session_finding(s, k);
-
-		if (copy_finding_refuses(f) && i-- == 0)
-			return f;
-	}
-	return NULL;
-}
-
-int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *ret)
-{
-	const struct copy_finding *r = nth_refusal(c->s, i);
-	const struct plan_problem *p;
-
-	if (!r)
-		return -ENOENT;
-	p = r->problem;
-	*ret = (struct safecp_refusal){ .dest = r->dest };
-	switch (r->kind) {
-	case COPY_REFUSED_PLAN:
-		ret->kind = plan_kind(p->kind);
-		ret->name = plan_problem_kind_name(p->kind);
-		ret->path = p->path;
-		ret->path2 = p->path2;
-		ret->err = p->err;
-		ret->need = p->need;
-		ret->have = p->have;
-		break;
-	case COPY_REFUSED_SYSTEM_DISK:
-		ret->kind = SAFECP_REFUSED_SYSTEM_DISK;
-		ret->name = "system-disk";
-		break;
-	case COPY_REFUSED_NO_DISK:
-		ret->kind = SAFECP_REFUSED_NO_DISK;
-		ret->name = "no-disk";
-		break;
-	case COPY_REFUSED_STRATEGY:
-		ret->kind = SAFECP_REFUSED_STRATEGY;
-		ret->name = "strategy-unsupported";
-		break;
-	case COPY_REFUSED_SOURCE_CHANGED:
-		ret->kind = SAFECP_REFUSED_SOURCE_CHANGED;
-		ret->name = "source-changed";
-		break;
-	default: /* the archive modes' kinds: this API has no archive modes yet */
-		ret->kind = SAFECP_REFUSED_OTHER;
-		ret->name = "other";
-		break;
-	}
-	return 0;
 }
 
 int safecp_copy_planned(const struct safecp_copy *c, size_t d, uint64_t *bytes, uint64_t *files)
@@ -254,5 +283,7 @@ void safecp_copy_free(struct safecp_copy *c)
 		return;
 	copy_event_done(&c->last);
 	copy_session_free(c->s);
+	free(c->sums_prefix);
+	free(c->spool_dir);
 	free(c);
 }

@@ -172,6 +172,9 @@ struct copy_session;
 
 /* 0, or -errno. */
 int copy_session_new(const struct copy_session_options *o, struct copy_session **ret);
+/* The options replaced (strings are the caller's: they must outlive the
+ * session).  -EBUSY once prepared. */
+int copy_session_set_options(struct copy_session *s, const struct copy_session_options *o);
 /* Paths are copied.  -EBUSY once prepared; -E2BIG past COPY_DESTS_MAX. */
 int copy_session_add_source(struct copy_session *s, const char *path);
 /* beneath: NULL, or the root dir must be reached beneath (plan.h). */
@@ -205,6 +208,8 @@ const struct plan *copy_session_plan(const struct copy_session *s, size_t d);
 const struct source_tree *copy_session_pack_tree(const struct copy_session *s);
 const struct unpack_list *copy_session_unpack_list(const struct copy_session *s);
 size_t copy_session_unpack_skipped(const struct copy_session *s);
+/* Source i as added (UNPACK_SCAN's archive), NULL past the last. */
+const char *copy_session_source_path(const struct copy_session *s, size_t i);
 /* The lists a run before wrote (skip_identical with old lists), or NULL. */
 const struct sums_index *copy_session_old_lists(const struct copy_session *s);
 

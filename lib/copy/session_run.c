@@ -19,6 +19,19 @@ int copy_session_new(const struct copy_session_options *o, struct copy_session *
 	return 0;
 }
 
+int copy_session_set_options(struct copy_session *s, const struct copy_session_options *o)
+{
+	if (s->prepared)
+		return -EBUSY;
+	s->o = *o;
+	return 0;
+}
+
+const char *copy_session_source_path(const struct copy_session *s, size_t i)
+{
+	return i < s->n_sources ? s->sources[i] : NULL;
+}
+
 int copy_session_add_source(struct copy_session *s, const char *path)
 {
 	char *own;

@@ -1,0 +1,226 @@
+/* copy_findings.c: what safecp_copy_prepare() found (the session's
+ * findings, copy/session.h) as <safecp/copy.h>'s refusals and notes, and
+ * the unsafe entries of archives.  Names are the ones safecp's JSON
+ * "refused" events carry where it has them. */
+#include <errno.h>
+
+#include "api/copy_internal.h"
+
+static enum safecp_refusal_kind plan_kind(enum plan_problem_kind k)
+{
+	switch (k) {
+	case PLAN_SOURCE_MISSING: return SAFECP_REFUSED_SOURCE_MISSING;
+	case PLAN_SOURCE_UNREADABLE: return SAFECP_REFUSED_SOURCE_UNREADABLE;
+	case PLAN_OMIT_DIRECTORY: return SAFECP_REFUSED_OMIT_DIRECTORY;
+	case PLAN_SAME_FILE: case PLAN_SOURCE_TWICE: return SAFECP_REFUSED_SAME_FILE;
+	case PLAN_INTO_ITSELF: case PLAN_LOOP: return SAFECP_REFUSED_INTO_ITSELF;
+	case PLAN_DEST_NOT_DIR: return SAFECP_REFUSED_DEST_NOT_DIR;
+	case PLAN_DEST_MISSING: return SAFECP_REFUSED_DEST_MISSING;
+	case PLAN_DEST_NOT_BENEATH: return SAFECP_REFUSED_DEST_NOT_BENEATH;
+	case PLAN_DIR_ONTO_NONDIR: case PLAN_NONDIR_ONTO_DIR: return SAFECP_REFUSED_TYPE_CLASH;
+	case PLAN_NO_SPACE: return SAFECP_REFUSED_NO_SPACE;
+	case PLAN_FILE_TOO_BIG: return SAFECP_REFUSED_FILE_TOO_BIG;
+	case PLAN_NO_INODES: return SAFECP_REFUSED_NO_INODES;
+	case PLAN_NAME_TOO_LONG: case PLAN_NAME_INVALID: case PLAN_NAME_RESERVED:
+	case PLAN_NAME_CLASH: case PLAN_DEST_CLASH:
+		return SAFECP_REFUSED_NAME;
+	case PLAN_DEST_UNWRITABLE: return SAFECP_REFUSED_DEST_UNWRITABLE;
+	case PLAN_SOURCE_CHANGED: return SAFECP_REFUSED_SOURCE_CHANGED;
+	case PLAN_OK: break;
+	}
+	return SAFECP_REFUSED_OTHER;
+}
+
+/* The i-th finding that refuses (or, refuses false, that notes), or NULL. */
+static const struct copy_finding *nth(const struct copy_session *s, size_t i, bool refuses)
+{
+	for (size_t k = 0; k < copy_session_n_findings(s); k++) {
+		const struct copy_finding *f = copy_session_finding(s, k);
+
+		if (copy_finding_refuses(f) == refuses && i-- == 0)
+			return f;
+	}
+	return NULL;
+}
+
+static void from_problem(struct safecp_refusal *ret, const struct plan_problem *p)
+{
+	ret->path = p->path;
+	ret->path2 = p->path2;
+	ret->err = p->err;
+	ret->need = p->need;
+	ret->have = p->have;
+}
+
+static const char *scan_name(enum unpack_scan_error e)
+{
+	switch (e) {
+	case UNPACK_SCAN_OPEN: return "archive-unreadable";
+	case UNPACK_SCAN_FORMAT: return "archive-format";
+	case UNPACK_SCAN_CORRUPT: return "archive-damaged";
+	case UNPACK_SCAN_TOO_MANY: return "archive-too-many";
+	case UNPACK_SCAN_NAMES: return "archive-names-too-large";
+	case UNPACK_SCAN_OK: break;
+	}
+	return "out-of-memory";
+}
+
+/* The findings of the archive modes and of what is written beside the copy. */
+static void modes_refusal(const struct safecp_copy *c, const struct copy_finding *f,
+			  struct safecp_refusal *ret)
+{
+	const struct source_tree *tree = copy_session_pack_tree(c->s);
+	const struct unpack_list *l = copy_session_unpack_list(c->s);
+	const struct plan *p = copy_session_plan(c->s, f->dest);
+
+	switch (f->kind) {
+	case COPY_REFUSED_PACK_SOURCES:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_PACK_SOURCE,
+			.name = f->problem->kind ? plan_problem_kind_name(f->problem->kind)
+					 : "source-unreadable" };
+		from_problem(ret, f->problem);
+		return;
+	case COPY_REFUSED_PACK_NAME:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_PACK_NAME, .name = "unsafe-name",
+			.path = tree->entries[f->entry].rel,
+			.path2 = tree->entries[f->entry].link_target };
+		return;
+	case COPY_REFUSED_UNPACK_SCAN:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_ARCHIVE, .name = scan_name(l->error),
+			.path = copy_session_source_path(c->s, f->archive), .err = l->err };
+		return;
+	case COPY_REFUSED_UNPACK_ENTRIES:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_UNSAFE_ENTRIES, .name = "unsafe-entries",
+						.need = f->count };
+		return;
+	case COPY_REFUSED_UNPACK_SPOOL:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_SPOOL, .name = "spool-full",
+			.path = f->path, .err = f->err, .need = f->need, .have = f->have };
+		return;
+	case COPY_REFUSED_LIST_NAME:
+	case COPY_REFUSED_LIST_DIR:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_LIST, .name = "sums-unwritable",
+						.path = f->path, .err = f->err };
+		return;
+	case COPY_REFUSED_LIST_CLASH:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_LIST_CLASH, .name = "sums-clash",
+						.path = f->path };
+		return;
+	case COPY_REFUSED_HISTORY_OVERLAP:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_HISTORY_OVERLAP, .name = "mhl-overlap",
+			.path = p->entries[f->entry].source->src, .path2 = p->entries[f->entry].dst };
+		return;
+	case COPY_REFUSED_HISTORY_DAMAGED:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_HISTORY, .name = "mhl-damaged",
+			.path = f->history->file, .path2 = p->dest_dir, .err = f->history->err };
+		return;
+	case COPY_REFUSED_HISTORY_CHAIN:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_HISTORY, .name = "mhl-chain",
+			.path = "ascmhl_chain.xml", .path2 = p->dest_dir };
+		return;
+	default:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_OTHER, .name = "other" };
+		return;
+	}
+}
+
+int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *ret)
+{
+	const struct copy_finding *f = nth(c->s, i, true);
+
+	if (!f)
+		return -ENOENT;
+	switch (f->kind) {
+	case COPY_REFUSED_PLAN:
+		*ret = (struct safecp_refusal){ .kind = plan_kind(f->problem->kind),
+						.name = plan_problem_kind_name(f->problem->kind) };
+		from_problem(ret, f->problem);
+		break;
+	case COPY_REFUSED_SYSTEM_DISK:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_SYSTEM_DISK,
+						.name = "system-disk" };
+		break;
+	case COPY_REFUSED_NO_DISK:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_NO_DISK,
+						.name = "no-disk" };
+		break;
+	case COPY_REFUSED_STRATEGY:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_STRATEGY,
+						.name = "strategy-unsupported" };
+		break;
+	case COPY_REFUSED_SOURCE_CHANGED:
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_SOURCE_CHANGED,
+						.name = "source-changed" };
+		break;
+	default:
+		modes_refusal(c, f, ret);
+		break;
+	}
+	ret->dest = f->dest;
+	return 0;
+}
+
+int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *ret)
+{
+	const struct copy_finding *f = nth(c->s, i, false);
+	const struct plan *p;
+
+	if (!f)
+		return -ENOENT;
+	p = copy_session_plan(c->s, f->dest);
+	*ret = (struct safecp_note){ SAFECP_NOTE_OTHER, "other", f->dest, f->path, f->err,
+				     f->count };
+	switch (f->kind) {
+	case COPY_NOTE_FIXED_DISK:
+		ret->kind = SAFECP_NOTE_FIXED_DISK;
+		ret->name = "fixed-disk";
+		break;
+	case COPY_NOTE_PACK_SKIPPED:
+		ret->kind = SAFECP_NOTE_LEFT_OUT;
+		ret->name = "not-packed";
+		ret->path = copy_session_pack_tree(c->s)->entries[f->entry].src;
+		break;
+	case COPY_NOTE_UNPACK_SKIPPED:
+		ret->kind = SAFECP_NOTE_LEFT_OUT;
+		ret->name = "unsafe-left-out";
+		break;
+	case COPY_NOTE_LIST_UNREADABLE:
+	case COPY_NOTE_LIST_BAD_LINES:
+		ret->kind = SAFECP_NOTE_OLD_LIST;
+		ret->name = f->kind == COPY_NOTE_LIST_UNREADABLE ? "old-list-unreadable"
+								 : "old-list-bad-lines";
+		break;
+	case COPY_NOTE_HISTORY:
+		ret->kind = SAFECP_NOTE_HISTORY_NOT_USED;
+		ret->name = f->judge->note == JUDGE_HISTORY_NOT_VOUCHED ? "history-not-vouched"
+									 : "history-unreadable";
+		ret->path = p->dest_dir;
+		ret->err = f->judge->why.err;
+		break;
+	case COPY_NOTE_READ_BACK_DIFFERS:
+		ret->kind = SAFECP_NOTE_READ_BACK_DIFFERS;
+		ret->name = "read-back-differs";
+		ret->path = p->entries[f->entry].dst;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int safecp_copy_unsafe_entry(const struct safecp_copy *c, size_t i,
+			     struct safecp_unsafe_entry *ret)
+{
+	const struct unpack_list *l = copy_session_unpack_list(c->s);
+
+	for (size_t k = 0; l && k < l->n_entries; k++) {
+		const struct unpack_entry *e = &l->entries[k];
+
+		if (e->refusal != UNPACK_OK && i-- == 0) {
+			*ret = (struct safecp_unsafe_entry){ l->archives[e->archive], e->raw,
+							     unpack_refusal_name(e->refusal) };
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

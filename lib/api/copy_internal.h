@@ -1,0 +1,19 @@
+/* copy_internal.h: the public copy (<safecp/copy.h>) as the library
+ * holds it, shared by lib/api/copy.c (options, run) and copy_findings.c
+ * (what preparing found). */
+#ifndef SAFECP_API_COPY_INTERNAL_H
+#define SAFECP_API_COPY_INTERNAL_H
+
+#include <safecp/copy.h>
+
+#include "copy/session.h"
+
+struct safecp_copy {
+	struct copy_session *s;
+	struct copy_session_options o; /* as set; its strings are the two below */
+	char *sums_prefix;
+	char *spool_dir;
+	struct copy_event last; /* its strings live until the next poll */
+};
+
+#endif

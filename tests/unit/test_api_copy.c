@@ -1,0 +1,207 @@
+/* test_api_copy.c: <safecp/copy.h> as a client sees it, on small trees
+ * in /tmp (SAFECP_COPY_SYSTEM_DISK: /tmp is no stick): every option of
+ * safecp(1) set through the public calls (refused values, a second mode,
+ * too late), checksum lists and an ASC MHL generation written beside a
+ * copy, a pack, an unpack whose unsafe entry is refused or left out, and
+ * the refusals of lists and histories as their kinds and names.  Only
+ * public calls; the trees are made with the shell. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <safecp/copy.h>
+
+#include "test.h"
+
+static char tmp[] = "/tmp/test_api_copy.XXXXXX";
+
+static void sh(const char *cmd)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line), "cd %s && %s", tmp, cmd);
+	if (system(line) != 0)
+		FAIL_AT("%s failed", cmd);
+}
+
+static struct safecp_copy *copy_of(unsigned flags, const char *src, const char *dest)
+{
+	struct safecp_copy *c = NULL;
+
+	CHECK_INT(safecp_copy_new(flags | SAFECP_COPY_RECURSIVE | SAFECP_COPY_SYSTEM_DISK, &c), 0);
+	CHECK_INT(safecp_copy_add_source(c, src), 0);
+	CHECK_INT(safecp_copy_add_dest(c, dest), 0);
+	return c;
+}
+
+/* Events until the one destination's end; its result. */
+static int run_to_end(struct safecp_copy *c)
+{
+	struct safecp_copy_event ev;
+
+	CHECK_INT(safecp_copy_start(c), 0);
+	for (;;) {
+		int r = safecp_copy_poll(c, 10000, &ev);
+
+		if (r != 1) {
+			FAIL_AT("poll returned %d", r);
+			return -1;
+		}
+		if (ev.kind == SAFECP_EVENT_DEST_END)
+			return safecp_copy_result(c, 0);
+	}
+}
+
+static bool exists(const char *rel)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+TEST(options_refuse_what_the_library_does_not_know)
+{
+	const char *crc[] = { "sha256", "crc32" }, *sha[] = { "sha256" };
+	struct safecp_copy *c = copy_of(0, "src", "d");
+
+	CHECK_INT(safecp_copy_new(1u << 20, &(struct safecp_copy *){ NULL }), -EINVAL);
+	CHECK_INT(safecp_copy_set_strategy(c, "fast", 0), -EINVAL);
+	CHECK_INT(safecp_copy_set_strategy(c, "window", 8 << 20), 0);
+	CHECK_INT(safecp_copy_set_checksums(c, crc, 2, NULL), -EINVAL);
+	CHECK_INT(safecp_copy_set_checksums(c, NULL, 0, "sums"), -EINVAL);
+	CHECK_INT(safecp_copy_set_skip_identical(c, "maybe"), -EINVAL);
+	CHECK_INT(safecp_copy_set_pack(c, "rar"), -EINVAL);
+	CHECK_INT(safecp_copy_set_pack(c, "tar.zst"), 0);
+	CHECK_INT(safecp_copy_set_unpack(c, NULL), -EINVAL); /* a second mode */
+	CHECK_INT(safecp_copy_add_dest_beneath(c, "d", NULL), -EINVAL);
+	CHECK_INT(safecp_copy_prepare(c), 1); /* src is not there */
+	CHECK_INT(safecp_copy_set_checksums(c, sha, 1, NULL), -EBUSY);
+	safecp_copy_free(c);
+}
+
+TEST(lists_and_a_manifest_are_written_beside_the_copy)
+{
+	const char *algs[] = { "md5", "sha256" };
+	struct safecp_copy *c;
+
+	sh("mkdir -p src/sub d && echo one > src/a && echo two > src/sub/b");
+	c = copy_of(SAFECP_COPY_MHL, "src", "d");
+	CHECK_INT(safecp_copy_set_checksums(c, algs, 2, "d/offload"), 0);
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	CHECK(exists("d/src/sub/b"));
+	sh("cd d && md5sum --quiet -c offload.md5 && sha256sum --quiet -c offload.sha256");
+	sh("grep -q 'src/sub/b' d/offload.sha256 && test -s d/ascmhl/ascmhl_chain.xml");
+	/* the next run continues the history: a second generation */
+	c = copy_of(SAFECP_COPY_MHL, "src", "d");
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	sh("test $(ls d/ascmhl/*.mhl | wc -l) = 2");
+}
+
+/* The first refusal's kind and name. */
+static void refused_as(struct safecp_copy *c, enum safecp_refusal_kind kind, const char *name,
+		       struct safecp_refusal *r)
+{
+	CHECK(safecp_copy_prepare(c) >= 1);
+	CHECK_INT(safecp_copy_refusal(c, 0, r), 0);
+	CHECK_INT(r->kind, kind);
+	CHECK_STR(r->name, name);
+}
+
+TEST(lists_and_histories_that_cannot_be_written_are_refused_as_kinds)
+{
+	const char *md5[] = { "md5" };
+	struct safecp_refusal r = { 0 };
+	struct safecp_copy *c;
+
+	sh("mkdir -p src e/ascmhl && echo one > src/a && echo junk > e/ascmhl/ascmhl_chain.xml");
+	c = copy_of(0, "src", "e");
+	CHECK_INT(safecp_copy_set_checksums(c, md5, 1, "nowhere/x"), 0);
+	refused_as(c, SAFECP_REFUSED_LIST, "sums-unwritable", &r);
+	CHECK_STR(r.path, "nowhere/x.md5");
+	CHECK_INT(r.err, ENOENT);
+	safecp_copy_free(c);
+	c = copy_of(0, "src/a", "e");
+	CHECK_INT(safecp_copy_set_checksums(c, md5, 1, "e/a"), 0); /* e/a.md5 ... */
+	safecp_copy_free(c);
+	sh("cp src/a src/a.md5");
+	c = copy_of(0, "src/a.md5", "e");
+	CHECK_INT(safecp_copy_set_checksums(c, md5, 1, "e/a"), 0); /* ... is copied */
+	refused_as(c, SAFECP_REFUSED_LIST_CLASH, "sums-clash", &r);
+	safecp_copy_free(c);
+	c = copy_of(SAFECP_COPY_MHL, "src", "e");
+	refused_as(c, SAFECP_REFUSED_HISTORY, "mhl-damaged", &r);
+	CHECK_STR(r.path, "ascmhl_chain.xml");
+	safecp_copy_free(c);
+	CHECK(!exists("e/src/a"));
+}
+
+TEST(pack_writes_one_archive)
+{
+	struct safecp_copy *c;
+
+	sh("mkdir -p card/DCIM p && echo photo > card/DCIM/1.jpg");
+	c = copy_of(0, "card", "p");
+	CHECK_INT(safecp_copy_set_pack(c, "tar"), 0);
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	sh("tar -tf p/card.tar | grep -q 'DCIM/1.jpg'");
+}
+
+TEST(unpack_refuses_an_unsafe_entry_or_leaves_it_out)
+{
+	struct safecp_unsafe_entry e;
+	struct safecp_refusal r;
+	struct safecp_note n;
+	struct safecp_copy *c;
+
+	sh("mkdir -p u && python3 -c \"import tarfile, io; t = tarfile.open('bad.tar', 'w'); "
+	   "[t.addfile(tarfile.TarInfo(n), io.BytesIO(b'')) for n in ('ok.txt', '../evil')]\"");
+	c = copy_of(0, "bad.tar", "u");
+	CHECK_INT(safecp_copy_set_unpack(c, tmp), 0);
+	refused_as(c, SAFECP_REFUSED_UNSAFE_ENTRIES, "unsafe-entries", &r);
+	CHECK_U64(r.need, 1);
+	CHECK_INT(safecp_copy_unsafe_entry(c, 0, &e), 0);
+	CHECK_STR(e.name, "../evil");
+	CHECK_STR(e.why, "dotdot");
+	CHECK_STR(e.archive, "bad.tar");
+	CHECK_INT(safecp_copy_unsafe_entry(c, 1, &e), -ENOENT);
+	safecp_copy_free(c);
+	c = copy_of(SAFECP_COPY_SKIP_UNSAFE, "bad.tar", "u");
+	CHECK_INT(safecp_copy_set_unpack(c, NULL), 0);
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(safecp_copy_note(c, 0, &n), 0);
+	CHECK_INT(n.kind, SAFECP_NOTE_LEFT_OUT);
+	CHECK_U64(n.count, 1);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	CHECK(access("u/ok.txt", F_OK) == 0 && access("evil", F_OK) < 0);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmp) || chdir(tmp) < 0)
+		return 99;
+	RUN(options_refuse_what_the_library_does_not_know);
+	RUN(lists_and_a_manifest_are_written_beside_the_copy);
+	RUN(lists_and_histories_that_cannot_be_written_are_refused_as_kinds);
+	RUN(pack_writes_one_archive);
+	RUN(unpack_refuses_an_unsafe_entry_or_leaves_it_out);
+	if (chdir("/") == 0) {
+		char rm[128];
+
+		snprintf(rm, sizeof(rm), "rm -rf %s", tmp);
+		if (system(rm) != 0)
+			printf("# could not remove %s\n", tmp);
+	}
+	return test_summary();
+}
