@@ -178,35 +178,68 @@ static bool say_findings(const struct safecp_options *o)
 	return refused;
 }
 
-/* The session, with the options that decide what it prepares. */
+/* safecp's choices as the flags of <safecp/copy.h>. */
+static unsigned copy_flags(const struct safecp_options *o)
+{
+	const struct { bool on; unsigned flag; } map[] = {
+		{ o->recursive, SAFECP_COPY_RECURSIVE },
+		{ o->dereference, SAFECP_COPY_DEREFERENCE },
+		{ o->target_directory, SAFECP_COPY_TARGET_DIRECTORY },
+		{ o->no_target_directory, SAFECP_COPY_NO_TARGET_DIRECTORY },
+		{ o->no_clobber, SAFECP_COPY_NO_CLOBBER },
+		{ o->keep_times, SAFECP_COPY_KEEP_TIMES },
+		{ o->keep_mode, SAFECP_COPY_KEEP_MODE },
+		{ o->verify, SAFECP_COPY_VERIFY },
+		{ o->verify_source, SAFECP_COPY_VERIFY_SOURCE },
+		{ o->rename_invalid, SAFECP_COPY_RENAME_INVALID },
+		{ o->system_disk, SAFECP_COPY_SYSTEM_DISK },
+		{ o->mhl, SAFECP_COPY_MHL },
+		{ o->skip_unsafe, SAFECP_COPY_SKIP_UNSAFE },
+		{ o->dry_run, SAFECP_COPY_DRY_RUN },
+	};
+	unsigned flags = 0;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		flags |= map[i].on ? map[i].flag : 0;
+	return flags;
+}
+
+/* The options past the flags; 0 or -errno. */
+static int copy_options(const struct safecp_options *o, struct safecp_copy *c)
+{
+	int r = 0;
+
+	if (o->strategy || o->window) {
+		r = safecp_copy_set_strategy(c, o->strategy ? o->strategy : "auto", o->window);
+		if (r == -EINVAL)
+			cli_usage_error("unknown strategy %s: use auto, window, direct or sync-window",
+					quote(o->strategy));
+	}
+	if (r == 0 && o->n_checksums)
+		r = safecp_copy_set_checksums(c, o->checksums, o->n_checksums, o->sums_prefix);
+	if (r == 0 && o->skip_identical)
+		r = safecp_copy_set_skip_identical(c, o->skip_identical);
+	if (r == 0 && o->pack)
+		r = safecp_copy_set_pack(c, o->pack_format);
+	if (r == 0 && o->unpack)
+		r = safecp_copy_set_unpack(c, NULL);
+	return r;
+}
+
+/* The copy, with the options that decide what it prepares. */
 static int session_new(struct safecp_options *o)
 {
-	struct copy_session_options so = {
-		.mode = o->pack ? COPY_MODE_PACK : o->unpack ? COPY_MODE_UNPACK : COPY_MODE_COPY,
-		.plan = o->plan,
-		.strategy = o->strategy,
-		.window = o->window,
-		.keep_times = o->keep_times,
-		.keep_mode = o->keep_mode,
-		.verify = o->verify,
-		.verify_source = o->verify_source,
-		.rename_invalid = o->rename_invalid,
-		.system_disk = o->system_disk,
-		.dry_run = o->dry_run,
-		.pack_format = o->pack_format,
-		.skip_unsafe = o->skip_unsafe,
-		.spool_dir = unpack_spool_dir(),
-		.checksums = o->checksums,
-		.sums_prefix = o->sums_prefix,
-		.manifests = o->mhl,
-		.skip_identical = o->skip_identical,
-	};
-	int r = copy_session_new(&so, &o->session);
+	int r = safecp_copy_new(copy_flags(o), &o->copy);
 
+	if (r < 0)
+		return r;
+	o->session = o->copy->s;
+	r = copy_options(o, o->copy);
 	for (size_t i = 0; r == 0 && i < o->n_sources; i++)
-		r = copy_session_add_source(o->session, o->sources[i]);
+		r = safecp_copy_add_source(o->copy, o->sources[i]);
 	for (size_t i = 0; r == 0 && i < o->n_dests; i++)
-		r = copy_session_add_dest(o->session, o->dests[i], o->beneath[i]);
+		r = o->beneath[i] ? safecp_copy_add_dest_beneath(o->copy, o->dests[i], o->beneath[i])
+				  : safecp_copy_add_dest(o->copy, o->dests[i]);
 	return r;
 }
 
@@ -338,7 +371,7 @@ int main(int argc, const char **argv)
 	if (status == EXIT_OK && !o.dry_run && o.session && copy_session_unpack_skipped(o.session))
 		status = EXIT_PARTIAL; /* --skip-unsafe left entries out */
 	unmount_dests_done();
-	copy_session_free(o.session);
+	safecp_copy_free(o.copy);
 	for (size_t i = 0; i < raw.n_target_dirs; i++)
 		free(raw.target_dirs[i]);
 	if (o.events_out && fclose(o.events_out) != 0) {

@@ -84,7 +84,7 @@ static void print_plan(const struct safecp_options *o, const struct plan *p)
 		size_format(total, sizeof(total), p->identical_bytes);
 		printf("identical: %zu %s, %s (%" PRIu64 " bytes), already there: not copied "
 		       "(--skip-identical=%s)\n", p->n_identical, plural(p->n_identical, "file", "files"),
-		       total, p->identical_bytes, o->skip_identical == IDENTICAL_HASH ? "hash" : "quick");
+		       total, p->identical_bytes, o->skip_identical);
 	}
 	printf("into: %s\n", quote(p->dest_root));
 	if (p->stale.n) {

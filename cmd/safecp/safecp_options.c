@@ -145,19 +145,35 @@ static void parse_window(const char *s, struct safecp_options *o)
 		cli_usage_error("window size %s out of range: use 64K to 1G", quote(s));
 }
 
-static void parse_checksum(const char *list, struct safecp_options *o)
+/* name is one of feature's values (safecp_feature_value()). */
+static bool feature_lists(enum safecp_feature feature, const char *name)
 {
-	struct checksum_list_error e;
-	char bad[64];
+	const char *v;
 
-	if (checksum_list_parse(list, CHECKSUM_SET_LISTS, &o->checksums, &e) == 0)
-		return;
-	if (e.kind == CHECKSUM_LIST_EMPTY)
+	for (unsigned i = 0; (v = safecp_feature_value(feature, i)); i++)
+		if (strcmp(v, name) == 0)
+			return true;
+	return false;
+}
+
+/* --checksum NAME,...: each a checksum a list can hold; list is popt's,
+ * cut in place into the names. */
+static void parse_checksum(char *list, struct safecp_options *o)
+{
+	const char *whole = quote(list);
+	char *save = NULL, *name;
+
+	if (!*list || *list == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
 		cli_usage_error("empty name in --checksum %s: use names such as xxh128,sha256",
-				quote(list));
-	snprintf(bad, sizeof(bad), "%.*s", (int)MIN(e.len, sizeof(bad) - 1), list + e.pos);
-	cli_usage_error("unknown checksum %s in --checksum: use xxh128, xxh3, xxh64, md5, sha1 "
-			"or sha256", quote(bad));
+				whole);
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (!feature_lists(SAFECP_FEATURE_CHECKSUMS, name))
+			cli_usage_error("unknown checksum %s in --checksum: use xxh128, xxh3, xxh64, "
+					"md5, sha1 or sha256", quote(name));
+		if (o->n_checksums == SAFECP_CHECKSUMS_MAX)
+			cli_usage_error("too many names in --checksum %s", whole);
+		o->checksums[o->n_checksums++] = name;
+	}
 }
 
 /* --verify, or --verify=source; a separate word after a bare --verify
@@ -179,9 +195,7 @@ static void parse_verify(poptContext ctx, int argc, const char **argv, struct sa
 /* The values of the string options, checked. */
 static void validate_values(struct safecp_options *o, bool progress_given)
 {
-	if (raw.strategy && strategy_from_name(raw.strategy, &o->strategy) < 0)
-		cli_usage_error("unknown strategy %s: use auto, window, direct or sync-window",
-				quote(raw.strategy));
+	o->strategy = raw.strategy; /* checked by the library (safecp.c) */
 	if (raw.window)
 		parse_window(raw.window, o);
 	if (raw.progress && progress_mode_parse(raw.progress, &o->progress) < 0)
@@ -200,12 +214,13 @@ static void validate_values(struct safecp_options *o, bool progress_given)
 	o->mhl = raw.mhl;
 	o->unmount = raw.unmount;
 	o->power_off = raw.power_off;
-	if (raw.sums && !o->checksums)
-		o->checksums = CHECKSUM_BIT(CHECKSUM_XXH128);
-	if (raw.pack && pack_format_from_name(raw.pack, &o->pack_format) < 0)
+	if (raw.sums && !o->n_checksums)
+		o->checksums[o->n_checksums++] = "xxh128";
+	if (raw.pack && !feature_lists(SAFECP_FEATURE_PACK, raw.pack))
 		cli_usage_error("unknown archive format %s for --pack: use tar, tar.gz, tar.xz, "
 				"tar.zst or zip", quote(raw.pack));
 	o->pack = raw.pack != NULL;
+	o->pack_format = raw.pack;
 }
 
 /* --pack writes one new file, the archive: what acts on the files at
@@ -215,7 +230,7 @@ static void validate_pack(const struct safecp_options *o)
 	const char *bad = o->skip_identical ? "--skip-identical"
 			  : o->verify_source ? "--verify=source"
 			  : o->mhl ? "--mhl"
-			  : o->plan.no_clobber ? "--no-clobber (-n)"
+			  : o->no_clobber ? "--no-clobber (-n)"
 			  : raw.no_preserve ? "--no-preserve"
 			  : raw.rename_invalid ? "--rename-invalid" : NULL;
 
@@ -243,8 +258,8 @@ static void validate_unpack(struct safecp_options *o)
 				"--checksum or --sums");
 	o->unpack = true;
 	o->skip_unsafe = raw.skip_unsafe;
-	o->plan.recursive = true;
-	o->plan.target_directory = true; /* DEST is a directory, as with -t */
+	o->recursive = true;
+	o->target_directory = true; /* DEST is a directory, as with -t */
 }
 
 /* cp's operand rules: with -t every operand is a source; otherwise the last
@@ -309,11 +324,11 @@ static void skip_identical_option(poptContext ctx, int argc, const char **argv,
 			   strcmp(argv[i] + 17, arg) == 0;
 	if (arg && !attached) {
 		poptStuffArgs(ctx, (const char *[]){ arg, NULL });
-		o->skip_identical = IDENTICAL_QUICK;
+		o->skip_identical = "quick";
 	} else if (!arg || strcmp(arg, "quick") == 0) {
-		o->skip_identical = IDENTICAL_QUICK;
+		o->skip_identical = "quick";
 	} else if (strcmp(arg, "hash") == 0) {
-		o->skip_identical = IDENTICAL_HASH;
+		o->skip_identical = "hash";
 	} else {
 		cli_usage_error("unknown mode %s for --skip-identical: use quick or hash",
 				quote(arg));
@@ -408,8 +423,8 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 		if (cli_verbosity_option(rc, &o->verbosity))
 			continue;
 		switch (rc) {
-		case OPT_NO_CLOBBER: o->plan.no_clobber = true; o->force = false; break;
-		case OPT_FORCE: o->force = true; o->plan.no_clobber = false; break;
+		case OPT_NO_CLOBBER: o->no_clobber = true; o->force = false; break;
+		case OPT_FORCE: o->force = true; o->no_clobber = false; break;
 		case OPT_TARGET: add_target_dir(ctx); break;
 		case OPT_BENEATH: add_beneath(ctx); break;
 		case OPT_VERIFY: parse_verify(ctx, argc, argv, o); break;
@@ -422,10 +437,10 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 	if (raw.skip_unsafe && !raw.unpack)
 		cli_usage_error("--skip-unsafe goes with --unpack");
 	progress_given = raw.progress != NULL;
-	o->plan.recursive = raw.recursive;
-	o->plan.follow_symlinks = raw.dereference;
-	o->plan.target_directory = raw.n_target_dirs > 0;
-	o->plan.no_target_directory = raw.no_target_dir;
+	o->recursive = raw.recursive;
+	o->dereference = raw.dereference;
+	o->target_directory = raw.n_target_dirs > 0;
+	o->no_target_directory = raw.no_target_dir;
 	o->dry_run = raw.dry_run;
 	o->rename_invalid = raw.rename_invalid;
 	o->system_disk = raw.system_disk;
@@ -439,7 +454,7 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 	 * mode; the sources' are in it */
 	if (o->pack) {
 		o->keep_times = o->keep_mode = false;
-		o->plan.recursive = true;
+		o->recursive = true;
 	}
 	return ctx;
 }

@@ -177,7 +177,7 @@ static void say_not_started(const struct safecp_options *o, int err)
 {
 	if (o->pack)
 		cli_error("cannot start packing as %s: %s; nothing was written; free memory "
-			  "and pack again", pack_format_name(o->pack_format), strerror(-err));
+			  "and pack again", o->pack_format, strerror(-err));
 	else
 		cli_error("cannot start the copy: %s", strerror(-err));
 }
@@ -216,7 +216,7 @@ int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, s
 	signo = wait_for_copy(&r, sigfd);
 	close(sigfd);
 	/* the lists on no destination's filesystem, before the last event */
-	if (signo == 0 && (o->checksums || o->mhl)) {
+	if (signo == 0 && (o->n_checksums || o->mhl)) {
 		lists_failed = copy_session_write_lists(r.job);
 		drain_events(&r);
 	}

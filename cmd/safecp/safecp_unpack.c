@@ -179,13 +179,6 @@ static void scan_failed(const struct safecp_options *o, const struct unpack_list
 	say(o, kind, msg);
 }
 
-const char *unpack_spool_dir(void)
-{
-	const char *t = getenv("TMPDIR");
-
-	return t && t[0] == '/' ? t : "/var/tmp";
-}
-
 /* The entries written out of archive order wait in the spool
  * (unpack_data.h): refused before the first byte when it has no room. */
 static void spool_no_room(const struct copy_finding *f)

@@ -363,7 +363,7 @@ char *words_sizing_refused(const struct safecp_options *o, const struct target *
 	_cleanup_free_ char *where = words_where(t);
 
 	/* sizing's reason says which strategy to use instead */
-	return words_format("cannot use --strategy=%s on %s: %s", strategy_name(o->strategy),
+	return words_format("cannot use --strategy=%s on %s: %s", o->strategy ? o->strategy : "auto",
 		      where ? where : "the destination",
 		      w->reason ? words_sizing_reason(w->reason)
 				: "not supported there; use --strategy=auto");

@@ -42,20 +42,26 @@
 #include "copy/plan.h"
 #include "copy/plan_names.h"
 #include "copy/session.h"
+#include "api/copy_internal.h"
 #include "common/progress.h"
 #include "io/sizing.h"
 #include "device/target.h"
 #include "device/target_place.h"
 
+/* Checksum names --checksum can give (the algorithms a list holds). */
+#define SAFECP_CHECKSUMS_MAX 16
+
 struct safecp_options {
-	struct plan_options plan;
+	/* cp's operand rules */
+	bool recursive, dereference, target_directory, no_target_directory, no_clobber;
 	const char *const *sources;
 	size_t n_sources;
 	const char *dest;          /* dests[0] */
 	const char *dests[COPY_DESTS_MAX]; /* -t DIR, each one; or DEST */
 	const char *beneath[COPY_DESTS_MAX]; /* dests[i]'s --beneath DIR, or NULL */
 	size_t n_dests;
-	enum write_strategy strategy;
+	const char *strategy;      /* --strategy as given (the library checks the
+				    * name), or NULL: auto */
 	uint64_t window;          /* --window; 0: derived from the target */
 	enum progress_mode progress;
 	FILE *events_out;          /* --events FILE: the JSON events there too, or NULL */
@@ -69,16 +75,21 @@ struct safecp_options {
 	bool verify_source;        /* --verify=source */
 	bool mhl;                  /* --mhl */
 	bool unmount, power_off;   /* --unmount, --power-off: after the copy */
-	checksum_set checksums;    /* --checksum (xxh128 for --sums alone), or 0 */
+	/* --checksum's names (xxh128 for --sums alone), each one the library
+	 * lists (safecp_feature_value(SAFECP_FEATURE_CHECKSUMS)) */
+	const char *checksums[SAFECP_CHECKSUMS_MAX];
+	size_t n_checksums;
 	const char *sums_prefix;   /* --sums, or NULL */
-	enum identical_mode skip_identical; /* --skip-identical, or 0 */
+	const char *skip_identical; /* --skip-identical: "quick", "hash"; or NULL */
 	const char *check_dir;     /* --check DIR (safecp_check.c), or NULL */
 	bool pack;                 /* --pack=FORMAT (safecp_pack.c) */
-	enum pack_format pack_format;
+	const char *pack_format;   /* one of SAFECP_FEATURE_PACK's values */
 	bool unpack;               /* --unpack: the sources are archives */
 	bool skip_unsafe;          /* --skip-unsafe */
 	bool system_disk;          /* --system-disk */
-	/* the run's session (safecp.c): what was read and decided, the copy */
+	/* the run's copy (safecp.c), and its session inside the library: what
+	 * was read and decided (until <safecp/copy.h> says all of it) */
+	struct safecp_copy *copy;
 	struct copy_session *session;
 };
 
@@ -152,9 +163,6 @@ char *words_pack_too_big(const struct safecp_options *o, const struct plan_probl
  * found: one that cannot be read, the unsafe entries (each named, or
  * left out with --skip-unsafe), a spool without room. */
 void unpack_say(const struct safecp_options *o, const struct copy_finding *f);
-/* Where entries read out of archive order wait (unpack_data.h): $TMPDIR,
- * else /var/tmp; off the destination, as sort(1) would put them. */
-const char *unpack_spool_dir(void);
 
 /* safecp_features.c: --features, what the library can do, on stdout. */
 void features_print(void);
