@@ -46,6 +46,8 @@ struct events {
 	struct events_shared *sh;
 	const struct safecp_options *o;
 	const struct copy_prepared *job;
+	size_t d;           /* its destination's index (<safecp/copy_plan.h>) */
+	const struct safecp_target_facts *facts; /* its target's (job_facts()) */
 	const struct copy_stats *stats;
 	struct jsonev jev;  /* its --progress=json stream */
 	bool json_mode;  /* --progress=json: events instead of the text */
@@ -74,7 +76,7 @@ void say(struct events *ev, const char *fmt, ...) __attribute__((format(printf, 
 /* safecp_snapshot.c: ev's counters read into s, with its device's
  * backlog; that backlog in words for the bar (false: none to speak of). */
 void snapshot_take(struct events *ev, struct snapshot *s);
-bool device_wait_words(const struct device_wait *w, const struct target *t,
+bool device_wait_words(const struct device_wait *w, const struct safecp_target_facts *t,
 		       char *buf, size_t size);
 
 /* safecp_bar.c: a reading as the meter's state; the meter's callback in

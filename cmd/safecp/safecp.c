@@ -41,11 +41,35 @@ void report_refusal(const struct safecp_options *o, const char *kind, const char
 }
 
 static void report_problem(const struct safecp_options *o, const struct plan_problem *p,
-			   const struct target *t)
+			   const struct safecp_target_facts *t)
 {
 	_cleanup_free_ char *msg = words_problem(p, t);
 
 	report_refusal(o, plan_problem_kind_name(p->kind), msg);
+}
+
+size_t job_index(const struct safecp_options *o, const struct copy_prepared *job)
+{
+	return (size_t)(job - copy_session_prepared(o->session));
+}
+
+const struct safecp_target_facts *dest_facts(const struct safecp_options *o, size_t d)
+{
+	static struct safecp_target_facts facts[COPY_DESTS_MAX];
+	static bool filled[COPY_DESTS_MAX];
+	const struct safecp_target *t = safecp_copy_target(o->copy, d);
+
+	if (!t)
+		return NULL;
+	if (!filled[d])
+		filled[d] = safecp_target_facts(t, &facts[d], sizeof(facts[d])) == 0;
+	return filled[d] ? &facts[d] : NULL;
+}
+
+const struct safecp_target_facts *job_facts(const struct safecp_options *o,
+					    const struct copy_prepared *job)
+{
+	return dest_facts(o, job_index(o, job));
 }
 
 /* Preparing stopped on an error that is no refusal: what it was doing. */
@@ -110,11 +134,14 @@ static void say_finding(const struct safecp_options *o, const struct copy_findin
 	case COPY_REFUSED_SYSTEM_DISK:
 	case COPY_REFUSED_NO_DISK:
 	case COPY_NOTE_FIXED_DISK:
-		place_say(o, f, &jobs[f->dest]);
+		place_say(o, f);
 		break;
 	case COPY_REFUSED_STRATEGY: {
-		_cleanup_free_ char *msg = words_sizing_refused(o, jobs[f->dest].target,
-								&jobs[f->dest].wplan);
+		struct safecp_write_plan w = { 0 };
+		_cleanup_free_ char *msg = NULL;
+
+		safecp_copy_write_plan(o->copy, f->dest, &w, sizeof(w));
+		msg = words_sizing_refused(o, job_facts(o, &jobs[f->dest]), &w);
 
 		report_refusal(o, "strategy-unsupported", msg);
 		break;
@@ -287,7 +314,7 @@ static void report_names(const struct safecp_options *o, const struct copy_prepa
 
 	for (size_t i = 0; i < n; i++) {
 		const struct plan_problem *p = &job->names.problems[i];
-		_cleanup_free_ char *msg = words_problem(p, job->target);
+		_cleanup_free_ char *msg = words_problem(p, job_facts(o, job));
 
 		names += p->kind == PLAN_NAME_INVALID || p->kind == PLAN_NAME_RESERVED ||
 			 p->kind == PLAN_NAME_CLASH;
@@ -304,7 +331,7 @@ static void report_names(const struct safecp_options *o, const struct copy_prepa
 		cli_error("... and %zu more like these (--progress=json lists every one)",
 			  n - NAMES_SHOWN);
 	if (names) {
-		_cleanup_free_ char *msg = words_names_refused(job->target, job->dest_arg, names);
+		_cleanup_free_ char *msg = words_names_refused(job_facts(o, job), job->dest_arg, names);
 
 		cli_error("%s", msg ? msg : "nothing was copied");
 	}
@@ -322,11 +349,11 @@ static bool report_refusals(const struct safecp_options *o, const struct copy_pr
 
 		report_names(o, job);
 		if (job->refusal.kind == PLAN_FILE_TOO_BIG && o->pack) {
-			_cleanup_free_ char *msg = words_pack_too_big(o, &job->refusal, job->target);
+			_cleanup_free_ char *msg = words_pack_too_big(o, &job->refusal, job_facts(o, job));
 
 			report_refusal(o, plan_problem_kind_name(job->refusal.kind), msg);
 		} else if (job->refusal.kind != PLAN_OK) {
-			report_problem(o, &job->refusal, job->target);
+			report_problem(o, &job->refusal, job_facts(o, job));
 		}
 		refused = refused || job->refusal.kind != PLAN_OK || job->names.n_problems;
 	}
@@ -359,7 +386,7 @@ int main(int argc, const char **argv)
 		bool refused;
 
 		for (size_t i = 0; o.dry_run && i < n; i++)
-			dryrun_print(&o, &jobs[i]);
+			dryrun_print(&o, i);
 		refused = report_refusals(&o, jobs, n);
 		if (!refused && !o.dry_run)
 			refused = unmount_refusals(&o, jobs, n);

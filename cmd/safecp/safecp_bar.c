@@ -62,7 +62,7 @@ void state_from(struct snapshot *s, struct progress_state *ret)
  * drops the item. */
 static void state_waiting(struct events *ev, struct progress_state *st)
 {
-	if (!device_wait_words(&ev->wait, ev->job->target, ev->wait_line,
+	if (!device_wait_words(&ev->wait, ev->facts, ev->wait_line,
 			       sizeof(ev->wait_line)))
 		return;
 	st->status = "waiting";
@@ -141,7 +141,7 @@ static struct events *furthest_behind(struct events_shared *sh)
 static const char *row_name(const struct events_shared *sh, size_t i)
 {
 	const char *mine = strrchr(sh->all[i]->job->dest_arg, '/');
-	const struct target *t = sh->all[i]->job->target;
+	const struct safecp_target_facts *t = sh->all[i]->facts;
 
 	for (size_t j = 0; mine && t->mountpoint && j < sh->n; j++) {
 		const char *other = strrchr(sh->all[j]->job->dest_arg, '/');

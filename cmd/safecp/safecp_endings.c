@@ -35,10 +35,10 @@ void outcomes(const struct events_shared *sh, struct dest_outcome *ret)
 }
 
 /* Only a removable or USB/MMC disk gets "it can be removed". */
-static bool disk_removable(const struct target *t)
+static bool disk_removable(const struct safecp_target_facts *t)
 {
-	return t->has_block && (t->disk.removable || t->disk.transport == TRANSPORT_USB ||
-				t->disk.transport == TRANSPORT_MMC);
+	return t->block && (t->removable || strcmp(t->transport, "usb") == 0 ||
+				strcmp(t->transport, "mmc") == 0);
 }
 
 /* How the device was left: idle means seen idle (dirty_idle.h: as root
@@ -61,7 +61,7 @@ static char *device_words(const struct snapshot *s)
 
 static char *final_line(const struct events *ev, int failed)
 {
-	const struct target *t = ev->job->target;
+	const struct safecp_target_facts *t = ev->facts;
 	const struct snapshot *s = &ev->snap;
 	char size[SIZE_FORMAT_MAX];
 	const char *files = s->files_done == 1 ? "file" : "files";
@@ -83,13 +83,13 @@ static char *final_line(const struct events *ev, int failed)
 				    s->identical == 1 ? "file was" : "files were");
 
 	size_format(size, sizeof(size), s->confirmed);
-	if (t->has_block) {
+	if (t->block) {
 		device = device_words(s);
 		if (!device)
 			return NULL;
 		r = asprintf(&line, "%s%s in %ju %s%s is on %s and %s%s", same ? same : "", size,
 			     (uintmax_t)s->files_done, files, checked ? checked : "",
-			     quote_bare(t->devnode), device, after);
+			     quote_bare(t->device), device, after);
 	} else
 		r = asprintf(&line, "%s%s in %ju %s%s is on %s%s", same ? same : "", size,
 			     (uintmax_t)s->files_done, files, checked ? checked : "",

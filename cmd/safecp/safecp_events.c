@@ -94,28 +94,29 @@ void say(struct events *ev, const char *fmt, ...)
 
 void events_start(struct events *ev)
 {
-	const struct write_plan *w = &ev->job->wplan;
+	struct safecp_write_plan w = { 0 };
+	struct safecp_rename r;
 	char win[SIZE_FORMAT_MAX];
 
 	if (ev->json_out) {
-		jsonev_start(&ev->jev, ev->job);
+		jsonev_start(&ev->jev, ev->o->copy, ev->d, ev->facts);
 		stdout_check(ev);
 	}
 	/* --rename-invalid: a note per renamed file (JSON: the start event) */
 	for (size_t i = 0; !ev->json_mode && ev->o->verbosity >= VERBOSITY_NORMAL &&
-			   i < ev->job->names.n_renames; i++) {
-		_cleanup_free_ char *msg = words_rename(ev->job->plan, &ev->job->names.renames[i],
-							ev->job->target);
+			   safecp_copy_rename(ev->o->copy, ev->d, i, &r) == 0; i++) {
+		_cleanup_free_ char *msg = words_rename(ev->o->copy, ev->d, &r, ev->facts);
 
 		if (msg)
 			note_line(ev, MSG_NOTE, "%s", msg);
 	}
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
-		_cleanup_free_ char *where = words_where(ev->job->target);
+		_cleanup_free_ char *where = words_where(ev->facts);
 
-		size_format(win, sizeof(win), w->window);
-		say(ev, "strategy: %s, %s windows, to %s: %s", strategy_name(w->strategy), win,
-		    where ? where : quote(ev->job->plan->dest_root), words_sizing_reason(w->reason));
+		safecp_copy_write_plan(ev->o->copy, ev->d, &w, sizeof(w));
+		size_format(win, sizeof(win), w.window);
+		say(ev, "strategy: %s, %s windows, to %s: %s", safecp_strategy_name(w.strategy), win,
+		    where ? where : quote(ev->job->plan->dest_root), words_sizing_reason(w.reason));
 	}
 }
 
@@ -130,6 +131,8 @@ int events_new(const struct safecp_options *o, const struct copy_prepared *job,
 		return -ENOMEM;
 	ev->o = o;
 	ev->job = job;
+	ev->d = job_index(o, job);
+	ev->facts = job_facts(o, job);
 	ev->stats = stats;
 	ev->published = calloc(job->plan->n_entries + 1, sizeof(*ev->published));
 	if (!ev->published)

@@ -8,7 +8,6 @@
 #include "common/cli.h"
 #include "common/msg.h"
 #include "common/quote.h"
-#include "device/fs_traits.h"
 #include "safecp/events_private.h"
 #include "base/cleanup.h"
 
@@ -109,13 +108,15 @@ void events_list_failed(struct events *ev, const char *path, int err)
 static void on_skipped(struct events *ctx, const struct plan_entry *e, enum copy_skip_reason reason)
 {
 	const char *why = words_skip_reason(reason);
-
 	struct events *ev = ctx;
+	struct safecp_entry pe = { 0 };
 
+	safecp_copy_entry(ev->o->copy, ev->d, (size_t)(e - ev->job->plan->entries), &pe,
+			  sizeof(pe));
 	if (e->identical) {
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 			say(ev, "%s identical to %s (%s): not copied", quote(e->source->src),
-			    quote(e->dst), identical_words(e));
+			    quote(e->dst), identical_words(&pe));
 	} else if (e->skip_existing) {
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 			say(ev, "%s kept: %s exists", quote(e->source->src), quote(e->dst));
@@ -125,7 +126,8 @@ static void on_skipped(struct events *ctx, const struct plan_entry *e, enum copy
 	}
 	if (ev->json_out) {
 		if (e->identical)
-			jsonev_identical(&ev->jev, e, why, identical_basis_name(e->identical));
+			jsonev_identical(&ev->jev, e, why,
+					 safecp_identical_basis_name(pe.identical));
 		else
 			jsonev_file(&ev->jev, e, e->skip_existing ? "kept" : "skipped", why);
 		stdout_check(ev);
@@ -140,7 +142,7 @@ static void on_error(struct events *ctx, const struct plan_entry *e, enum copy_s
 	/* the archive's "source" is made of many: the feed knows which one */
 	bool pack_src = ev->o->pack && (step == COPY_STEP_READ || step == COPY_STEP_CHANGED);
 	_cleanup_free_ char *msg = pack_src ? words_pack_failed(ev->o, e, step, err)
-					    : words_copy_error(e, step, err, path, ev->job->target,
+					    : words_copy_error(e, step, err, path, ev->facts,
 							       fatal);
 	bool note = step == COPY_STEP_ATTRS;
 
@@ -160,16 +162,15 @@ static void on_error(struct events *ctx, const struct plan_entry *e, enum copy_s
 /* The modes note is a fact about the stick, said once for it: the engine
  * passes the first file it chmod-ed, which read as "something is wrong
  * with IMG_0031.JPG" (issue 25 item 7). */
-static const char *modes_fs_word(const struct target *t)
+static const char *modes_fs_word(const struct safecp_target_facts *t)
 {
-	switch (fs_traits_of(t)->names) {
-	case NAME_FS_FAT: case NAME_FS_FUSEFAT: return "FAT";
-	case NAME_FS_EXFAT: return "exFAT";
-	case NAME_FS_NTFS: return "NTFS";
-	case NAME_FS_FUSEBLK: return "exFAT or NTFS";
-	case NAME_FS_POSIX: break;
-	}
-	return t->fstype ? t->fstype : "?";
+	const char *rules = t ? t->name_rules : NULL;
+
+	if (!rules || strcmp(rules, "posix") == 0)
+		return t && t->mount_type ? t->mount_type : "?";
+	if (strcmp(rules, "exfat-or-ntfs") == 0)
+		return "exFAT or NTFS";
+	return strcmp(rules, "exfat") == 0 ? "exFAT" : strcmp(rules, "ntfs") == 0 ? "NTFS" : "FAT";
 }
 
 static void on_note(struct events *ctx, enum copy_note_kind kind, const char *path, int err,
@@ -183,7 +184,7 @@ static void on_note(struct events *ctx, enum copy_note_kind kind, const char *pa
 	if (ev->o->pack && kind == COPY_NOTE_NO_MODES)
 		return;
 	if (kind == COPY_NOTE_NO_MODES) {
-		const struct target *t = ev->job->target;
+		const struct safecp_target_facts *t = ev->facts;
 
 		path = t->mountpoint ? t->mountpoint : ev->job->dest_arg;
 		fs = modes_fs_word(t);

@@ -107,74 +107,60 @@ void identical_say(const struct safecp_options *o, const struct copy_finding *f,
 	}
 }
 
-size_t identical_read_back_count(const struct plan *p, bool *cached)
+size_t identical_read_back_count(const struct safecp_options *o, size_t d, bool *cached)
 {
+	struct safecp_entry e;
 	size_t n = 0;
 
 	*cached = false;
-	for (size_t i = 0; i < p->n_entries; i++) {
-		const struct plan_entry *e = &p->entries[i];
-
-		if (!e->identical || e->identical_read_back == PLAN_READ_BACK_NONE)
+	for (size_t i = 0; safecp_copy_entry(o->copy, d, i, &e, sizeof(e)) == 0; i++) {
+		if (!e.identical || !e.read_back)
 			continue;
 		n++;
-		if (e->identical_read_back == PLAN_READ_BACK_CACHED)
-			*cached = true;
+		*cached = *cached || e.read_back_cached;
 	}
 	return n;
 }
 
-const char *identical_basis_name(enum plan_identical basis)
+const char *identical_basis_words(enum safecp_identical_basis basis)
 {
 	switch (basis) {
-	case PLAN_IDENTICAL_QUICK: return "size-mtime";
-	case PLAN_IDENTICAL_MANIFEST: return "manifest";
-	case PLAN_IDENTICAL_LIST: return "list";
-	case PLAN_IDENTICAL_CONTENT: return "content";
-	case PLAN_IDENTICAL_NO: break;
-	}
-	return NULL;
-}
-
-const char *identical_basis_words(enum plan_identical basis)
-{
-	switch (basis) {
-	case PLAN_IDENTICAL_QUICK: return "same size and modification time";
-	case PLAN_IDENTICAL_MANIFEST:
+	case SAFECP_IDENTICAL_SIZE_MTIME: return "same size and modification time";
+	case SAFECP_IDENTICAL_MANIFEST:
 		return "the source's checksum is the one the stick's ASC MHL manifest records";
-	case PLAN_IDENTICAL_LIST:
+	case SAFECP_IDENTICAL_LIST:
 		return "the source's checksum is the one the stick's checksum list records";
-	case PLAN_IDENTICAL_CONTENT: return "both copies read: the same xxh128";
-	case PLAN_IDENTICAL_NO: break;
+	case SAFECP_IDENTICAL_CONTENT: return "both copies read: the same xxh128";
+	case SAFECP_IDENTICAL_NO: break;
 	}
 	return "not identical";
 }
 
 /* The -v line's reason for e: what was compared, and whether the stick's
  * bytes were read (identical.h). */
-const char *identical_words(const struct plan_entry *e)
+const char *identical_words(const struct safecp_entry *e)
 {
-	bool rec = e->identical == PLAN_IDENTICAL_MANIFEST || e->identical == PLAN_IDENTICAL_LIST;
+	bool rec = e->identical == SAFECP_IDENTICAL_MANIFEST || e->identical == SAFECP_IDENTICAL_LIST;
 
-	if (e->identical == PLAN_IDENTICAL_CONTENT)
-		return e->identical_read_back == PLAN_READ_BACK_CACHED
+	if (e->identical == SAFECP_IDENTICAL_CONTENT)
+		return e->read_back_cached
 			       ? "both copies read, the stick's through the page cache (it could "
 				 "not be bypassed): the same xxh128"
 			       : "both copies read, the stick's from the device: the same xxh128";
-	if (e->identical_read_back == PLAN_READ_BACK_DEVICE)
-		return e->identical == PLAN_IDENTICAL_QUICK
+	if ((e->read_back && !e->read_back_cached))
+		return e->identical == SAFECP_IDENTICAL_SIZE_MTIME
 			       ? "same size and modification time; its copy read back from the "
 				 "device: the same xxh128"
-			       : e->identical == PLAN_IDENTICAL_MANIFEST
+			       : e->identical == SAFECP_IDENTICAL_MANIFEST
 			       ? "the source's checksum is the one the stick's ASC MHL manifest "
 				 "records; its copy read back from the device: the same xxh128"
 			       : "the source's checksum is the one the stick's checksum list "
 				 "records; its copy read back from the device: the same xxh128";
-	if (e->identical_read_back == PLAN_READ_BACK_CACHED)
-		return e->identical == PLAN_IDENTICAL_QUICK
+	if (e->read_back_cached)
+		return e->identical == SAFECP_IDENTICAL_SIZE_MTIME
 			       ? "same size and modification time; its copy read back through the "
 				 "page cache (it could not be bypassed): the same xxh128"
-			       : e->identical == PLAN_IDENTICAL_MANIFEST
+			       : e->identical == SAFECP_IDENTICAL_MANIFEST
 			       ? "the source's checksum is the one the stick's ASC MHL manifest "
 				 "records; its copy read back through the page cache (it could not "
 				 "be bypassed): the same xxh128"
@@ -182,7 +168,7 @@ const char *identical_words(const struct plan_entry *e)
 				 "records; its copy read back through the page cache (it could not "
 				 "be bypassed): the same xxh128";
 	if (rec)
-		return e->identical == PLAN_IDENTICAL_MANIFEST
+		return e->identical == SAFECP_IDENTICAL_MANIFEST
 			       ? "the source's checksum is the one the stick's ASC MHL manifest "
 				 "records; the stick's bytes were not read"
 			       : "the source's checksum is the one the stick's checksum list "

@@ -58,57 +58,61 @@ static const char *entry_type_name(enum plan_entry_type t)
 }
 
 /* --rename-invalid: "renamed": [{"file", "dest", "was", "reason"}] */
-static void start_renamed(struct jsonev *ev, const struct copy_prepared *job)
+static void start_renamed(struct jsonev *ev, const struct safecp_copy *c, size_t d)
 {
 	struct json *j = &ev->json;
-	const struct plan_names *n = &job->names;
+	struct safecp_rename r;
+	struct safecp_entry e;
 
 	json_key(j, "renamed");
 	json_array_begin(j);
-	for (size_t i = 0; i < n->n_renames; i++) {
-		const struct plan_entry *e = &job->plan->entries[n->renames[i].entry];
-
+	for (size_t i = 0; safecp_copy_rename(c, d, i, &r) == 0; i++) {
+		if (safecp_copy_entry(c, d, r.entry, &e, sizeof(e)) < 0)
+			continue;
 		json_object_begin(j);
-		json_kv_string(j, "file", e->source->src);
-		json_kv_string(j, file_key(ev), e->dst);
-		json_kv_string(j, "was", n->renames[i].old_dst);
-		json_kv_string(j, "reason", words_rename_reason(&n->renames[i]));
+		json_kv_string(j, "file", e.source);
+		json_kv_string(j, file_key(ev), e.dest);
+		json_kv_string(j, "was", r.old_dest);
+		json_kv_string(j, "reason", r.why);
 		json_object_end(j);
 	}
 	json_array_end(j);
 }
 
-void jsonev_start(struct jsonev *ev, const struct copy_prepared *job)
+void jsonev_start(struct jsonev *ev, const struct safecp_copy *c, size_t d,
+		  const struct safecp_target_facts *t)
 {
 	struct json *j = &ev->json;
-	const struct plan *p = job->plan;
-	const struct target *t = job->target;
+	struct safecp_copy_plan p = { 0 };
+	struct safecp_write_plan w = { 0 };
 
+	safecp_copy_plan(c, d, &p, sizeof(p));
+	safecp_copy_write_plan(c, d, &w, sizeof(w));
 	begin(ev, "start", clock_realtime());
-	json_kv_u64(j, "bytes_total", p->total_bytes);
-	json_kv_u64(j, "files", p->n_files);
-	json_kv_u64(j, "directories", p->tree->n_dirs);
-	json_kv_u64(j, "symlinks", p->n_symlinks);
-	json_kv_u64(j, "skipped", p->tree->n_skipped);
-	json_kv_u64(j, "kept", p->n_existing_kept);
-	json_kv_u64(j, "skipped_identical", p->n_identical);
-	json_kv_u64(j, "skipped_identical_bytes", p->identical_bytes);
-	json_kv_u64(j, "stale_temps", p->stale.n);
-	json_kv_u64(j, "stale_bytes", p->stale.bytes);
-	json_kv_name(j, ev->dest ? "dest_root" : "dest", p->dest_root);
-	json_kv_name(j, "mountpoint", t->mountpoint);
-	json_kv_string(j, "fstype", t->fstype);
-	json_kv_name(j, "device", t->has_block ? t->devnode : NULL);
-	json_kv_string(j, "disk", t->has_block ? t->diskname : NULL);
-	json_kv_bool(j, "removable", job->place.removable);
-	json_kv_bool(j, "system_disk", job->place.place == TARGET_SYSTEM);
-	json_kv_string(j, "strategy", strategy_name(job->wplan.strategy));
-	json_kv_string(j, "reason", words_sizing_reason(job->wplan.reason));
-	json_kv_u64(j, "window", job->wplan.window);
-	json_kv_u64(j, "chunk", job->wplan.chunk);
-	json_kv_u64(j, "space_needed", job->space_needed);
-	json_kv_u64(j, "space_free", job->space.avail_bytes);
-	start_renamed(ev, job);
+	json_kv_u64(j, "bytes_total", p.bytes);
+	json_kv_u64(j, "files", p.files);
+	json_kv_u64(j, "directories", p.dirs);
+	json_kv_u64(j, "symlinks", p.symlinks);
+	json_kv_u64(j, "skipped", p.skipped);
+	json_kv_u64(j, "kept", p.kept);
+	json_kv_u64(j, "skipped_identical", p.identical);
+	json_kv_u64(j, "skipped_identical_bytes", p.identical_bytes);
+	json_kv_u64(j, "stale_temps", p.stale);
+	json_kv_u64(j, "stale_bytes", p.stale_bytes);
+	json_kv_name(j, ev->dest ? "dest_root" : "dest", p.dest_root);
+	json_kv_name(j, "mountpoint", t ? t->mountpoint : NULL);
+	json_kv_string(j, "fstype", t ? t->mount_type : NULL);
+	json_kv_name(j, "device", t && t->block ? t->device : NULL);
+	json_kv_string(j, "disk", t && t->block ? t->disk : NULL);
+	json_kv_bool(j, "removable", p.place == SAFECP_PLACE_REMOVABLE);
+	json_kv_bool(j, "system_disk", p.place == SAFECP_PLACE_SYSTEM);
+	json_kv_string(j, "strategy", safecp_strategy_name(w.strategy));
+	json_kv_string(j, "reason", words_sizing_reason(w.reason));
+	json_kv_u64(j, "window", w.window);
+	json_kv_u64(j, "chunk", w.chunk);
+	json_kv_u64(j, "space_needed", p.space_needed);
+	json_kv_u64(j, "space_free", p.space_free);
+	start_renamed(ev, c, d);
 	event_end(j);
 }
 

@@ -100,7 +100,7 @@ char *words_pack_failed(const struct safecp_options *o, const struct plan_entry 
 
 /* PLAN_FILE_TOO_BIG of an archive: its bound is more than the limit. */
 char *words_pack_too_big(const struct safecp_options *o, const struct plan_problem *p,
-			 const struct target *t)
+			 const struct safecp_target_facts *t)
 {
 	char size[SIZE_FORMAT_MAX];
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;

@@ -15,45 +15,48 @@
 #include "safecp/tool.h"
 #include "base/cleanup.h"
 
-static const char *system_what(enum sysdisk_kind kind)
+static const char *system_what(const char *what)
 {
-	switch (kind) {
-	case SYSDISK_ROOT: return "the root filesystem";
-	case SYSDISK_SYSTEM: return "a system mount";
-	default: return "the disk the system runs from";
-	}
+	if (what && strcmp(what, "root") == 0)
+		return "the root filesystem";
+	if (what && strcmp(what, "system-mount") == 0)
+		return "a system mount";
+	return "the disk the system runs from";
 }
 
-static char *refusal(const struct copy_prepared *job)
+static char *refusal(const struct safecp_options *o, size_t d)
 {
-	const struct target *t = job->target;
-	_cleanup_free_ char *where = words_where(t);
-	const char *dest = job->dest_arg;
+	const struct safecp_target_facts *t = dest_facts(o, d);
+	struct safecp_copy_plan p = { 0 };
+	_cleanup_free_ char *where = t ? words_where(t) : NULL;
+	const char *dest = o->dests[d];
 
-	if (job->place.place == TARGET_NO_DISK)
+	safecp_copy_plan(o->copy, d, &p, sizeof(p));
+	if (p.place == SAFECP_PLACE_NO_DISK)
 		return words_format("refusing to copy to %s: it is on %s, which is no disk (memory, "
 				    "or a network); is the stick mounted there? mount it, or give "
 				    "--system-disk to copy there anyway", quote(dest),
-				    where ? where : quote(t->fstype ? t->fstype : "?"));
+				    where ? where : quote(t && t->mount_type ? t->mount_type : "?"));
 	return words_format("refusing to copy to %s: it is on %s, %s, not a stick; is the stick "
 			    "mounted there? mount it, or give --system-disk to copy there anyway",
-			    quote(dest), where ? where : "?", system_what(job->place.kind));
+			    quote(dest), where ? where : "?", system_what(p.system_what));
 }
 
-void place_say(const struct safecp_options *o, const struct copy_finding *f,
-	       const struct copy_prepared *job)
+void place_say(const struct safecp_options *o, const struct copy_finding *f)
 {
+	const struct safecp_target_facts *t = dest_facts(o, f->dest);
+
 	if (f->kind == COPY_NOTE_FIXED_DISK) {
 		_cleanup_free_ char *where = NULL;
 
 		if (o->verbosity == VERBOSITY_QUIET)
 			return;
-		where = words_where(job->target);
+		where = t ? words_where(t) : NULL;
 		fprintf(stderr, "%s: note: %s is on %s, a fixed disk, not a removable one\n",
-			program_name, quote(job->dest_arg), where ? where : "?");
+			program_name, quote(o->dests[f->dest]), where ? where : "?");
 		return;
 	}
-	_cleanup_free_ char *msg = refusal(job);
+	_cleanup_free_ char *msg = refusal(o, f->dest);
 
 	report_refusal(o, f->kind == COPY_REFUSED_SYSTEM_DISK ? "system-disk" : "no-disk", msg);
 }

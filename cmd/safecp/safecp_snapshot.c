@@ -25,7 +25,7 @@
 #define WAIT_READ_EVERY 0.5
 #define WAIT_MIN_BYTES (1024 * 1024)
 
-static void device_wait_sample(struct device_wait *w, const struct target *t, uint64_t ours)
+static void device_wait_sample(struct device_wait *w, const struct safecp_target_facts *t, uint64_t ours)
 {
 	struct safecp_dirty_figures d;
 	double now = clock_monotonic();
@@ -36,10 +36,10 @@ static void device_wait_sample(struct device_wait *w, const struct target *t, ui
 		w->rate = -1;
 		w->started = true;
 	}
-	if (!t || !t->has_block || !t->bdi[0] || now < w->next)
+	if (!t || !t->block || !t->bdi[0] || now < w->next)
 		return;
 	w->next = now + WAIT_READ_EVERY;
-	if (safecp_dirty_device_read(t->bdi, t->diskname, &d, sizeof(d)) < 0)
+	if (safecp_dirty_device_read(t->bdi, t->disk, &d, sizeof(d)) < 0)
 		return;
 	if (d.has_block_stat)
 		w->rate = progress_rate_sample(&w->dev_rate, now, d.bytes_written);
@@ -47,7 +47,7 @@ static void device_wait_sample(struct device_wait *w, const struct target *t, ui
 	w->other = d.source == SAFECP_DIRTY_DEBUGFS && pending > ours ? pending - ours : 0;
 }
 
-bool device_wait_words(const struct device_wait *w, const struct target *t,
+bool device_wait_words(const struct device_wait *w, const struct safecp_target_facts *t,
 		       char *buf, size_t size)
 {
 	char sz[SIZE_FORMAT_MAX], r[FORMAT_RATE_MAX], e[FORMAT_DURATION_MAX];
@@ -57,11 +57,11 @@ bool device_wait_words(const struct device_wait *w, const struct target *t,
 	size_format(sz, sizeof(sz), w->other);
 	if (w->rate > 0)
 		snprintf(buf, size, "for %s of other data on %s ahead of ours (%s, %s)", sz,
-			 t->devnode, format_rate(r, sizeof(r), w->rate),
+			 t->device, format_rate(r, sizeof(r), w->rate),
 			 format_duration(e, sizeof(e), (double)w->other / w->rate));
 	else
 		snprintf(buf, size, "for %s of other data on %s ahead of ours", sz,
-			 t->devnode);
+			 t->device);
 	return true;
 }
 
@@ -94,7 +94,7 @@ void snapshot_take(struct events *ev, struct snapshot *s)
 	s->verified = atomic_load(&st->bytes_verified);
 	s->files_verified = atomic_load(&st->files_verified);
 	s->files_mismatched = atomic_load(&st->files_mismatched);
-	s->identical_verified = identical_read_back_count(p, &s->verify_cached);
+	s->identical_verified = identical_read_back_count(ev->o, ev->d, &s->verify_cached);
 	s->verify_cached = s->verify_cached || atomic_load(&st->verify_cached);
 	s->pack = ev->o->pack;
 	if (ev->o->pack)
@@ -103,7 +103,7 @@ void snapshot_take(struct events *ev, struct snapshot *s)
 	s->device_busy = atomic_load(&st->device_busy_bytes);
 	s->t_real = clock_realtime();
 	s->rate = progress_rate_sample(&ev->rate, clock_monotonic(), s->confirmed);
-	device_wait_sample(&ev->wait, ev->job->target, s->written - s->confirmed);
+	device_wait_sample(&ev->wait, ev->facts, s->written - s->confirmed);
 	/* confirmed bytes come in batches, so their rate over the window can
 	 * exceed what the device wrote in it: the device's own is a bound */
 	if (s->rate >= 0 && ev->wait.rate >= 0 && s->rate > ev->wait.rate)

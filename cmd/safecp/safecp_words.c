@@ -16,7 +16,6 @@
 
 #include "base/cleanup.h"
 #include "common/quote.h"
-#include "device/fs_traits.h"
 #include "safecp/tool.h"
 #include "safecp/safecp_words.h"
 #include "base/size.h"
@@ -45,11 +44,12 @@ static char *device_words(const char *fstype, const char *format, const char *de
 	return device ? words_format("%s on %s", fs, quote_bare(device)) : strdup(fs);
 }
 
-static char *words_device(const struct target *t)
+/* A FUSE block filesystem's format is not its mount type: both are said. */
+static char *words_device(const struct safecp_target_facts *t)
 {
-	return device_words(t->fstype,
-			    fs_traits_of(t)->format_from_blkid ? t->blkid_fstype : NULL,
-			    t->has_block ? t->devnode : NULL);
+	bool format = t->fs_name && t->mount_type && strcmp(t->fs_name, t->mount_type) != 0;
+
+	return device_words(t->mount_type, format ? t->fs_name : NULL, t->block ? t->device : NULL);
 }
 
 char *words_where_of(const char *mnt, const char *fstype, const char *format,
@@ -60,7 +60,7 @@ char *words_where_of(const char *mnt, const char *fstype, const char *format,
 	return dev ? words_format("%s (%s)", quote(mnt), dev) : NULL;
 }
 
-char *words_where(const struct target *t)
+char *words_where(const struct safecp_target_facts *t)
 {
 	_cleanup_free_ char *dev = words_device(t);
 
@@ -86,7 +86,7 @@ const char *words_step_name(enum copy_step step)
 	return "unknown";
 }
 
-static char *no_space(const struct plan_problem *p, const struct target *t)
+static char *no_space(const struct plan_problem *p, const struct safecp_target_facts *t)
 {
 	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
@@ -100,11 +100,11 @@ static char *no_space(const struct plan_problem *p, const struct target *t)
 		      need, have, p->path2 ? quote(p->path2) : "the destination");
 }
 
-static char *too_big(const struct plan_problem *p, const struct target *t)
+static char *too_big(const struct plan_problem *p, const struct safecp_target_facts *t)
 {
 	char size[SIZE_FORMAT_MAX];
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
-	bool fat = t && fs_traits_of(t)->max_file_size == FS_FAT_MAX_FILE_SIZE;
+	bool fat = p->have == UINT32_MAX; /* FAT's limit: 4 GiB - 1 */
 
 	size_format(size, sizeof(size), p->need);
 	return words_format("%s is %s, more than one file can hold on %s (at most %" PRIu64
@@ -113,7 +113,7 @@ static char *too_big(const struct plan_problem *p, const struct target *t)
 			  : "split the file or use another filesystem");
 }
 
-static char *no_inodes(const struct plan_problem *p, const struct target *t)
+static char *no_inodes(const struct plan_problem *p, const struct safecp_target_facts *t)
 {
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
 
@@ -164,7 +164,7 @@ static char *dest_problem(const struct plan_problem *p, const char *a, const cha
 	}
 }
 
-char *words_problem(const struct plan_problem *p, const struct target *t)
+char *words_problem(const struct plan_problem *p, const struct safecp_target_facts *t)
 {
 	const char *a = p->path ? p->path : "", *b = p->path2 ? p->path2 : "";
 
@@ -314,7 +314,7 @@ static char *failed_action(const struct plan_entry *e, enum copy_step step, cons
 }
 
 char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
-		       const char *path, const struct target *t, bool fatal)
+		       const char *path, const struct safecp_target_facts *t, bool fatal)
 {
 	_cleanup_free_ char *action = failed_action(e, step, path);
 	_cleanup_free_ char *dev = NULL;
@@ -357,8 +357,8 @@ char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 		      dev ? ")" : "", why(err), tail, h ? "; " : "", h ? h : "");
 }
 
-char *words_sizing_refused(const struct safecp_options *o, const struct target *t,
-			   const struct write_plan *w)
+char *words_sizing_refused(const struct safecp_options *o, const struct safecp_target_facts *t,
+			   const struct safecp_write_plan *w)
 {
 	_cleanup_free_ char *where = words_where(t);
 
@@ -369,38 +369,38 @@ char *words_sizing_refused(const struct safecp_options *o, const struct target *
 				: "not supported there; use --strategy=auto");
 }
 
-const char *words_sizing_reason(enum sizing_reason r)
+const char *words_sizing_reason(enum safecp_strategy_reason r)
 {
 	switch (r) {
-	case SIZING_NONE: break;
-	case SIZING_FUSE_DAEMON:
+	case SAFECP_REASON_NONE: break;
+	case SAFECP_REASON_FUSE_DAEMON:
 		return "FUSE passes data to its daemon, whose writes are dirty in the "
 		       "device's cache: only fdatasync per window bounds them";
-	case SIZING_FUSE_NOOP_FSYNC:
+	case SAFECP_REASON_FUSE_NOOP_FSYNC:
 		return "FUSE passes data to its daemon, whose writes are dirty in the "
 		       "device's cache, and its fsync may write nothing (fusefat's does not): "
 		       "each window is fdatasynced and the device itself synced";
-	case SIZING_DIO_SUPPORTED:
+	case SAFECP_REASON_DIRECT_SUPPORTED:
 		return "the filesystem supports O_DIRECT (statx DIOALIGN): nothing is "
 		       "left dirty and each completed write is on the device";
-	case SIZING_DIO_REFUSED:
+	case SAFECP_REASON_DIRECT_REFUSED:
 		return "the filesystem refuses O_DIRECT here: buffered writes with "
 		       "sync_file_range write-behind windows";
-	case SIZING_DIO_WOULD_FALL_BACK:
+	case SAFECP_REASON_DIRECT_WOULD_FALL_BACK:
 		return "O_DIRECT would silently fall back to synchronous buffered writes on "
 		       "this filesystem: sync_file_range write-behind windows instead";
-	case SIZING_ASKED_DIO_REFUSED:
+	case SAFECP_REASON_ASKED_DIRECT_REFUSED:
 		return "this filesystem does not support O_DIRECT (statx reports "
 		       "no DIO alignment); use --strategy=window";
-	case SIZING_ASKED_DIO_OK:
+	case SAFECP_REASON_ASKED_DIRECT_OK:
 		return "requested; the filesystem supports O_DIRECT";
-	case SIZING_ASKED_DIO_UNKNOWN:
+	case SAFECP_REASON_ASKED_DIRECT_UNKNOWN:
 		return "requested; the kernel may fall back to buffered writes, "
 		       "which the writer detects at run time";
-	case SIZING_ASKED_WINDOW_FUSE:
+	case SAFECP_REASON_ASKED_WINDOW_FUSE:
 		return "requested; on FUSE, sync_file_range does not reach the device, "
 		       "so the writer will switch to sync-window if dirty data grows";
-	case SIZING_ASKED:
+	case SAFECP_REASON_ASKED:
 		return "requested";
 	}
 	return "";

@@ -31,22 +31,11 @@
 #include <time.h>
 
 #include "common/cli.h" /* enum verbosity */
-#include "copy/copy.h"
-#include "copy/file_sums.h"
-#include "copy/lists.h"
-#include "copy/pack.h"
-#include "copy/identical.h"
-#include "copy/mhl_record.h"
-#include "copy/sums_index.h"
 #include "common/json.h"
-#include "copy/plan.h"
-#include "copy/plan_names.h"
 #include "copy/session.h"
 #include "api/copy_internal.h"
+#include <safecp/copy_plan.h>
 #include "common/progress.h"
-#include "io/sizing.h"
-#include "device/target.h"
-#include "device/target_place.h"
 
 /* Checksum names --checksum can give (the algorithms a list holds). */
 #define SAFECP_CHECKSUMS_MAX 16
@@ -104,8 +93,7 @@ void report_refusal(const struct safecp_options *o, const char *kind, const char
 
 /* safecp_place.c: a destination on the system disk or on no disk
  * refused (unless --system-disk), one on a fixed disk noted. */
-void place_say(const struct safecp_options *o, const struct copy_finding *f,
-	       const struct copy_prepared *job);
+void place_say(const struct safecp_options *o, const struct copy_finding *f);
 
 /* safecp_unmount.c: --unmount, --power-off.  Before the first byte: each
  * destination resolved to what will be unmounted, the refusals said
@@ -137,16 +125,14 @@ void mhl_say(const struct safecp_options *o, const struct copy_finding *f,
  * back different), as warnings. */
 void identical_say(const struct safecp_options *o, const struct copy_finding *f,
 		   const struct copy_prepared *jobs);
-/* "size-mtime", "manifest", "list", "content": JSON's word for a basis */
-const char *identical_basis_name(enum plan_identical basis);
 /* "same size and modification time", ...: the -v line's */
-const char *identical_basis_words(enum plan_identical basis);
+const char *identical_basis_words(enum safecp_identical_basis basis);
 /* The -v line's words for an identical file: its basis, and whether and
- * how its copy was read back (plan_entry.identical_read_back) */
-const char *identical_words(const struct plan_entry *e);
-/* Of p's identical files, those whose copy was read back and matched;
- * *cached: some of them through the page cache */
-size_t identical_read_back_count(const struct plan *p, bool *cached);
+ * how its copy was read back */
+const char *identical_words(const struct safecp_entry *e);
+/* Of destination d's identical files, those whose copy was read back and
+ * matched; *cached: some of them through the page cache */
+size_t identical_read_back_count(const struct safecp_options *o, size_t d, bool *cached);
 
 /* safecp_pack.c: --pack.  What the walk of the sources found: a source
  * that cannot be packed, a name unpacking would refuse (after n of them,
@@ -158,7 +144,7 @@ void pack_unsafe_end(size_t n);
 char *words_pack_failed(const struct safecp_options *o, const struct plan_entry *archive,
 			enum copy_step step, int err);
 char *words_pack_too_big(const struct safecp_options *o, const struct plan_problem *p,
-			 const struct target *t);
+			 const struct safecp_target_facts *t);
 /* safecp_unpack.c: --unpack.  What reading and checking the archives
  * found: one that cannot be read, the unsafe entries (each named, or
  * left out with --skip-unsafe), a spool without room. */
@@ -168,31 +154,40 @@ void unpack_say(const struct safecp_options *o, const struct copy_finding *f);
 void features_print(void);
 
 /* safecp_dryrun.c: print the plan and the target on stdout. */
-void dryrun_print(const struct safecp_options *o, const struct copy_prepared *job);
+void dryrun_print(const struct safecp_options *o, size_t d);
+
+/* safecp.c: the facts of destination d's target (<safecp/target.h>),
+ * NULL when it was not probed; job_facts() of a prepared job, whose
+ * place among the session's prepared destinations is its index. */
+const struct safecp_target_facts *dest_facts(const struct safecp_options *o, size_t d);
+const struct safecp_target_facts *job_facts(const struct safecp_options *o,
+					    const struct copy_prepared *job);
+/* The job's index: its destination in <safecp/copy_plan.h>'s calls. */
+size_t job_index(const struct safecp_options *o, const struct copy_prepared *job);
 
 /* safecp_words.c: sentences without the "safecp: " prefix; malloc'd,
  * NULL only when out of memory. t may be NULL (not probed yet). */
-char *words_problem(const struct plan_problem *p, const struct target *t);
+char *words_problem(const struct plan_problem *p, const struct safecp_target_facts *t);
 /* vasprintf into a new string, or NULL (safecp_words.c) */
 char *words_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
-		       const char *path, const struct target *t, bool fatal);
-char *words_sizing_refused(const struct safecp_options *o, const struct target *t,
-			   const struct write_plan *w);
+		       const char *path, const struct safecp_target_facts *t, bool fatal);
+char *words_sizing_refused(const struct safecp_options *o, const struct safecp_target_facts *t,
+			   const struct safecp_write_plan *w);
 /* "'/media/usb' (ext4 on /dev/sdb1)", "'/tmp' (tmpfs)" */
-char *words_where(const struct target *t);
+char *words_where(const struct safecp_target_facts *t);
 /* safecp_names.c: a PLAN_NAME_* problem; a --rename-invalid note
  * ("'a:b.jpg' is written as 'a_b.jpg': exFAT does not allow ':'..."),
  * and its reason for JSON ("character", "reserved", ..., "clash"). */
-char *words_name_problem(const struct plan_problem *p, const struct target *t);
+char *words_name_problem(const struct plan_problem *p, const struct safecp_target_facts *t);
 /* the closing line after n names refused for the destination dest */
-char *words_names_refused(const struct target *t, const char *dest, size_t n);
-char *words_rename(const struct plan *p, const struct plan_rename *r, const struct target *t);
-const char *words_rename_reason(const struct plan_rename *r);
+char *words_names_refused(const struct safecp_target_facts *t, const char *dest, size_t n);
+char *words_rename(const struct safecp_copy *c, size_t d, const struct safecp_rename *r,
+		   const struct safecp_target_facts *t);
 /* Why an entry is not copied; a note (malloc'd, NULL when out of memory). */
 const char *words_skip_reason(enum copy_skip_reason why);
 /* sizing_plan()'s and the writer's reasons */
-const char *words_sizing_reason(enum sizing_reason r);
+const char *words_sizing_reason(enum safecp_strategy_reason r);
 const char *words_switch_reason(enum writer_switch_reason r);
 char *words_note(enum copy_note_kind kind, int err, uint64_t bytes);
 /* "read", "create", "write", "sync", "rename", "attrs", "final-sync" */
@@ -226,7 +221,8 @@ struct jsonev {
 	const char *dest;
 };
 void jsonev_init(struct jsonev *j, FILE *f, const char *dest);
-void jsonev_start(struct jsonev *j, const struct copy_prepared *job);
+void jsonev_start(struct jsonev *j, const struct safecp_copy *c, size_t d,
+		  const struct safecp_target_facts *t);
 void jsonev_progress(struct jsonev *j, const struct snapshot *s);
 /* One destination's end, for the done event of several. */
 struct dest_outcome {

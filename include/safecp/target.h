@@ -14,6 +14,10 @@
 #ifndef SAFECP_TARGET_API_H
 #define SAFECP_TARGET_API_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include <safecp/safecp.h>
 
 #ifdef __cplusplus
@@ -43,6 +47,38 @@ const char *safecp_target_fs_name(const struct safecp_target *t);
  * exFAT and NTFS through FUSE), where the files' own page cache is clean;
  * NULL for every other filesystem. */
 const char *safecp_target_cache_device(const struct safecp_target *t);
+
+/* What the probe found, for a caller that shows it (safecp --dry-run).
+ * Strings are the target's ("" or NULL as said), valid until it is freed.
+ * Filled up to size bytes (pass sizeof): a later version appends fields. */
+struct safecp_target_facts {
+	const char *path;         /* as probed */
+	const char *mountpoint;   /* NULL when unknown */
+	const char *mount_type;   /* the mount's type ("ext4", "fuseblk") */
+	const char *fs_name;      /* safecp_target_fs_name() */
+	const char *label, *uuid; /* the volume's, NULL when unread */
+	/* which names the filesystem refuses: "posix" (only '/' and NUL),
+	 * "fat", "fusefat" (FAT through fusefat, which cannot create names
+	 * outside ASCII), "exfat", "ntfs", "exfat-or-ntfs" (a FUSE block
+	 * filesystem whose format could not be read: both rules) */
+	const char *name_rules;
+	bool block;               /* a block device stands behind it; below, if so */
+	const char *device;       /* "/dev/sdb1" */
+	unsigned dev_major, dev_minor;
+	bool partition;           /* device is a partition of disk */
+	const char *disk;         /* "sdb" */
+	unsigned disk_major, disk_minor;
+	uint64_t disk_size;
+	const char *transport;    /* "usb", "mmc", "sata", "nvme", ..., "unknown" */
+	const char *vendor, *model; /* as the device's firmware says, "" unknown */
+	bool removable;
+	bool write_cache;         /* write back: flushes reach the device */
+	uint32_t max_sectors_kb, max_hw_sectors_kb, optimal_io_size, minimum_io_size;
+	uint32_t nr_requests, logical_block_size, physical_block_size, dma_alignment;
+	const char *bdi;          /* the bdi that counts its dirty data ("" unknown) */
+};
+int safecp_target_facts(const struct safecp_target *t, struct safecp_target_facts *ret,
+			size_t size);
 
 /* A test seam, as lsblk --sysroot: read /proc and /sys below dir, a
  * captured tree, instead of the machine's.  NULL or "" is the real root.

@@ -40,9 +40,15 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	c->targets = calloc(COPY_DESTS_MAX, sizeof(*c->targets));
+	if (!c->targets) {
+		free(c);
+		return -ENOMEM;
+	}
 	c->o = o;
 	r = copy_session_new(&o, &c->s);
 	if (r < 0) {
+		free(c->targets);
 		free(c);
 		return r;
 	}
@@ -283,6 +289,7 @@ void safecp_copy_free(struct safecp_copy *c)
 		return;
 	copy_event_done(&c->last);
 	copy_session_free(c->s);
+	free(c->targets);
 	free(c->sums_prefix);
 	free(c->spool_dir);
 	free(c);

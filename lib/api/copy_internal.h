@@ -1,11 +1,12 @@
 /* copy_internal.h: the public copy (<safecp/copy.h>) as the library
- * holds it, shared by lib/api/copy.c (options, run) and copy_findings.c
- * (what preparing found). */
+ * holds it, shared by lib/api/copy.c (options, run), copy_findings.c
+ * (what preparing found) and copy_plan.c (what it will do). */
 #ifndef SAFECP_API_COPY_INTERNAL_H
 #define SAFECP_API_COPY_INTERNAL_H
 
 #include <safecp/copy.h>
 
+#include "api/target_handle.h"
 #include "copy/session.h"
 
 struct safecp_copy {
@@ -14,6 +15,9 @@ struct safecp_copy {
 	char *sums_prefix;
 	char *spool_dir;
 	struct copy_event last; /* its strings live until the next poll */
+	/* safecp_copy_target()'s handles, one per destination (the array is
+	 * filled as they are asked for; the session owns the targets) */
+	struct safecp_target *targets;
 };
 
 #endif

@@ -113,8 +113,8 @@ static int space_and_strategy(struct copy_session *s, size_t i, enum copy_prepar
 
 	*stage = COPY_STAGE_CHECK;
 	d->space_needed = plan_space_needed(d->plan, &d->space);
-	r = plan_check(d->plan, &d->space, &d->refusal);
-	if (r == 0 && d->refusal.kind != PLAN_OK)
+	r = plan_check(d->plan, &d->space, &d->refusal); /* the kind, or -ENOMEM */
+	if (r > 0)
 		r = refuse_deferred(s, i, &d->refusal);
 	if (r < 0)
 		return r;

@@ -6,6 +6,7 @@
  * the refusals of lists and histories as their kinds and names.  Only
  * public calls; the trees are made with the shell. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <safecp/copy.h>
+#include <safecp/copy_plan.h>
 
 #include "test.h"
 
@@ -187,6 +189,54 @@ TEST(unpack_refuses_an_unsafe_entry_or_leaves_it_out)
 	CHECK(access("u/ok.txt", F_OK) == 0 && access("evil", F_OK) < 0);
 }
 
+TEST(the_plan_its_entries_target_and_strategy_are_readable)
+{
+	struct safecp_target_facts f;
+	struct safecp_write_plan w;
+	struct safecp_copy_plan p;
+	struct safecp_entry e;
+	struct safecp_copy *c;
+	size_t files = 0;
+
+	/* v/sub/f is on w already, the same size and time */
+	sh("mkdir -p v/sub w/v/sub && echo 12345 > v/sub/f && ln -s f v/sub/l && "
+	   "cp -p v/sub/f w/v/sub/f");
+	c = copy_of(SAFECP_COPY_DRY_RUN, "v", "w");
+	CHECK_INT(safecp_copy_plan(c, 0, &p, sizeof(p)), -ENOENT); /* not prepared */
+	CHECK(safecp_copy_target(c, 0) == NULL);
+	CHECK_INT(safecp_copy_set_skip_identical(c, "quick"), 0);
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(safecp_copy_plan(c, 0, &p, sizeof(p)), 0);
+	CHECK_U64(p.entries, 4); /* v, v/sub, v/sub/f, v/sub/l */
+	CHECK_U64(p.identical, 1);
+	CHECK_U64(p.symlinks, 1);
+	CHECK_INT(safecp_copy_plan(c, 1, &p, sizeof(p)), -ENOENT);
+	for (size_t i = 0; safecp_copy_entry(c, 0, i, &e, sizeof(e)) == 0; i++) {
+		files += e.type == SAFECP_ENTRY_FILE;
+		if (e.type == SAFECP_ENTRY_FILE) {
+			CHECK_STR(e.rel, "v/sub/f");
+			CHECK_U64(e.size, 6);
+			CHECK_INT(e.identical, SAFECP_IDENTICAL_SIZE_MTIME);
+			CHECK(e.kept && e.dest_exists);
+		}
+		if (e.type == SAFECP_ENTRY_SYMLINK)
+			CHECK_STR(e.link_target, "f");
+	}
+	CHECK_U64(files, 1);
+	CHECK_STR(safecp_identical_basis_name(SAFECP_IDENTICAL_SIZE_MTIME), "size-mtime");
+	CHECK(safecp_copy_target(c, 0) != NULL);
+	CHECK_INT(safecp_target_facts(safecp_copy_target(c, 0), &f, sizeof(f)), 0);
+	CHECK(f.mountpoint != NULL && f.name_rules != NULL);
+	CHECK_INT(safecp_copy_write_plan(c, 0, &w, sizeof(w)), 0);
+	CHECK(w.strategy != SAFECP_STRATEGY_AUTO && safecp_strategy_name(w.strategy) != NULL);
+	CHECK(w.chunk > 0 && w.window > 0);
+	/* a caller built against a shorter structure gets only its bytes */
+	memset(&e, 0x5a, sizeof(e));
+	CHECK_INT(safecp_copy_entry(c, 0, 0, &e, offsetof(struct safecp_entry, dest)), 0);
+	CHECK(e.source != NULL && *(const unsigned char *)&e.dest == 0x5a);
+	safecp_copy_free(c);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp) || chdir(tmp) < 0)
@@ -196,6 +246,7 @@ int main(void)
 	RUN(lists_and_histories_that_cannot_be_written_are_refused_as_kinds);
 	RUN(pack_writes_one_archive);
 	RUN(unpack_refuses_an_unsafe_entry_or_leaves_it_out);
+	RUN(the_plan_its_entries_target_and_strategy_are_readable);
 	if (chdir("/") == 0) {
 		char rm[128];
 
