@@ -40,12 +40,12 @@ void report_refusal(const struct safecp_options *o, const char *kind, const char
 	}
 }
 
-static void report_problem(const struct safecp_options *o, const struct plan_problem *p,
+static void report_problem(const struct safecp_options *o, const struct safecp_refusal *r,
 			   const struct safecp_target_facts *t)
 {
-	_cleanup_free_ char *msg = words_problem(p, t);
+	_cleanup_free_ char *msg = words_problem(r, t);
 
-	report_refusal(o, plan_problem_kind_name(p->kind), msg);
+	report_refusal(o, r->name, msg);
 }
 
 size_t job_index(const struct safecp_options *o, const struct copy_prepared *job)
@@ -123,60 +123,66 @@ static void say_failure(const struct safecp_options *o, const struct copy_prepar
 	}
 }
 
-/* One finding that is not deferred, in words, as it was found. */
-static void say_finding(const struct safecp_options *o, const struct copy_finding *f,
-			const struct copy_prepared *jobs)
+/* One refusal that is not deferred, in words, as it was found. */
+static void say_refusal(const struct safecp_options *o, const struct safecp_refusal *r)
 {
-	switch (f->kind) {
-	case COPY_REFUSED_PLAN:
-		report_problem(o, f->problem, NULL);
-		break;
-	case COPY_REFUSED_SYSTEM_DISK:
-	case COPY_REFUSED_NO_DISK:
-	case COPY_NOTE_FIXED_DISK:
-		place_say(o, f);
-		break;
-	case COPY_REFUSED_STRATEGY: {
-		struct safecp_write_plan w = { 0 };
-		_cleanup_free_ char *msg = NULL;
+	struct safecp_write_plan w = { 0 };
+	_cleanup_free_ char *msg = NULL;
 
-		safecp_copy_write_plan(o->copy, f->dest, &w, sizeof(w));
-		msg = words_sizing_refused(o, job_facts(o, &jobs[f->dest]), &w);
-
-		report_refusal(o, "strategy-unsupported", msg);
+	switch (r->kind) {
+	case SAFECP_REFUSED_SYSTEM_DISK:
+	case SAFECP_REFUSED_NO_DISK:
+		place_say(o, r->dest, false, r->name);
+		return;
+	case SAFECP_REFUSED_STRATEGY:
+		safecp_copy_write_plan(o->copy, r->dest, &w, sizeof(w));
+		msg = words_sizing_refused(o, dest_facts(o, r->dest), &w);
+		report_refusal(o, r->name, msg);
+		return;
+	case SAFECP_REFUSED_PACK_NAME:
+		pack_say(o, r);
+		return;
+	case SAFECP_REFUSED_ARCHIVE:
+	case SAFECP_REFUSED_UNSAFE_ENTRIES:
+	case SAFECP_REFUSED_SPOOL:
+		unpack_say(o, r);
+		return;
+	case SAFECP_REFUSED_LIST:
+	case SAFECP_REFUSED_LIST_CLASH:
+		sums_say(o, r);
+		return;
+	case SAFECP_REFUSED_HISTORY_OVERLAP:
+	case SAFECP_REFUSED_HISTORY:
+	case SAFECP_REFUSED_HISTORY_CHAIN:
+		mhl_say(o, r);
+		return;
+	default:
 		break;
 	}
-	case COPY_REFUSED_SOURCE_CHANGED:
-		report_refusal(o, "source-changed",
+	if (r->pack_walk)
+		pack_say(o, r);
+	else if (r->kind == SAFECP_REFUSED_SOURCE_CHANGED && !r->path)
+		report_refusal(o, r->name,
 			       "the source changed while the copy was planned (a file came, went or "
 			       "changed between the destinations' plans); run the copy again");
+	else
+		report_problem(o, r, NULL);
+}
+
+static void say_note(const struct safecp_options *o, const struct safecp_note *n)
+{
+	switch (n->kind) {
+	case SAFECP_NOTE_FIXED_DISK:
+		place_say(o, n->dest, true, n->name);
 		break;
-	case COPY_REFUSED_PACK_SOURCES:
-	case COPY_REFUSED_PACK_NAME:
-	case COPY_NOTE_PACK_SKIPPED:
-		pack_say(o, f);
+	case SAFECP_NOTE_LEFT_OUT:
+		if (strcmp(n->name, "not-packed") == 0)
+			pack_note(o, n);
+		else
+			unpack_note(o);
 		break;
-	case COPY_REFUSED_UNPACK_SCAN:
-	case COPY_REFUSED_UNPACK_ENTRIES:
-	case COPY_REFUSED_UNPACK_SPOOL:
-	case COPY_NOTE_UNPACK_SKIPPED:
-		unpack_say(o, f);
-		break;
-	case COPY_REFUSED_LIST_NAME:
-	case COPY_REFUSED_LIST_DIR:
-	case COPY_REFUSED_LIST_CLASH:
-		sums_say(o, f, jobs);
-		break;
-	case COPY_REFUSED_HISTORY_OVERLAP:
-	case COPY_REFUSED_HISTORY_DAMAGED:
-	case COPY_REFUSED_HISTORY_CHAIN:
-		mhl_say(o, f, jobs);
-		break;
-	case COPY_NOTE_LIST_UNREADABLE:
-	case COPY_NOTE_LIST_BAD_LINES:
-	case COPY_NOTE_HISTORY:
-	case COPY_NOTE_READ_BACK_DIFFERS:
-		identical_say(o, f, jobs);
+	default:
+		identical_say(o, n);
 		break;
 	}
 }
@@ -186,19 +192,22 @@ static void say_finding(const struct safecp_options *o, const struct copy_findin
  * refusal was among them. */
 static bool say_findings(const struct safecp_options *o)
 {
-	const struct copy_session *s = o->session;
-	const struct copy_prepared *jobs = copy_session_prepared(s);
-	size_t unsafe_names = 0;
-	bool refused = false;
+	size_t unsafe_names = 0, index;
+	bool refused = false, refuses;
+	struct safecp_refusal r;
+	struct safecp_note n;
 
-	for (size_t i = 0; i < copy_session_n_findings(s); i++) {
-		const struct copy_finding *f = copy_session_finding(s, i);
-
-		if (f->deferred)
+	for (size_t i = 0; safecp_copy_finding(o->copy, i, &refuses, &index) == 0; i++) {
+		if (!refuses) {
+			if (safecp_copy_note(o->copy, index, &n) == 0)
+				say_note(o, &n);
 			continue;
-		say_finding(o, f, jobs);
-		unsafe_names += f->kind == COPY_REFUSED_PACK_NAME;
-		refused = refused || copy_finding_refuses(f);
+		}
+		if (safecp_copy_refusal(o->copy, index, &r) < 0 || r.deferred)
+			continue;
+		say_refusal(o, &r);
+		unsafe_names += r.kind == SAFECP_REFUSED_PACK_NAME;
+		refused = true;
 	}
 	if (unsafe_names)
 		pack_unsafe_end(unsafe_names);
@@ -305,57 +314,77 @@ static void raise_fd_limit(void)
 	}
 }
 
-/* A destination's names the filesystem cannot hold: the first few in
- * words (every one as a JSON event), a count of the rest, and a line that
- * says nothing was copied and how to go on. */
-static void report_names(const struct safecp_options *o, const struct copy_prepared *job)
+/* A refusal of the space check (the others deferred are the names'). */
+static bool of_space(const struct safecp_refusal *r)
 {
-	size_t n = job->names.n_problems, names = 0;
+	return r->kind == SAFECP_REFUSED_NO_SPACE || r->kind == SAFECP_REFUSED_FILE_TOO_BIG ||
+	       r->kind == SAFECP_REFUSED_NO_INODES;
+}
 
-	for (size_t i = 0; i < n; i++) {
-		const struct plan_problem *p = &job->names.problems[i];
-		_cleanup_free_ char *msg = words_problem(p, job_facts(o, job));
+static bool is_name(const struct safecp_refusal *r)
+{
+	return r->kind == SAFECP_REFUSED_NAME || r->kind == SAFECP_REFUSED_NAME_RESERVED ||
+	       r->kind == SAFECP_REFUSED_NAME_CLASH;
+}
 
-		names += p->kind == PLAN_NAME_INVALID || p->kind == PLAN_NAME_RESERVED ||
-			 p->kind == PLAN_NAME_CLASH;
-		if (i < NAMES_SHOWN) {
-			report_refusal(o, plan_problem_kind_name(p->kind), msg);
+/* Destination d's names the filesystem cannot hold: the first few in
+ * words (every one as a JSON event), a count of the rest, and a line that
+ * says nothing was copied and how to go on.  True if any. */
+static bool report_names(const struct safecp_options *o, size_t d)
+{
+	const struct safecp_target_facts *t = dest_facts(o, d);
+	size_t n = 0, names = 0;
+	struct safecp_refusal r;
+
+	for (size_t i = 0; safecp_copy_refusal(o->copy, i, &r) == 0; i++) {
+		_cleanup_free_ char *msg = NULL;
+
+		if (!r.deferred || r.dest != d || of_space(&r))
+			continue;
+		msg = words_problem(&r, t);
+		names += is_name(&r);
+		if (n++ < NAMES_SHOWN) {
+			report_refusal(o, r.name, msg);
 		} else if ((o->progress == PROGRESS_JSON || o->events_out) && !o->dry_run) {
 			struct jsonev j;
 
 			jsonev_init(&j, o->events_out ? o->events_out : stdout, NULL);
-			jsonev_refused(&j, plan_problem_kind_name(p->kind), msg);
+			jsonev_refused(&j, r.name, msg);
 		}
 	}
 	if (n > NAMES_SHOWN)
 		cli_error("... and %zu more like these (--progress=json lists every one)",
 			  n - NAMES_SHOWN);
 	if (names) {
-		_cleanup_free_ char *msg = words_names_refused(job_facts(o, job), job->dest_arg, names);
+		_cleanup_free_ char *msg = words_names_refused(t, o->dests[d], names);
 
 		cli_error("%s", msg ? msg : "nothing was copied");
 	}
+	return n > 0;
 }
 
 /* Every destination's refusals, all of them, so one round of fixes does;
  * true if any. */
-static bool report_refusals(const struct safecp_options *o, const struct copy_prepared *jobs,
-			    size_t n)
+static bool report_refusals(const struct safecp_options *o, size_t n_dests)
 {
+	struct safecp_refusal r;
 	bool refused = false;
 
-	for (size_t d = 0; d < n; d++) {
-		const struct copy_prepared *job = &jobs[d];
+	for (size_t d = 0; d < n_dests; d++) {
+		refused = report_names(o, d) || refused;
+		for (size_t i = 0; safecp_copy_refusal(o->copy, i, &r) == 0; i++) {
+			_cleanup_free_ char *msg = NULL;
 
-		report_names(o, job);
-		if (job->refusal.kind == PLAN_FILE_TOO_BIG && o->pack) {
-			_cleanup_free_ char *msg = words_pack_too_big(o, &job->refusal, job_facts(o, job));
-
-			report_refusal(o, plan_problem_kind_name(job->refusal.kind), msg);
-		} else if (job->refusal.kind != PLAN_OK) {
-			report_problem(o, &job->refusal, job_facts(o, job));
+			if (!r.deferred || r.dest != d || !of_space(&r))
+				continue;
+			refused = true;
+			if (r.kind == SAFECP_REFUSED_FILE_TOO_BIG && o->pack) {
+				msg = words_pack_too_big(o, &r, dest_facts(o, d));
+				report_refusal(o, r.name, msg);
+			} else {
+				report_problem(o, &r, dest_facts(o, d));
+			}
 		}
-		refused = refused || job->refusal.kind != PLAN_OK || job->names.n_problems;
 	}
 	return refused;
 }
@@ -387,7 +416,7 @@ int main(int argc, const char **argv)
 
 		for (size_t i = 0; o.dry_run && i < n; i++)
 			dryrun_print(&o, i);
-		refused = report_refusals(&o, jobs, n);
+		refused = report_refusals(&o, n);
 		if (!refused && !o.dry_run)
 			refused = unmount_refusals(&o, jobs, n);
 		if (refused)

@@ -18,89 +18,87 @@
 #include "common/cli.h"
 #include "common/msg.h"
 #include "common/quote.h"
-#include "copy/judge.h"
 #include "safecp/tool.h"
 #include "base/cleanup.h"
 
-/* Why a history cannot be used, in words (mhl_read.h's kinds). */
-static const char *history_problem(const struct mhl_read_problem *why)
+/* Why a history cannot be used, in words. */
+static const char *history_problem(const struct safecp_note *n)
 {
-	switch (why->kind) {
-	case MHL_READ_IO: return strerror(why->err);
-	case MHL_READ_NOT_REGULAR: return "not a regular file";
-	case MHL_READ_TOO_BIG: return "too large to be a manifest";
-	case MHL_READ_DOCTYPE: return "it declares a DOCTYPE, which is refused";
-	case MHL_READ_MALFORMED: return "not well-formed XML (cut short?)";
-	case MHL_READ_NOT_MHL: return "not an ASC MHL v2 document";
-	case MHL_READ_BAD_VALUE: return "a value not of the schema's form";
-	case MHL_READ_BAD_PATH: return "a listed path that climbs out or is not text";
-	case MHL_READ_DUPLICATE: return "a path or sequence number given twice";
-	case MHL_READ_BAD_CHAIN: return "the chain's links are wrong";
-	case MHL_READ_OK: case MHL_READ_NO_HISTORY: case MHL_READ_NO_MEMORY: break;
+	switch (n->problem) {
+	case SAFECP_RECORD_IO: return strerror(n->err);
+	case SAFECP_RECORD_NOT_REGULAR: return "not a regular file";
+	case SAFECP_RECORD_TOO_BIG: return "too large to be a manifest";
+	case SAFECP_RECORD_DOCTYPE: return "it declares a DOCTYPE, which is refused";
+	case SAFECP_RECORD_MALFORMED: return "not well-formed XML (cut short?)";
+	case SAFECP_RECORD_NOT_MHL: return "not an ASC MHL v2 document";
+	case SAFECP_RECORD_BAD_VALUE: return "a value not of the schema's form";
+	case SAFECP_RECORD_BAD_PATH: return "a listed path that climbs out or is not text";
+	case SAFECP_RECORD_DUPLICATE: return "a path or sequence number given twice";
+	case SAFECP_RECORD_BAD_CHAIN: return "the chain's links are wrong";
+	default: break;
 	}
 	return "unreadable";
 }
 
-/* A history --skip-identical could not use: the lists or both copies
- * decide instead (copy/judge.h). */
-static void warn_history(const struct copy_prepared *job, const struct judge_result *res)
+/* A history --skip-identical could not use (n->path: the destination
+ * directory): the lists or both copies decide instead. */
+static void warn_history(const struct safecp_note *n)
 {
-	const char *dir = job->plan->dest_dir;
-	const struct mhl_read_problem *why = &res->why;
+	const char *dir = n->path, *file = n->file ? n->file : "";
 	_cleanup_free_ char *where = NULL;
 
-	if (res->note == JUDGE_HISTORY_NOT_VOUCHED) {
+	if (strcmp(n->name, "history-not-vouched") == 0) {
 		msg_warning("the ASC MHL generation %s in %s/ascmhl is not the one its "
 			    "ascmhl_chain.xml records (another C4 ID): not trusted; files are "
 			    "compared with the --sums lists or by reading both copies",
-			    quote(why->file), quote(dir));
+			    quote(file), quote(dir));
 		return;
 	}
-	if (res->note != JUDGE_HISTORY_UNREADABLE)
-		return;
-	if (why->line > 0)
-		where = words_format("%s/ascmhl/%s, line %d", dir, why->file, why->line);
+	if (n->line > 0)
+		where = words_format("%s/ascmhl/%s, line %zu", dir, file, n->line);
 	else
-		where = words_format("%s/ascmhl%s%s", dir, *why->file ? "/" : "", why->file);
+		where = words_format("%s/ascmhl%s%s", dir, *file ? "/" : "", file);
 	msg_warning("cannot use the ASC MHL history %s: %s; files are compared with the "
 		    "--sums lists or by reading both copies", quote(where ? where : dir),
-		    history_problem(why));
+		    history_problem(n));
 }
 
 /* A file judged identical whose copy read back different (or not at
  * all): copied again, or kept by -n. */
-static void warn_differs(const struct plan_entry *e)
+static void warn_differs(const struct safecp_options *o, const struct safecp_note *n)
 {
-	if (e->skip_existing)
+	struct safecp_entry e;
+
+	if (safecp_copy_entry(o->copy, n->dest, n->entry, &e, sizeof(e)) < 0)
+		return;
+	if (e.kept)
 		msg_warning("%s read back from the device is not the source %s, although "
 			    "--skip-identical judged it the same: kept (-n); copy it again "
-			    "without -n", quote(e->dst), quote(e->source->src));
+			    "without -n", quote(e.dest), quote(e.source));
 	else
 		msg_warning("%s read back from the device is not the source %s, although "
 			    "--skip-identical judged it the same: it is copied again",
-			    quote(e->dst), quote(e->source->src));
+			    quote(e.dest), quote(e.source));
 }
 
-void identical_say(const struct safecp_options *o, const struct copy_finding *f,
-		   const struct copy_prepared *jobs)
+void identical_say(const struct safecp_options *o, const struct safecp_note *n)
 {
-	(void)o;
-	switch (f->kind) {
-	case COPY_NOTE_LIST_UNREADABLE:
-		msg_warning("cannot read the checksum list %s: %s; the files it lists are "
-			    "compared by reading both copies", quote(f->path),
-			    f->err == EINVAL ? "not a regular file" : strerror(f->err));
+	switch (n->kind) {
+	case SAFECP_NOTE_OLD_LIST:
+		if (strcmp(n->name, "old-list-unreadable") == 0)
+			msg_warning("cannot read the checksum list %s: %s; the files it lists are "
+				    "compared by reading both copies", quote(n->path),
+				    n->err == EINVAL ? "not a regular file" : strerror(n->err));
+		else
+			msg_warning("%" PRIu64 " %s of the checksum list %s could not be read; the "
+				    "files they name are compared by reading both copies", n->count,
+				    n->count == 1 ? "line" : "lines", quote(n->path));
 		break;
-	case COPY_NOTE_LIST_BAD_LINES:
-		msg_warning("%" PRIu64 " %s of the checksum list %s could not be read; the files "
-			    "they name are compared by reading both copies", f->count,
-			    f->count == 1 ? "line" : "lines", quote(f->path));
+	case SAFECP_NOTE_HISTORY_NOT_USED:
+		warn_history(n);
 		break;
-	case COPY_NOTE_HISTORY:
-		warn_history(&jobs[f->dest], f->judge);
-		break;
-	case COPY_NOTE_READ_BACK_DIFFERS:
-		warn_differs(&jobs[f->dest].plan->entries[f->entry]);
+	case SAFECP_NOTE_READ_BACK_DIFFERS:
+		warn_differs(o, n);
 		break;
 	default:
 		break;

@@ -77,15 +77,15 @@ static const char *base(const char *path)
 	return s ? s + 1 : path ? path : "";
 }
 
-char *words_name_problem(const struct plan_problem *p, const struct safecp_target_facts *t)
+char *words_name_problem(const struct safecp_refusal *p, const struct safecp_target_facts *t)
 {
 	const char *rules = rules_of(t);
 	const char *a = p->path ? p->path : "", *b = p->path2 ? p->path2 : "";
 	const char *fix = "rename it, or use --rename-invalid";
 	_cleanup_free_ char *rule = NULL;
 
-	if (p->kind == PLAN_NAME_CLASH) {
-		if (p->have)
+	if (p->kind == SAFECP_REFUSED_NAME_CLASH) {
+		if (p->exists)
 			return words_format("cannot copy %s: %s is already there and %s ignores case "
 				      "in names, so it would take the place of that one; rename "
 				      "one of them, or use --rename-invalid", quote(a), quote(b),
@@ -98,9 +98,9 @@ char *words_name_problem(const struct plan_problem *p, const struct safecp_targe
 			      "case in names, so they would be one file; rename one of them, or "
 			      "use --rename-invalid", quote(a), quote(b), family(rules));
 	}
-	rule = rule_broken(p->kind == PLAN_NAME_RESERVED ? "reserved"
-							 : name_problem_id((enum name_problem)p->need),
-			   (unsigned char)p->have, base(b), rules);
+	rule = rule_broken(p->kind == SAFECP_REFUSED_NAME_RESERVED ? "reserved"
+								   : p->rule ? p->rule : "",
+			   p->ch, base(b), rules);
 	if (!rule)
 		return NULL;
 	return words_format("cannot copy %s to %s: %s; %s", quote(a), quote(b), rule, fix);

@@ -32,20 +32,18 @@ static enum copy_skip_reason skip_reason(mode_t m)
 }
 
 /* A name --unpack would refuse (base/utf8.h's unsafe characters), in an
- * entry's path in the archive or a symlink's target. */
-static void say_unsafe(const struct source_entry *e)
+ * entry's path in the archive (r->path) or a symlink's target (path2). */
+static void say_unsafe(const struct safecp_refusal *r)
 {
-	const char *t = e->link_target;
-
-	if (utf8_has_unsafe(e->rel, strlen(e->rel)) || !t)
+	if (!r->path2)
 		cli_error("cannot pack %s: its name holds a control character, an invisible "
 			  "or bidirectional one, or bytes that are not UTF-8, which unpacking "
-			  "refuses; rename it", quote(e->src));
+			  "refuses; rename it", quote(r->path));
 	else
 		cli_error("cannot pack %s: it is a symbolic link to %s, which holds a control "
 			  "character, an invisible or bidirectional one, or bytes that are "
 			  "not UTF-8, which unpacking refuses; change the link",
-			  quote(e->src), quote(t));
+			  quote(r->path), quote(r->path2));
 }
 
 void pack_unsafe_end(size_t n)
@@ -53,27 +51,25 @@ void pack_unsafe_end(size_t n)
 	cli_error("%zu unsafe %s: nothing was written", n, n == 1 ? "name" : "names");
 }
 
-void pack_say(const struct safecp_options *o, const struct copy_finding *f)
+void pack_say(const struct safecp_options *o, const struct safecp_refusal *r)
 {
-	const struct source_tree *tree = copy_session_pack_tree(o->session);
-	const struct plan_problem *pb = f->problem;
-
-	if (f->kind == COPY_REFUSED_PACK_NAME) {
-		say_unsafe(&tree->entries[f->entry]);
-	} else if (f->kind == COPY_NOTE_PACK_SKIPPED) {
-		const struct source_entry *e = &tree->entries[f->entry];
-
-		if (o->verbosity >= VERBOSITY_NORMAL)
-			msg_warning("skipping %s: %s", quote(e->src),
-				    words_skip_reason(skip_reason(e->st.st_mode)));
-	} else if (pb->kind == PLAN_DEST_CLASH) {
+	if (r->kind == SAFECP_REFUSED_PACK_NAME) {
+		say_unsafe(r);
+	} else if (r->kind == SAFECP_REFUSED_DEST_CLASH) {
 		cli_error("%s and another source would both be %s in the archive; rename "
-			  "one of them", quote(pb->path), quote(pb->path2));
+			  "one of them", quote(r->path), quote(r->path2));
 	} else {
-		_cleanup_free_ char *msg = words_problem(pb, NULL);
+		_cleanup_free_ char *msg = words_problem(r, NULL);
 
 		cli_error("%s", msg ? msg : "out of memory");
 	}
+}
+
+void pack_note(const struct safecp_options *o, const struct safecp_note *n)
+{
+	if (o->verbosity >= VERBOSITY_NORMAL)
+		msg_warning("skipping %s: %s", quote(n->path),
+			    words_skip_reason(skip_reason((mode_t)n->mode)));
 }
 
 /* The archive could not be made from its sources. */
@@ -99,7 +95,7 @@ char *words_pack_failed(const struct safecp_options *o, const struct plan_entry 
 }
 
 /* PLAN_FILE_TOO_BIG of an archive: its bound is more than the limit. */
-char *words_pack_too_big(const struct safecp_options *o, const struct plan_problem *p,
+char *words_pack_too_big(const struct safecp_options *o, const struct safecp_refusal *p,
 			 const struct safecp_target_facts *t)
 {
 	char size[SIZE_FORMAT_MAX];

@@ -42,21 +42,21 @@ static char *refusal(const struct safecp_options *o, size_t d)
 			    quote(dest), where ? where : "?", system_what(p.system_what));
 }
 
-void place_say(const struct safecp_options *o, const struct copy_finding *f)
+void place_say(const struct safecp_options *o, size_t d, bool note, const char *kind)
 {
-	const struct safecp_target_facts *t = dest_facts(o, f->dest);
+	const struct safecp_target_facts *t = dest_facts(o, d);
 
-	if (f->kind == COPY_NOTE_FIXED_DISK) {
+	if (note) {
 		_cleanup_free_ char *where = NULL;
 
 		if (o->verbosity == VERBOSITY_QUIET)
 			return;
 		where = t ? words_where(t) : NULL;
 		fprintf(stderr, "%s: note: %s is on %s, a fixed disk, not a removable one\n",
-			program_name, quote(o->dests[f->dest]), where ? where : "?");
+			program_name, quote(o->dests[d]), where ? where : "?");
 		return;
 	}
-	_cleanup_free_ char *msg = refusal(o, f->dest);
+	_cleanup_free_ char *msg = refusal(o, d);
 
-	report_refusal(o, f->kind == COPY_REFUSED_SYSTEM_DISK ? "system-disk" : "no-disk", msg);
+	report_refusal(o, kind, msg);
 }

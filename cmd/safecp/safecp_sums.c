@@ -27,33 +27,25 @@ static char *list_dir(const char *path)
 	return slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
 }
 
-void sums_say(const struct safecp_options *o, const struct copy_finding *f,
-	      const struct copy_prepared *jobs)
+void sums_say(const struct safecp_options *o, const struct safecp_refusal *r)
 {
 	_cleanup_free_ char *msg = NULL, *dir = NULL;
 
-	switch (f->kind) {
-	case COPY_REFUSED_LIST_NAME:
-		dir = words_format("%soffload", f->path);
-		msg = words_format("--sums %s names a directory: give a prefix such as %s",
-				   quote(f->path), quote(dir ? dir : "offload"));
-		break;
-	case COPY_REFUSED_LIST_DIR:
-		dir = list_dir(f->path);
-		msg = words_format("cannot write the checksum list %s: its directory %s: %s; make "
-				   "it or choose another --sums prefix", quote(f->path),
-				   quote(dir ? dir : "?"), strerror(f->err));
-		break;
-	case COPY_REFUSED_LIST_CLASH:
+	if (r->kind == SAFECP_REFUSED_LIST_CLASH) {
 		msg = words_format("the checksum list %s would replace a file the copy writes to "
-				   "%s; choose another --sums prefix", quote(f->path),
-				   quote(jobs[f->dest].dest_arg));
-		break;
-	default:
-		return;
+				   "%s; choose another --sums prefix", quote(r->path),
+				   quote(o->dests[r->dest]));
+	} else if (r->err == 0) { /* the prefix names a folder */
+		dir = words_format("%soffload", r->path);
+		msg = words_format("--sums %s names a directory: give a prefix such as %s",
+				   quote(r->path), quote(dir ? dir : "offload"));
+	} else {
+		dir = list_dir(r->path);
+		msg = words_format("cannot write the checksum list %s: its directory %s: %s; make "
+				   "it or choose another --sums prefix", quote(r->path),
+				   quote(dir ? dir : "?"), strerror(r->err));
 	}
-	report_refusal(o, f->kind == COPY_REFUSED_LIST_CLASH ? "sums-clash" : "sums-unwritable",
-		       msg);
+	report_refusal(o, r->name, msg);
 }
 
 void sums_warn(struct events *ev, const struct copy_event *e)

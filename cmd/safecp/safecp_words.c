@@ -86,7 +86,7 @@ const char *words_step_name(enum copy_step step)
 	return "unknown";
 }
 
-static char *no_space(const struct plan_problem *p, const struct safecp_target_facts *t)
+static char *no_space(const struct safecp_refusal *p, const struct safecp_target_facts *t)
 {
 	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
@@ -100,7 +100,7 @@ static char *no_space(const struct plan_problem *p, const struct safecp_target_f
 		      need, have, p->path2 ? quote(p->path2) : "the destination");
 }
 
-static char *too_big(const struct plan_problem *p, const struct safecp_target_facts *t)
+static char *too_big(const struct safecp_refusal *p, const struct safecp_target_facts *t)
 {
 	char size[SIZE_FORMAT_MAX];
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
@@ -113,7 +113,7 @@ static char *too_big(const struct plan_problem *p, const struct safecp_target_fa
 			  : "split the file or use another filesystem");
 }
 
-static char *no_inodes(const struct plan_problem *p, const struct safecp_target_facts *t)
+static char *no_inodes(const struct safecp_refusal *p, const struct safecp_target_facts *t)
 {
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
 
@@ -123,10 +123,10 @@ static char *no_inodes(const struct plan_problem *p, const struct safecp_target_
 }
 
 /* The destination side of the operand rules. */
-static char *dest_problem(const struct plan_problem *p, const char *a, const char *b)
+static char *dest_problem(const struct safecp_refusal *p, const char *a, const char *b)
 {
 	switch (p->kind) {
-	case PLAN_DEST_NOT_DIR:
+	case SAFECP_REFUSED_DEST_NOT_DIR:
 		/* a trailing slash asks for a directory as much as -t does */
 		if (b && b[0] && b[strlen(b) - 1] == '/')
 			return words_format("target %s is not a directory; create the directory "
@@ -134,24 +134,24 @@ static char *dest_problem(const struct plan_problem *p, const char *a, const cha
 				      quote(b));
 		return words_format("target %s is not a directory; with several sources or -t, it "
 			      "must be an existing directory", quote(b));
-	case PLAN_DEST_MISSING:
+	case SAFECP_REFUSED_DEST_MISSING:
 		if (p->err && p->err != ENOENT)
 			return words_format("cannot copy to %s: %s: %s", quote(a), quote(b),
 				      strerror(p->err));
 		return words_format("cannot copy to %s: directory %s does not exist; create it first",
 			      quote(a), quote(b));
-	case PLAN_DIR_ONTO_NONDIR:
+	case SAFECP_REFUSED_TYPE_CLASH:
 		return words_format("cannot overwrite non-directory %s with directory %s", quote(b),
 			      quote(a));
-	case PLAN_NONDIR_ONTO_DIR:
+	case SAFECP_REFUSED_NONDIR_ONTO_DIR:
 		return words_format("cannot overwrite directory %s with non-directory %s", quote(b),
 			      quote(a));
-	case PLAN_DEST_CLASH:
+	case SAFECP_REFUSED_DEST_CLASH:
 		return words_format("%s would overwrite %s, copied from another source; rename one "
 			      "of them", quote(a), quote(b));
-	case PLAN_DEST_UNWRITABLE:
+	case SAFECP_REFUSED_DEST_UNWRITABLE:
 		return words_format("cannot write into %s: %s", quote(b), strerror(p->err ? p->err : EACCES));
-	case PLAN_DEST_NOT_BENEATH:
+	case SAFECP_REFUSED_DEST_NOT_BENEATH:
 		if (p->err == ELOOP)
 			return words_format("refusing to copy to %s: a symbolic link is on the way from "
 					    "%s (--beneath); remove the link or choose another "
@@ -164,57 +164,57 @@ static char *dest_problem(const struct plan_problem *p, const char *a, const cha
 	}
 }
 
-char *words_problem(const struct plan_problem *p, const struct safecp_target_facts *t)
+char *words_problem(const struct safecp_refusal *p, const struct safecp_target_facts *t)
 {
 	const char *a = p->path ? p->path : "", *b = p->path2 ? p->path2 : "";
 
 	switch (p->kind) {
-	case PLAN_OK:
-		return strdup("no problem");
-	case PLAN_SOURCE_MISSING:
+	case SAFECP_REFUSED_SOURCE_MISSING:
 		return words_format("cannot stat %s: %s", quote(a), strerror(p->err ? p->err : ENOENT));
-	case PLAN_SOURCE_UNREADABLE:
+	case SAFECP_REFUSED_SOURCE_UNREADABLE:
 		return words_format("cannot read %s: %s", quote(a), strerror(p->err ? p->err : EACCES));
-	case PLAN_SOURCE_TWICE:
+	case SAFECP_REFUSED_SOURCE_TWICE:
 		if (strcmp(a, b) == 0)
 			return words_format("source %s is given more than once; give it once", quote(a));
 		return words_format("source %s is given more than once (also as %s); give it once",
 				    quote(a), quote(b));
-	case PLAN_SOURCE_CHANGED:
+	case SAFECP_REFUSED_SOURCE_CHANGED:
 		return words_format("%s changed while the copy was planned for its destinations; "
 				    "run the copy again", quote(a));
-	case PLAN_OMIT_DIRECTORY:
+	case SAFECP_REFUSED_OMIT_DIRECTORY:
 		return words_format("%s is a directory; use -r to copy it with its contents", quote(a));
-	case PLAN_SAME_FILE:
+	case SAFECP_REFUSED_SAME_FILE:
 		return words_format("%s and %s are the same file", quote(a), quote(b));
-	case PLAN_INTO_ITSELF:
+	case SAFECP_REFUSED_INTO_ITSELF:
 		return words_format("cannot copy the directory %s into itself, %s", quote(a), quote(b));
-	case PLAN_LOOP:
+	case SAFECP_REFUSED_LOOP:
 		return words_format("%s leads back to %s: a loop; copy without -L or leave it out",
 			      quote(a), quote(b));
-	case PLAN_NAME_TOO_LONG:
+	case SAFECP_REFUSED_NAME_TOO_LONG:
 		return words_format("cannot copy %s: %s", quote(a),
 			      strerror(p->err ? p->err : ENAMETOOLONG));
-	case PLAN_NO_SPACE:
+	case SAFECP_REFUSED_NO_SPACE:
 		return no_space(p, t);
-	case PLAN_FILE_TOO_BIG:
+	case SAFECP_REFUSED_FILE_TOO_BIG:
 		return too_big(p, t);
-	case PLAN_NO_INODES:
+	case SAFECP_REFUSED_NO_INODES:
 		return no_inodes(p, t);
-	case PLAN_NAME_INVALID:
-	case PLAN_NAME_RESERVED:
-	case PLAN_NAME_CLASH:
+	case SAFECP_REFUSED_NAME:
+	case SAFECP_REFUSED_NAME_RESERVED:
+	case SAFECP_REFUSED_NAME_CLASH:
 		return words_name_problem(p, t);
-	case PLAN_DEST_NOT_DIR:
-	case PLAN_DEST_MISSING:
-	case PLAN_DIR_ONTO_NONDIR:
-	case PLAN_NONDIR_ONTO_DIR:
-	case PLAN_DEST_CLASH:
-	case PLAN_DEST_UNWRITABLE:
-	case PLAN_DEST_NOT_BENEATH:
+	case SAFECP_REFUSED_DEST_NOT_DIR:
+	case SAFECP_REFUSED_DEST_MISSING:
+	case SAFECP_REFUSED_TYPE_CLASH:
+	case SAFECP_REFUSED_NONDIR_ONTO_DIR:
+	case SAFECP_REFUSED_DEST_CLASH:
+	case SAFECP_REFUSED_DEST_UNWRITABLE:
+	case SAFECP_REFUSED_DEST_NOT_BENEATH:
 		return dest_problem(p, a, b);
+	default:
+		break;
 	}
-	return words_format("cannot copy %s: unknown problem %d", quote(a), (int)p->kind);
+	return words_format("cannot copy %s: %s", quote(a), p->name ? p->name : "refused");
 }
 
 /* The error's words.  ESTALE is how the engine says "not the file or

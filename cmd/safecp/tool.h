@@ -93,7 +93,7 @@ void report_refusal(const struct safecp_options *o, const char *kind, const char
 
 /* safecp_place.c: a destination on the system disk or on no disk
  * refused (unless --system-disk), one on a fixed disk noted. */
-void place_say(const struct safecp_options *o, const struct copy_finding *f);
+void place_say(const struct safecp_options *o, size_t d, bool note, const char *kind);
 
 /* safecp_unmount.c: --unmount, --power-off.  Before the first byte: each
  * destination resolved to what will be unmounted, the refusals said
@@ -111,20 +111,17 @@ int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, s
 /* safecp_sums.c: --checksum, --sums.  A list that cannot be written or
  * would replace a copied file (COPY_REFUSED_LIST_*), in words; a list
  * event that is a warning. */
-void sums_say(const struct safecp_options *o, const struct copy_finding *f,
-	      const struct copy_prepared *jobs);
+void sums_say(const struct safecp_options *o, const struct safecp_refusal *r);
 void sums_warn(struct events *ev, const struct copy_event *e);
 
 /* safecp_mhl.c: --mhl.  A destination's ASC MHL history refused
  * (COPY_REFUSED_HISTORY_*), in words. */
-void mhl_say(const struct safecp_options *o, const struct copy_finding *f,
-	     const struct copy_prepared *jobs);
+void mhl_say(const struct safecp_options *o, const struct safecp_refusal *r);
 
 /* safecp_identical.c: --skip-identical's findings (an old list that
  * cannot be read, a history not used, a file judged identical that read
  * back different), as warnings. */
-void identical_say(const struct safecp_options *o, const struct copy_finding *f,
-		   const struct copy_prepared *jobs);
+void identical_say(const struct safecp_options *o, const struct safecp_note *n);
 /* "same size and modification time", ...: the -v line's */
 const char *identical_basis_words(enum safecp_identical_basis basis);
 /* The -v line's words for an identical file: its basis, and whether and
@@ -137,18 +134,21 @@ size_t identical_read_back_count(const struct safecp_options *o, size_t d, bool 
 /* safecp_pack.c: --pack.  What the walk of the sources found: a source
  * that cannot be packed, a name unpacking would refuse (after n of them,
  * pack_unsafe_end() says nothing was written), one that is left out. */
-void pack_say(const struct safecp_options *o, const struct copy_finding *f);
+void pack_say(const struct safecp_options *o, const struct safecp_refusal *r);
+void pack_note(const struct safecp_options *o, const struct safecp_note *n);
 void pack_unsafe_end(size_t n);
 /* The archive failed because of a source (the feed's problem) or the
  * writer; PLAN_FILE_TOO_BIG of an archive. */
 char *words_pack_failed(const struct safecp_options *o, const struct plan_entry *archive,
 			enum copy_step step, int err);
-char *words_pack_too_big(const struct safecp_options *o, const struct plan_problem *p,
+char *words_pack_too_big(const struct safecp_options *o, const struct safecp_refusal *p,
 			 const struct safecp_target_facts *t);
 /* safecp_unpack.c: --unpack.  What reading and checking the archives
  * found: one that cannot be read, the unsafe entries (each named, or
  * left out with --skip-unsafe), a spool without room. */
-void unpack_say(const struct safecp_options *o, const struct copy_finding *f);
+void unpack_say(const struct safecp_options *o, const struct safecp_refusal *r);
+/* SKIP_UNSAFE: the entries left out, each named as a refusal would be. */
+void unpack_note(const struct safecp_options *o);
 
 /* safecp_features.c: --features, what the library can do, on stdout. */
 void features_print(void);
@@ -167,7 +167,7 @@ size_t job_index(const struct safecp_options *o, const struct copy_prepared *job
 
 /* safecp_words.c: sentences without the "safecp: " prefix; malloc'd,
  * NULL only when out of memory. t may be NULL (not probed yet). */
-char *words_problem(const struct plan_problem *p, const struct safecp_target_facts *t);
+char *words_problem(const struct safecp_refusal *p, const struct safecp_target_facts *t);
 /* vasprintf into a new string, or NULL (safecp_words.c) */
 char *words_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
@@ -179,7 +179,7 @@ char *words_where(const struct safecp_target_facts *t);
 /* safecp_names.c: a PLAN_NAME_* problem; a --rename-invalid note
  * ("'a:b.jpg' is written as 'a_b.jpg': exFAT does not allow ':'..."),
  * and its reason for JSON ("character", "reserved", ..., "clash"). */
-char *words_name_problem(const struct plan_problem *p, const struct safecp_target_facts *t);
+char *words_name_problem(const struct safecp_refusal *p, const struct safecp_target_facts *t);
 /* the closing line after n names refused for the destination dest */
 char *words_names_refused(const struct safecp_target_facts *t, const char *dest, size_t n);
 char *words_rename(const struct safecp_copy *c, size_t d, const struct safecp_rename *r,

@@ -84,6 +84,10 @@ enum safecp_record_problem {
 	SAFECP_RECORD_NO_MEMORY,
 };
 
+/* "io", "doctype", "bad-line", ...; NULL for SAFECP_RECORD_NONE or a
+ * value the library does not know. */
+const char *safecp_record_problem_name(enum safecp_record_problem p);
+
 struct safecp_check_refusal {
 	enum safecp_check_refusal_kind kind;
 	const char *name;         /* the kind as a stable identifier ("no-history", ...) */

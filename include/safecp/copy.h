@@ -21,9 +21,11 @@
 #ifndef SAFECP_COPY_API_H
 #define SAFECP_COPY_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <safecp/check.h>
 #include <safecp/safecp.h>
 
 #ifdef __cplusplus
@@ -103,24 +105,31 @@ enum safecp_refusal_kind {
 	SAFECP_REFUSED_SAME_FILE,        /* path, path2 */
 	SAFECP_REFUSED_INTO_ITSELF,      /* path, path2 */
 	SAFECP_REFUSED_DEST_NOT_DIR,     /* path2 */
-	SAFECP_REFUSED_DEST_MISSING,     /* path, path2: the missing directory */
-	SAFECP_REFUSED_TYPE_CLASH,       /* path, path2: a directory onto a file or back */
+	SAFECP_REFUSED_DEST_MISSING,     /* path, path2: the missing directory; err */
+	SAFECP_REFUSED_TYPE_CLASH,       /* path, path2: a directory onto a file */
 	SAFECP_REFUSED_NO_SPACE,         /* path2; need, have: bytes */
 	SAFECP_REFUSED_FILE_TOO_BIG,     /* path, path2; need, have: the fs's limit */
 	SAFECP_REFUSED_NO_INODES,        /* path2; need, have */
 	SAFECP_REFUSED_NAME,             /* path, path2: a name the filesystem cannot
-					  * hold, or two names it holds as one */
+					  * hold (rule, ch) */
 	SAFECP_REFUSED_DEST_UNWRITABLE,  /* path2; err */
 	SAFECP_REFUSED_SYSTEM_DISK,      /* the destination is on the system's disk */
 	SAFECP_REFUSED_NO_DISK,          /* on no disk: memory or a network */
-	SAFECP_REFUSED_STRATEGY,         /* the write strategy cannot work there */
-	SAFECP_REFUSED_SOURCE_CHANGED,   /* the sources changed while they were planned */
-	SAFECP_REFUSED_DEST_NOT_BENEATH, /* path2: a link, ".." or mount on the way */
-	SAFECP_REFUSED_PACK_SOURCE,      /* path (path2): a source that cannot be packed
-					  * (two that would have one name); err */
-	SAFECP_REFUSED_PACK_NAME,        /* path: a name (or path2, a link's target)
-					  * that unpacking would refuse */
-	SAFECP_REFUSED_ARCHIVE,          /* path: an archive that cannot be read; err */
+	SAFECP_REFUSED_STRATEGY,         /* the write strategy cannot work there
+					  * (safecp_copy_write_plan()'s reason) */
+	SAFECP_REFUSED_SOURCE_CHANGED,   /* path: the sources changed while they were
+					  * planned (NULL: between two destinations) */
+	SAFECP_REFUSED_DEST_NOT_BENEATH, /* path, path2: a link (err ELOOP), ".." or
+					  * mount (EXDEV) on the way */
+	SAFECP_REFUSED_PACK_SOURCE,      /* reserved: a source that cannot be packed
+					  * comes as the copy's kinds, with pack_walk */
+	SAFECP_REFUSED_PACK_NAME,        /* path: a source whose name (or path2, whose
+					  * link's target) unpacking would refuse */
+	SAFECP_REFUSED_ARCHIVE,          /* path: an archive that cannot be read (name:
+					  * "archive-unreadable", "-format", "-damaged",
+					  * "-too-many", "-names-too-large"); err; need:
+					  * entries read; have: the bound passed; detail:
+					  * libarchive's words, or NULL */
 	SAFECP_REFUSED_UNSAFE_ENTRIES,   /* need: how many (safecp_copy_unsafe_entry()) */
 	SAFECP_REFUSED_SPOOL,            /* path: the spool; need, have: bytes; err */
 	SAFECP_REFUSED_LIST,             /* path: a checksum list that cannot be written
@@ -129,7 +138,17 @@ enum safecp_refusal_kind {
 	SAFECP_REFUSED_HISTORY_OVERLAP,  /* path, path2: a source that would land in the
 					  * ASC MHL history folder */
 	SAFECP_REFUSED_HISTORY,          /* path: the damaged file of the ASC MHL history
-					  * (of path2, the destination); err */
+					  * of path2; problem, line, err */
+	SAFECP_REFUSED_HISTORY_CHAIN,    /* path2: the history's newest manifest is not
+					  * the one its chain records */
+	SAFECP_REFUSED_SOURCE_TWICE,     /* path, path2: one file given twice */
+	SAFECP_REFUSED_LOOP,             /* path, path2: a directory reached again (DEREFERENCE) */
+	SAFECP_REFUSED_NONDIR_ONTO_DIR,  /* path, path2: a file onto a directory */
+	SAFECP_REFUSED_DEST_CLASH,       /* path, path2: two sources, one destination */
+	SAFECP_REFUSED_NAME_TOO_LONG,    /* path; err */
+	SAFECP_REFUSED_NAME_RESERVED,    /* path, path2: a device name on Windows */
+	SAFECP_REFUSED_NAME_CLASH,       /* path, path2: names the filesystem holds as
+					  * one (exists: path2 is there already) */
 };
 
 struct safecp_refusal {
@@ -140,6 +159,19 @@ struct safecp_refusal {
 	const char *path2;
 	int err;            /* an errno value, or 0 */
 	uint64_t need, have;
+	/* names and space: collected from every destination, so one round
+	 * of fixes does; the others stop the preparation where found */
+	bool deferred;
+	/* SAFECP_REFUSED_NAME: the rule ("character", "encoding", "too-long",
+	 * "trailing", "empty"), and for "character" the first refused byte */
+	const char *rule;
+	unsigned char ch;
+	bool exists;        /* SAFECP_REFUSED_NAME_CLASH */
+	bool pack_walk;     /* found walking the sources to pack (DEST_CLASH: two
+			     * sources, one name in the archive) */
+	enum safecp_record_problem problem; /* SAFECP_REFUSED_HISTORY (<safecp/check.h>) */
+	size_t line;        /* its line, 0 when unknown */
+	const char *detail; /* SAFECP_REFUSED_ARCHIVE */
 };
 
 /* Plan and check every destination, writing nothing.  0: ready;
@@ -169,7 +201,19 @@ struct safecp_note {
 	const char *path;   /* or NULL; valid until free */
 	int err;
 	uint64_t count;
+	/* SAFECP_NOTE_HISTORY_NOT_USED: the file in the history folder
+	 * ("" for the folder), what is wrong with it, its line (0 unknown) */
+	const char *file;
+	enum safecp_record_problem problem;
+	size_t line;
+	size_t entry;       /* READ_BACK_DIFFERS: the entry (safecp_copy_entry()) */
+	uint32_t mode;      /* LEFT_OUT of a source: its st_mode */
 };
+
+/* Finding i of all that preparing found, in the order found: a refusal
+ * (*refuses) or a note, and which (safecp_copy_refusal()'s or
+ * safecp_copy_note()'s index).  0, or -ENOENT past the last. */
+int safecp_copy_finding(const struct safecp_copy *c, size_t i, bool *refuses, size_t *index);
 
 /* Note i into ret: 0, or -ENOENT past the last. */
 int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *ret);
@@ -180,8 +224,16 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
  * as safecp's JSON).  0, or -ENOENT past the last. */
 struct safecp_unsafe_entry {
 	const char *archive;
-	const char *name;
+	const char *name;   /* cut when longer than the bound kept: cut */
 	const char *why;
+	size_t length;      /* the whole name's bytes in the archive */
+	bool cut;
+	const char *link;   /* a symbolic or hard link's target, or NULL */
+	const char *other;  /* the entry it passes through or duplicates, or NULL */
+	/* "special-file": "char-device", "block-device", "fifo", "socket",
+	 * "other"; NULL for the others */
+	const char *special;
+	uint32_t mode;      /* its permission bits (07777) */
 };
 int safecp_copy_unsafe_entry(const struct safecp_copy *c, size_t i,
 			     struct safecp_unsafe_entry *ret);

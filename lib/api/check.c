@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/check_internal.h"
+#include "api/record_problem.h"
 #include "device/fs_traits.h"
 
 int safecp_check_new(unsigned flags, struct safecp_check **ret)
@@ -79,25 +80,6 @@ static enum safecp_check_refusal_kind refusal_kind(enum check_refusal_kind k, co
 	return SAFECP_CHECK_REFUSED_OTHER;
 }
 
-static enum safecp_record_problem mhl_problem(enum mhl_read_kind k)
-{
-	switch (k) {
-	case MHL_READ_IO: return SAFECP_RECORD_IO;
-	case MHL_READ_NOT_REGULAR: return SAFECP_RECORD_NOT_REGULAR;
-	case MHL_READ_TOO_BIG: return SAFECP_RECORD_TOO_BIG;
-	case MHL_READ_DOCTYPE: return SAFECP_RECORD_DOCTYPE;
-	case MHL_READ_MALFORMED: return SAFECP_RECORD_MALFORMED;
-	case MHL_READ_NOT_MHL: return SAFECP_RECORD_NOT_MHL;
-	case MHL_READ_BAD_VALUE: return SAFECP_RECORD_BAD_VALUE;
-	case MHL_READ_BAD_PATH: return SAFECP_RECORD_BAD_PATH;
-	case MHL_READ_DUPLICATE: return SAFECP_RECORD_DUPLICATE;
-	case MHL_READ_BAD_CHAIN: return SAFECP_RECORD_BAD_CHAIN;
-	case MHL_READ_NO_MEMORY: return SAFECP_RECORD_NO_MEMORY;
-	case MHL_READ_OK: case MHL_READ_NO_HISTORY: break;
-	}
-	return SAFECP_RECORD_OTHER;
-}
-
 static enum safecp_record_problem list_problem(enum check_list_kind k)
 {
 	switch (k) {
@@ -110,28 +92,6 @@ static enum safecp_record_problem list_problem(enum check_list_kind k)
 	return SAFECP_RECORD_OTHER;
 }
 
-static const char *record_problem_name(enum safecp_record_problem p)
-{
-	static const char *const names[] = {
-		[SAFECP_RECORD_NONE] = NULL,
-		[SAFECP_RECORD_OTHER] = "other",
-		[SAFECP_RECORD_IO] = "io",
-		[SAFECP_RECORD_NOT_REGULAR] = "not-regular",
-		[SAFECP_RECORD_TOO_BIG] = "too-big",
-		[SAFECP_RECORD_DOCTYPE] = "doctype",
-		[SAFECP_RECORD_MALFORMED] = "malformed",
-		[SAFECP_RECORD_NOT_MHL] = "not-mhl",
-		[SAFECP_RECORD_BAD_VALUE] = "bad-value",
-		[SAFECP_RECORD_BAD_PATH] = "bad-path",
-		[SAFECP_RECORD_DUPLICATE] = "duplicate",
-		[SAFECP_RECORD_BAD_CHAIN] = "bad-chain",
-		[SAFECP_RECORD_BAD_LINE] = "bad-line",
-		[SAFECP_RECORD_NO_MEMORY] = "no-memory",
-	};
-
-	return (unsigned)p < sizeof(names) / sizeof(*names) ? names[p] : NULL;
-}
-
 int safecp_check_refusal(const struct safecp_check *c, size_t i, struct safecp_check_refusal *ret)
 {
 	const struct check_refusal *r = &c->p.refusal;
@@ -141,10 +101,10 @@ int safecp_check_refusal(const struct safecp_check *c, size_t i, struct safecp_c
 	*ret = (struct safecp_check_refusal){ .path = r->path, .line = r->line, .err = r->err };
 	ret->kind = refusal_kind(r->kind, &ret->name);
 	if (r->kind == CHECK_REFUSED_HISTORY)
-		ret->problem = mhl_problem(r->mhl);
+		ret->problem = record_problem_of_mhl(r->mhl);
 	else if (r->kind == CHECK_REFUSED_LIST)
 		ret->problem = list_problem(r->list);
-	ret->problem_name = record_problem_name(ret->problem);
+	ret->problem_name = safecp_record_problem_name(ret->problem);
 	return 0;
 }
 

@@ -3,32 +3,40 @@
  * the unsafe entries of archives.  Names are the ones safecp's JSON
  * "refused" events carry where it has them. */
 #include <errno.h>
+#include <string.h>
 
 #include "api/copy_internal.h"
+#include "base/utf8.h"
+#include "api/record_problem.h"
 
 static enum safecp_refusal_kind plan_kind(enum plan_problem_kind k)
 {
-	switch (k) {
-	case PLAN_SOURCE_MISSING: return SAFECP_REFUSED_SOURCE_MISSING;
-	case PLAN_SOURCE_UNREADABLE: return SAFECP_REFUSED_SOURCE_UNREADABLE;
-	case PLAN_OMIT_DIRECTORY: return SAFECP_REFUSED_OMIT_DIRECTORY;
-	case PLAN_SAME_FILE: case PLAN_SOURCE_TWICE: return SAFECP_REFUSED_SAME_FILE;
-	case PLAN_INTO_ITSELF: case PLAN_LOOP: return SAFECP_REFUSED_INTO_ITSELF;
-	case PLAN_DEST_NOT_DIR: return SAFECP_REFUSED_DEST_NOT_DIR;
-	case PLAN_DEST_MISSING: return SAFECP_REFUSED_DEST_MISSING;
-	case PLAN_DEST_NOT_BENEATH: return SAFECP_REFUSED_DEST_NOT_BENEATH;
-	case PLAN_DIR_ONTO_NONDIR: case PLAN_NONDIR_ONTO_DIR: return SAFECP_REFUSED_TYPE_CLASH;
-	case PLAN_NO_SPACE: return SAFECP_REFUSED_NO_SPACE;
-	case PLAN_FILE_TOO_BIG: return SAFECP_REFUSED_FILE_TOO_BIG;
-	case PLAN_NO_INODES: return SAFECP_REFUSED_NO_INODES;
-	case PLAN_NAME_TOO_LONG: case PLAN_NAME_INVALID: case PLAN_NAME_RESERVED:
-	case PLAN_NAME_CLASH: case PLAN_DEST_CLASH:
-		return SAFECP_REFUSED_NAME;
-	case PLAN_DEST_UNWRITABLE: return SAFECP_REFUSED_DEST_UNWRITABLE;
-	case PLAN_SOURCE_CHANGED: return SAFECP_REFUSED_SOURCE_CHANGED;
-	case PLAN_OK: break;
-	}
-	return SAFECP_REFUSED_OTHER;
+	static const enum safecp_refusal_kind kinds[] = {
+		[PLAN_SOURCE_MISSING] = SAFECP_REFUSED_SOURCE_MISSING,
+		[PLAN_SOURCE_UNREADABLE] = SAFECP_REFUSED_SOURCE_UNREADABLE,
+		[PLAN_OMIT_DIRECTORY] = SAFECP_REFUSED_OMIT_DIRECTORY,
+		[PLAN_SAME_FILE] = SAFECP_REFUSED_SAME_FILE,
+		[PLAN_INTO_ITSELF] = SAFECP_REFUSED_INTO_ITSELF,
+		[PLAN_DEST_NOT_DIR] = SAFECP_REFUSED_DEST_NOT_DIR,
+		[PLAN_DEST_MISSING] = SAFECP_REFUSED_DEST_MISSING,
+		[PLAN_DIR_ONTO_NONDIR] = SAFECP_REFUSED_TYPE_CLASH,
+		[PLAN_NONDIR_ONTO_DIR] = SAFECP_REFUSED_NONDIR_ONTO_DIR,
+		[PLAN_NO_SPACE] = SAFECP_REFUSED_NO_SPACE,
+		[PLAN_FILE_TOO_BIG] = SAFECP_REFUSED_FILE_TOO_BIG,
+		[PLAN_LOOP] = SAFECP_REFUSED_LOOP,
+		[PLAN_DEST_CLASH] = SAFECP_REFUSED_DEST_CLASH,
+		[PLAN_NAME_TOO_LONG] = SAFECP_REFUSED_NAME_TOO_LONG,
+		[PLAN_DEST_UNWRITABLE] = SAFECP_REFUSED_DEST_UNWRITABLE,
+		[PLAN_NO_INODES] = SAFECP_REFUSED_NO_INODES,
+		[PLAN_NAME_INVALID] = SAFECP_REFUSED_NAME,
+		[PLAN_NAME_RESERVED] = SAFECP_REFUSED_NAME_RESERVED,
+		[PLAN_NAME_CLASH] = SAFECP_REFUSED_NAME_CLASH,
+		[PLAN_SOURCE_CHANGED] = SAFECP_REFUSED_SOURCE_CHANGED,
+		[PLAN_SOURCE_TWICE] = SAFECP_REFUSED_SOURCE_TWICE,
+		[PLAN_DEST_NOT_BENEATH] = SAFECP_REFUSED_DEST_NOT_BENEATH,
+	};
+
+	return (unsigned)k < sizeof(kinds) / sizeof(kinds[0]) ? kinds[k] : SAFECP_REFUSED_OTHER;
 }
 
 /* The i-th finding that refuses (or, refuses false, that notes), or NULL. */
@@ -50,6 +58,12 @@ static void from_problem(struct safecp_refusal *ret, const struct plan_problem *
 	ret->err = p->err;
 	ret->need = p->need;
 	ret->have = p->have;
+	if (p->kind == PLAN_NAME_INVALID) { /* need: the rule; have: the byte */
+		ret->rule = name_problem_id((enum name_problem)p->need);
+		ret->ch = (unsigned char)p->have;
+	} else if (p->kind == PLAN_NAME_CLASH) {
+		ret->exists = p->have != 0;
+	}
 }
 
 static const char *scan_name(enum unpack_scan_error e)
@@ -72,22 +86,28 @@ static void modes_refusal(const struct safecp_copy *c, const struct copy_finding
 	const struct source_tree *tree = copy_session_pack_tree(c->s);
 	const struct unpack_list *l = copy_session_unpack_list(c->s);
 	const struct plan *p = copy_session_plan(c->s, f->dest);
+	const struct source_entry *e;
 
 	switch (f->kind) {
-	case COPY_REFUSED_PACK_SOURCES:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_PACK_SOURCE,
-			.name = f->problem->kind ? plan_problem_kind_name(f->problem->kind)
-					 : "source-unreadable" };
+	case COPY_REFUSED_PACK_SOURCES: /* a problem of the sources, as a copy's */
+		*ret = (struct safecp_refusal){ .kind = plan_kind(f->problem->kind),
+						.name = plan_problem_kind_name(f->problem->kind),
+						.pack_walk = true };
 		from_problem(ret, f->problem);
 		return;
 	case COPY_REFUSED_PACK_NAME:
+		e = &tree->entries[f->entry];
+		/* path2 only when the link's target, not the name, is unsafe */
 		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_PACK_NAME, .name = "unsafe-name",
-			.path = tree->entries[f->entry].rel,
-			.path2 = tree->entries[f->entry].link_target };
+			.path = e->src,
+			.path2 = utf8_has_unsafe(e->rel, strlen(e->rel)) ? NULL : e->link_target };
 		return;
 	case COPY_REFUSED_UNPACK_SCAN:
 		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_ARCHIVE, .name = scan_name(l->error),
-			.path = copy_session_source_path(c->s, f->archive), .err = l->err };
+			.path = copy_session_source_path(c->s, f->archive), .err = l->err,
+			.detail = l->detail, .need = l->n_entries,
+			.have = l->error == UNPACK_SCAN_TOO_MANY ? UNPACK_MAX_ENTRIES
+				: l->error == UNPACK_SCAN_NAMES ? UNPACK_MAX_NAME_BYTES : 0 };
 		return;
 	case COPY_REFUSED_UNPACK_ENTRIES:
 		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_UNSAFE_ENTRIES, .name = "unsafe-entries",
@@ -112,11 +132,13 @@ static void modes_refusal(const struct safecp_copy *c, const struct copy_finding
 		return;
 	case COPY_REFUSED_HISTORY_DAMAGED:
 		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_HISTORY, .name = "mhl-damaged",
-			.path = f->history->file, .path2 = p->dest_dir, .err = f->history->err };
+			.path = f->history->file, .path2 = p->dest_dir, .err = f->history->err,
+			.problem = record_problem_of_mhl(f->history->kind),
+			.line = (size_t)f->history->line };
 		return;
 	case COPY_REFUSED_HISTORY_CHAIN:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_HISTORY, .name = "mhl-chain",
-			.path = "ascmhl_chain.xml", .path2 = p->dest_dir };
+		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_HISTORY_CHAIN,
+			.name = "mhl-chain", .path = "ascmhl_chain.xml", .path2 = p->dest_dir };
 		return;
 	default:
 		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_OTHER, .name = "other" };
@@ -157,6 +179,21 @@ int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_ref
 		break;
 	}
 	ret->dest = f->dest;
+	ret->deferred = f->deferred;
+	return 0;
+}
+
+int safecp_copy_finding(const struct safecp_copy *c, size_t i, bool *refuses, size_t *index)
+{
+	const struct copy_finding *f = copy_session_finding(c->s, i);
+	size_t n = 0;
+
+	if (!f)
+		return -ENOENT;
+	*refuses = copy_finding_refuses(f);
+	for (size_t k = 0; k < i; k++)
+		n += copy_finding_refuses(copy_session_finding(c->s, k)) == *refuses;
+	*index = n;
 	return 0;
 }
 
@@ -168,8 +205,8 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 	if (!f)
 		return -ENOENT;
 	p = copy_session_plan(c->s, f->dest);
-	*ret = (struct safecp_note){ SAFECP_NOTE_OTHER, "other", f->dest, f->path, f->err,
-				     f->count };
+	*ret = (struct safecp_note){ .kind = SAFECP_NOTE_OTHER, .name = "other", .dest = f->dest,
+				     .path = f->path, .err = f->err, .count = f->count };
 	switch (f->kind) {
 	case COPY_NOTE_FIXED_DISK:
 		ret->kind = SAFECP_NOTE_FIXED_DISK;
@@ -179,6 +216,7 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 		ret->kind = SAFECP_NOTE_LEFT_OUT;
 		ret->name = "not-packed";
 		ret->path = copy_session_pack_tree(c->s)->entries[f->entry].src;
+		ret->mode = copy_session_pack_tree(c->s)->entries[f->entry].st.st_mode;
 		break;
 	case COPY_NOTE_UNPACK_SKIPPED:
 		ret->kind = SAFECP_NOTE_LEFT_OUT;
@@ -196,16 +234,31 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 									 : "history-unreadable";
 		ret->path = p->dest_dir;
 		ret->err = f->judge->why.err;
+		ret->file = f->judge->why.file;
+		ret->problem = record_problem_of_mhl(f->judge->why.kind);
+		ret->line = (size_t)f->judge->why.line;
 		break;
 	case COPY_NOTE_READ_BACK_DIFFERS:
 		ret->kind = SAFECP_NOTE_READ_BACK_DIFFERS;
 		ret->name = "read-back-differs";
 		ret->path = p->entries[f->entry].dst;
+		ret->entry = f->entry;
 		break;
 	default:
 		break;
 	}
 	return 0;
+}
+
+static const char *special_name(enum unpack_type t)
+{
+	switch (t) {
+	case UNPACK_CHAR_DEVICE: return "char-device";
+	case UNPACK_BLOCK_DEVICE: return "block-device";
+	case UNPACK_FIFO: return "fifo";
+	case UNPACK_SOCKET: return "socket";
+	default: return "other";
+	}
 }
 
 int safecp_copy_unsafe_entry(const struct safecp_copy *c, size_t i,
@@ -217,8 +270,14 @@ int safecp_copy_unsafe_entry(const struct safecp_copy *c, size_t i,
 		const struct unpack_entry *e = &l->entries[k];
 
 		if (e->refusal != UNPACK_OK && i-- == 0) {
-			*ret = (struct safecp_unsafe_entry){ l->archives[e->archive], e->raw,
-							     unpack_refusal_name(e->refusal) };
+			*ret = (struct safecp_unsafe_entry){
+				.archive = l->archives[e->archive], .name = e->raw,
+				.why = unpack_refusal_name(e->refusal), .length = e->raw_len,
+				.cut = e->cut, .link = e->link,
+				.other = e->other < l->n_entries ? l->entries[e->other].raw : NULL,
+				.special = e->refusal == UNPACK_SPECIAL ? special_name(e->type) : NULL,
+				.mode = (uint32_t)e->perm,
+			};
 			return 0;
 		}
 	}

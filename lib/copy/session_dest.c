@@ -70,9 +70,13 @@ static int refuse_deferred(struct copy_session *s, size_t i, const struct plan_p
 static int names_check(struct copy_session *s, size_t i)
 {
 	struct copy_prepared *d = &s->prep[i];
+	/* the count of problems, or -ENOMEM */
 	int r = plan_names_check(d->plan, fs_traits_of(d->target)->names, s->o.rename_invalid,
 				 &d->names);
 
+	if (r < 0)
+		return r;
+	r = 0;
 	for (size_t k = 0; r == 0 && k < d->names.n_problems; k++)
 		r = refuse_deferred(s, i, &d->names.problems[k]);
 	return r;
