@@ -26,10 +26,10 @@ struct events_shared {
 	struct progress *meter;
 	bool stdout_gone;    /* its reader went away: EPIPE */
 	FILE *devnull;       /* where JSON goes once stdout is gone */
-	struct events *all[COPY_DESTS_MAX];
+	struct events *all[SAFECP_DESTINATIONS_MAX];
 	size_t n;
 	size_t refs;
-	struct copy_source_stats src; /* the last reading: the source row, the done event */
+	struct safecp_source_figures src; /* the last reading: the source row, the done event */
 };
 
 /* The destination device's figures (device_wait_sample()). */
@@ -45,10 +45,11 @@ struct device_wait {
 struct events {
 	struct events_shared *sh;
 	const struct safecp_options *o;
-	const struct copy_prepared *job;
 	size_t d;           /* its destination's index (<safecp/copy_plan.h>) */
-	const struct safecp_target_facts *facts; /* its target's (job_facts()) */
-	const struct copy_stats *stats;
+	struct safecp_copy_plan plan; /* what it will do */
+	const char *dest_arg; /* the destination as given */
+	const struct safecp_target_facts *facts; /* its target's (dest_facts()) */
+	bool started;       /* the copy runs: its figures can be read */
 	struct jsonev jev;  /* its --progress=json stream */
 	bool json_mode;  /* --progress=json: events instead of the text */
 	bool json_out;   /* events written: json_mode or --events */

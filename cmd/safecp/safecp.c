@@ -48,15 +48,10 @@ static void report_problem(const struct safecp_options *o, const struct safecp_r
 	report_refusal(o, r->name, msg);
 }
 
-size_t job_index(const struct safecp_options *o, const struct copy_prepared *job)
-{
-	return (size_t)(job - copy_session_prepared(o->session));
-}
-
 const struct safecp_target_facts *dest_facts(const struct safecp_options *o, size_t d)
 {
-	static struct safecp_target_facts facts[COPY_DESTS_MAX];
-	static bool filled[COPY_DESTS_MAX];
+	static struct safecp_target_facts facts[SAFECP_DESTINATIONS_MAX];
+	static bool filled[SAFECP_DESTINATIONS_MAX];
 	const struct safecp_target *t = safecp_copy_target(o->copy, d);
 
 	if (!t)
@@ -66,58 +61,54 @@ const struct safecp_target_facts *dest_facts(const struct safecp_options *o, siz
 	return filled[d] ? &facts[d] : NULL;
 }
 
-const struct safecp_target_facts *job_facts(const struct safecp_options *o,
-					    const struct copy_prepared *job)
-{
-	return dest_facts(o, job_index(o, job));
-}
-
 /* Preparing stopped on an error that is no refusal: what it was doing. */
-static void say_failure(const struct safecp_options *o, const struct copy_prepare_failure *f,
-			int err)
+static void say_failure(const struct safecp_options *o, int err)
 {
-	const struct copy_prepared *job = &copy_session_prepared(o->session)[f->dest];
-	const char *root = job->plan ? job->plan->dest_root : o->dests[f->dest];
-	const char *why = strerror(-err);
+	enum safecp_prepare_stage stage = SAFECP_STAGE_SOURCES;
+	struct safecp_copy_plan p;
+	const char *root, *why = strerror(-err);
+	size_t d = 0;
 
-	switch (f->stage) {
-	case COPY_STAGE_OLD_LISTS:
+	safecp_copy_prepare_failure(o->copy, &stage, &d);
+	root = safecp_copy_plan(o->copy, d, &p, sizeof(p)) == 0 ? p.dest_root : o->dests[d];
+	switch (stage) {
+	case SAFECP_STAGE_OLD_LISTS:
 		cli_error("out of memory");
 		return;
-	case COPY_STAGE_PACK_WALK:
+	case SAFECP_STAGE_PACK_WALK:
 		cli_error("cannot read the sources to pack, from %s on: %s; nothing was written; "
 			  "make them readable or leave them out, and pack again",
 			  quote(o->sources[0]), why);
 		return;
-	case COPY_STAGE_UNPACK_RULES:
+	case SAFECP_STAGE_UNPACK_RULES:
 		cli_error("cannot check the archives' entries: %s; nothing was written", why);
 		return;
-	case COPY_STAGE_UNPACK_FEED:
+	case SAFECP_STAGE_UNPACK_FEED:
 		cli_error("cannot plan the archives' entries: %s; nothing was written", why);
 		return;
-	case COPY_STAGE_SOURCES:
-	case COPY_STAGE_PLAN:
-		cli_error("cannot plan the copy to %s: %s", quote(o->dests[f->dest]), why);
+	case SAFECP_STAGE_SOURCES:
+	case SAFECP_STAGE_PLAN:
+		cli_error("cannot plan the copy to %s: %s", quote(o->dests[d]), why);
 		return;
-	case COPY_STAGE_EXAMINE:
+	case SAFECP_STAGE_EXAMINE:
 		cli_error("cannot examine the destination %s: %s", quote(root), why);
 		return;
-	case COPY_STAGE_SPACE:
+	case SAFECP_STAGE_SPACE:
 		cli_error("cannot read the free space of %s: %s", quote(root), why);
 		return;
-	case COPY_STAGE_PLACE:
-		cli_error("cannot tell which disk %s is on: %s", quote(o->dests[f->dest]), why);
+	case SAFECP_STAGE_PLACE:
+		cli_error("cannot tell which disk %s is on: %s", quote(o->dests[d]), why);
 		return;
-	case COPY_STAGE_NAMES:
+	case SAFECP_STAGE_NAMES:
 		cli_error("cannot check the names for %s: %s", quote(root), why);
 		return;
-	case COPY_STAGE_IDENTICAL:
+	case SAFECP_STAGE_IDENTICAL:
 		cli_error("cannot compare the files already in %s: %s", quote(root), why);
 		return;
-	case COPY_STAGE_CHECK:
+	case SAFECP_STAGE_CHECK:
 		cli_error("cannot check the plan: %s", why);
 		return;
-	case COPY_STAGE_LISTS:
+	case SAFECP_STAGE_LISTS:
 		cli_error("cannot place the checksum lists or manifests: %s", why);
 		return;
 	}
@@ -199,11 +190,11 @@ static bool say_findings(const struct safecp_options *o)
 
 	for (size_t i = 0; safecp_copy_finding(o->copy, i, &refuses, &index) == 0; i++) {
 		if (!refuses) {
-			if (safecp_copy_note(o->copy, index, &n) == 0)
+			if (safecp_copy_note(o->copy, index, &n, sizeof(n)) == 0)
 				say_note(o, &n);
 			continue;
 		}
-		if (safecp_copy_refusal(o->copy, index, &r) < 0 || r.deferred)
+		if (safecp_copy_refusal(o->copy, index, &r, sizeof(r)) < 0 || r.deferred)
 			continue;
 		say_refusal(o, &r);
 		unsafe_names += r.kind == SAFECP_REFUSED_PACK_NAME;
@@ -269,7 +260,6 @@ static int session_new(struct safecp_options *o)
 
 	if (r < 0)
 		return r;
-	o->session = o->copy->s;
 	r = copy_options(o, o->copy);
 	for (size_t i = 0; r == 0 && i < o->n_sources; i++)
 		r = safecp_copy_add_source(o->copy, o->sources[i]);
@@ -284,18 +274,17 @@ static int session_new(struct safecp_options *o)
  * run; the deferred ones are report_refusals()'s. */
 static int prepare(struct safecp_options *o)
 {
-	struct copy_prepare_failure failed;
 	int r = session_new(o);
 
 	if (r < 0) {
 		cli_error("cannot plan the copy: %s", strerror(-r));
 		return EXIT_USAGE;
 	}
-	r = copy_session_prepare(o->session, &failed);
+	r = safecp_copy_prepare(o->copy);
 	if (say_findings(o))
 		return EXIT_USAGE;
 	if (r < 0) {
-		say_failure(o, &failed, r);
+		say_failure(o, r);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -336,7 +325,7 @@ static bool report_names(const struct safecp_options *o, size_t d)
 	size_t n = 0, names = 0;
 	struct safecp_refusal r;
 
-	for (size_t i = 0; safecp_copy_refusal(o->copy, i, &r) == 0; i++) {
+	for (size_t i = 0; safecp_copy_refusal(o->copy, i, &r, sizeof(r)) == 0; i++) {
 		_cleanup_free_ char *msg = NULL;
 
 		if (!r.deferred || r.dest != d || of_space(&r))
@@ -372,7 +361,7 @@ static bool report_refusals(const struct safecp_options *o, size_t n_dests)
 
 	for (size_t d = 0; d < n_dests; d++) {
 		refused = report_names(o, d) || refused;
-		for (size_t i = 0; safecp_copy_refusal(o->copy, i, &r) == 0; i++) {
+		for (size_t i = 0; safecp_copy_refusal(o->copy, i, &r, sizeof(r)) == 0; i++) {
 			_cleanup_free_ char *msg = NULL;
 
 			if (!r.deferred || r.dest != d || !of_space(&r))
@@ -389,10 +378,31 @@ static bool report_refusals(const struct safecp_options *o, size_t n_dests)
 	return refused;
 }
 
+/* The destinations prepared (fewer than given when a refusal stopped). */
+static size_t n_prepared(const struct safecp_options *o)
+{
+	struct safecp_copy_plan p;
+	size_t n = 0;
+
+	while (o->copy && safecp_copy_plan(o->copy, n, &p, sizeof(p)) == 0)
+		n++;
+	return n;
+}
+
+/* --skip-unsafe left entries of the archives out. */
+static bool left_out(const struct safecp_options *o)
+{
+	struct safecp_note n;
+
+	for (size_t i = 0; safecp_copy_note(o->copy, i, &n, sizeof(n)) == 0; i++)
+		if (n.kind == SAFECP_NOTE_LEFT_OUT && strcmp(n.name, "unsafe-left-out") == 0)
+			return true;
+	return false;
+}
+
 int main(int argc, const char **argv)
 {
 	struct safecp_options o;
-	const struct copy_prepared *jobs;
 	poptContext ctx;
 	int status = 0;
 	size_t n;
@@ -409,8 +419,7 @@ int main(int argc, const char **argv)
 	raise_fd_limit();
 	/* every destination is checked before the first byte goes to any */
 	status = prepare(&o);
-	jobs = o.session ? copy_session_prepared(o.session) : NULL;
-	n = o.session ? copy_session_n_prepared(o.session) : 0;
+	n = n_prepared(&o);
 	if (status == 0) {
 		bool refused;
 
@@ -418,13 +427,13 @@ int main(int argc, const char **argv)
 			dryrun_print(&o, i);
 		refused = report_refusals(&o, n);
 		if (!refused && !o.dry_run)
-			refused = unmount_refusals(&o, jobs, n);
+			refused = unmount_refusals(&o, n);
 		if (refused)
 			status = EXIT_USAGE;
 		else if (!o.dry_run)
-			status = run_copy(&o, jobs, n);
+			status = run_copy(&o, n);
 	}
-	if (status == EXIT_OK && !o.dry_run && o.session && copy_session_unpack_skipped(o.session))
+	if (status == EXIT_OK && !o.dry_run && o.copy && left_out(&o))
 		status = EXIT_PARTIAL; /* --skip-unsafe left entries out */
 	unmount_dests_done();
 	safecp_copy_free(o.copy);

@@ -14,9 +14,9 @@
 static const char *phase_item(int phase)
 {
 	switch (phase) {
-	case COPY_PHASE_RECHECK: return "reading back again";
-	case COPY_PHASE_FINAL_SYNC: return "flushing to the device";
-	case COPY_PHASE_WAIT_IDLE: return "waiting for the device";
+	case SAFECP_PHASE_RECHECK: return "reading back again";
+	case SAFECP_PHASE_FINAL_SYNC: return "flushing to the device";
+	case SAFECP_PHASE_WAIT_IDLE: return "waiting for the device";
 	}
 	return NULL;
 }
@@ -49,7 +49,7 @@ void state_from(struct snapshot *s, struct progress_state *ret)
 		.label = s->label,
 	};
 	/* the final sync: a rounded-up "ETA 0:00" at 99% would read as done */
-	if (s->phase >= COPY_PHASE_FINAL_SYNC ||
+	if (s->phase >= SAFECP_PHASE_FINAL_SYNC ||
 	    (s->total > 0 && s->confirmed >= s->total))
 		ret->status = "syncing";
 }
@@ -91,7 +91,7 @@ void json_progress(FILE *out, const struct progress_state *st, bool final, void 
 			jsonev_progress_waiting(&sh->all[i]->jev, &sh->all[i]->snap,
 						sh->all[i]->wait.other);
 	if (final) {
-		struct dest_outcome d[COPY_DESTS_MAX];
+		struct dest_outcome d[SAFECP_DESTINATIONS_MAX];
 
 		outcomes(sh, d);
 		jsonev_done(&sh->all[0]->jev, &sh->all[0]->snap, d, sh->n, &sh->src);
@@ -107,8 +107,7 @@ static bool copy_done_reading(const struct events_shared *sh)
 {
 	for (size_t i = 0; i < sh->n; i++)
 		if (!sh->all[i]->finished &&
-		    (!sh->all[i]->stats ||
-		     atomic_load(&sh->all[i]->stats->phase) < COPY_PHASE_FINAL_SYNC))
+		    (!sh->all[i]->started || sh->all[i]->snap.phase < SAFECP_PHASE_FINAL_SYNC))
 			return false;
 	return true;
 }
@@ -140,21 +139,21 @@ static struct events *furthest_behind(struct events_shared *sh)
  * its mount point. */
 static const char *row_name(const struct events_shared *sh, size_t i)
 {
-	const char *mine = strrchr(sh->all[i]->job->dest_arg, '/');
+	const char *mine = strrchr(sh->all[i]->dest_arg, '/');
 	const struct safecp_target_facts *t = sh->all[i]->facts;
 
 	for (size_t j = 0; mine && t->mountpoint && j < sh->n; j++) {
-		const char *other = strrchr(sh->all[j]->job->dest_arg, '/');
+		const char *other = strrchr(sh->all[j]->dest_arg, '/');
 
 		if (j != i && other && strcmp(mine, other) == 0)
 			return t->mountpoint;
 	}
-	return sh->all[i]->job->dest_arg;
+	return sh->all[i]->dest_arg;
 }
 
 static void rows_from(struct events_shared *sh, struct progress_state *rows)
 {
-	const struct plan *p = sh->all[0]->job->plan;
+	const struct safecp_copy_plan *p = &sh->all[0]->plan;
 	uint64_t first_read = sh->src.bytes_read - sh->src.bytes_reread;
 
 	for (size_t i = 0; i < sh->n; i++) {
@@ -169,8 +168,8 @@ static void rows_from(struct events_shared *sh, struct progress_state *rows)
 			rows[i].rate = rows[i].eta = -1;
 	}
 	rows[sh->n] = (struct progress_state){
-		.total = p->total_bytes,
-		.done = MIN(first_read, p->total_bytes),
+		.total = p->bytes,
+		.done = MIN(first_read, p->bytes),
 		.rate = -1,
 		.eta = -1,
 		.item = "source",
@@ -181,7 +180,7 @@ static void rows_from(struct events_shared *sh, struct progress_state *rows)
 
 void tick_all(struct events_shared *sh)
 {
-	struct progress_state st, rows[COPY_DESTS_MAX + 1];
+	struct progress_state st, rows[SAFECP_DESTINATIONS_MAX + 1];
 	struct events *w;
 
 	for (size_t i = 0; i < sh->n; i++)
@@ -198,15 +197,12 @@ void tick_all(struct events_shared *sh)
 	progress_update_rows(sh->meter, rows, sh->n + 1);
 }
 
-void events_source(struct events *ev, const struct copy_source_stats *src)
+void events_source(struct events *ev, const struct safecp_source_figures *src)
 {
 	ev->sh->src = *src;
 	/* --pack: the reader read the archive's stream; the sources are the feed's */
-	if (ev->o->pack) {
-		uint64_t total;
-
-		copy_session_packed(ev->o->session, &ev->sh->src.bytes_read, &total);
-	}
+	if (ev->o->pack)
+		ev->sh->src.bytes_read = src->packed;
 }
 
 void events_tick(struct events *ev)

@@ -210,7 +210,7 @@ static bool refused(const struct safecp_options *o, size_t d)
 {
 	struct safecp_refusal r;
 
-	for (size_t i = 0; safecp_copy_refusal(o->copy, i, &r) == 0; i++)
+	for (size_t i = 0; safecp_copy_refusal(o->copy, i, &r, sizeof(r)) == 0; i++)
 		if (r.dest == d)
 			return true;
 	return false;

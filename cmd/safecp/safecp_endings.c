@@ -17,13 +17,13 @@
 struct dest_outcome outcome_of(const struct events *e)
 {
 	return (struct dest_outcome){
-		.dest = e->job->dest_arg,
+		.dest = e->dest_arg,
 		.outcome = e->outcome ? e->outcome : "interrupted",
 		.error = e->err ? strerror(e->err) : NULL,
 		.files = e->snap.files_done,
 		.errors = e->snap.files_failed,
 		.bytes_on_device = e->snap.confirmed,
-		.identical = e->job->plan->n_identical,
+		.identical = e->plan.identical,
 		.snap = &e->snap,
 	};
 }
@@ -65,7 +65,7 @@ static char *final_line(const struct events *ev, int failed)
 	const struct snapshot *s = &ev->snap;
 	char size[SIZE_FORMAT_MAX];
 	const char *files = s->files_done == 1 ? "file" : "files";
-	bool idle = ev->stats && s->device_idle;
+	bool idle = ev->started && s->device_idle;
 	const char *after = failed ? "; some files failed (see above)"
 			    : idle && disk_removable(t) ? "; it can be removed" : "";
 	_cleanup_free_ char *checked = NULL, *same = NULL, *device = NULL;
@@ -129,18 +129,18 @@ void events_dest_finished(struct events *ev, int result)
 	if (result >= 0) {
 		line = final_line(ev, result);
 		if (!ev->json_mode && ev->o->verbosity >= VERBOSITY_NORMAL && line)
-			progress_note(sh->meter, "%s: %s", quote(ev->job->dest_arg), line);
+			progress_note(sh->meter, "%s: %s", quote(ev->dest_arg), line);
 	} else if (result != -ECANCELED) {
 		if (!ev->fatal_reported) {
 			note_line(ev, MSG_ERROR, "cannot copy to %s: %s",
-				  quote(ev->job->plan->dest_root), strerror(ev->err));
+				  quote(ev->plan.dest_root), strerror(ev->err));
 			if (ev->json_out)
-				jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, ev->err,
-					     ev->job->plan->dest_root, strerror(ev->err), true);
+				jsonev_error(&ev->jev, NULL, SAFECP_STEP_WRITE, ev->err,
+					     ev->plan.dest_root, strerror(ev->err), true);
 		}
 		note_line(ev, MSG_ERROR, "%s: stopped: %ju %s copied before the error; "
 			  "temporary files removed, nothing partial was left under a final "
-			  "name; the other destinations go on", quote(ev->job->dest_arg), (uintmax_t)ev->snap.files_done,
+			  "name; the other destinations go on", quote(ev->dest_arg), (uintmax_t)ev->snap.files_done,
 			      ev->snap.files_done == 1 ? "file" : "files");
 	}
 	if (ev->json_out) {
@@ -156,23 +156,26 @@ void events_dest_finished(struct events *ev, int result)
  * files (119 MiB) are complete"). */
 static char *complete_words(const struct events *ev, bool named)
 {
-	const struct plan *p = ev->job->plan;
+	const struct safecp_copy_plan *p = &ev->plan;
 	uint64_t files = 0, bytes = 0;
 	char size[SIZE_FORMAT_MAX];
+	struct safecp_entry e;
 	char *s = NULL;
 
-	for (size_t i = 0; i < p->n_entries; i++)
-		if (ev->published[i] && S_ISREG(p->entries[i].source->st.st_mode)) {
+	for (size_t i = 0; i < p->entries; i++)
+		if (ev->published[i] &&
+		    safecp_copy_entry(ev->o->copy, ev->d, i, &e, sizeof(e)) == 0 &&
+		    S_ISREG(e.mode)) {
 			files++;
-			bytes += (uint64_t)p->entries[i].source->st.st_size;
+			bytes += e.size;
 		}
 	size_format(size, sizeof(size), bytes);
-	int r = named ? asprintf(&s, "on %s %ju of %zu %s (%s) %s complete",
-				 quote(ev->job->dest_arg), (uintmax_t)files, p->n_files,
-				 p->n_files == 1 ? "file" : "files", size, files == 1 ? "is" : "are")
-		      : asprintf(&s, "%ju of %zu %s (%s) %s complete on %s", (uintmax_t)files,
-				 p->n_files, p->n_files == 1 ? "file" : "files", size,
-				 files == 1 ? "is" : "are", quote(ev->job->dest_arg));
+	int r = named ? asprintf(&s, "on %s %ju of %ju %s (%s) %s complete",
+				 quote(ev->dest_arg), (uintmax_t)files, (uintmax_t)p->files,
+				 p->files == 1 ? "file" : "files", size, files == 1 ? "is" : "are")
+		      : asprintf(&s, "%ju of %ju %s (%s) %s complete on %s", (uintmax_t)files,
+				 (uintmax_t)p->files, p->files == 1 ? "file" : "files", size,
+				 files == 1 ? "is" : "are", quote(ev->dest_arg));
 
 	return r < 0 ? NULL : s;
 }
@@ -190,10 +193,10 @@ static const char *next_step(const struct events *ev)
 	       "--skip-identical to copy the rest";
 }
 
-void events_job_done(struct events *ev, const struct copy_source_stats *src, int signo)
+void events_job_done(struct events *ev, const struct safecp_source_figures *src, int signo)
 {
 	struct events_shared *sh = ev->sh;
-	struct dest_outcome d[COPY_DESTS_MAX];
+	struct dest_outcome d[SAFECP_DESTINATIONS_MAX];
 	size_t ok = 0;
 	char size[SIZE_FORMAT_MAX];
 	_cleanup_free_ char *line = NULL;
@@ -280,9 +283,9 @@ void events_stopped(struct events *ev, int err)
 	meter_close(ev);
 	if (!ev->fatal_reported) {
 		fprintf(stderr, "%s: cannot copy to %s: %s\n", program_name,
-			quote(ev->job->plan->dest_root), strerror(err));
+			quote(ev->plan.dest_root), strerror(err));
 		if (ev->json_out)
-			jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, err, ev->job->plan->dest_root,
+			jsonev_error(&ev->jev, NULL, SAFECP_STEP_WRITE, err, ev->plan.dest_root,
 				     strerror(err), true);
 	}
 	if (ev->json_out) {

@@ -116,12 +116,12 @@ void events_start(struct events *ev)
 		safecp_copy_write_plan(ev->o->copy, ev->d, &w, sizeof(w));
 		size_format(win, sizeof(win), w.window);
 		say(ev, "strategy: %s, %s windows, to %s: %s", safecp_strategy_name(w.strategy), win,
-		    where ? where : quote(ev->job->plan->dest_root), words_sizing_reason(w.reason));
+		    where ? where : quote(ev->plan.dest_root), words_sizing_reason(w.reason));
 	}
 }
 
-int events_new(const struct safecp_options *o, const struct copy_prepared *job,
-	       const struct copy_stats *stats, struct events *first, struct events **ret)
+int events_new(const struct safecp_options *o, size_t d, struct events *first,
+	       struct events **ret)
 {
 	_cleanup_free_ struct events *ev = calloc(1, sizeof(*ev));
 	struct events_shared *sh;
@@ -130,11 +130,12 @@ int events_new(const struct safecp_options *o, const struct copy_prepared *job,
 	if (!ev)
 		return -ENOMEM;
 	ev->o = o;
-	ev->job = job;
-	ev->d = job_index(o, job);
-	ev->facts = job_facts(o, job);
-	ev->stats = stats;
-	ev->published = calloc(job->plan->n_entries + 1, sizeof(*ev->published));
+	ev->d = d;
+	ev->dest_arg = o->dests[d];
+	ev->facts = dest_facts(o, d);
+	if (safecp_copy_plan(o->copy, d, &ev->plan, sizeof(ev->plan)) < 0)
+		return -ENOENT;
+	ev->published = calloc(ev->plan.entries + 1, sizeof(*ev->published));
 	if (!ev->published)
 		return -ENOMEM;
 	ev->json_mode = o->progress == PROGRESS_JSON;
@@ -145,7 +146,7 @@ int events_new(const struct safecp_options *o, const struct copy_prepared *job,
 	progress_rate_init(&ev->rate, 0);
 	if (first) {
 		sh = ev->sh = first->sh;
-		if (sh->n == COPY_DESTS_MAX) {
+		if (sh->n == SAFECP_DESTINATIONS_MAX) {
 			free(ev->published);
 			return -E2BIG;
 		}
@@ -173,15 +174,15 @@ int events_new(const struct safecp_options *o, const struct copy_prepared *job,
 	return 0;
 }
 
-void events_set_stats(struct events *ev, const struct copy_stats *stats)
+void events_started(struct events *ev)
 {
-	ev->stats = stats;
+	ev->started = true;
 }
 
 /* With several destinations, JSON events carry the destination as given. */
 void events_tag_dest(struct events *ev)
 {
-	ev->jev.dest = ev->job->dest_arg;
+	ev->jev.dest = ev->dest_arg;
 }
 
 void events_free(struct events *ev)

@@ -12,7 +12,7 @@
 #include "base/cleanup.h"
 
 /* A file event in --progress=json. */
-static void json_file(struct events *ev, const struct plan_entry *e, const char *state,
+static void json_file(struct events *ev, const struct safecp_entry *e, const char *state,
 		      const char *reason)
 {
 	if (!ev->json_out)
@@ -21,31 +21,21 @@ static void json_file(struct events *ev, const struct plan_entry *e, const char 
 	stdout_check(ev);
 }
 
-static void on_file_start(struct events *ctx, const struct plan_entry *e)
+static void on_file_start(struct events *ctx, const struct safecp_entry *e)
 {
 	struct events *ev = ctx;
 
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
-		say(ev, "%s -> %s", quote(e->source->src), quote(e->dst));
+		say(ev, "%s -> %s", quote(e->source), quote(e->dest));
 	json_file(ev, e, "started", NULL);
 }
 
-/* The file is under its final name now, or no longer. */
-static void file_published(struct events *ev, const struct plan_entry *e, bool published,
-			   const char *state, const char *reason)
+/* Entry idx's file is under its final name now, or no longer. */
+static void file_published(struct events *ev, size_t idx, const struct safecp_entry *e,
+			   bool published, const char *state, const char *reason)
 {
-	ev->published[e - ev->job->plan->entries] = published;
+	ev->published[idx] = published;
 	json_file(ev, e, state, reason);
-}
-
-static void on_file_done(struct events *ctx, const struct plan_entry *e)
-{
-	file_published(ctx, e, true, "finished", NULL);
-}
-
-static void on_file_withdrawn(struct events *ctx, const struct plan_entry *e)
-{
-	file_published(ctx, e, false, "withdrawn", "read back different at the end");
 }
 
 void events_list_written(struct events *ev, const char *path, const char *alg, size_t files)
@@ -79,7 +69,7 @@ static void beside_failed(struct events *ev, const char *path, int err, const ch
 {
 	note_line(ev, MSG_ERROR, "%s", msg ? msg : strerror(err));
 	if (ev->json_out) {
-		jsonev_error(&ev->jev, NULL, COPY_STEP_WRITE, err, path, msg, false);
+		jsonev_error(&ev->jev, NULL, SAFECP_STEP_WRITE, err, path, msg, false);
 		stdout_check(ev);
 	}
 }
@@ -105,53 +95,50 @@ void events_list_failed(struct events *ev, const char *path, int err)
 /* Kept files (-n) and identical ones are what the user asked for: named
  * with -v only.
  * Devices, FIFOs and sockets are a warning. */
-static void on_skipped(struct events *ctx, const struct plan_entry *e, enum copy_skip_reason reason)
+static void on_skipped(struct events *ctx, const struct safecp_entry *e, enum safecp_skip_reason reason)
 {
 	const char *why = words_skip_reason(reason);
 	struct events *ev = ctx;
-	struct safecp_entry pe = { 0 };
 
-	safecp_copy_entry(ev->o->copy, ev->d, (size_t)(e - ev->job->plan->entries), &pe,
-			  sizeof(pe));
 	if (e->identical) {
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
-			say(ev, "%s identical to %s (%s): not copied", quote(e->source->src),
-			    quote(e->dst), identical_words(&pe));
-	} else if (e->skip_existing) {
+			say(ev, "%s identical to %s (%s): not copied", quote(e->source),
+			    quote(e->dest), identical_words(e));
+	} else if (e->kept) {
 		if (ev->o->verbosity >= VERBOSITY_VERBOSE)
-			say(ev, "%s kept: %s exists", quote(e->source->src), quote(e->dst));
+			say(ev, "%s kept: %s exists", quote(e->source), quote(e->dest));
 	} else if (ev->o->verbosity >= VERBOSITY_NORMAL) {
-		note_line(ev, MSG_WARNING, "skipping %s: %s", quote(e->source->src),
+		note_line(ev, MSG_WARNING, "skipping %s: %s", quote(e->source),
 			      why);
 	}
 	if (ev->json_out) {
 		if (e->identical)
 			jsonev_identical(&ev->jev, e, why,
-					 safecp_identical_basis_name(pe.identical));
+					 safecp_identical_basis_name(e->identical));
 		else
-			jsonev_file(&ev->jev, e, e->skip_existing ? "kept" : "skipped", why);
+			jsonev_file(&ev->jev, e, e->kept ? "kept" : "skipped", why);
 		stdout_check(ev);
 	}
 }
 
-static void on_error(struct events *ctx, const struct plan_entry *e, enum copy_step step, int neg_err,
+static void on_error(struct events *ctx, const struct safecp_entry *e, enum safecp_copy_step step, int neg_err,
 		     const char *path, bool fatal)
 {
 	struct events *ev = ctx;
 	int err = neg_err < 0 ? -neg_err : neg_err; /* lib passes -errno */
 	/* the archive's "source" is made of many: the feed knows which one */
-	bool pack_src = ev->o->pack && (step == COPY_STEP_READ || step == COPY_STEP_CHANGED);
+	bool pack_src = ev->o->pack && (step == SAFECP_STEP_READ || step == SAFECP_STEP_CHANGED);
 	_cleanup_free_ char *msg = pack_src ? words_pack_failed(ev->o, e, step, err)
 					    : words_copy_error(e, step, err, path, ev->facts,
 							       fatal);
-	bool note = step == COPY_STEP_ATTRS;
+	bool note = step == SAFECP_STEP_ATTRS;
 
 	if (fatal)
 		ev->fatal_reported = true;
 	if (!note || ev->o->verbosity >= VERBOSITY_NORMAL)
 		note_line(ev, note ? MSG_WARNING : MSG_ERROR, "%s", msg ? msg : strerror(err));
 	if (ev->json_out) {
-		if (step == COPY_STEP_CHANGED)
+		if (step == SAFECP_STEP_CHANGED)
 			jsonev_changed(&ev->jev, e, msg);
 		else
 			jsonev_error(&ev->jev, e, step, err, path, msg, fatal);
@@ -173,7 +160,7 @@ static const char *modes_fs_word(const struct safecp_target_facts *t)
 	return strcmp(rules, "exfat") == 0 ? "exFAT" : strcmp(rules, "ntfs") == 0 ? "NTFS" : "FAT";
 }
 
-static void on_note(struct events *ctx, enum copy_note_kind kind, const char *path, int err,
+static void on_note(struct events *ctx, enum safecp_event_note kind, const char *path, int err,
 		    uint64_t bytes)
 {
 	struct events *ev = ctx;
@@ -181,12 +168,12 @@ static void on_note(struct events *ctx, enum copy_note_kind kind, const char *pa
 	const char *what = msg ? msg : "out of memory", *fs = NULL;
 
 	/* --pack: the sources' modes are in the archive; its own is a new file's */
-	if (ev->o->pack && kind == COPY_NOTE_NO_MODES)
+	if (ev->o->pack && kind == SAFECP_NOTE_NO_MODES)
 		return;
-	if (kind == COPY_NOTE_NO_MODES) {
+	if (kind == SAFECP_NOTE_NO_MODES) {
 		const struct safecp_target_facts *t = ev->facts;
 
-		path = t->mountpoint ? t->mountpoint : ev->job->dest_arg;
+		path = t && t->mountpoint ? t->mountpoint : ev->o->dests[ev->d];
 		fs = modes_fs_word(t);
 	}
 	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
@@ -205,18 +192,18 @@ static void on_note(struct events *ctx, enum copy_note_kind kind, const char *pa
 
 /* With e: the engine changed strategy in the middle of that file (auto
  * found the kernel falling back to buffered writes). */
-static void on_strategy(struct events *ctx, const struct plan_entry *e, enum write_strategy s,
-			enum writer_switch_reason reason)
+static void on_strategy(struct events *ctx, const struct safecp_entry *e, enum safecp_strategy s,
+			enum safecp_switch_reason reason)
 {
 	struct events *ev = ctx;
 	const char *why = words_switch_reason(reason);
 
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE) {
 		if (e)
-			say(ev, "%s: switching to the %s strategy: %s", quote(e->dst), strategy_name(s),
+			say(ev, "%s: switching to the %s strategy: %s", quote(e->dest), safecp_strategy_name(s),
 			    why ? why : "");
 		else
-			say(ev, "strategy: %s: %s", strategy_name(s), why ? why : "");
+			say(ev, "strategy: %s: %s", safecp_strategy_name(s), why ? why : "");
 	}
 	if (ev->json_out) {
 		jsonev_strategy(&ev->jev, e, s, why);
@@ -224,29 +211,46 @@ static void on_strategy(struct events *ctx, const struct plan_entry *e, enum wri
 	}
 }
 
-void events_handle(struct events *ev, const struct copy_event *e)
+void events_handle(struct events *ev, const struct safecp_copy_event *e,
+		   const struct safecp_event_detail *x)
 {
-	const struct plan *p = ev->job->plan;
-	const struct plan_entry *pe = e->entry < p->n_entries ? &p->entries[e->entry] : NULL;
+	struct safecp_entry entry;
+	const struct safecp_entry *pe = x->entry != SIZE_MAX &&
+		safecp_copy_entry(ev->o->copy, ev->d, x->entry, &entry, sizeof(entry)) == 0
+		? &entry : NULL;
 
 	switch (e->kind) {
-	case COPY_EVENT_FILE_START: on_file_start(ev, pe); break;
-	case COPY_EVENT_FILE_DONE: on_file_done(ev, pe); break;
-	case COPY_EVENT_FILE_WITHDRAWN: on_file_withdrawn(ev, pe); break;
-	case COPY_EVENT_SKIPPED: on_skipped(ev, pe, e->skip); break;
-	case COPY_EVENT_ERROR: on_error(ev, pe, e->step, e->err, e->path, e->fatal); break;
-	case COPY_EVENT_NOTE: on_note(ev, e->note, e->path, e->err, e->bytes); break;
-	case COPY_EVENT_STRATEGY: on_strategy(ev, pe, e->strategy, e->why); break;
-	case COPY_EVENT_LIST_WRITTEN:
-		events_list_written(ev, e->path, checksum_alg_name(e->alg), (size_t)e->count);
+	case SAFECP_EVENT_FILE_STARTED:
+		if (pe)
+			on_file_start(ev, pe);
 		break;
-	case COPY_EVENT_LIST_FAILED: events_list_failed(ev, e->path, e->err); break;
-	case COPY_EVENT_LIST_LEFT_OUT: case COPY_EVENT_LIST_UNKNOWN: sums_warn(ev, e); break;
-	case COPY_EVENT_MANIFEST_WRITTEN:
-		events_manifest_written(ev, e->path, e->sequence, (size_t)e->count,
-					(size_t)e->unlisted);
+	case SAFECP_EVENT_FILE_DONE:
+		if (pe)
+			file_published(ev, x->entry, pe, true, "finished", NULL);
 		break;
-	case COPY_EVENT_MANIFEST_FAILED: events_manifest_failed(ev, e->path, e->err); break;
-	case COPY_EVENT_DEST_END: break;
+	case SAFECP_EVENT_FILE_WITHDRAWN:
+		if (pe)
+			file_published(ev, x->entry, pe, false, "withdrawn",
+				       "read back different at the end");
+		break;
+	case SAFECP_EVENT_SKIPPED:
+		if (pe)
+			on_skipped(ev, pe, x->skip);
+		break;
+	case SAFECP_EVENT_ERROR: on_error(ev, pe, x->step, e->err, x->path_given, e->fatal); break;
+	case SAFECP_EVENT_NOTE: on_note(ev, x->note, x->path_given, e->err, x->bytes); break;
+	case SAFECP_EVENT_STRATEGY: on_strategy(ev, pe, x->strategy, x->switch_reason); break;
+	case SAFECP_EVENT_LIST_WRITTEN:
+		events_list_written(ev, e->path, x->algorithm, (size_t)x->count);
+		break;
+	case SAFECP_EVENT_LIST_FAILED: events_list_failed(ev, e->path, e->err); break;
+	case SAFECP_EVENT_LIST_LEFT_OUT:
+	case SAFECP_EVENT_LIST_UNKNOWN: sums_warn(ev, e, x); break;
+	case SAFECP_EVENT_MANIFEST_WRITTEN:
+		events_manifest_written(ev, e->path, x->sequence, (size_t)x->count,
+					(size_t)x->unlisted);
+		break;
+	case SAFECP_EVENT_MANIFEST_FAILED: events_manifest_failed(ev, e->path, e->err); break;
+	default: break;
 	}
 }

@@ -46,13 +46,13 @@ static void kv_maybe(struct json *j, const char *key, double v, int decimals)
 		json_kv_double(j, key, v, decimals);
 }
 
-static const char *entry_type_name(enum plan_entry_type t)
+static const char *entry_type_name(enum safecp_entry_type t)
 {
 	switch (t) {
-	case PLAN_DIR: return "directory";
-	case PLAN_FILE: return "file";
-	case PLAN_SYMLINK: return "symlink";
-	case PLAN_SKIP: return "other";
+	case SAFECP_ENTRY_DIR: return "directory";
+	case SAFECP_ENTRY_FILE: return "file";
+	case SAFECP_ENTRY_SYMLINK: return "symlink";
+	case SAFECP_ENTRY_OTHER: break;
 	}
 	return "other";
 }
@@ -130,8 +130,8 @@ void jsonev_progress_waiting(struct jsonev *ev, const struct snapshot *s, uint64
 	json_kv_u64(j, "bytes_on_device", s->confirmed);
 	json_kv_u64(j, "bytes_written", s->written);
 	json_kv_name(j, "file", s->file);
-	json_kv_string(j, "phase", s->phase >= COPY_PHASE_FINAL_SYNC ? "flushing"
-				   : s->phase == COPY_PHASE_RECHECK ? "rechecking"
+	json_kv_string(j, "phase", s->phase >= SAFECP_PHASE_FINAL_SYNC ? "flushing"
+				   : s->phase == SAFECP_PHASE_RECHECK ? "rechecking"
 								    : "copying");
 	kv_maybe(j, "rate", s->rate, 1);
 	kv_maybe(j, "eta", s->eta, 1);
@@ -182,7 +182,7 @@ static void kv_outcome(struct json *j, const struct dest_outcome *d)
 }
 
 void jsonev_done(struct jsonev *ev, const struct snapshot *s, const struct dest_outcome *d,
-		 size_t n, const struct copy_source_stats *src)
+		 size_t n, const struct safecp_source_figures *src)
 {
 	struct json *j = &ev->json;
 
@@ -223,22 +223,22 @@ void jsonev_dest_done(struct jsonev *ev, const struct snapshot *s, const struct 
 	event_end(j);
 }
 
-static void file_fields(struct jsonev *ev, const struct plan_entry *e, const char *state,
+static void file_fields(struct jsonev *ev, const struct safecp_entry *e, const char *state,
 			const char *reason)
 {
 	struct json *j = &ev->json;
 
 	json_kv_string(j, "state", state);
-	json_kv_name(j, "file", e->source->rel);
-	json_kv_name(j, "source", e->source->src);
-	json_kv_name(j, file_key(ev), e->dst);
-	json_kv_string(j, "type", entry_type_name(e->source->type));
-	json_kv_u64(j, "bytes", e->source->type == PLAN_FILE ? (uint64_t)e->source->st.st_size : 0);
+	json_kv_name(j, "file", e->rel);
+	json_kv_name(j, "source", e->source);
+	json_kv_name(j, file_key(ev), e->dest);
+	json_kv_string(j, "type", entry_type_name(e->type));
+	json_kv_u64(j, "bytes", e->type == SAFECP_ENTRY_FILE ? e->size : 0);
 	if (reason)
 		json_kv_string(j, "reason", reason);
 }
 
-void jsonev_file(struct jsonev *ev, const struct plan_entry *e, const char *state,
+void jsonev_file(struct jsonev *ev, const struct safecp_entry *e, const char *state,
 		 const char *reason)
 {
 	struct json *j = &ev->json;
@@ -248,7 +248,7 @@ void jsonev_file(struct jsonev *ev, const struct plan_entry *e, const char *stat
 	event_end(j);
 }
 
-void jsonev_identical(struct jsonev *ev, const struct plan_entry *e, const char *reason,
+void jsonev_identical(struct jsonev *ev, const struct safecp_entry *e, const char *reason,
 		      const char *judged)
 {
 	struct json *j = &ev->json;
@@ -259,16 +259,16 @@ void jsonev_identical(struct jsonev *ev, const struct plan_entry *e, const char 
 	event_end(j);
 }
 
-void jsonev_error(struct jsonev *ev, const struct plan_entry *e, enum copy_step step, int err,
+void jsonev_error(struct jsonev *ev, const struct safecp_entry *e, enum safecp_copy_step step, int err,
 		  const char *path, const char *msg, bool fatal)
 {
 	struct json *j = &ev->json;
 
 	event_error_begin(j, clock_realtime(), EVENT_PATH,
-			  path ? path : e ? e->dst : NULL, err, msg);
+			  path ? path : e ? e->dest : NULL, err, msg);
 	if (ev->dest)
 		json_kv_name(j, "dest", ev->dest);
-	json_kv_name(j, "file", e ? e->source->rel : NULL);
+	json_kv_name(j, "file", e ? e->rel : NULL);
 	json_kv_string(j, "step", words_step_name(step));
 	json_kv_bool(j, "fatal", fatal);
 	event_end(j);
@@ -276,14 +276,14 @@ void jsonev_error(struct jsonev *ev, const struct plan_entry *e, enum copy_step 
 
 /* The source was not what the plan saw, or changed while it was read:
  * not copied (it keeps no final name); a rerun copies it. */
-void jsonev_changed(struct jsonev *ev, const struct plan_entry *e, const char *msg)
+void jsonev_changed(struct jsonev *ev, const struct safecp_entry *e, const char *msg)
 {
 	struct json *j = &ev->json;
 
 	begin(ev, "changed", clock_realtime());
-	json_kv_name(j, "file", e->source->rel);
-	json_kv_name(j, "source", e->source->src);
-	json_kv_name(j, file_key(ev), e->dst);
+	json_kv_name(j, "file", e->rel);
+	json_kv_name(j, "source", e->source);
+	json_kv_name(j, file_key(ev), e->dest);
 	json_kv_string(j, "message", msg);
 	event_end(j);
 }
@@ -322,14 +322,14 @@ void jsonev_note(struct jsonev *ev, const char *path, const char *msg)
 	event_end(j);
 }
 
-void jsonev_strategy(struct jsonev *ev, const struct plan_entry *e, enum write_strategy s,
+void jsonev_strategy(struct jsonev *ev, const struct safecp_entry *e, enum safecp_strategy s,
 		     const char *why)
 {
 	struct json *j = &ev->json;
 
 	begin(ev, "strategy", clock_realtime());
-	json_kv_name(j, "file", e ? e->source->rel : NULL);
-	json_kv_string(j, "strategy", strategy_name(s));
+	json_kv_name(j, "file", e ? e->rel : NULL);
+	json_kv_string(j, "strategy", safecp_strategy_name(s));
 	json_kv_string(j, "reason", why);
 	event_end(j);
 }

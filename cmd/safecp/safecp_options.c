@@ -342,8 +342,8 @@ static void add_target_dir(poptContext ctx)
 
 	if (!dir)
 		cli_usage_error("out of memory");
-	if (raw.n_target_dirs == COPY_DESTS_MAX)
-		cli_usage_error("too many destinations: at most %d -t options", COPY_DESTS_MAX);
+	if (raw.n_target_dirs == SAFECP_DESTINATIONS_MAX)
+		cli_usage_error("too many destinations: at most %d -t options", SAFECP_DESTINATIONS_MAX);
 	for (size_t i = 0; i < raw.n_target_dirs; i++)
 		if (strcmp(raw.target_dirs[i], dir) == 0)
 			cli_usage_error("destination %s given twice: give each -t DIR once", quote(dir));
@@ -359,8 +359,8 @@ static void add_beneath(poptContext ctx)
 		cli_usage_error("out of memory");
 	if (!dir[0])
 		cli_usage_error("--beneath needs a directory, not an empty word");
-	if (raw.n_beneath == COPY_DESTS_MAX)
-		cli_usage_error("too many --beneath directories: at most %d", COPY_DESTS_MAX);
+	if (raw.n_beneath == SAFECP_DESTINATIONS_MAX)
+		cli_usage_error("too many --beneath directories: at most %d", SAFECP_DESTINATIONS_MAX);
 	raw.beneath[raw.n_beneath++] = dir;
 }
 

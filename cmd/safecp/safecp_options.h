@@ -14,9 +14,9 @@ struct safecp_raw {
 	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl, unmount, power_off;
 	int unpack, skip_unsafe, system_disk;
 	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check, *pack, *events;
-	char *target_dirs[COPY_DESTS_MAX]; /* -t, each one (popt's copies) */
+	char *target_dirs[SAFECP_DESTINATIONS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;
-	char *beneath[COPY_DESTS_MAX];     /* --beneath, each one */
+	char *beneath[SAFECP_DESTINATIONS_MAX];     /* --beneath, each one */
 	size_t n_beneath;
 };
 extern struct safecp_raw raw;

@@ -1,6 +1,6 @@
 /* safecp_pack.c: --pack=FORMAT, the sources as one archive file.
  *
- * The session (copy/session.h, COPY_MODE_PACK) walks the sources once,
+ * The library (safecp_copy_set_pack()) walks the sources once,
  * before any destination is planned; each destination's plan then holds
  * one file, the archive, which every later check (space, FAT's limit,
  * the name rules, sizing) and the engine treat as any file.  The words
@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/cli.h"
 #include "common/msg.h"
@@ -20,15 +21,15 @@
 #include "base/size.h"
 #include "base/utf8.h"
 
-static enum copy_skip_reason skip_reason(mode_t m)
+static enum safecp_skip_reason skip_reason(mode_t m)
 {
 	if (S_ISFIFO(m))
-		return COPY_SKIP_FIFO;
+		return SAFECP_SKIP_FIFO;
 	if (S_ISSOCK(m))
-		return COPY_SKIP_SOCKET;
+		return SAFECP_SKIP_SOCKET;
 	if (S_ISCHR(m) || S_ISBLK(m))
-		return COPY_SKIP_DEVICE;
-	return COPY_SKIP_OTHER;
+		return SAFECP_SKIP_DEVICE;
+	return SAFECP_SKIP_OTHER;
 }
 
 /* A name --unpack would refuse (base/utf8.h's unsafe characters), in an
@@ -73,28 +74,26 @@ void pack_note(const struct safecp_options *o, const struct safecp_note *n)
 }
 
 /* The archive could not be made from its sources. */
-char *words_pack_failed(const struct safecp_options *o, const struct plan_entry *archive,
-			enum copy_step step, int err)
+char *words_pack_failed(const struct safecp_options *o, const struct safecp_entry *archive,
+			enum safecp_copy_step step, int err)
 {
-	const struct source_tree *tree = copy_session_pack_tree(o->session);
-	size_t idx;
-	int src_err;
+	const char *src = NULL;
+	int src_err = 0;
 
-	if (!copy_session_pack_problem(o->session, &idx, &src_err))
+	if (!safecp_copy_pack_failed(o->copy, &src, &src_err))
 		return words_format("cannot pack into %s: %s; it was not written (nothing is left "
-				    "under its name): pack again", quote(archive->dst),
+				    "under its name): pack again", quote(archive->dest),
 				    strerror(err ? err : EIO));
-	if (step == COPY_STEP_CHANGED || src_err == 0)
+	if (step == SAFECP_STEP_CHANGED || src_err == 0)
 		return words_format("%s changed while it was packed; the archive %s was not written "
 				    "(nothing is left under its name): pack again",
-				    quote(tree->entries[idx].src), quote(archive->dst));
+				    quote(src), quote(archive->dest));
 	return words_format("cannot read %s: %s; the archive %s was not written (nothing is "
 			    "left under its name): make it readable or leave it out, and pack "
-			    "again", quote(tree->entries[idx].src), strerror(-src_err),
-			    quote(archive->dst));
+			    "again", quote(src), strerror(src_err), quote(archive->dest));
 }
 
-/* PLAN_FILE_TOO_BIG of an archive: its bound is more than the limit. */
+/* FILE_TOO_BIG of an archive: its bound is more than the limit. */
 char *words_pack_too_big(const struct safecp_options *o, const struct safecp_refusal *p,
 			 const struct safecp_target_facts *t)
 {

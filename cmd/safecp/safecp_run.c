@@ -1,6 +1,6 @@
-/* safecp_run.c: runs the prepared session: copy_session_start() (lib owns the
- * reader and one thread per destination), while the main thread polls
- * the job's events, draws progress and answers signals.
+/* safecp_run.c: runs the prepared copy: safecp_copy_start() (the library
+ * owns the reader and one thread per destination), while the main thread
+ * polls its events, draws progress and answers signals.
  *
  * SIGINT, SIGTERM and SIGHUP are blocked before the job starts, so its
  * threads inherit the mask and no handler ever runs inside the engine.
@@ -32,10 +32,10 @@
 #define TICK_MS 100
 
 struct runner {
-	struct events *ev[COPY_DESTS_MAX];
-	bool ended[COPY_DESTS_MAX]; /* its last event came */
+	struct events *ev[SAFECP_DESTINATIONS_MAX];
+	bool ended[SAFECP_DESTINATIONS_MAX]; /* its last event came */
 	size_t n, n_ended;
-	struct copy_session *job;
+	struct safecp_copy *job;
 };
 
 static void signals_block(sigset_t *set)
@@ -48,31 +48,51 @@ static void signals_block(sigset_t *set)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* Destination i's result: 0, a count of failed files, -ECANCELED,
+ * -errno; -EBUSY while it runs. */
+static int result_of(const struct runner *r, size_t i)
+{
+	return safecp_copy_result(r->job, i);
+}
+
 /* Destination i ended: shown at once (several destinations). */
 static void dest_ended(struct runner *r, size_t i)
 {
-	int result = 0;
-
 	if (r->ended[i])
 		return;
 	r->ended[i] = true;
 	r->n_ended++;
-	copy_session_result(r->job, i, &result);
 	if (r->n > 1)
-		events_dest_finished(r->ev[i], result);
+		events_dest_finished(r->ev[i], result_of(r, i));
 }
 
 /* Word every event that waits. */
 static void drain_events(struct runner *r)
 {
-	struct copy_event e;
+	struct safecp_copy_event e;
+	struct safecp_event_detail x;
 
-	while (copy_session_poll(r->job, 0, &e) > 0) {
-		events_handle(r->ev[e.dest], &e);
-		if (e.kind == COPY_EVENT_DEST_END)
+	while (safecp_copy_poll(r->job, 0, &e) > 0) {
+		if (e.dest >= r->n || safecp_copy_event_detail(r->job, &x, sizeof(x)) < 0)
+			continue;
+		events_handle(r->ev[e.dest], &e, &x);
+		if (e.kind == SAFECP_EVENT_DEST_END)
 			dest_ended(r, e.dest);
-		copy_event_done(&e);
 	}
+}
+
+static void source_figures(const struct runner *r, struct safecp_source_figures *src)
+{
+	if (safecp_copy_source_figures(r->job, src, sizeof(*src)) < 0)
+		*src = (struct safecp_source_figures){ 0 };
+}
+
+/* Files of destination i that read back different. */
+static uint64_t mismatched(const struct runner *r, size_t i)
+{
+	struct safecp_copy_figures f;
+
+	return safecp_copy_figures(r->job, i, &f, sizeof(f)) == 0 ? f.files_mismatched : 0;
 }
 
 /* Until every destination's last event: word events as they come,
@@ -80,11 +100,11 @@ static void drain_events(struct runner *r)
  * that signal, or 0. */
 static int wait_for_copy(struct runner *r, int sigfd)
 {
-	struct pollfd fds[2] = { { .fd = copy_session_event_fd(r->job), .events = POLLIN },
+	struct pollfd fds[2] = { { .fd = safecp_copy_fd(r->job), .events = POLLIN },
 				 { .fd = sigfd, .events = POLLIN } };
 	int signo = 0;
 
-	while (r->n_ended < r->n && !copy_session_done(r->job)) {
+	while (r->n_ended < r->n && !safecp_copy_done(r->job)) {
 		struct signalfd_siginfo si;
 
 		/* a poll that fails (EINTR, ENOMEM) is a tick: the loop ends
@@ -93,14 +113,14 @@ static int wait_for_copy(struct runner *r, int sigfd)
 			fds[0].revents = fds[1].revents = 0;
 		if (fds[1].revents && read(sigfd, &si, sizeof(si)) == sizeof(si) && signo == 0) {
 			signo = (int)si.ssi_signo;
-			copy_session_cancel(r->job);
+			safecp_copy_cancel(r->job);
 			events_cancelling(r->ev[0]);
 		}
 		drain_events(r);
 		if (r->n > 1) {
-			struct copy_source_stats src;
+			struct safecp_source_figures src;
 
-			copy_session_source(r->job, &src);
+			source_figures(r, &src);
 			events_source(r->ev[0], &src);
 		}
 		events_tick(r->ev[0]);
@@ -133,36 +153,30 @@ static int finish_one(struct events *ev, int result, int signo)
 /* Several: interrupted wins, then any destination that failed. */
 static int finish_all(struct runner *r, int signo)
 {
-	struct copy_source_stats src;
+	struct safecp_source_figures src;
 	bool cancelled = false, failed = false;
 
 	for (size_t i = 0; i < r->n; i++) {
-		int result = 0;
+		int result = result_of(r, i);
 
-		copy_session_result(r->job, i, &result);
 		cancelled = cancelled || result == -ECANCELED;
 		failed = failed || (result != 0 && result != -ECANCELED);
 	}
-	copy_session_source(r->job, &src);
+	source_figures(r, &src);
 	events_job_done(r->ev[0], &src, cancelled ? (signo ? signo : SIGINT) : 0);
 	return cancelled ? EXIT_INTERRUPTED : failed ? EXIT_PARTIAL : EXIT_OK;
 }
 
 /* --unmount: the destinations whose copy succeeded, every file confirmed;
  * the copy's own failure outranks the unmount's. */
-static int unmount_after(const struct safecp_options *o, const struct copy_prepared *jobs,
-			 struct runner *r, int status)
+static int unmount_after(const struct safecp_options *o, struct runner *r, int status)
 {
-	bool ok[COPY_DESTS_MAX];
+	bool ok[SAFECP_DESTINATIONS_MAX];
 	int s;
 
-	for (size_t i = 0; i < r->n; i++) {
-		int result = 0;
-
-		ok[i] = copy_session_result(r->job, i, &result) && result == 0 &&
-			atomic_load(&copy_session_stats(r->job, i)->files_mismatched) == 0;
-	}
-	s = unmount_dests(o, jobs, r->n, ok);
+	for (size_t i = 0; i < r->n; i++)
+		ok[i] = result_of(r, i) == 0 && mismatched(r, i) == 0;
+	s = unmount_dests(o, r->n, ok);
 	return status != EXIT_OK && s != EXIT_INTERRUPTED ? status : s;
 }
 
@@ -182,28 +196,30 @@ static void say_not_started(const struct safecp_options *o, int err)
 		cli_error("cannot start the copy: %s", strerror(-err));
 }
 
-int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n)
+int run_copy(const struct safecp_options *o, size_t n)
 {
-	struct runner r = { .n = n, .job = o->session };
+	struct runner r = { .n = n, .job = o->copy };
+	struct safecp_copy_plan first;
 	unsigned lists_failed = 0;
 	sigset_t set;
-	int err = 0, status, signo, result = 0, sigfd;
+	int err = 0, status, signo, sigfd;
 
 	signals_block(&set);
 	sigfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sigfd < 0)
 		err = -errno;
-	/* the stats live in the job; the events read them once it exists */
+	/* the figures can be read once it started */
 	for (size_t i = 0; i < n && err == 0; i++)
-		err = events_new(o, &jobs[i], NULL, i ? r.ev[0] : NULL, &r.ev[i]);
+		err = events_new(o, i, i ? r.ev[0] : NULL, &r.ev[i]);
 	for (size_t i = 0; i < n && err == 0; i++) {
 		if (n > 1)
 			events_tag_dest(r.ev[i]);
 		events_start(r.ev[i]);
 	}
-	test_hook("plan-done", jobs[0].plan->dest_root);
+	if (safecp_copy_plan(o->copy, 0, &first, sizeof(first)) == 0)
+		test_hook("plan-done", first.dest_root);
 	if (err == 0)
-		err = copy_session_start(r.job);
+		err = safecp_copy_start(r.job);
 	if (err < 0) {
 		say_not_started(o, err);
 		runner_free(&r);
@@ -212,21 +228,20 @@ int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, s
 		return EXIT_PARTIAL;
 	}
 	for (size_t i = 0; i < n; i++)
-		events_set_stats(r.ev[i], copy_session_stats(r.job, i));
+		events_started(r.ev[i]);
 	signo = wait_for_copy(&r, sigfd);
 	close(sigfd);
 	/* the lists on no destination's filesystem, before the last event */
 	if (signo == 0 && (o->n_checksums || o->mhl)) {
-		lists_failed = copy_session_write_lists(r.job);
+		lists_failed = safecp_copy_write_lists(r.job);
 		drain_events(&r);
 	}
 	if (n == 1) {
-		struct copy_source_stats src;
+		struct safecp_source_figures src;
 
-		copy_session_source(r.job, &src);
+		source_figures(&r, &src);
 		events_source(r.ev[0], &src); /* for the done event */
-		copy_session_result(r.job, 0, &result);
-		status = finish_one(r.ev[0], result, signo);
+		status = finish_one(r.ev[0], result_of(&r, 0), signo);
 	} else {
 		status = finish_all(&r, signo);
 	}
@@ -234,10 +249,10 @@ int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, s
 		status = EXIT_PARTIAL;
 	/* a file that read back different outranks other failures */
 	for (size_t i = 0; (status == EXIT_OK || status == EXIT_PARTIAL) && i < n; i++)
-		if (atomic_load(&copy_session_stats(r.job, i)->files_mismatched) > 0)
+		if (mismatched(&r, i) > 0)
 			status = EXIT_MISMATCH;
 	if ((o->unmount || o->power_off) && status != EXIT_INTERRUPTED)
-		status = unmount_after(o, jobs, &r, status);
+		status = unmount_after(o, &r, status);
 	runner_free(&r);
 	return status;
 }

@@ -1,8 +1,8 @@
 /* safecp_snapshot.c: one reading of a destination's progress, shared by
- * the bar, JSON and the last words: the copy job's counters (copy_stats),
+ * the bar, JSON and the last words: the copy's figures (<safecp/copy.h>),
  * the rate and ETA, and the other data its device has to write first.
  *
- * Honesty of the numbers: bytes_on_device is copy_stats.bytes_confirmed,
+ * Honesty of the numbers: bytes_on_device is the progress's bytes_confirmed,
  * which the engine advances only when the device completed those bytes.
  * The counters are read before the clock, so a progress event never
  * claims, at its time "t", more than the device had completed by then. */
@@ -67,40 +67,42 @@ bool device_wait_words(const struct device_wait *w, const struct safecp_target_f
 
 void snapshot_take(struct events *ev, struct snapshot *s)
 {
-	const struct copy_stats *st = ev->stats;
-	const struct plan *p = ev->job->plan;
-	size_t cur;
+	const struct safecp_copy_plan *p = &ev->plan;
+	struct safecp_copy_progress pr;
+	struct safecp_copy_figures f;
+	struct safecp_source_figures src;
+	struct safecp_entry cur;
 
-	if (!st) { /* not started */
-		*s = (struct snapshot){ .total = p->total_bytes, .rate = -1, .eta = -1,
-					.identical = p->n_identical, .t_real = clock_realtime() };
+	if (!ev->started || safecp_copy_progress(ev->o->copy, ev->d, &pr) < 0 ||
+	    safecp_copy_figures(ev->o->copy, ev->d, &f, sizeof(f)) < 0) { /* not started */
+		*s = (struct snapshot){ .total = p->bytes, .rate = -1, .eta = -1,
+					.identical = p->identical, .t_real = clock_realtime() };
 		return;
 	}
-
-	s->identical = p->n_identical;
-	s->confirmed = atomic_load(&st->bytes_confirmed);
-	/* written >= confirmed at every instant; reading it second keeps that */
-	s->written = atomic_load(&st->bytes_written);
-	s->total = atomic_load(&st->bytes_total);
-	if (s->total == 0)
-		s->total = p->total_bytes;
-	s->files_done = atomic_load(&st->files_done);
-	s->files_failed = atomic_load(&st->files_failed);
-	s->phase = atomic_load(&st->phase);
-	cur = atomic_load(&st->current);
-	s->file = s->phase == COPY_PHASE_COPYING && cur < p->n_entries ?
-		  p->entries[cur].source->rel : NULL;
+	s->identical = p->identical;
+	/* the library reads confirmed before written: written >= confirmed */
+	s->confirmed = pr.bytes_confirmed;
+	s->written = pr.bytes_written;
+	s->total = pr.bytes_total ? pr.bytes_total : p->bytes;
+	s->files_done = pr.files_done;
+	s->files_failed = pr.files_failed;
+	s->phase = (int)f.phase;
+	s->file = f.phase == SAFECP_PHASE_COPYING &&
+		  safecp_copy_entry(ev->o->copy, ev->d, f.current, &cur, sizeof(cur)) == 0
+		  ? cur.rel : NULL;
 	s->verify = ev->o->verify;
-	s->verified = atomic_load(&st->bytes_verified);
-	s->files_verified = atomic_load(&st->files_verified);
-	s->files_mismatched = atomic_load(&st->files_mismatched);
+	s->verified = f.bytes_verified;
+	s->files_verified = f.files_verified;
+	s->files_mismatched = f.files_mismatched;
 	s->identical_verified = identical_read_back_count(ev->o, ev->d, &s->verify_cached);
-	s->verify_cached = s->verify_cached || atomic_load(&st->verify_cached);
+	s->verify_cached = s->verify_cached || f.verify_cached;
 	s->pack = ev->o->pack;
-	if (ev->o->pack)
-		copy_session_packed(ev->o->session, &s->packed, &s->pack_total);
-	s->device_idle = atomic_load(&st->device_idle);
-	s->device_busy = atomic_load(&st->device_busy_bytes);
+	if (ev->o->pack && safecp_copy_source_figures(ev->o->copy, &src, sizeof(src)) == 0) {
+		s->packed = src.packed;
+		s->pack_total = src.pack_total;
+	}
+	s->device_idle = f.device_idle;
+	s->device_busy = f.device_busy;
 	s->t_real = clock_realtime();
 	s->rate = progress_rate_sample(&ev->rate, clock_monotonic(), s->confirmed);
 	device_wait_sample(&ev->wait, ev->facts, s->written - s->confirmed);

@@ -48,15 +48,16 @@ void sums_say(const struct safecp_options *o, const struct safecp_refusal *r)
 	report_refusal(o, r->name, msg);
 }
 
-void sums_warn(struct events *ev, const struct copy_event *e)
+void sums_warn(struct events *ev, const struct safecp_copy_event *e,
+	       const struct safecp_event_detail *x)
 {
-	const char *alg = checksum_alg_name(e->alg);
-	size_t n = (size_t)e->count;
+	const char *alg = x->algorithm ? x->algorithm : "?";
+	size_t n = (size_t)x->count;
 
-	if (e->kind == COPY_EVENT_LIST_LEFT_OUT)
+	if (e->kind == SAFECP_EVENT_LIST_LEFT_OUT)
 		events_warn(ev, "%s is left out of %s: %s lists cannot hold a name with a "
 			    "newline, carriage return or backslash; check it with a "
-			    "sha256 list", quote(e->name), quote(e->path), alg);
+			    "sha256 list", quote(x->name), quote(e->path), alg);
 	else
 		events_warn(ev, "%zu %s left alone as identical %s not in %s: %s not read and "
 			    "the last list did not have %s; copy without --skip-identical to "

@@ -30,7 +30,7 @@
 
 static struct {
 	struct safecp_unmount_backend *backend;
-	struct safecp_unmount *job[COPY_DESTS_MAX]; /* each destination's, resolved */
+	struct safecp_unmount *job[SAFECP_DESTINATIONS_MAX]; /* each destination's, resolved */
 } um;
 
 static const char *nz(const char *s)
@@ -110,7 +110,7 @@ static int resolve(const struct safecp_options *o, const char *root, const char 
 	return e;
 }
 
-bool unmount_refusals(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n)
+bool unmount_refusals(const struct safecp_options *o, size_t n)
 {
 	bool refused = false;
 
@@ -118,10 +118,14 @@ bool unmount_refusals(const struct safecp_options *o, const struct copy_prepared
 		return false;
 	um.backend = unmount_choice_make(false);
 	unmount_choice_note(um.backend);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		/* the destination's root, which exists (DEST as a file may not yet) */
-		if (resolve(o, jobs[i].plan->dest_root, jobs[i].dest_arg, &um.job[i]) != 0)
+		struct safecp_copy_plan p;
+
+		if (safecp_copy_plan(o->copy, i, &p, sizeof(p)) < 0 ||
+		    resolve(o, p.dest_root, o->dests[i], &um.job[i]) != 0)
 			refused = true;
+	}
 	return refused;
 }
 
@@ -248,7 +252,7 @@ static int run_one(const struct safecp_options *o, size_t i, const char *dest)
 	return status;
 }
 
-int unmount_dests(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
+int unmount_dests(const struct safecp_options *o, size_t n,
 		  const bool *ok)
 {
 	int status = EXIT_OK;
@@ -264,7 +268,7 @@ int unmount_dests(const struct safecp_options *o, const struct copy_prepared *jo
 				done_before = true;
 		}
 		if (!ok[i] || shared_bad) {
-			cli_error("%s is left mounted: %s", quote(jobs[i].dest_arg),
+			cli_error("%s is left mounted: %s", quote(o->dests[i]),
 				  !ok[i] ? "its copy failed or read back different"
 					 : "another destination on the same filesystem failed");
 			if (status == EXIT_OK)
@@ -273,7 +277,7 @@ int unmount_dests(const struct safecp_options *o, const struct copy_prepared *jo
 		}
 		if (done_before || !um.job[i])
 			continue;
-		s = run_one(o, i, jobs[i].dest_arg);
+		s = run_one(o, i, o->dests[i]);
 		if (s == EXIT_INTERRUPTED || status == EXIT_OK)
 			status = s;
 		if (s == EXIT_INTERRUPTED)
@@ -284,7 +288,7 @@ int unmount_dests(const struct safecp_options *o, const struct copy_prepared *jo
 
 void unmount_dests_done(void)
 {
-	for (size_t i = 0; i < COPY_DESTS_MAX; i++)
+	for (size_t i = 0; i < SAFECP_DESTINATIONS_MAX; i++)
 		safecp_unmount_free(um.job[i]);
 	safecp_unmount_backend_free(um.backend);
 	memset(&um, 0, sizeof(um));

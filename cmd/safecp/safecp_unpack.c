@@ -120,7 +120,7 @@ static size_t say_all_refused(const struct safecp_options *o)
 	struct safecp_unsafe_entry e;
 	size_t refused = 0;
 
-	for (; safecp_copy_unsafe_entry(o->copy, refused, &e) == 0; refused++)
+	for (; safecp_copy_unsafe_entry(o->copy, refused, &e, sizeof(e)) == 0; refused++)
 		if (refused < REFUSALS_SHOWN)
 			say_refused(o, &e);
 	if (refused > REFUSALS_SHOWN) {

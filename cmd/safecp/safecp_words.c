@@ -68,20 +68,20 @@ char *words_where(const struct safecp_target_facts *t)
 		   : NULL;
 }
 
-const char *words_step_name(enum copy_step step)
+const char *words_step_name(enum safecp_copy_step step)
 {
 	switch (step) {
-	case COPY_STEP_READ: return "read";
-	case COPY_STEP_CREATE: return "create";
-	case COPY_STEP_WRITE: return "write";
-	case COPY_STEP_SYNC: return "sync";
-	case COPY_STEP_RENAME: return "rename";
-	case COPY_STEP_ATTRS: return "attrs";
-	case COPY_STEP_FINAL_SYNC: return "final-sync";
-	case COPY_STEP_CHANGED: return "changed";
-	case COPY_STEP_VERIFY: return "verify";
-	case COPY_STEP_SOURCE_VERIFY: return "source-verify";
-	case COPY_STEP_NAME_CLASH: return "name-clash";
+	case SAFECP_STEP_READ: return "read";
+	case SAFECP_STEP_CREATE: return "create";
+	case SAFECP_STEP_WRITE: return "write";
+	case SAFECP_STEP_SYNC: return "sync";
+	case SAFECP_STEP_RENAME: return "rename";
+	case SAFECP_STEP_ATTRS: return "attrs";
+	case SAFECP_STEP_FINAL_SYNC: return "final-sync";
+	case SAFECP_STEP_CHANGED: return "changed";
+	case SAFECP_STEP_VERIFY: return "verify";
+	case SAFECP_STEP_SOURCE_VERIFY: return "source-verify";
+	case SAFECP_STEP_NAME_CLASH: return "name-clash";
 	}
 	return "unknown";
 }
@@ -231,14 +231,14 @@ static const char *why(int err)
 }
 
 /* What to do about err at step, or NULL. */
-static const char *hint(enum copy_step step, int err)
+static const char *hint(enum safecp_copy_step step, int err)
 {
 	switch (err) {
 	case ENOSPC:
 	case EDQUOT:
 		return "free space on the destination or copy fewer files";
 	case EIO:
-		return step == COPY_STEP_READ ? "the source may be damaged"
+		return step == SAFECP_STEP_READ ? "the source may be damaged"
 					      : "check the device and its connection, then copy again";
 	case EROFS:
 		return "the filesystem turned read-only (it may have found an error); check it with fsck";
@@ -251,12 +251,12 @@ static const char *hint(enum copy_step step, int err)
 	case ESTALE:
 		return "copy again";
 	case EBADMSG: /* --unpack: unpack_data.h */
-		if (step == COPY_STEP_READ)
+		if (step == SAFECP_STEP_READ)
 			return "the archive's entry is not as long as its header says, or its "
 			       "checksum differs (damaged, or a zip bomb); it was not written";
 		break;
 	case ENOTDIR:
-		if (step == COPY_STEP_CREATE)
+		if (step == SAFECP_STEP_CREATE)
 			return "something that is not a directory (a symbolic link?) is in its "
 			       "place, and is not followed; remove it and copy again";
 		break;
@@ -265,10 +265,10 @@ static const char *hint(enum copy_step step, int err)
 }
 
 /* A name the plan saw free was taken when the copy was to get it
- * (copy.h COPY_STEP_NAME_CLASH): nothing was replaced. */
-static char *name_clash_words(const char *action, const struct plan_entry *e, const char *holder)
+ * (copy.h SAFECP_STEP_NAME_CLASH): nothing was replaced. */
+static char *name_clash_words(const char *action, const struct safecp_entry *e, const char *holder)
 {
-	if (holder && e && strcmp(holder, e->dst) == 0)
+	if (holder && e && strcmp(holder, e->dest) == 0)
 		return words_format("%s: a file appeared there during the copy (the plan found none) "
 				    "and is not replaced; not copied: see what it is, remove it and "
 				    "copy again", action);
@@ -280,40 +280,40 @@ static char *name_clash_words(const char *action, const struct plan_entry *e, co
 }
 
 /* The sentence's verb and object for a step: "cannot write '/m/a.jpg'". */
-static char *failed_action(const struct plan_entry *e, enum copy_step step, const char *path)
+static char *failed_action(const struct safecp_entry *e, enum safecp_copy_step step, const char *path)
 {
-	const char *src = e ? e->source->src : path, *dst = e ? e->dst : path;
+	const char *src = e ? e->source : path, *dst = e ? e->dest : path;
 
 	switch (step) {
-	case COPY_STEP_READ: return words_format("cannot read %s", quote(src ? src : "?"));
-	case COPY_STEP_CREATE: return words_format("cannot create %s", quote(dst ? dst : "?"));
-	case COPY_STEP_WRITE: return words_format("cannot write %s", quote(dst ? dst : "?"));
-	case COPY_STEP_SYNC: return words_format("cannot make %s durable", quote(dst ? dst : "?"));
-	case COPY_STEP_RENAME:
+	case SAFECP_STEP_READ: return words_format("cannot read %s", quote(src ? src : "?"));
+	case SAFECP_STEP_CREATE: return words_format("cannot create %s", quote(dst ? dst : "?"));
+	case SAFECP_STEP_WRITE: return words_format("cannot write %s", quote(dst ? dst : "?"));
+	case SAFECP_STEP_SYNC: return words_format("cannot make %s durable", quote(dst ? dst : "?"));
+	case SAFECP_STEP_RENAME:
 		return path && dst && strcmp(path, dst) != 0
 			       ? words_format("cannot rename %s to %s", quote(path), quote(dst))
 			       : words_format("cannot rename the copy of %s into place",
 					quote(dst ? dst : "?"));
-	case COPY_STEP_ATTRS:
+	case SAFECP_STEP_ATTRS:
 		return words_format("cannot keep the timestamps and mode of %s", quote(dst ? dst : "?"));
-	case COPY_STEP_FINAL_SYNC:
+	case SAFECP_STEP_FINAL_SYNC:
 		return words_format("cannot flush %s to the device",
 			      path ? quote(path) : "the destination");
-	case COPY_STEP_CHANGED:
+	case SAFECP_STEP_CHANGED:
 		return words_format("%s changed while it was copied, or was replaced since the copy "
 			      "was planned", quote(src ? src : "?"));
-	case COPY_STEP_VERIFY:
+	case SAFECP_STEP_VERIFY:
 		return words_format("the copy of %s", quote(dst ? dst : "?"));
-	case COPY_STEP_SOURCE_VERIFY:
+	case SAFECP_STEP_SOURCE_VERIFY:
 		return words_format("%s read a second time", quote(src ? src : "?"));
-	case COPY_STEP_NAME_CLASH:
+	case SAFECP_STEP_NAME_CLASH:
 		return words_format("cannot copy %s to %s", quote(src ? src : "?"),
 				    quote(dst ? dst : "?"));
 	}
 	return words_format("cannot copy %s", quote(src ? src : "?"));
 }
 
-char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
+char *words_copy_error(const struct safecp_entry *e, enum safecp_copy_step step, int err,
 		       const char *path, const struct safecp_target_facts *t, bool fatal)
 {
 	_cleanup_free_ char *action = failed_action(e, step, path);
@@ -321,29 +321,29 @@ char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 	const char *h = hint(step, err);
 
 	/* FAT and exFAT have no symbolic links: EPERM from symlink() */
-	if (e && e->source->type == PLAN_SYMLINK && step == COPY_STEP_CREATE &&
+	if (e && e->type == SAFECP_ENTRY_SYMLINK && step == SAFECP_STEP_CREATE &&
 	    (err == EPERM || err == EOPNOTSUPP || err == ENOSYS))
 		h = "this filesystem cannot store symbolic links; use -L to copy what they point to";
 	/* the copy goes on without it: a file, or a directory's subtree */
-	const char *tail = !fatal && step != COPY_STEP_ATTRS ? ", skipping" : "";
+	const char *tail = !fatal && step != SAFECP_STEP_ATTRS ? ", skipping" : "";
 
 	if (!action)
 		return NULL;
-	if (step == COPY_STEP_CHANGED)
+	if (step == SAFECP_STEP_CHANGED)
 		return words_format("%s; not copied (nothing partial is left under its name): "
 			      "copy it again", action);
-	if (step == COPY_STEP_SOURCE_VERIFY)
+	if (step == SAFECP_STEP_SOURCE_VERIFY)
 		return words_format("%s gave other bytes than the first read: the card or disk may be "
 				    "failing; not copied (nothing partial is left under its name): "
 				    "copy it again, or from a backup", action);
-	if (step == COPY_STEP_NAME_CLASH)
+	if (step == SAFECP_STEP_NAME_CLASH)
 		return name_clash_words(action, e, path);
-	if (step == COPY_STEP_VERIFY) {
+	if (step == SAFECP_STEP_VERIFY) {
 		dev = t ? words_device(t) : NULL;
 		if (err != EBADMSG)
 			return words_format("cannot read back %s from the device%s%s%s: %s; it is "
 					    "not under its name: copy it again",
-					    quote(e ? e->dst : path ? path : "?"),
+					    quote(e ? e->dest : path ? path : "?"),
 					    dev ? " (" : "", dev ? dev : "", dev ? ")" : "", why(err));
 		return words_format("%s read back from the device%s%s%s different from what was "
 				    "written; it is not under its name: the stick may be failing "
@@ -351,7 +351,7 @@ char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
 				    dev ? " (" : "", dev ? dev : "", dev ? ")" : "");
 	}
 	/* destination errors name the device: which stick, which filesystem */
-	if (t && step != COPY_STEP_READ && step != COPY_STEP_ATTRS)
+	if (t && step != SAFECP_STEP_READ && step != SAFECP_STEP_ATTRS)
 		dev = words_device(t);
 	return words_format("%s%s%s%s: %s%s%s%s", action, dev ? " (" : "", dev ? dev : "",
 		      dev ? ")" : "", why(err), tail, h ? "; " : "", h ? h : "");
@@ -406,51 +406,51 @@ const char *words_sizing_reason(enum safecp_strategy_reason r)
 	return "";
 }
 
-const char *words_switch_reason(enum writer_switch_reason r)
+const char *words_switch_reason(enum safecp_switch_reason r)
 {
 	switch (r) {
-	case WRITER_SWITCH_DIO_REFUSED:
+	case SAFECP_SWITCH_DIRECT_REFUSED:
 		return "the filesystem refused O_DIRECT on this file";
-	case WRITER_SWITCH_DEVICE_DIRTY:
+	case SAFECP_SWITCH_DEVICE_DIRTY:
 		return "dirty data grew in the underlying device's cache: "
 		       "sync_file_range does not reach this filesystem's device";
-	case WRITER_SWITCH_FELL_BACK:
+	case SAFECP_SWITCH_FELL_BACK:
 		return "O_DIRECT writes left dirty pages (a silent buffered fallback)";
 	}
 	return "";
 }
 
-const char *words_skip_reason(enum copy_skip_reason why)
+const char *words_skip_reason(enum safecp_skip_reason why)
 {
 	switch (why) {
-	case COPY_SKIP_KEPT: return "exists, not replaced (--no-clobber)";
+	case SAFECP_SKIP_KEPT: return "exists, not replaced (--no-clobber)";
 	/* a word, not a sentence: scripts count these (--skip-identical) */
-	case COPY_SKIP_IDENTICAL: return "identical";
-	case COPY_SKIP_APPEARED:
+	case SAFECP_SKIP_IDENTICAL: return "identical";
+	case SAFECP_SKIP_APPEARED:
 		return "appeared at the destination during the copy; kept (--no-clobber)";
-	case COPY_SKIP_FIFO: return "a FIFO is not copied";
-	case COPY_SKIP_SOCKET: return "a socket is not copied";
-	case COPY_SKIP_DEVICE: return "a device node is not copied";
-	case COPY_SKIP_OTHER: break;
+	case SAFECP_SKIP_FIFO: return "a FIFO is not copied";
+	case SAFECP_SKIP_SOCKET: return "a socket is not copied";
+	case SAFECP_SKIP_DEVICE: return "a device node is not copied";
+	case SAFECP_SKIP_OTHER: break;
 	}
 	return "not a regular file, directory or symbolic link";
 }
 
-char *words_note(enum copy_note_kind kind, int err, uint64_t bytes)
+char *words_note(enum safecp_event_note kind, int err, uint64_t bytes)
 {
 	char size[SIZE_FORMAT_MAX];
 
 	size_format(size, sizeof(size), bytes);
 	switch (kind) {
-	case COPY_NOTE_STALE_REMOVED:
+	case SAFECP_NOTE_STALE_REMOVED:
 		return words_format("removed a temporary file left by an interrupted copy (%s)", size);
-	case COPY_NOTE_STALE_KEPT:
+	case SAFECP_NOTE_STALE_KEPT:
 		return words_format("cannot remove this temporary file of an interrupted copy: %s; "
 				    "remove it by hand to free its %s", strerror(err), size);
-	case COPY_NOTE_NO_MODES:
+	case SAFECP_NOTE_NO_MODES:
 		return words_format("this filesystem does not store file modes; files get its "
 				    "default");
-	case COPY_NOTE_VERIFY_CACHED:
+	case SAFECP_NOTE_VERIFY_CACHED:
 		return words_format("verified, device cache not bypassed: the read-back may come "
 				    "from memory, not from the stick (on FUSE, run safecp as root "
 				    "to drop the device's cache; a small file whose data the "

@@ -32,8 +32,6 @@
 
 #include "common/cli.h" /* enum verbosity */
 #include "common/json.h"
-#include "copy/session.h"
-#include "api/copy_internal.h"
 #include <safecp/copy_plan.h>
 #include "common/progress.h"
 
@@ -46,8 +44,8 @@ struct safecp_options {
 	const char *const *sources;
 	size_t n_sources;
 	const char *dest;          /* dests[0] */
-	const char *dests[COPY_DESTS_MAX]; /* -t DIR, each one; or DEST */
-	const char *beneath[COPY_DESTS_MAX]; /* dests[i]'s --beneath DIR, or NULL */
+	const char *dests[SAFECP_DESTINATIONS_MAX]; /* -t DIR, each one; or DEST */
+	const char *beneath[SAFECP_DESTINATIONS_MAX]; /* dests[i]'s --beneath DIR, or NULL */
 	size_t n_dests;
 	const char *strategy;      /* --strategy as given (the library checks the
 				    * name), or NULL: auto */
@@ -76,14 +74,12 @@ struct safecp_options {
 	bool unpack;               /* --unpack: the sources are archives */
 	bool skip_unsafe;          /* --skip-unsafe */
 	bool system_disk;          /* --system-disk */
-	/* the run's copy (safecp.c), and its session inside the library: what
-	 * was read and decided (until <safecp/copy.h> says all of it) */
+	/* the run's copy (safecp.c): what was read and decided, the copy */
 	struct safecp_copy *copy;
-	struct copy_session *session;
 };
 
-/* Everything decided before the first byte: struct copy_prepared, one
- * per destination (copy/session.h). */
+/* Everything decided before the first byte is the copy's, read through
+ * <safecp/copy.h> and <safecp/copy_plan.h> by destination index. */
 
 struct events;
 
@@ -99,23 +95,23 @@ void place_say(const struct safecp_options *o, size_t d, bool note, const char *
  * destination resolved to what will be unmounted, the refusals said
  * (true: some).  After the copy: each destination with ok[i] unmounted
  * (and powered off), the others left mounted; the exit status. */
-bool unmount_refusals(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n);
-int unmount_dests(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n,
-		  const bool *ok);
+bool unmount_refusals(const struct safecp_options *o, size_t n);
+int unmount_dests(const struct safecp_options *o, size_t n, const bool *ok);
 void unmount_dests_done(void);
 
-/* safecp_run.c: run the prepared session o->session; returns the exit
- * status. */
-int run_copy(const struct safecp_options *o, const struct copy_prepared *jobs, size_t n);
+/* safecp_run.c: run the prepared copy o->copy to its n destinations;
+ * returns the exit status. */
+int run_copy(const struct safecp_options *o, size_t n);
 
 /* safecp_sums.c: --checksum, --sums.  A list that cannot be written or
- * would replace a copied file (COPY_REFUSED_LIST_*), in words; a list
+ * would replace a copied file (SAFECP_REFUSED_LIST*), in words; a list
  * event that is a warning. */
 void sums_say(const struct safecp_options *o, const struct safecp_refusal *r);
-void sums_warn(struct events *ev, const struct copy_event *e);
+void sums_warn(struct events *ev, const struct safecp_copy_event *e,
+	       const struct safecp_event_detail *x);
 
 /* safecp_mhl.c: --mhl.  A destination's ASC MHL history refused
- * (COPY_REFUSED_HISTORY_*), in words. */
+ * (SAFECP_REFUSED_HISTORY*), in words. */
 void mhl_say(const struct safecp_options *o, const struct safecp_refusal *r);
 
 /* safecp_identical.c: --skip-identical's findings (an old list that
@@ -139,8 +135,8 @@ void pack_note(const struct safecp_options *o, const struct safecp_note *n);
 void pack_unsafe_end(size_t n);
 /* The archive failed because of a source (the feed's problem) or the
  * writer; PLAN_FILE_TOO_BIG of an archive. */
-char *words_pack_failed(const struct safecp_options *o, const struct plan_entry *archive,
-			enum copy_step step, int err);
+char *words_pack_failed(const struct safecp_options *o, const struct safecp_entry *archive,
+			enum safecp_copy_step step, int err);
 char *words_pack_too_big(const struct safecp_options *o, const struct safecp_refusal *p,
 			 const struct safecp_target_facts *t);
 /* safecp_unpack.c: --unpack.  What reading and checking the archives
@@ -160,17 +156,14 @@ void dryrun_print(const struct safecp_options *o, size_t d);
  * NULL when it was not probed; job_facts() of a prepared job, whose
  * place among the session's prepared destinations is its index. */
 const struct safecp_target_facts *dest_facts(const struct safecp_options *o, size_t d);
-const struct safecp_target_facts *job_facts(const struct safecp_options *o,
-					    const struct copy_prepared *job);
-/* The job's index: its destination in <safecp/copy_plan.h>'s calls. */
-size_t job_index(const struct safecp_options *o, const struct copy_prepared *job);
+
 
 /* safecp_words.c: sentences without the "safecp: " prefix; malloc'd,
  * NULL only when out of memory. t may be NULL (not probed yet). */
 char *words_problem(const struct safecp_refusal *p, const struct safecp_target_facts *t);
 /* vasprintf into a new string, or NULL (safecp_words.c) */
 char *words_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *words_copy_error(const struct plan_entry *e, enum copy_step step, int err,
+char *words_copy_error(const struct safecp_entry *e, enum safecp_copy_step step, int err,
 		       const char *path, const struct safecp_target_facts *t, bool fatal);
 char *words_sizing_refused(const struct safecp_options *o, const struct safecp_target_facts *t,
 			   const struct safecp_write_plan *w);
@@ -185,13 +178,13 @@ char *words_names_refused(const struct safecp_target_facts *t, const char *dest,
 char *words_rename(const struct safecp_copy *c, size_t d, const struct safecp_rename *r,
 		   const struct safecp_target_facts *t);
 /* Why an entry is not copied; a note (malloc'd, NULL when out of memory). */
-const char *words_skip_reason(enum copy_skip_reason why);
+const char *words_skip_reason(enum safecp_skip_reason why);
 /* sizing_plan()'s and the writer's reasons */
 const char *words_sizing_reason(enum safecp_strategy_reason r);
-const char *words_switch_reason(enum writer_switch_reason r);
-char *words_note(enum copy_note_kind kind, int err, uint64_t bytes);
+const char *words_switch_reason(enum safecp_switch_reason r);
+char *words_note(enum safecp_event_note kind, int err, uint64_t bytes);
 /* "read", "create", "write", "sync", "rename", "attrs", "final-sync" */
-const char *words_step_name(enum copy_step step);
+const char *words_step_name(enum safecp_copy_step step);
 
 /* One reading of the engine's counters, shared by the bar and JSON. */
 struct snapshot {
@@ -235,44 +228,45 @@ struct dest_outcome {
 /* d: NULL with one destination (today's fields), else n outcomes; src:
  * the source's figures at the end */
 void jsonev_done(struct jsonev *j, const struct snapshot *s, const struct dest_outcome *d,
-		 size_t n, const struct copy_source_stats *src);
+		 size_t n, const struct safecp_source_figures *src);
 /* One of several destinations ended (line: its last words, or NULL). */
 void jsonev_dest_done(struct jsonev *j, const struct snapshot *s, const struct dest_outcome *d,
 		      const char *line);
-void jsonev_file(struct jsonev *j, const struct plan_entry *e, const char *state,
+void jsonev_file(struct jsonev *j, const struct safecp_entry *e, const char *state,
 		 const char *reason);
 /* A file left alone as identical: state "skipped", reason (the word),
  * and how it was judged (identical_basis_name()). */
-void jsonev_identical(struct jsonev *j, const struct plan_entry *e, const char *reason,
+void jsonev_identical(struct jsonev *j, const struct safecp_entry *e, const char *reason,
 		      const char *judged);
-void jsonev_changed(struct jsonev *j, const struct plan_entry *e, const char *msg);
-void jsonev_error(struct jsonev *j, const struct plan_entry *e, enum copy_step step, int err,
+void jsonev_changed(struct jsonev *j, const struct safecp_entry *e, const char *msg);
+void jsonev_error(struct jsonev *j, const struct safecp_entry *e, enum safecp_copy_step step, int err,
 		  const char *path, const char *msg, bool fatal);
 void jsonev_note(struct jsonev *j, const char *path, const char *msg);
 void jsonev_list(struct jsonev *j, const char *path, const char *alg, size_t files);
 void jsonev_manifest(struct jsonev *j, const char *path, unsigned sequence, size_t files,
 		     size_t unlisted);
-void jsonev_strategy(struct jsonev *j, const struct plan_entry *e, enum write_strategy s,
+void jsonev_strategy(struct jsonev *j, const struct safecp_entry *e, enum safecp_strategy s,
 		     const char *why);
 void jsonev_interrupted(struct jsonev *j, const struct snapshot *s, int signo);
 void jsonev_stopped(struct jsonev *j, const struct snapshot *s);
 void jsonev_refused(struct jsonev *j, const char *kind, const char *message);
 
 /* safecp_events.c and the files events_private.h names: the run's
- * output, all from the main thread. */
+ * output, all from the main thread, from the copy's events and figures
+ * (<safecp/copy.h>). */
 struct events;
 
 /* One per destination; the first (first NULL) owns the meter the others
  * share. */
-int events_new(const struct safecp_options *o, const struct copy_prepared *job,
-	       const struct copy_stats *stats, struct events *first, struct events **ret);
+int events_new(const struct safecp_options *o, size_t d, struct events *first,
+	       struct events **ret);
 void events_tag_dest(struct events *ev);
-/* The counters to show, once the copy job holds them. */
-void events_set_stats(struct events *ev, const struct copy_stats *stats);
+/* The copy started: its figures can be read. */
+void events_started(struct events *ev);
 /* Several destinations: one ended with this result (copy_job_finished). */
 void events_dest_finished(struct events *ev, int result);
 /* Several destinations: all ended (signo: the interrupting signal, or 0). */
-void events_job_done(struct events *ev, const struct copy_source_stats *src, int signo);
+void events_job_done(struct events *ev, const struct safecp_source_figures *src, int signo);
 void events_free(struct events *ev);
 /* A checksum list was written, or could not be (err: errno). */
 void events_list_written(struct events *ev, const char *path, const char *alg, size_t files);
@@ -282,14 +276,15 @@ void events_manifest_written(struct events *ev, const char *path, unsigned seque
 			     size_t files, size_t unlisted);
 void events_manifest_failed(struct events *ev, const char *path, int err);
 /* What the copy job said (copy_job_poll()), about ev's destination. */
-void events_handle(struct events *ev, const struct copy_event *e);
+void events_handle(struct events *ev, const struct safecp_copy_event *e,
+		   const struct safecp_event_detail *x);
 /* The start event, and with -v the strategy line. */
 void events_start(struct events *ev);
 /* A poll tick of the main thread: the bar, a progress event. */
 void events_tick(struct events *ev);
 /* The source's figures for the next tick (several destinations) and,
  * the last time, for the done event. */
-void events_source(struct events *ev, const struct copy_source_stats *src);
+void events_source(struct events *ev, const struct safecp_source_figures *src);
 /* copy_run() returned this many failed files (>= 0): all else is durable. */
 void events_done(struct events *ev, int failed);
 /* A signal came: the bar ends where it stands (its line closed, no more

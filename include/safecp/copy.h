@@ -34,6 +34,10 @@ extern "C" {
 
 struct safecp_copy;
 
+/* The most destinations one copy writes (safecp_max_destinations() says
+ * the same at run time), for arrays sized at compile time. */
+#define SAFECP_DESTINATIONS_MAX 16
+
 /* What cp would do (the flags of safecp(1) of the same names). */
 enum safecp_copy_flags {
 	SAFECP_COPY_RECURSIVE = 1 << 0,      /* -r */
@@ -177,8 +181,33 @@ struct safecp_refusal {
 /* Plan and check every destination, writing nothing.  0: ready;
  * a positive count of refusals (safecp_copy_refusal()); -errno. */
 int safecp_copy_prepare(struct safecp_copy *c);
-/* Refusal i into ret: 0, or -ENOENT past the last. */
-int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *ret);
+/* Where prepare stopped when it returned -errno (something could not
+ * even be examined), and the destination it was at. */
+enum safecp_prepare_stage {
+	SAFECP_STAGE_SOURCES = 0,  /* the arguments */
+	SAFECP_STAGE_OLD_LISTS,    /* the lists of a run before (SKIP_IDENTICAL) */
+	SAFECP_STAGE_PACK_WALK,    /* walking the sources to pack */
+	SAFECP_STAGE_UNPACK_RULES, /* checking the archives' entries */
+	SAFECP_STAGE_UNPACK_FEED,  /* planning their bytes */
+	SAFECP_STAGE_PLAN,         /* planning the destination */
+	SAFECP_STAGE_EXAMINE,      /* what it is */
+	SAFECP_STAGE_SPACE,        /* its free space */
+	SAFECP_STAGE_PLACE,        /* which disk it is on */
+	SAFECP_STAGE_NAMES,        /* its name rules */
+	SAFECP_STAGE_IDENTICAL,    /* what it holds already */
+	SAFECP_STAGE_CHECK,        /* the plan against its space */
+	SAFECP_STAGE_LISTS,        /* the lists and manifests beside the copy */
+};
+/* 0 with *stage and *dest set after a prepare that failed; -ENOENT. */
+int safecp_copy_prepare_failure(const struct safecp_copy *c, enum safecp_prepare_stage *stage,
+				size_t *dest);
+
+/* Refusal i into ret, filled up to size bytes (pass sizeof: a later
+ * version appends fields, and a program built against this header still
+ * gets the ones it knows; the same for the notes and unsafe entries
+ * below): 0, or -ENOENT past the last. */
+int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *ret,
+			size_t size);
 
 /* What preparing noted without refusing. */
 enum safecp_note_kind {
@@ -216,7 +245,8 @@ struct safecp_note {
 int safecp_copy_finding(const struct safecp_copy *c, size_t i, bool *refuses, size_t *index);
 
 /* Note i into ret: 0, or -ENOENT past the last. */
-int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *ret);
+int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *ret,
+		     size_t size);
 
 /* SAFECP_REFUSED_UNSAFE_ENTRIES (or SAFECP_NOTE_LEFT_OUT's count): entry
  * i of those refused, its name as the archive holds it (cut to a bound:
@@ -236,7 +266,7 @@ struct safecp_unsafe_entry {
 	uint32_t mode;      /* its permission bits (07777) */
 };
 int safecp_copy_unsafe_entry(const struct safecp_copy *c, size_t i,
-			     struct safecp_unsafe_entry *ret);
+			     struct safecp_unsafe_entry *ret, size_t size);
 
 /* After prepare: destination d's bytes to write and files to copy. */
 int safecp_copy_planned(const struct safecp_copy *c, size_t d, uint64_t *bytes, uint64_t *files);
@@ -255,6 +285,14 @@ enum safecp_copy_event_kind {
 	SAFECP_EVENT_DEST_END,          /* the destination's last event: its result
 					 * is in safecp_copy_result() */
 	SAFECP_EVENT_OTHER,             /* a kind this header does not name */
+	SAFECP_EVENT_STRATEGY,          /* a file's writer changed strategy midway */
+	SAFECP_EVENT_LIST_WRITTEN,      /* path: a checksum list, durable */
+	SAFECP_EVENT_LIST_FAILED,       /* path, err: the copy stands, the list does not */
+	SAFECP_EVENT_LIST_LEFT_OUT,     /* path: a list whose format cannot hold a name */
+	SAFECP_EVENT_LIST_UNKNOWN,      /* path: files left alone as identical whose
+					 * checksum nobody has (not in the last list) */
+	SAFECP_EVENT_MANIFEST_WRITTEN,  /* path: an ASC MHL generation, durable */
+	SAFECP_EVENT_MANIFEST_FAILED,   /* path, err */
 };
 
 struct safecp_copy_event {
@@ -274,6 +312,77 @@ int safecp_copy_fd(const struct safecp_copy *c);
  * -1: until one comes); -EINTR on a signal; -errno. */
 int safecp_copy_poll(struct safecp_copy *c, int timeout_ms, struct safecp_copy_event *ret);
 
+enum safecp_strategy {
+	SAFECP_STRATEGY_AUTO = 0,    /* to be chosen (never a plan's) */
+	SAFECP_STRATEGY_WINDOW,      /* bounded write-behind windows */
+	SAFECP_STRATEGY_DIRECT,      /* O_DIRECT chunks */
+	SAFECP_STRATEGY_SYNC_WINDOW, /* windows each closed by fdatasync */
+};
+/* "auto", "window", "direct", "sync-window"; NULL for another value. */
+const char *safecp_strategy_name(enum safecp_strategy s);
+
+/* What failed (ERROR). */
+enum safecp_copy_step {
+	SAFECP_STEP_READ = 0,       /* the source: that file is left out */
+	SAFECP_STEP_CREATE,
+	SAFECP_STEP_WRITE,
+	SAFECP_STEP_SYNC,
+	SAFECP_STEP_RENAME,         /* giving it its name (path_given: the temporary) */
+	SAFECP_STEP_ATTRS,          /* its times and mode: a note, not a failure */
+	SAFECP_STEP_FINAL_SYNC,
+	SAFECP_STEP_CHANGED,        /* the source changed while it was copied */
+	SAFECP_STEP_VERIFY,         /* VERIFY: read back different (EBADMSG) or unreadable */
+	SAFECP_STEP_SOURCE_VERIFY,  /* VERIFY_SOURCE: the source read again differed */
+	SAFECP_STEP_NAME_CLASH,     /* EEXIST: its name was taken when it was to get it
+				     * (path_given: the file there, or NULL) */
+};
+/* Why an entry is not copied (SKIPPED). */
+enum safecp_skip_reason {
+	SAFECP_SKIP_KEPT = 0,       /* NO_CLOBBER: it exists */
+	SAFECP_SKIP_IDENTICAL,      /* the destination holds it already */
+	SAFECP_SKIP_APPEARED,       /* NO_CLOBBER: it appeared during the copy */
+	SAFECP_SKIP_FIFO,
+	SAFECP_SKIP_SOCKET,
+	SAFECP_SKIP_DEVICE,
+	SAFECP_SKIP_OTHER,          /* not a file, directory or symbolic link */
+};
+/* What a NOTE event says. */
+enum safecp_event_note {
+	SAFECP_NOTE_STALE_REMOVED = 0, /* path: an interrupted copy's temporary; bytes freed */
+	SAFECP_NOTE_STALE_KEPT,        /* path: one that could not be removed (err); bytes */
+	SAFECP_NOTE_NO_MODES,          /* path: the filesystem stores no file modes */
+	SAFECP_NOTE_VERIFY_CACHED,     /* path: a read-back could not bypass the page cache */
+};
+/* Why a writer changed strategy (STRATEGY). */
+enum safecp_switch_reason {
+	SAFECP_SWITCH_DIRECT_REFUSED = 0, /* the filesystem refused O_DIRECT on this file */
+	SAFECP_SWITCH_DEVICE_DIRTY,       /* dirty data grew in the device's cache (FUSE) */
+	SAFECP_SWITCH_FELL_BACK,          /* O_DIRECT writes left dirty pages */
+};
+
+/* The details of the event the last poll returned, valid until the next
+ * poll; filled up to size bytes (pass sizeof): 0, or -ENOENT when no
+ * event was polled. */
+struct safecp_event_detail {
+	size_t entry;             /* the entry it is about (safecp_copy_entry()), or
+				   * SIZE_MAX */
+	const char *path_given;   /* the path the library named, or NULL when it
+				   * named only the entry */
+	enum safecp_copy_step step;     /* ERROR */
+	enum safecp_skip_reason skip;   /* SKIPPED */
+	enum safecp_event_note note;    /* NOTE */
+	uint64_t bytes;                 /* NOTE */
+	enum safecp_strategy strategy;  /* STRATEGY: the one it switched to */
+	enum safecp_switch_reason switch_reason;
+	const char *algorithm;    /* LIST_*: "sha256", ... */
+	const char *name;         /* LIST_LEFT_OUT: the name left out */
+	uint64_t count;           /* LIST_WRITTEN, LIST_UNKNOWN, MANIFEST_WRITTEN: files */
+	unsigned sequence;        /* MANIFEST_WRITTEN: its generation */
+	uint64_t unlisted;        /* MANIFEST_WRITTEN: files it could not list */
+};
+int safecp_copy_event_detail(const struct safecp_copy *c, struct safecp_event_detail *ret,
+			     size_t size);
+
 struct safecp_copy_progress {
 	uint64_t bytes_total;     /* to write (it can grow: a file that grew) */
 	uint64_t bytes_written;   /* handed to the kernel */
@@ -284,6 +393,46 @@ struct safecp_copy_progress {
 				   * wait for the device to go idle run */
 };
 int safecp_copy_progress(const struct safecp_copy *c, size_t d, struct safecp_copy_progress *ret);
+
+enum safecp_copy_phase {
+	SAFECP_PHASE_START = 0,
+	SAFECP_PHASE_COPYING,
+	SAFECP_PHASE_RECHECK,      /* VERIFY: files named earlier read back again */
+	SAFECP_PHASE_FINAL_SYNC,   /* the filesystem synced */
+	SAFECP_PHASE_WAIT_IDLE,    /* the device writes what the filesystem wrote last */
+	SAFECP_PHASE_DONE,
+};
+/* Destination d's figures past safecp_copy_progress()'s, filled up to
+ * size bytes.  0, or -ENOENT before start or past the last. */
+struct safecp_copy_figures {
+	enum safecp_copy_phase phase;
+	size_t current;           /* the entry being written */
+	uint64_t bytes_verified;  /* VERIFY: read back and compared */
+	uint64_t files_verified, files_mismatched;
+	bool verify_cached;       /* some read-back could not bypass the page cache */
+	bool device_idle;         /* the end: the device was seen idle */
+	uint64_t device_busy;     /* not seen idle: other data it was busy with */
+};
+int safecp_copy_figures(const struct safecp_copy *c, size_t d, struct safecp_copy_figures *ret,
+			size_t size);
+
+/* The sources' figures, for all destinations: filled up to size bytes. */
+struct safecp_source_figures {
+	uint64_t bytes_read;      /* every read, second reads included */
+	uint64_t bytes_reread;    /* second reads: a destination that fell behind */
+	unsigned detached;        /* destinations that went on from a second read */
+	uint64_t mismatches;      /* chunks a second read found different */
+	uint64_t packed, pack_total; /* PACK: source bytes in the archive, of all */
+};
+int safecp_copy_source_figures(const struct safecp_copy *c, struct safecp_source_figures *ret,
+			       size_t size);
+/* PACK: the source that failed the archive (err: its read's errno, 0: it
+ * changed); false if none did. */
+bool safecp_copy_pack_failed(const struct safecp_copy *c, const char **source, int *err);
+/* After every destination ended: the checksum lists on no destination's
+ * filesystem (each destination wrote its own before its last sync); their
+ * events are queued.  How many failed. */
+unsigned safecp_copy_write_lists(struct safecp_copy *c);
 
 /* Every destination ended.  Their events are all queued by then: poll
  * with timeout 0 until it returns 0 to have the last of them. */

@@ -123,15 +123,6 @@ int safecp_copy_rename(const struct safecp_copy *c, size_t d, size_t i,
  * before prepare or past the destinations prepared. */
 const struct safecp_target *safecp_copy_target(const struct safecp_copy *c, size_t d);
 
-enum safecp_strategy {
-	SAFECP_STRATEGY_AUTO = 0,    /* to be chosen (never a plan's) */
-	SAFECP_STRATEGY_WINDOW,      /* bounded write-behind windows */
-	SAFECP_STRATEGY_DIRECT,      /* O_DIRECT chunks */
-	SAFECP_STRATEGY_SYNC_WINDOW, /* windows each closed by fdatasync */
-};
-/* "auto", "window", "direct", "sync-window"; NULL for another value. */
-const char *safecp_strategy_name(enum safecp_strategy s);
-
 /* Why the strategy was chosen, or refused (SAFECP_REFUSED_STRATEGY). */
 enum safecp_strategy_reason {
 	SAFECP_REASON_NONE = 0,

@@ -1,7 +1,8 @@
 /* copy.c: <safecp/copy.h> over the copy session (copy/session.h): the
- * options and the run; what preparing found is copy_findings.c's.  The
- * public kinds and structures are mapped in these two files, and only
- * there, so the library's own may change. */
+ * options and the lifecycle; what preparing found is copy_findings.c's,
+ * what it will do copy_plan.c's, what runs copy_events.c's.  The public
+ * kinds and structures are mapped in these files, and only there, so the
+ * library's own may change. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 		return -ENOMEM;
 	}
 	c->o = o;
+	c->prepared = 1;
 	r = copy_session_new(&o, &c->s);
 	if (r < 0) {
 		free(c->targets);
@@ -177,10 +179,26 @@ int safecp_copy_add_dest_beneath(struct safecp_copy *c, const char *dir, const c
 
 int safecp_copy_prepare(struct safecp_copy *c)
 {
-	struct copy_prepare_failure failed;
-
-	return copy_session_prepare(c->s, &failed);
+	c->prepared = copy_session_prepare(c->s, &c->failed);
+	return c->prepared;
 }
+
+int safecp_copy_prepare_failure(const struct safecp_copy *c, enum safecp_prepare_stage *stage,
+				size_t *dest)
+{
+	if (c->prepared >= 0)
+		return -ENOENT;
+	*stage = (enum safecp_prepare_stage)c->failed.stage;
+	*dest = c->failed.dest;
+	return 0;
+}
+
+_Static_assert((int)SAFECP_STAGE_LISTS == (int)COPY_STAGE_LISTS &&
+	       (int)SAFECP_STAGE_CHECK == (int)COPY_STAGE_CHECK &&
+	       (int)SAFECP_STAGE_PLAN == (int)COPY_STAGE_PLAN &&
+	       (int)SAFECP_STAGE_SOURCES == (int)COPY_STAGE_SOURCES,
+	       "enum safecp_prepare_stage follows enum copy_prepare_stage");
+_Static_assert(SAFECP_DESTINATIONS_MAX == COPY_DESTS_MAX, "SAFECP_DESTINATIONS_MAX");
 
 int safecp_copy_planned(const struct safecp_copy *c, size_t d, uint64_t *bytes, uint64_t *files)
 {
@@ -196,72 +214,6 @@ int safecp_copy_planned(const struct safecp_copy *c, size_t d, uint64_t *bytes, 
 int safecp_copy_start(struct safecp_copy *c)
 {
 	return copy_session_start(c->s);
-}
-
-int safecp_copy_fd(const struct safecp_copy *c)
-{
-	return copy_session_event_fd(c->s);
-}
-
-static enum safecp_copy_event_kind event_kind(enum copy_event_kind k)
-{
-	switch (k) {
-	case COPY_EVENT_FILE_START: return SAFECP_EVENT_FILE_STARTED;
-	case COPY_EVENT_FILE_DONE: return SAFECP_EVENT_FILE_DONE;
-	case COPY_EVENT_FILE_WITHDRAWN: return SAFECP_EVENT_FILE_WITHDRAWN;
-	case COPY_EVENT_SKIPPED: return SAFECP_EVENT_SKIPPED;
-	case COPY_EVENT_ERROR: return SAFECP_EVENT_ERROR;
-	case COPY_EVENT_NOTE: return SAFECP_EVENT_NOTE;
-	case COPY_EVENT_DEST_END: return SAFECP_EVENT_DEST_END;
-	default: return SAFECP_EVENT_OTHER;
-	}
-}
-
-/* Events that name a plan entry. */
-static int has_entry(enum copy_event_kind k)
-{
-	return k == COPY_EVENT_FILE_START || k == COPY_EVENT_FILE_DONE ||
-	       k == COPY_EVENT_FILE_WITHDRAWN || k == COPY_EVENT_SKIPPED ||
-	       k == COPY_EVENT_ERROR || k == COPY_EVENT_STRATEGY;
-}
-
-int safecp_copy_poll(struct safecp_copy *c, int timeout_ms, struct safecp_copy_event *ret)
-{
-	struct copy_event *e = &c->last;
-	const struct plan *p;
-	int r;
-
-	copy_event_done(e);
-	r = copy_session_poll(c->s, timeout_ms, e);
-	if (r <= 0)
-		return r;
-	p = copy_session_plan(c->s, e->dest);
-	*ret = (struct safecp_copy_event){ .kind = event_kind(e->kind), .dest = e->dest,
-					   .path = e->path, .err = e->err, .fatal = e->fatal };
-	if (p && has_entry(e->kind) && e->entry < p->n_entries) {
-		if (!ret->path)
-			ret->path = p->entries[e->entry].dst;
-		ret->source = p->entries[e->entry].source->src;
-	}
-	return 1;
-}
-
-int safecp_copy_progress(const struct safecp_copy *c, size_t d, struct safecp_copy_progress *ret)
-{
-	const struct copy_stats *st = copy_session_stats(c->s, d);
-
-	if (!st)
-		return -ENOENT;
-	*ret = (struct safecp_copy_progress){
-		.bytes_total = atomic_load(&st->bytes_total),
-		.bytes_written = atomic_load(&st->bytes_written),
-		.bytes_confirmed = atomic_load(&st->bytes_confirmed),
-		.files_done = atomic_load(&st->files_done),
-		.files_failed = atomic_load(&st->files_failed),
-		.syncing = atomic_load(&st->phase) >= COPY_PHASE_FINAL_SYNC &&
-			   atomic_load(&st->phase) < COPY_PHASE_DONE,
-	};
-	return 0;
 }
 
 int safecp_copy_done(const struct safecp_copy *c)

@@ -146,8 +146,10 @@ static void modes_refusal(const struct safecp_copy *c, const struct copy_finding
 	}
 }
 
-int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *ret)
+int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *out,
+			size_t size)
 {
+	struct safecp_refusal v, *ret = &v;
 	const struct copy_finding *f = nth(c->s, i, true);
 
 	if (!f)
@@ -180,6 +182,7 @@ int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_ref
 	}
 	ret->dest = f->dest;
 	ret->deferred = f->deferred;
+	memcpy(out, &v, size < sizeof(v) ? size : sizeof(v));
 	return 0;
 }
 
@@ -197,8 +200,9 @@ int safecp_copy_finding(const struct safecp_copy *c, size_t i, bool *refuses, si
 	return 0;
 }
 
-int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *ret)
+int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *out, size_t size)
 {
+	struct safecp_note v, *ret = &v;
 	const struct copy_finding *f = nth(c->s, i, false);
 	const struct plan *p;
 
@@ -247,6 +251,7 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 	default:
 		break;
 	}
+	memcpy(out, &v, size < sizeof(v) ? size : sizeof(v));
 	return 0;
 }
 
@@ -262,8 +267,9 @@ static const char *special_name(enum unpack_type t)
 }
 
 int safecp_copy_unsafe_entry(const struct safecp_copy *c, size_t i,
-			     struct safecp_unsafe_entry *ret)
+			     struct safecp_unsafe_entry *out, size_t size)
 {
+	struct safecp_unsafe_entry v, *ret = &v;
 	const struct unpack_list *l = copy_session_unpack_list(c->s);
 
 	for (size_t k = 0; l && k < l->n_entries; k++) {
@@ -278,6 +284,7 @@ int safecp_copy_unsafe_entry(const struct safecp_copy *c, size_t i,
 				.special = e->refusal == UNPACK_SPECIAL ? special_name(e->type) : NULL,
 				.mode = (uint32_t)e->perm,
 			};
+			memcpy(out, &v, size < sizeof(v) ? size : sizeof(v));
 			return 0;
 		}
 	}

@@ -15,6 +15,9 @@ struct safecp_copy {
 	char *sums_prefix;
 	char *spool_dir;
 	struct copy_event last; /* its strings live until the next poll */
+	bool polled;            /* last holds the event the last poll returned */
+	int prepared;           /* what prepare returned (1: not yet) */
+	struct copy_prepare_failure failed;
 	/* safecp_copy_target()'s handles, one per destination (the array is
 	 * filled as they are asked for; the session owns the targets) */
 	struct safecp_target *targets;

@@ -113,7 +113,7 @@ static void refused_as(struct safecp_copy *c, enum safecp_refusal_kind kind, con
 		       struct safecp_refusal *r)
 {
 	CHECK(safecp_copy_prepare(c) >= 1);
-	CHECK_INT(safecp_copy_refusal(c, 0, r), 0);
+	CHECK_INT(safecp_copy_refusal(c, 0, r, sizeof(*r)), 0);
 	CHECK_INT(r->kind, kind);
 	CHECK_STR(r->name, name);
 }
@@ -172,16 +172,16 @@ TEST(unpack_refuses_an_unsafe_entry_or_leaves_it_out)
 	CHECK_INT(safecp_copy_set_unpack(c, tmp), 0);
 	refused_as(c, SAFECP_REFUSED_UNSAFE_ENTRIES, "unsafe-entries", &r);
 	CHECK_U64(r.need, 1);
-	CHECK_INT(safecp_copy_unsafe_entry(c, 0, &e), 0);
+	CHECK_INT(safecp_copy_unsafe_entry(c, 0, &e, sizeof(e)), 0);
 	CHECK_STR(e.name, "../evil");
 	CHECK_STR(e.why, "dotdot");
 	CHECK_STR(e.archive, "bad.tar");
-	CHECK_INT(safecp_copy_unsafe_entry(c, 1, &e), -ENOENT);
+	CHECK_INT(safecp_copy_unsafe_entry(c, 1, &e, sizeof(e)), -ENOENT);
 	safecp_copy_free(c);
 	c = copy_of(SAFECP_COPY_SKIP_UNSAFE, "bad.tar", "u");
 	CHECK_INT(safecp_copy_set_unpack(c, NULL), 0);
 	CHECK_INT(safecp_copy_prepare(c), 0);
-	CHECK_INT(safecp_copy_note(c, 0, &n), 0);
+	CHECK_INT(safecp_copy_note(c, 0, &n, sizeof(n)), 0);
 	CHECK_INT(n.kind, SAFECP_NOTE_LEFT_OUT);
 	CHECK_U64(n.count, 1);
 	CHECK_INT(run_to_end(c), 0);
