@@ -237,6 +237,54 @@ TEST(the_plan_its_entries_target_and_strategy_are_readable)
 	safecp_copy_free(c);
 }
 
+TEST(events_carry_their_details_and_the_figures_add_up)
+{
+	const char *md5[] = { "md5" };
+	struct safecp_event_detail x;
+	struct safecp_copy_figures f;
+	struct safecp_source_figures src;
+	struct safecp_copy_event ev;
+	struct safecp_copy *c;
+	unsigned lists = 0, done = 0;
+	size_t entry = SIZE_MAX;
+
+	sh("mkdir -p s e2 && head -c 70000 /dev/urandom > s/big && echo z > s/small");
+	c = copy_of(0, "s", "e2");
+	CHECK_INT(safecp_copy_event_detail(c, &x, sizeof(x)), -ENOENT);
+	CHECK_INT(safecp_copy_set_checksums(c, md5, 1, "e2/sums"), 0);
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(safecp_copy_figures(c, 0, &f, sizeof(f)), -ENOENT); /* not started */
+	CHECK_INT(safecp_copy_start(c), 0);
+	while (safecp_copy_poll(c, 10000, &ev) == 1) {
+		CHECK_INT(safecp_copy_event_detail(c, &x, sizeof(x)), 0);
+		if (ev.kind == SAFECP_EVENT_LIST_WRITTEN) {
+			lists++;
+			CHECK_STR(x.algorithm, "md5");
+			CHECK_U64(x.count, 2);
+		}
+		if (ev.kind == SAFECP_EVENT_FILE_DONE && ev.path && strstr(ev.path, "big")) {
+			done++;
+			entry = x.entry;
+		}
+		if (ev.kind == SAFECP_EVENT_DEST_END)
+			break;
+	}
+	CHECK_INT(lists, 1);
+	CHECK_INT(done, 1);
+	if (entry != SIZE_MAX) {
+		struct safecp_entry e;
+
+		CHECK_INT(safecp_copy_entry(c, 0, entry, &e, sizeof(e)), 0);
+		CHECK_STR(e.rel, "s/big");
+	}
+	CHECK_INT(safecp_copy_figures(c, 0, &f, sizeof(f)), 0);
+	CHECK_INT(f.phase, SAFECP_PHASE_DONE);
+	CHECK_INT(safecp_copy_source_figures(c, &src, sizeof(src)), 0);
+	CHECK_U64(src.bytes_read, 70002);
+	CHECK(!safecp_copy_pack_failed(c, &(const char *){ NULL }, &(int){ 0 }));
+	safecp_copy_free(c);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp) || chdir(tmp) < 0)
@@ -247,6 +295,7 @@ int main(void)
 	RUN(pack_writes_one_archive);
 	RUN(unpack_refuses_an_unsafe_entry_or_leaves_it_out);
 	RUN(the_plan_its_entries_target_and_strategy_are_readable);
+	RUN(events_carry_their_details_and_the_figures_add_up);
 	if (chdir("/") == 0) {
 		char rm[128];
 
