@@ -271,6 +271,7 @@ TEST(events_carry_their_details_and_the_figures_add_up)
 	}
 	CHECK_INT(lists, 1);
 	CHECK_INT(done, 1);
+	CHECK(entry != SIZE_MAX);
 	if (entry != SIZE_MAX) {
 		struct safecp_entry e;
 
