@@ -233,10 +233,14 @@ _stick_faultdev_up() {
 	_stick_log mkdir "$dir"
 	mkdir "$dir" || return 1
 	_stick_log faultdev "$dir"
-	setsid "$(_stick_faultdev_bin)" --snapshot "$snap" "$img" "$dir" \
+	setsid -w "$(_stick_faultdev_bin)" --snapshot "$snap" "$img" "$dir" \
 		</dev/null >>"$_STICK_REG/faultdev.log" 2>&1 3>&- 4>&- &
+	local pid=$!
+	# it stays in the foreground (-f), and setsid -w with it even when setsid must fork:
+	# once that pid is gone, nothing will come up
 	for ((n = 0; n < 100; n++)); do
 		[[ $(findmnt -n -o FSTYPE --mountpoint "$dir" 2>/dev/null) == fuse.faultdev ]] && break
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
 	done
 	[[ -e $dir/disk ]] || { _stick_err "faultdev did not come up on '$dir': $(cat "$_STICK_REG/faultdev.log")"; return 1; }
