@@ -171,7 +171,9 @@ _stick_new_entry() {
 	_STICK_REG=$(mktemp -d "$STICK_REGISTRY/stick.XXXXXX") || return 1
 	local start
 	start=$(_stick_pid_id "$_S_OWNER") || { _stick_err "owner pid $_S_OWNER is not running"; rmdir "$_STICK_REG"; return 1; }
-	printf '%s %s\n' "$_S_OWNER" "$start" >"$_STICK_REG/owner"
+	# renamed into place: another run's stick_list_ids --stale never reads it half written
+	printf '%s %s\n' "$_S_OWNER" "$start" >"$_STICK_REG/owner.new" &&
+		mv "$_STICK_REG/owner.new" "$_STICK_REG/owner" || return 1
 	: >"$_STICK_REG/steps"
 	STICK_ID=${_STICK_REG##*/}
 }
@@ -233,10 +235,14 @@ _stick_faultdev_up() {
 	_stick_log mkdir "$dir"
 	mkdir "$dir" || return 1
 	_stick_log faultdev "$dir"
-	setsid "$(_stick_faultdev_bin)" --snapshot "$snap" "$img" "$dir" \
+	setsid -w "$(_stick_faultdev_bin)" --snapshot "$snap" "$img" "$dir" \
 		</dev/null >>"$_STICK_REG/faultdev.log" 2>&1 3>&- 4>&- &
+	local pid=$!
+	# it stays in the foreground (-f), and setsid -w with it even when setsid must fork:
+	# once that pid is gone, nothing will come up
 	for ((n = 0; n < 100; n++)); do
 		[[ $(findmnt -n -o FSTYPE --mountpoint "$dir" 2>/dev/null) == fuse.faultdev ]] && break
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
 	done
 	[[ -e $dir/disk ]] || { _stick_err "faultdev did not come up on '$dir': $(cat "$_STICK_REG/faultdev.log")"; return 1; }
@@ -576,8 +582,8 @@ _stick_down_locked() {
 		# shellcheck disable=SC2086 # fields are paths we made, without blanks
 		_stick_undo $line || return 1
 	done
-	rm -f "$_STICK_REG/steps" "$_STICK_REG/vars" "$_STICK_REG/owner" "$_STICK_REG/lock" \
-		"$_STICK_REG/faultdev.log"
+	rm -f "$_STICK_REG/steps" "$_STICK_REG/vars" "$_STICK_REG/owner" "$_STICK_REG/owner.new" \
+		"$_STICK_REG/lock" "$_STICK_REG/faultdev.log"
 	rmdir "$_STICK_REG" 2>/dev/null || true
 	return 0
 }
@@ -679,9 +685,15 @@ stick_list_ids() {
 	for reg in "$STICK_REGISTRY"/stick.*; do
 		[[ -d $reg ]] || continue
 		if [[ ${1-} == --stale ]]; then
-			_stick_owner_alive "$reg" && continue
-			# No owner file yet: stick_up may be between mktemp and writing it.
-			[[ -f $reg/owner || $(find "$reg" -maxdepth 0 -mmin +1) ]] || continue
+			# The owner file is looked for first: one written between a failed
+			# _stick_owner_alive and that look made a new stick of a live owner
+			# (another run's stick_up, mid-mktemp) stale, and cleanup took it down.
+			if [[ -f $reg/owner ]]; then
+				_stick_owner_alive "$reg" && continue
+			else
+				# no owner file yet: stick_up may be between mktemp and writing it
+				[[ $(find "$reg" -maxdepth 0 -mmin +1) ]] || continue
+			fi
 		fi
 		echo "${reg##*/}"
 	done
