@@ -40,7 +40,7 @@ void report_refusal(const struct safecp_options *o, const char *kind, const char
 	}
 }
 
-static void report_problem(const struct safecp_options *o, const struct safecp_refusal *r,
+static void report_problem(const struct safecp_options *o, const struct refusal *r,
 			   const struct safecp_target_facts *t)
 {
 	_cleanup_free_ char *msg = words_problem(r, t);
@@ -59,6 +59,21 @@ const struct safecp_target_facts *dest_facts(const struct safecp_options *o, siz
 	if (!filled[d])
 		filled[d] = safecp_target_facts(t, &facts[d], sizeof(facts[d])) == 0;
 	return filled[d] ? &facts[d] : NULL;
+}
+
+int refusal_get(const struct safecp_options *o, size_t i, struct refusal *ret)
+{
+	struct safecp_refusal r;
+	struct safecp_refusal_detail x;
+	int err = safecp_copy_refusal(o->copy, i, &r);
+
+	if (err == 0)
+		err = safecp_copy_refusal_detail(o->copy, i, &x, sizeof(x));
+	if (err == 0)
+		*ret = (struct refusal){ r.kind, r.name, r.dest, r.path, r.path2, r.err, r.need,
+					 r.have, x.deferred, x.rule, x.ch, x.exists, x.pack_walk,
+					 x.problem, x.line, x.detail };
+	return err;
 }
 
 /* Preparing stopped on an error that is no refusal: what it was doing. */
@@ -115,7 +130,7 @@ static void say_failure(const struct safecp_options *o, int err)
 }
 
 /* One refusal that is not deferred, in words, as it was found. */
-static void say_refusal(const struct safecp_options *o, const struct safecp_refusal *r)
+static void say_refusal(const struct safecp_options *o, const struct refusal *r)
 {
 	struct safecp_write_plan w = { 0 };
 	_cleanup_free_ char *msg = NULL;
@@ -185,7 +200,7 @@ static bool say_findings(const struct safecp_options *o)
 {
 	size_t unsafe_names = 0, index;
 	bool refused = false, refuses;
-	struct safecp_refusal r;
+	struct refusal r;
 	struct safecp_note n;
 
 	for (size_t i = 0; safecp_copy_finding(o->copy, i, &refuses, &index) == 0; i++) {
@@ -194,7 +209,7 @@ static bool say_findings(const struct safecp_options *o)
 				say_note(o, &n);
 			continue;
 		}
-		if (safecp_copy_refusal(o->copy, index, &r, sizeof(r)) < 0 || r.deferred)
+		if (refusal_get(o, index, &r) < 0 || r.deferred)
 			continue;
 		say_refusal(o, &r);
 		unsafe_names += r.kind == SAFECP_REFUSED_PACK_NAME;
@@ -304,13 +319,13 @@ static void raise_fd_limit(void)
 }
 
 /* A refusal of the space check (the others deferred are the names'). */
-static bool of_space(const struct safecp_refusal *r)
+static bool of_space(const struct refusal *r)
 {
 	return r->kind == SAFECP_REFUSED_NO_SPACE || r->kind == SAFECP_REFUSED_FILE_TOO_BIG ||
 	       r->kind == SAFECP_REFUSED_NO_INODES;
 }
 
-static bool is_name(const struct safecp_refusal *r)
+static bool is_name(const struct refusal *r)
 {
 	return r->kind == SAFECP_REFUSED_NAME || r->kind == SAFECP_REFUSED_NAME_RESERVED ||
 	       r->kind == SAFECP_REFUSED_NAME_CLASH;
@@ -323,9 +338,9 @@ static bool report_names(const struct safecp_options *o, size_t d)
 {
 	const struct safecp_target_facts *t = dest_facts(o, d);
 	size_t n = 0, names = 0;
-	struct safecp_refusal r;
+	struct refusal r;
 
-	for (size_t i = 0; safecp_copy_refusal(o->copy, i, &r, sizeof(r)) == 0; i++) {
+	for (size_t i = 0; refusal_get(o, i, &r) == 0; i++) {
 		_cleanup_free_ char *msg = NULL;
 
 		if (!r.deferred || r.dest != d || of_space(&r))
@@ -356,12 +371,12 @@ static bool report_names(const struct safecp_options *o, size_t d)
  * true if any. */
 static bool report_refusals(const struct safecp_options *o, size_t n_dests)
 {
-	struct safecp_refusal r;
+	struct refusal r;
 	bool refused = false;
 
 	for (size_t d = 0; d < n_dests; d++) {
 		refused = report_names(o, d) || refused;
-		for (size_t i = 0; safecp_copy_refusal(o->copy, i, &r, sizeof(r)) == 0; i++) {
+		for (size_t i = 0; refusal_get(o, i, &r) == 0; i++) {
 			_cleanup_free_ char *msg = NULL;
 
 			if (!r.deferred || r.dest != d || !of_space(&r))

@@ -196,7 +196,7 @@ static void print_renames(const struct safecp_options *o, size_t d,
 	if (p->renames)
 		printf("renamed: %" PRIu64 " %s (--rename-invalid)\n", p->renames,
 		       plural(p->renames, "name", "names"));
-	for (size_t i = 0; safecp_copy_rename(o->copy, d, i, &r) == 0; i++) {
+	for (size_t i = 0; safecp_copy_rename(o->copy, d, i, &r, sizeof(r)) == 0; i++) {
 		_cleanup_free_ char *msg = words_rename(o->copy, d, &r, t);
 		bool named = msg || safecp_copy_entry(o->copy, d, r.entry, &e, sizeof(e)) == 0;
 
@@ -208,9 +208,9 @@ static void print_renames(const struct safecp_options *o, size_t d,
 /* Destination d refused (a name, space): a refusal of it among all. */
 static bool refused(const struct safecp_options *o, size_t d)
 {
-	struct safecp_refusal r;
+	struct refusal r;
 
-	for (size_t i = 0; safecp_copy_refusal(o->copy, i, &r, sizeof(r)) == 0; i++)
+	for (size_t i = 0; refusal_get(o, i, &r) == 0; i++)
 		if (r.dest == d)
 			return true;
 	return false;

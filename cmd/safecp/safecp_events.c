@@ -104,7 +104,7 @@ void events_start(struct events *ev)
 	}
 	/* --rename-invalid: a note per renamed file (JSON: the start event) */
 	for (size_t i = 0; !ev->json_mode && ev->o->verbosity >= VERBOSITY_NORMAL &&
-			   safecp_copy_rename(ev->o->copy, ev->d, i, &r) == 0; i++) {
+			   safecp_copy_rename(ev->o->copy, ev->d, i, &r, sizeof(r)) == 0; i++) {
 		_cleanup_free_ char *msg = words_rename(ev->o->copy, ev->d, &r, ev->facts);
 
 		if (msg)

@@ -66,7 +66,7 @@ static void start_renamed(struct jsonev *ev, const struct safecp_copy *c, size_t
 
 	json_key(j, "renamed");
 	json_array_begin(j);
-	for (size_t i = 0; safecp_copy_rename(c, d, i, &r) == 0; i++) {
+	for (size_t i = 0; safecp_copy_rename(c, d, i, &r, sizeof(r)) == 0; i++) {
 		if (safecp_copy_entry(c, d, r.entry, &e, sizeof(e)) < 0)
 			continue;
 		json_object_begin(j);

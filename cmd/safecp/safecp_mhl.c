@@ -36,7 +36,7 @@ static const char *problem_words(enum safecp_record_problem p)
 }
 
 /* Destination r->path2's history refused, in words. */
-static char *history_words(const struct safecp_refusal *r)
+static char *history_words(const struct refusal *r)
 {
 	const char *dir = r->path2 ? r->path2 : "?";
 	char detail[64] = "";
@@ -54,7 +54,7 @@ static char *history_words(const struct safecp_refusal *r)
 			    quote(r->path && r->path[0] ? r->path : "ascmhl"), detail);
 }
 
-void mhl_say(const struct safecp_options *o, const struct safecp_refusal *r)
+void mhl_say(const struct safecp_options *o, const struct refusal *r)
 {
 	_cleanup_free_ char *msg = NULL;
 

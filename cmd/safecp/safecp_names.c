@@ -77,7 +77,7 @@ static const char *base(const char *path)
 	return s ? s + 1 : path ? path : "";
 }
 
-char *words_name_problem(const struct safecp_refusal *p, const struct safecp_target_facts *t)
+char *words_name_problem(const struct refusal *p, const struct safecp_target_facts *t)
 {
 	const char *rules = rules_of(t);
 	const char *a = p->path ? p->path : "", *b = p->path2 ? p->path2 : "";

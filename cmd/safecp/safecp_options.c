@@ -195,7 +195,10 @@ static void parse_verify(poptContext ctx, int argc, const char **argv, struct sa
 /* The values of the string options, checked. */
 static void validate_values(struct safecp_options *o, bool progress_given)
 {
-	o->strategy = raw.strategy; /* checked by the library (safecp.c) */
+	if (raw.strategy && safecp_strategy_from_name(raw.strategy, &(enum safecp_strategy){ 0 }) < 0)
+		cli_usage_error("unknown strategy %s: use auto, window, direct or sync-window",
+				quote(raw.strategy));
+	o->strategy = raw.strategy;
 	if (raw.window)
 		parse_window(raw.window, o);
 	if (raw.progress && progress_mode_parse(raw.progress, &o->progress) < 0)

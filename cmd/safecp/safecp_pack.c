@@ -34,7 +34,7 @@ static enum safecp_skip_reason skip_reason(mode_t m)
 
 /* A name --unpack would refuse (base/utf8.h's unsafe characters), in an
  * entry's path in the archive (r->path) or a symlink's target (path2). */
-static void say_unsafe(const struct safecp_refusal *r)
+static void say_unsafe(const struct refusal *r)
 {
 	if (!r->path2)
 		cli_error("cannot pack %s: its name holds a control character, an invisible "
@@ -52,7 +52,7 @@ void pack_unsafe_end(size_t n)
 	cli_error("%zu unsafe %s: nothing was written", n, n == 1 ? "name" : "names");
 }
 
-void pack_say(const struct safecp_options *o, const struct safecp_refusal *r)
+void pack_say(const struct safecp_options *o, const struct refusal *r)
 {
 	if (r->kind == SAFECP_REFUSED_PACK_NAME) {
 		say_unsafe(r);
@@ -94,7 +94,7 @@ char *words_pack_failed(const struct safecp_options *o, const struct safecp_entr
 }
 
 /* FILE_TOO_BIG of an archive: its bound is more than the limit. */
-char *words_pack_too_big(const struct safecp_options *o, const struct safecp_refusal *p,
+char *words_pack_too_big(const struct safecp_options *o, const struct refusal *p,
 			 const struct safecp_target_facts *t)
 {
 	char size[SIZE_FORMAT_MAX];

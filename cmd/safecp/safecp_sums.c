@@ -27,7 +27,7 @@ static char *list_dir(const char *path)
 	return slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
 }
 
-void sums_say(const struct safecp_options *o, const struct safecp_refusal *r)
+void sums_say(const struct safecp_options *o, const struct refusal *r)
 {
 	_cleanup_free_ char *msg = NULL, *dir = NULL;
 

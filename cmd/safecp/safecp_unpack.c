@@ -136,7 +136,7 @@ static size_t say_all_refused(const struct safecp_options *o)
 
 /* An archive that cannot be read: its words, and the JSON kind (the
  * refusal's name). */
-static char *scan_words(const struct safecp_refusal *r)
+static char *scan_words(const struct refusal *r)
 {
 	const char *sep = r->detail ? ": " : "", *detail = r->detail ? r->detail : "";
 	const char *archive = quote(r->path);
@@ -162,7 +162,7 @@ static char *scan_words(const struct safecp_refusal *r)
 
 /* The entries written out of archive order wait in the spool: refused
  * before the first byte when it has no room. */
-static void spool_no_room(const struct safecp_refusal *r)
+static void spool_no_room(const struct refusal *r)
 {
 	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
 
@@ -178,7 +178,7 @@ static void spool_no_room(const struct safecp_refusal *r)
 			  need, quote(r->path), strerror(r->err));
 }
 
-void unpack_say(const struct safecp_options *o, const struct safecp_refusal *r)
+void unpack_say(const struct safecp_options *o, const struct refusal *r)
 {
 	if (r->kind == SAFECP_REFUSED_ARCHIVE) {
 		_cleanup_free_ char *msg = scan_words(r);

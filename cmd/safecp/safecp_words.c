@@ -86,7 +86,7 @@ const char *words_step_name(enum safecp_copy_step step)
 	return "unknown";
 }
 
-static char *no_space(const struct safecp_refusal *p, const struct safecp_target_facts *t)
+static char *no_space(const struct refusal *p, const struct safecp_target_facts *t)
 {
 	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
@@ -100,7 +100,7 @@ static char *no_space(const struct safecp_refusal *p, const struct safecp_target
 		      need, have, p->path2 ? quote(p->path2) : "the destination");
 }
 
-static char *too_big(const struct safecp_refusal *p, const struct safecp_target_facts *t)
+static char *too_big(const struct refusal *p, const struct safecp_target_facts *t)
 {
 	char size[SIZE_FORMAT_MAX];
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
@@ -113,7 +113,7 @@ static char *too_big(const struct safecp_refusal *p, const struct safecp_target_
 			  : "split the file or use another filesystem");
 }
 
-static char *no_inodes(const struct safecp_refusal *p, const struct safecp_target_facts *t)
+static char *no_inodes(const struct refusal *p, const struct safecp_target_facts *t)
 {
 	_cleanup_free_ char *where = t ? words_where(t) : NULL;
 
@@ -123,7 +123,7 @@ static char *no_inodes(const struct safecp_refusal *p, const struct safecp_targe
 }
 
 /* The destination side of the operand rules. */
-static char *dest_problem(const struct safecp_refusal *p, const char *a, const char *b)
+static char *dest_problem(const struct refusal *p, const char *a, const char *b)
 {
 	switch (p->kind) {
 	case SAFECP_REFUSED_DEST_NOT_DIR:
@@ -164,7 +164,7 @@ static char *dest_problem(const struct safecp_refusal *p, const char *a, const c
 	}
 }
 
-char *words_problem(const struct safecp_refusal *p, const struct safecp_target_facts *t)
+char *words_problem(const struct refusal *p, const struct safecp_target_facts *t)
 {
 	const char *a = p->path ? p->path : "", *b = p->path2 ? p->path2 : "";
 

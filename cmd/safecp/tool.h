@@ -83,6 +83,25 @@ struct safecp_options {
 
 struct events;
 
+/* A refusal of the copy with its detail (<safecp/copy.h>'s two calls),
+ * as safecp reads them: safecp.c's refusal_get(), 0 or -ENOENT. */
+struct refusal {
+	enum safecp_refusal_kind kind;
+	const char *name;
+	size_t dest;
+	const char *path, *path2;
+	int err;
+	uint64_t need, have;
+	bool deferred;
+	const char *rule;
+	unsigned char ch;
+	bool exists, pack_walk;
+	enum safecp_record_problem problem;
+	size_t line;
+	const char *detail;
+};
+int refusal_get(const struct safecp_options *o, size_t i, struct refusal *ret);
+
 /* safecp.c: one refusal before the first byte, in words on stderr and as
  * a JSON "refused" event of that kind. */
 void report_refusal(const struct safecp_options *o, const char *kind, const char *msg);
@@ -106,13 +125,13 @@ int run_copy(const struct safecp_options *o, size_t n);
 /* safecp_sums.c: --checksum, --sums.  A list that cannot be written or
  * would replace a copied file (SAFECP_REFUSED_LIST*), in words; a list
  * event that is a warning. */
-void sums_say(const struct safecp_options *o, const struct safecp_refusal *r);
+void sums_say(const struct safecp_options *o, const struct refusal *r);
 void sums_warn(struct events *ev, const struct safecp_copy_event *e,
 	       const struct safecp_event_detail *x);
 
 /* safecp_mhl.c: --mhl.  A destination's ASC MHL history refused
  * (SAFECP_REFUSED_HISTORY*), in words. */
-void mhl_say(const struct safecp_options *o, const struct safecp_refusal *r);
+void mhl_say(const struct safecp_options *o, const struct refusal *r);
 
 /* safecp_identical.c: --skip-identical's findings (an old list that
  * cannot be read, a history not used, a file judged identical that read
@@ -130,19 +149,19 @@ size_t identical_read_back_count(const struct safecp_options *o, size_t d, bool 
 /* safecp_pack.c: --pack.  What the walk of the sources found: a source
  * that cannot be packed, a name unpacking would refuse (after n of them,
  * pack_unsafe_end() says nothing was written), one that is left out. */
-void pack_say(const struct safecp_options *o, const struct safecp_refusal *r);
+void pack_say(const struct safecp_options *o, const struct refusal *r);
 void pack_note(const struct safecp_options *o, const struct safecp_note *n);
 void pack_unsafe_end(size_t n);
 /* The archive failed because of a source (the feed's problem) or the
  * writer; PLAN_FILE_TOO_BIG of an archive. */
 char *words_pack_failed(const struct safecp_options *o, const struct safecp_entry *archive,
 			enum safecp_copy_step step, int err);
-char *words_pack_too_big(const struct safecp_options *o, const struct safecp_refusal *p,
+char *words_pack_too_big(const struct safecp_options *o, const struct refusal *p,
 			 const struct safecp_target_facts *t);
 /* safecp_unpack.c: --unpack.  What reading and checking the archives
  * found: one that cannot be read, the unsafe entries (each named, or
  * left out with --skip-unsafe), a spool without room. */
-void unpack_say(const struct safecp_options *o, const struct safecp_refusal *r);
+void unpack_say(const struct safecp_options *o, const struct refusal *r);
 /* SKIP_UNSAFE: the entries left out, each named as a refusal would be. */
 void unpack_note(const struct safecp_options *o);
 
@@ -160,7 +179,7 @@ const struct safecp_target_facts *dest_facts(const struct safecp_options *o, siz
 
 /* safecp_words.c: sentences without the "safecp: " prefix; malloc'd,
  * NULL only when out of memory. t may be NULL (not probed yet). */
-char *words_problem(const struct safecp_refusal *p, const struct safecp_target_facts *t);
+char *words_problem(const struct refusal *p, const struct safecp_target_facts *t);
 /* vasprintf into a new string, or NULL (safecp_words.c) */
 char *words_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *words_copy_error(const struct safecp_entry *e, enum safecp_copy_step step, int err,
@@ -172,7 +191,7 @@ char *words_where(const struct safecp_target_facts *t);
 /* safecp_names.c: a PLAN_NAME_* problem; a --rename-invalid note
  * ("'a:b.jpg' is written as 'a_b.jpg': exFAT does not allow ':'..."),
  * and its reason for JSON ("character", "reserved", ..., "clash"). */
-char *words_name_problem(const struct safecp_refusal *p, const struct safecp_target_facts *t);
+char *words_name_problem(const struct refusal *p, const struct safecp_target_facts *t);
 /* the closing line after n names refused for the destination dest */
 char *words_names_refused(const struct safecp_target_facts *t, const char *dest, size_t n);
 char *words_rename(const struct safecp_copy *c, size_t d, const struct safecp_rename *r,

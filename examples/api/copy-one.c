@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 		safecp_copy_add_source(copy, argv[i]);
 	safecp_copy_add_dest(copy, argv[argc - 1]);
 	r = safecp_copy_prepare(copy);
-	for (size_t i = 0; safecp_copy_refusal(copy, i, &no, sizeof(no)) == 0; i++)
+	for (size_t i = 0; safecp_copy_refusal(copy, i, &no) == 0; i++)
 		fprintf(stderr, "copy-one: refused (%s): %s\n", no.name,
 			no.path ? no.path : no.path2 ? no.path2 : argv[argc - 1]);
 	if (r != 0 || safecp_copy_start(copy) < 0) {

@@ -51,8 +51,7 @@ def main(args):
     lib.safecp_copy_add_dest(copy, os.fsencode(args[-1]))
     r = lib.safecp_copy_prepare(copy)
     no, i = Refusal(), 0
-    while lib.safecp_copy_refusal(copy, ctypes.c_size_t(i), ctypes.byref(no),
-                                   ctypes.c_size_t(ctypes.sizeof(no))) == 0:
+    while lib.safecp_copy_refusal(copy, ctypes.c_size_t(i), ctypes.byref(no)) == 0:
         print("copy-one: refused (%s): %s" % (no.name.decode(), os.fsdecode(
             no.path or no.path2 or os.fsencode(args[-1]))), file=sys.stderr)
         i += 1

@@ -136,13 +136,15 @@ enum safecp_refusal_kind {
 					  * libarchive's words, or NULL */
 	SAFECP_REFUSED_UNSAFE_ENTRIES,   /* need: how many (safecp_copy_unsafe_entry()) */
 	SAFECP_REFUSED_SPOOL,            /* path: the spool; need, have: bytes; err */
-	SAFECP_REFUSED_LIST,             /* path: a checksum list that cannot be written
-					  * there (err; 0: the prefix names a folder) */
+	SAFECP_REFUSED_LIST,             /* path: a checksum list whose folder cannot be
+					  * opened (err), or the --sums prefix that names
+					  * a folder (err 0) */
 	SAFECP_REFUSED_LIST_CLASH,       /* path: a list that would replace a copied file */
 	SAFECP_REFUSED_HISTORY_OVERLAP,  /* path, path2: a source that would land in the
 					  * ASC MHL history folder */
-	SAFECP_REFUSED_HISTORY,          /* path: the damaged file of the ASC MHL history
-					  * of path2; problem, line, err */
+	SAFECP_REFUSED_HISTORY,          /* path: the damaged file in path2's ascmhl
+					  * folder ("" for the folder); err; the detail's
+					  * problem and line */
 	SAFECP_REFUSED_HISTORY_CHAIN,    /* path2: the history's newest manifest is not
 					  * the one its chain records */
 	SAFECP_REFUSED_SOURCE_TWICE,     /* path, path2: one file given twice */
@@ -158,11 +160,18 @@ enum safecp_refusal_kind {
 struct safecp_refusal {
 	enum safecp_refusal_kind kind;
 	const char *name;   /* the kind as a stable identifier ("no-space", ...) */
-	size_t dest;        /* the destination, in the order added */
+	size_t dest;        /* the destination, in the order added (0 for what is
+			     * about no destination: the sources, the lists) */
 	const char *path;   /* NULL where the kind has none; valid until free */
 	const char *path2;
 	int err;            /* an errno value, or 0 */
 	uint64_t need, have;
+};
+
+/* More of refusal i (0.2.0), filled up to size bytes (pass sizeof: a
+ * later version appends fields, and a program built against this header
+ * still gets the ones it knows).  0, or -ENOENT past the last. */
+struct safecp_refusal_detail {
 	/* names and space: collected from every destination, so one round
 	 * of fixes does; the others stop the preparation where found */
 	bool deferred;
@@ -170,13 +179,15 @@ struct safecp_refusal {
 	 * "trailing", "empty"), and for "character" the first refused byte */
 	const char *rule;
 	unsigned char ch;
-	bool exists;        /* SAFECP_REFUSED_NAME_CLASH */
+	bool exists;        /* SAFECP_REFUSED_NAME_CLASH: path2 is there already */
 	bool pack_walk;     /* found walking the sources to pack (DEST_CLASH: two
 			     * sources, one name in the archive) */
-	enum safecp_record_problem problem; /* SAFECP_REFUSED_HISTORY (<safecp/check.h>) */
+	enum safecp_record_problem problem; /* SAFECP_REFUSED_HISTORY */
 	size_t line;        /* its line, 0 when unknown */
-	const char *detail; /* SAFECP_REFUSED_ARCHIVE */
+	const char *detail; /* SAFECP_REFUSED_ARCHIVE: libarchive's words, or NULL */
 };
+int safecp_copy_refusal_detail(const struct safecp_copy *c, size_t i,
+			       struct safecp_refusal_detail *ret, size_t size);
 
 /* Plan and check every destination, writing nothing.  0: ready;
  * a positive count of refusals (safecp_copy_refusal()); -errno. */
@@ -202,12 +213,11 @@ enum safecp_prepare_stage {
 int safecp_copy_prepare_failure(const struct safecp_copy *c, enum safecp_prepare_stage *stage,
 				size_t *dest);
 
-/* Refusal i into ret, filled up to size bytes (pass sizeof: a later
- * version appends fields, and a program built against this header still
- * gets the ones it knows; the same for the notes and unsafe entries
- * below): 0, or -ENOENT past the last. */
-int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *ret,
-			size_t size);
+/* Refusal i into ret: 0, or -ENOENT past the last.  The notes and the
+ * unsafe entries below (0.2.0) are filled up to size bytes (pass sizeof:
+ * a later version appends fields, and a program built against this
+ * header still gets the ones it knows). */
+int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *ret);
 
 /* What preparing noted without refusing. */
 enum safecp_note_kind {
@@ -235,7 +245,8 @@ struct safecp_note {
 	const char *file;
 	enum safecp_record_problem problem;
 	size_t line;
-	size_t entry;       /* READ_BACK_DIFFERS: the entry (safecp_copy_entry()) */
+	size_t entry;       /* READ_BACK_DIFFERS: the entry (safecp_copy_entry());
+			     * SIZE_MAX for the others */
 	uint32_t mode;      /* LEFT_OUT of a source: its st_mode */
 };
 
@@ -320,6 +331,8 @@ enum safecp_strategy {
 };
 /* "auto", "window", "direct", "sync-window"; NULL for another value. */
 const char *safecp_strategy_name(enum safecp_strategy s);
+/* The strategy of that name: 0, or -EINVAL. */
+int safecp_strategy_from_name(const char *name, enum safecp_strategy *ret);
 
 /* What failed (ERROR). */
 enum safecp_copy_step {

@@ -107,7 +107,7 @@ int safecp_copy_entry(const struct safecp_copy *c, size_t d, size_t i, struct sa
 int safecp_copy_stale(const struct safecp_copy *c, size_t d, size_t i, const char **path,
 		      uint64_t *bytes);
 
-/* RENAME_INVALID: name i given.  0, or -ENOENT. */
+/* RENAME_INVALID: name i given, filled up to size.  0, or -ENOENT. */
 struct safecp_rename {
 	size_t entry;             /* the entry, whose dest is the new name */
 	const char *old_dest;     /* the destination path it would have had */
@@ -116,7 +116,7 @@ struct safecp_rename {
 	unsigned char ch;         /* "character": the first refused byte */
 };
 int safecp_copy_rename(const struct safecp_copy *c, size_t d, size_t i,
-		       struct safecp_rename *ret);
+		       struct safecp_rename *ret, size_t size);
 
 /* Destination d's target, as safecp_target_probe() answers: the copy's,
  * valid until safecp_copy_free() (never safecp_target_free() it); NULL

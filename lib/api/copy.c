@@ -80,6 +80,8 @@ int safecp_copy_set_strategy(struct safecp_copy *c, const char *strategy, uint64
 {
 	enum write_strategy st;
 
+	if (c->prepared != 1)
+		return -EBUSY; /* before anything of the options changes */
 	if (!strategy || strategy_from_name(strategy, &st) < 0)
 		return -EINVAL;
 	c->o.strategy = st;
@@ -93,6 +95,8 @@ int safecp_copy_set_checksums(struct safecp_copy *c, const char *const *algs, si
 	checksum_set set = 0;
 	int r;
 
+	if (c->prepared != 1)
+		return -EBUSY; /* before anything of the options changes */
 	for (size_t i = 0; i < n; i++) {
 		int a = algs[i] ? checksum_alg_from_name(algs[i]) : -1;
 
@@ -112,6 +116,8 @@ int safecp_copy_set_checksums(struct safecp_copy *c, const char *const *algs, si
 
 int safecp_copy_set_skip_identical(struct safecp_copy *c, const char *how)
 {
+	if (c->prepared != 1)
+		return -EBUSY;
 	if (how && strcmp(how, "quick") == 0)
 		c->o.skip_identical = IDENTICAL_QUICK;
 	else if (how && strcmp(how, "hash") == 0)
@@ -134,6 +140,8 @@ int safecp_copy_set_pack(struct safecp_copy *c, const char *format)
 {
 	enum pack_format f;
 
+	if (c->prepared != 1)
+		return -EBUSY; /* before anything of the options changes */
 	if (!format || pack_format_from_name(format, &f) < 0 || mode_set(c, COPY_MODE_PACK) < 0)
 		return -EINVAL;
 	c->o.pack_format = f;
@@ -153,6 +161,8 @@ int safecp_copy_set_unpack(struct safecp_copy *c, const char *spool_dir)
 {
 	int r;
 
+	if (c->prepared != 1)
+		return -EBUSY; /* before anything of the options changes */
 	if (mode_set(c, COPY_MODE_UNPACK) < 0)
 		return -EINVAL;
 	r = own_string(&c->spool_dir, spool_dir ? spool_dir : default_spool());
@@ -177,9 +187,50 @@ int safecp_copy_add_dest_beneath(struct safecp_copy *c, const char *dir, const c
 	return beneath ? copy_session_add_dest(c->s, dir, beneath) : -EINVAL;
 }
 
+/* The archives' refused entries, so that reading all of them is linear. */
+static int unsafe_index(struct safecp_copy *c)
+{
+	const struct unpack_list *l = copy_session_unpack_list(c->s);
+
+	if (!l)
+		return 0;
+	c->unsafe = calloc(l->n_entries + 1, sizeof(*c->unsafe));
+	if (!c->unsafe)
+		return -ENOMEM;
+	for (size_t k = 0; k < l->n_entries; k++)
+		if (l->entries[k].refusal != UNPACK_OK)
+			c->unsafe[c->n_unsafe++] = k;
+	return 0;
+}
+
 int safecp_copy_prepare(struct safecp_copy *c)
 {
+	size_t n;
+
+	if (c->prepared != 1)
+		return -EBUSY;
 	c->prepared = copy_session_prepare(c->s, &c->failed);
+	/* the findings' indices, so that reading all of them is linear */
+	n = copy_session_n_findings(c->s);
+	c->refusals = calloc(n + 1, sizeof(*c->refusals));
+	c->notes = calloc(n + 1, sizeof(*c->notes));
+	c->index_of = calloc(n + 1, sizeof(*c->index_of));
+	if (!c->refusals || !c->notes || !c->index_of)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		bool refuses = copy_finding_refuses(copy_session_finding(c->s, k));
+
+		c->index_of[k] = refuses ? c->n_refusals : c->n_notes;
+		if (refuses)
+			c->refusals[c->n_refusals++] = k;
+		else
+			c->notes[c->n_notes++] = k;
+	}
+	if (unsafe_index(c) < 0)
+		return -ENOMEM;
+	/* safecp_copy_target()'s handles: the session owns the targets */
+	for (size_t d = 0; d < copy_session_n_prepared(c->s); d++)
+		c->targets[d].t = copy_session_prepared(c->s)[d].target;
 	return c->prepared;
 }
 
@@ -193,10 +244,19 @@ int safecp_copy_prepare_failure(const struct safecp_copy *c, enum safecp_prepare
 	return 0;
 }
 
-_Static_assert((int)SAFECP_STAGE_LISTS == (int)COPY_STAGE_LISTS &&
-	       (int)SAFECP_STAGE_CHECK == (int)COPY_STAGE_CHECK &&
+_Static_assert((int)SAFECP_STAGE_SOURCES == (int)COPY_STAGE_SOURCES &&
+	       (int)SAFECP_STAGE_OLD_LISTS == (int)COPY_STAGE_OLD_LISTS &&
+	       (int)SAFECP_STAGE_PACK_WALK == (int)COPY_STAGE_PACK_WALK &&
+	       (int)SAFECP_STAGE_UNPACK_RULES == (int)COPY_STAGE_UNPACK_RULES &&
+	       (int)SAFECP_STAGE_UNPACK_FEED == (int)COPY_STAGE_UNPACK_FEED &&
 	       (int)SAFECP_STAGE_PLAN == (int)COPY_STAGE_PLAN &&
-	       (int)SAFECP_STAGE_SOURCES == (int)COPY_STAGE_SOURCES,
+	       (int)SAFECP_STAGE_EXAMINE == (int)COPY_STAGE_EXAMINE &&
+	       (int)SAFECP_STAGE_SPACE == (int)COPY_STAGE_SPACE &&
+	       (int)SAFECP_STAGE_PLACE == (int)COPY_STAGE_PLACE &&
+	       (int)SAFECP_STAGE_NAMES == (int)COPY_STAGE_NAMES &&
+	       (int)SAFECP_STAGE_IDENTICAL == (int)COPY_STAGE_IDENTICAL &&
+	       (int)SAFECP_STAGE_CHECK == (int)COPY_STAGE_CHECK &&
+	       (int)SAFECP_STAGE_LISTS == (int)COPY_STAGE_LISTS,
 	       "enum safecp_prepare_stage follows enum copy_prepare_stage");
 _Static_assert(SAFECP_DESTINATIONS_MAX == COPY_DESTS_MAX, "SAFECP_DESTINATIONS_MAX");
 
@@ -242,6 +302,10 @@ void safecp_copy_free(struct safecp_copy *c)
 	copy_event_done(&c->last);
 	copy_session_free(c->s);
 	free(c->targets);
+	free(c->refusals);
+	free(c->notes);
+	free(c->index_of);
+	free(c->unsafe);
 	free(c->sums_prefix);
 	free(c->spool_dir);
 	free(c);

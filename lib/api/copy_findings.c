@@ -3,11 +3,29 @@
  * the unsafe entries of archives.  Names are the ones safecp's JSON
  * "refused" events carry where it has them. */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "api/copy_internal.h"
 #include "base/utf8.h"
 #include "api/record_problem.h"
+
+/* A refusal with everything the two public structures carry. */
+struct refusal_all {
+	enum safecp_refusal_kind kind;
+	const char *name;
+	size_t dest;
+	const char *path, *path2;
+	int err;
+	uint64_t need, have;
+	bool deferred;
+	const char *rule;
+	unsigned char ch;
+	bool exists, pack_walk;
+	enum safecp_record_problem problem;
+	size_t line;
+	const char *detail;
+};
 
 static enum safecp_refusal_kind plan_kind(enum plan_problem_kind k)
 {
@@ -39,19 +57,17 @@ static enum safecp_refusal_kind plan_kind(enum plan_problem_kind k)
 	return (unsigned)k < sizeof(kinds) / sizeof(kinds[0]) ? kinds[k] : SAFECP_REFUSED_OTHER;
 }
 
-/* The i-th finding that refuses (or, refuses false, that notes), or NULL. */
-static const struct copy_finding *nth(const struct copy_session *s, size_t i, bool refuses)
+/* The i-th finding that refuses (or, refuses false, that notes), or NULL:
+ * by the indices safecp_copy_prepare() made. */
+static const struct copy_finding *nth(const struct safecp_copy *c, size_t i, bool refuses)
 {
-	for (size_t k = 0; k < copy_session_n_findings(s); k++) {
-		const struct copy_finding *f = copy_session_finding(s, k);
-
-		if (copy_finding_refuses(f) == refuses && i-- == 0)
-			return f;
-	}
-	return NULL;
+	if (refuses)
+		return c->refusals && i < c->n_refusals
+			       ? copy_session_finding(c->s, c->refusals[i]) : NULL;
+	return c->notes && i < c->n_notes ? copy_session_finding(c->s, c->notes[i]) : NULL;
 }
 
-static void from_problem(struct safecp_refusal *ret, const struct plan_problem *p)
+static void from_problem(struct refusal_all *ret, const struct plan_problem *p)
 {
 	ret->path = p->path;
 	ret->path2 = p->path2;
@@ -81,7 +97,7 @@ static const char *scan_name(enum unpack_scan_error e)
 
 /* The findings of the archive modes and of what is written beside the copy. */
 static void modes_refusal(const struct safecp_copy *c, const struct copy_finding *f,
-			  struct safecp_refusal *ret)
+			  struct refusal_all *ret)
 {
 	const struct source_tree *tree = copy_session_pack_tree(c->s);
 	const struct unpack_list *l = copy_session_unpack_list(c->s);
@@ -90,7 +106,7 @@ static void modes_refusal(const struct safecp_copy *c, const struct copy_finding
 
 	switch (f->kind) {
 	case COPY_REFUSED_PACK_SOURCES: /* a problem of the sources, as a copy's */
-		*ret = (struct safecp_refusal){ .kind = plan_kind(f->problem->kind),
+		*ret = (struct refusal_all){ .kind = plan_kind(f->problem->kind),
 						.name = plan_problem_kind_name(f->problem->kind),
 						.pack_walk = true };
 		from_problem(ret, f->problem);
@@ -98,82 +114,87 @@ static void modes_refusal(const struct safecp_copy *c, const struct copy_finding
 	case COPY_REFUSED_PACK_NAME:
 		e = &tree->entries[f->entry];
 		/* path2 only when the link's target, not the name, is unsafe */
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_PACK_NAME, .name = "unsafe-name",
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_PACK_NAME, .name = "unsafe-name",
 			.path = e->src,
 			.path2 = utf8_has_unsafe(e->rel, strlen(e->rel)) ? NULL : e->link_target };
 		return;
 	case COPY_REFUSED_UNPACK_SCAN:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_ARCHIVE, .name = scan_name(l->error),
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_ARCHIVE, .name = scan_name(l->error),
 			.path = copy_session_source_path(c->s, f->archive), .err = l->err,
 			.detail = l->detail, .need = l->n_entries,
 			.have = l->error == UNPACK_SCAN_TOO_MANY ? UNPACK_MAX_ENTRIES
 				: l->error == UNPACK_SCAN_NAMES ? UNPACK_MAX_NAME_BYTES : 0 };
 		return;
 	case COPY_REFUSED_UNPACK_ENTRIES:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_UNSAFE_ENTRIES, .name = "unsafe-entries",
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_UNSAFE_ENTRIES, .name = "unsafe-entries",
 						.need = f->count };
 		return;
 	case COPY_REFUSED_UNPACK_SPOOL:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_SPOOL, .name = "spool-full",
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_SPOOL, .name = "spool-full",
 			.path = f->path, .err = f->err, .need = f->need, .have = f->have };
 		return;
 	case COPY_REFUSED_LIST_NAME:
 	case COPY_REFUSED_LIST_DIR:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_LIST, .name = "sums-unwritable",
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_LIST, .name = "sums-unwritable",
 						.path = f->path, .err = f->err };
 		return;
 	case COPY_REFUSED_LIST_CLASH:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_LIST_CLASH, .name = "sums-clash",
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_LIST_CLASH, .name = "sums-clash",
 						.path = f->path };
 		return;
 	case COPY_REFUSED_HISTORY_OVERLAP:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_HISTORY_OVERLAP, .name = "mhl-overlap",
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_HISTORY_OVERLAP, .name = "mhl-overlap",
 			.path = p->entries[f->entry].source->src, .path2 = p->entries[f->entry].dst };
 		return;
 	case COPY_REFUSED_HISTORY_DAMAGED:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_HISTORY, .name = "mhl-damaged",
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_HISTORY, .name = "mhl-damaged",
 			.path = f->history->file, .path2 = p->dest_dir, .err = f->history->err,
 			.problem = record_problem_of_mhl(f->history->kind),
 			.line = (size_t)f->history->line };
 		return;
 	case COPY_REFUSED_HISTORY_CHAIN:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_HISTORY_CHAIN,
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_HISTORY_CHAIN,
 			.name = "mhl-chain", .path = "ascmhl_chain.xml", .path2 = p->dest_dir };
 		return;
 	default:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_OTHER, .name = "other" };
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_OTHER, .name = "other" };
 		return;
 	}
 }
 
-int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *out,
-			size_t size)
+/* Refusal i, whole: the public refusal and its detail. */
+struct full_refusal {
+	struct safecp_refusal r;
+	struct safecp_refusal_detail x;
+};
+
+static int refusal_full(const struct safecp_copy *c, size_t i, struct full_refusal *out)
 {
-	struct safecp_refusal v, *ret = &v;
-	const struct copy_finding *f = nth(c->s, i, true);
+	const struct copy_finding *f = nth(c, i, true);
+	struct refusal_all v, *ret = &v;
 
 	if (!f)
 		return -ENOENT;
 	switch (f->kind) {
 	case COPY_REFUSED_PLAN:
-		*ret = (struct safecp_refusal){ .kind = plan_kind(f->problem->kind),
+		*ret = (struct refusal_all){ .kind = plan_kind(f->problem->kind),
 						.name = plan_problem_kind_name(f->problem->kind) };
 		from_problem(ret, f->problem);
 		break;
 	case COPY_REFUSED_SYSTEM_DISK:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_SYSTEM_DISK,
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_SYSTEM_DISK,
 						.name = "system-disk" };
 		break;
 	case COPY_REFUSED_NO_DISK:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_NO_DISK,
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_NO_DISK,
 						.name = "no-disk" };
 		break;
 	case COPY_REFUSED_STRATEGY:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_STRATEGY,
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_STRATEGY,
 						.name = "strategy-unsupported" };
 		break;
 	case COPY_REFUSED_SOURCE_CHANGED:
-		*ret = (struct safecp_refusal){ .kind = SAFECP_REFUSED_SOURCE_CHANGED,
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_SOURCE_CHANGED,
 						.name = "source-changed" };
 		break;
 	default:
@@ -182,35 +203,57 @@ int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_ref
 	}
 	ret->dest = f->dest;
 	ret->deferred = f->deferred;
-	memcpy(out, &v, size < sizeof(v) ? size : sizeof(v));
+	out->r = (struct safecp_refusal){ v.kind, v.name, v.dest, v.path, v.path2, v.err,
+					  v.need, v.have };
+	out->x = (struct safecp_refusal_detail){ v.deferred, v.rule, v.ch, v.exists,
+						 v.pack_walk, v.problem, v.line, v.detail };
 	return 0;
+}
+
+int safecp_copy_refusal(const struct safecp_copy *c, size_t i, struct safecp_refusal *ret)
+{
+	struct full_refusal f;
+	int r = refusal_full(c, i, &f);
+
+	if (r == 0)
+		*ret = f.r;
+	return r;
+}
+
+int safecp_copy_refusal_detail(const struct safecp_copy *c, size_t i,
+			       struct safecp_refusal_detail *ret, size_t size)
+{
+	struct full_refusal f;
+	int r = refusal_full(c, i, &f);
+
+	if (r == 0)
+		memcpy(ret, &f.x, size < sizeof(f.x) ? size : sizeof(f.x));
+	return r;
 }
 
 int safecp_copy_finding(const struct safecp_copy *c, size_t i, bool *refuses, size_t *index)
 {
 	const struct copy_finding *f = copy_session_finding(c->s, i);
-	size_t n = 0;
 
-	if (!f)
+	if (!f || !c->index_of)
 		return -ENOENT;
 	*refuses = copy_finding_refuses(f);
-	for (size_t k = 0; k < i; k++)
-		n += copy_finding_refuses(copy_session_finding(c->s, k)) == *refuses;
-	*index = n;
+	*index = c->index_of[i];
 	return 0;
 }
 
 int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *out, size_t size)
 {
 	struct safecp_note v, *ret = &v;
-	const struct copy_finding *f = nth(c->s, i, false);
+	const struct copy_finding *f = nth(c, i, false);
 	const struct plan *p;
 
 	if (!f)
 		return -ENOENT;
 	p = copy_session_plan(c->s, f->dest);
 	*ret = (struct safecp_note){ .kind = SAFECP_NOTE_OTHER, .name = "other", .dest = f->dest,
-				     .path = f->path, .err = f->err, .count = f->count };
+				     .path = f->path, .err = f->err, .count = f->count,
+				     .entry = SIZE_MAX };
 	switch (f->kind) {
 	case COPY_NOTE_FIXED_DISK:
 		ret->kind = SAFECP_NOTE_FIXED_DISK;
@@ -269,24 +312,21 @@ static const char *special_name(enum unpack_type t)
 int safecp_copy_unsafe_entry(const struct safecp_copy *c, size_t i,
 			     struct safecp_unsafe_entry *out, size_t size)
 {
-	struct safecp_unsafe_entry v, *ret = &v;
 	const struct unpack_list *l = copy_session_unpack_list(c->s);
+	const struct unpack_entry *e;
+	struct safecp_unsafe_entry v;
 
-	for (size_t k = 0; l && k < l->n_entries; k++) {
-		const struct unpack_entry *e = &l->entries[k];
-
-		if (e->refusal != UNPACK_OK && i-- == 0) {
-			*ret = (struct safecp_unsafe_entry){
-				.archive = l->archives[e->archive], .name = e->raw,
-				.why = unpack_refusal_name(e->refusal), .length = e->raw_len,
-				.cut = e->cut, .link = e->link,
-				.other = e->other < l->n_entries ? l->entries[e->other].raw : NULL,
-				.special = e->refusal == UNPACK_SPECIAL ? special_name(e->type) : NULL,
-				.mode = (uint32_t)e->perm,
-			};
-			memcpy(out, &v, size < sizeof(v) ? size : sizeof(v));
-			return 0;
-		}
-	}
-	return -ENOENT;
+	if (!l || i >= c->n_unsafe)
+		return -ENOENT;
+	e = &l->entries[c->unsafe[i]];
+	v = (struct safecp_unsafe_entry){
+		.archive = l->archives[e->archive], .name = e->raw,
+		.why = unpack_refusal_name(e->refusal), .length = e->raw_len,
+		.cut = e->cut, .link = e->link,
+		.other = e->other < l->n_entries ? l->entries[e->other].raw : NULL,
+		.special = e->refusal == UNPACK_SPECIAL ? special_name(e->type) : NULL,
+		.mode = (uint32_t)e->perm,
+	};
+	memcpy(out, &v, size < sizeof(v) ? size : sizeof(v));
+	return 0;
 }

@@ -17,6 +17,12 @@ struct safecp_copy {
 	struct copy_event last; /* its strings live until the next poll */
 	bool polled;            /* last holds the event the last poll returned */
 	int prepared;           /* what prepare returned (1: not yet) */
+	/* the findings by kind, made once prepared: refusal i is finding
+	 * refusals[i], note i notes[i]; a finding's index among its kind */
+	size_t *refusals, *notes, *index_of;
+	size_t n_refusals, n_notes;
+	size_t *unsafe;         /* the archives' refused entries, in order */
+	size_t n_unsafe;
 	struct copy_prepare_failure failed;
 	/* safecp_copy_target()'s handles, one per destination (the array is
 	 * filled as they are asked for; the session owns the targets) */

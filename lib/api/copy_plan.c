@@ -7,10 +7,16 @@
 
 #include "api/copy_internal.h"
 
-/* The prepared destination d, or NULL. */
+/* The prepared destination d, planned, or NULL (a destination whose
+ * plan was refused has none). */
 static const struct copy_prepared *prepared(const struct safecp_copy *c, size_t d)
 {
-	return d < copy_session_n_prepared(c->s) ? &copy_session_prepared(c->s)[d] : NULL;
+	const struct copy_prepared *j;
+
+	if (d >= copy_session_n_prepared(c->s))
+		return NULL;
+	j = &copy_session_prepared(c->s)[d];
+	return j->plan ? j : NULL;
 }
 
 /* *ret gets the first size bytes of f (a later version's fields past them
@@ -53,6 +59,8 @@ int safecp_copy_plan(const struct safecp_copy *c, size_t d, struct safecp_copy_p
 
 	if (!p)
 		return -ENOENT;
+	/* a destination whose preparation stopped before its space and place
+	 * were read says so by its zeroes (and SAFECP_PLACE_NO_DISK) */
 	v = (struct safecp_copy_plan){
 		.dest_dir = p->dest_dir, .dest_root = p->dest_root, .entries = p->n_entries,
 		.bytes = p->total_bytes, .files = p->n_files, .dirs = p->tree->n_dirs,
@@ -63,7 +71,7 @@ int safecp_copy_plan(const struct safecp_copy *c, size_t d, struct safecp_copy_p
 		.space_needed = j->space_needed, .space_free = j->space.avail_bytes,
 		.cluster = j->space.cluster, .max_file_size = j->space.max_file_size,
 		.stores_modes = j->space.stores_modes, .stores_symlinks = j->space.stores_symlinks,
-		.place = place(j->place.place),
+		.place = j->target ? place(j->place.place) : SAFECP_PLACE_NO_DISK,
 		.system_what = j->place.place == TARGET_SYSTEM ? system_what(j->place.kind) : NULL,
 	};
 	fill(ret, &v, sizeof(v), size);
@@ -139,35 +147,43 @@ int safecp_copy_stale(const struct safecp_copy *c, size_t d, size_t i, const cha
 	return 0;
 }
 
-int safecp_copy_rename(const struct safecp_copy *c, size_t d, size_t i, struct safecp_rename *ret)
+int safecp_copy_rename(const struct safecp_copy *c, size_t d, size_t i, struct safecp_rename *ret,
+		       size_t size)
 {
 	const struct copy_prepared *j = prepared(c, d);
 	const struct plan_rename *r;
+	struct safecp_rename v;
 
 	if (!j || i >= j->names.n_renames)
 		return -ENOENT;
 	r = &j->names.renames[i];
-	*ret = (struct safecp_rename){
+	v = (struct safecp_rename){
 		.entry = r->entry, .old_dest = r->old_dst, .ch = r->ch,
 		.why = r->problem == NAME_OK ? "clash" : name_problem_id(r->problem),
 	};
+	fill(ret, &v, sizeof(v), size);
 	return 0;
 }
 
 const struct safecp_target *safecp_copy_target(const struct safecp_copy *c, size_t d)
 {
-	const struct copy_prepared *j = prepared(c, d);
-
-	if (!j || !j->target)
-		return NULL;
-	c->targets[d].t = j->target;
-	return &c->targets[d];
+	return prepared(c, d) && c->targets[d].t ? &c->targets[d] : NULL;
 }
 
 const char *safecp_strategy_name(enum safecp_strategy s)
 {
 	return (unsigned)s <= SAFECP_STRATEGY_SYNC_WINDOW ? strategy_name((enum write_strategy)s)
 							  : NULL;
+}
+
+int safecp_strategy_from_name(const char *name, enum safecp_strategy *ret)
+{
+	enum write_strategy s;
+
+	if (!name || strategy_from_name(name, &s) < 0)
+		return -EINVAL;
+	*ret = (enum safecp_strategy)s;
+	return 0;
 }
 
 int safecp_copy_write_plan(const struct safecp_copy *c, size_t d, struct safecp_write_plan *ret,

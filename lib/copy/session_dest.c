@@ -122,7 +122,11 @@ static int space_and_strategy(struct copy_session *s, size_t i, enum copy_prepar
 		r = refuse_deferred(s, i, &d->refusal);
 	if (r < 0)
 		return r;
-	dio_caps_of_dest(d->plan->dest_root, s->o.dry_run || s->n_refusals > 0, &d->dio);
+	/* the probe's unnamed inode only for a run that may write: names and
+	 * space refused (deferred) still probe, so a strategy that cannot
+	 * work is said in the same round */
+	dio_caps_of_dest(d->plan->dest_root, s->o.dry_run || s->n_refusals > s->n_deferred,
+			 &d->dio);
 	if (sizing_plan(d->target, &d->dio, s->o.strategy, s->o.window, &d->wplan) == 0)
 		return 0;
 	r = session_find(s, &(struct copy_finding){ .kind = COPY_REFUSED_STRATEGY, .dest = i,

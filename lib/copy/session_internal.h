@@ -25,6 +25,7 @@ struct copy_session {
 	size_t n_prepared;
 	struct copy_finding *findings;
 	size_t n_findings, cap_findings, n_refusals;
+	size_t n_deferred;                /* of the refusals, those deferred */
 	char **paths;                     /* the findings' paths */
 	size_t n_paths, cap_paths;
 	bool prepared;

@@ -237,9 +237,12 @@ int session_lists_start(struct copy_session *s, struct copy_job_hooks *h)
 
 	if (!s->o.checksums && !s->o.manifests)
 		return 0;
-	r = file_sums_new(s->prep[0].plan, s->o.checksums | session_manifest_algs(s), &s->sums);
-	if (r < 0)
-		return r;
+	if (!s->sums) { /* a start tried again after a failure has them */
+		r = file_sums_new(s->prep[0].plan, s->o.checksums | session_manifest_algs(s),
+				  &s->sums);
+		if (r < 0)
+			return r;
+	}
 	s->tap = file_sums_tap(s->sums);
 	for (size_t i = 0; i < s->n_lists; i++) {
 		const struct session_list *l = &s->lists[i];

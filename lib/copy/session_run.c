@@ -85,6 +85,7 @@ int session_find(struct copy_session *s, const struct copy_finding *f, const cha
 	}
 	s->n_findings++;
 	s->n_refusals += copy_finding_refuses(f);
+	s->n_deferred += copy_finding_refuses(f) && f->deferred;
 	return 0;
 }
 
@@ -119,7 +120,9 @@ int copy_session_prepare(struct copy_session *s, struct copy_prepare_failure *fa
 	}
 	if (r == 0)
 		r = same_sources(s);
-	if (r == 0 && s->n_refusals == 0) {
+	/* every destination is planned: the lists and histories are checked
+	 * too, beside names and space, so that one round of fixes does */
+	if (r == 0) {
 		failed->stage = COPY_STAGE_LISTS;
 		r = session_lists_prepare(s);
 	}

@@ -113,7 +113,7 @@ static void refused_as(struct safecp_copy *c, enum safecp_refusal_kind kind, con
 		       struct safecp_refusal *r)
 {
 	CHECK(safecp_copy_prepare(c) >= 1);
-	CHECK_INT(safecp_copy_refusal(c, 0, r, sizeof(*r)), 0);
+	CHECK_INT(safecp_copy_refusal(c, 0, r), 0);
 	CHECK_INT(r->kind, kind);
 	CHECK_STR(r->name, name);
 }
@@ -142,6 +142,14 @@ TEST(lists_and_histories_that_cannot_be_written_are_refused_as_kinds)
 	c = copy_of(SAFECP_COPY_MHL, "src", "e");
 	refused_as(c, SAFECP_REFUSED_HISTORY, "mhl-damaged", &r);
 	CHECK_STR(r.path, "ascmhl_chain.xml");
+	{
+		struct safecp_refusal_detail x = { 0 };
+
+		CHECK_INT(safecp_copy_refusal_detail(c, 0, &x, sizeof(x)), 0);
+		CHECK_INT(x.problem, SAFECP_RECORD_MALFORMED);
+		CHECK(!x.deferred);
+		CHECK_INT(safecp_copy_refusal_detail(c, 1, &x, sizeof(x)), -ENOENT);
+	}
 	safecp_copy_free(c);
 	CHECK(!exists("e/src/a"));
 }
