@@ -95,7 +95,8 @@ void events_list_failed(struct events *ev, const char *path, int err)
 /* Kept files (-n) and identical ones are what the user asked for: named
  * with -v only.
  * Devices, FIFOs and sockets are a warning. */
-static void on_skipped(struct events *ctx, const struct safecp_entry *e, enum safecp_skip_reason reason)
+static void on_skipped(struct events *ctx, const struct safecp_entry *e,
+		       enum safecp_skip_reason reason)
 {
 	const char *why = words_skip_reason(reason);
 	struct events *ev = ctx;
@@ -121,7 +122,8 @@ static void on_skipped(struct events *ctx, const struct safecp_entry *e, enum sa
 	}
 }
 
-static void on_error(struct events *ctx, const struct safecp_entry *e, enum safecp_copy_step step, int neg_err,
+static void on_error(struct events *ctx, const struct safecp_entry *e, enum safecp_copy_step step,
+		     int neg_err,
 		     const char *path, bool fatal)
 {
 	struct events *ev = ctx;

@@ -259,7 +259,8 @@ void jsonev_identical(struct jsonev *ev, const struct safecp_entry *e, const cha
 	event_end(j);
 }
 
-void jsonev_error(struct jsonev *ev, const struct safecp_entry *e, enum safecp_copy_step step, int err,
+void jsonev_error(struct jsonev *ev, const struct safecp_entry *e, enum safecp_copy_step step,
+		  int err,
 		  const char *path, const char *msg, bool fatal)
 {
 	struct json *j = &ev->json;

@@ -25,7 +25,8 @@
 #define WAIT_READ_EVERY 0.5
 #define WAIT_MIN_BYTES (1024 * 1024)
 
-static void device_wait_sample(struct device_wait *w, const struct safecp_target_facts *t, uint64_t ours)
+static void device_wait_sample(struct device_wait *w, const struct safecp_target_facts *t,
+			       uint64_t ours)
 {
 	struct safecp_dirty_figures d;
 	double now = clock_monotonic();

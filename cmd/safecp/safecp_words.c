@@ -280,7 +280,8 @@ static char *name_clash_words(const char *action, const struct safecp_entry *e, 
 }
 
 /* The sentence's verb and object for a step: "cannot write '/m/a.jpg'". */
-static char *failed_action(const struct safecp_entry *e, enum safecp_copy_step step, const char *path)
+static char *failed_action(const struct safecp_entry *e, enum safecp_copy_step step,
+			   const char *path)
 {
 	const char *src = e ? e->source : path, *dst = e ? e->dest : path;
 

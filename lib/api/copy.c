@@ -47,7 +47,6 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 		return -ENOMEM;
 	}
 	c->o = o;
-	c->prepared = 1;
 	r = copy_session_new(&o, &c->s);
 	if (r < 0) {
 		free(c->targets);
@@ -80,7 +79,7 @@ int safecp_copy_set_strategy(struct safecp_copy *c, const char *strategy, uint64
 {
 	enum write_strategy st;
 
-	if (c->prepared != 1)
+	if (c->did_prepare)
 		return -EBUSY; /* before anything of the options changes */
 	if (!strategy || strategy_from_name(strategy, &st) < 0)
 		return -EINVAL;
@@ -95,7 +94,7 @@ int safecp_copy_set_checksums(struct safecp_copy *c, const char *const *algs, si
 	checksum_set set = 0;
 	int r;
 
-	if (c->prepared != 1)
+	if (c->did_prepare)
 		return -EBUSY; /* before anything of the options changes */
 	for (size_t i = 0; i < n; i++) {
 		int a = algs[i] ? checksum_alg_from_name(algs[i]) : -1;
@@ -116,7 +115,7 @@ int safecp_copy_set_checksums(struct safecp_copy *c, const char *const *algs, si
 
 int safecp_copy_set_skip_identical(struct safecp_copy *c, const char *how)
 {
-	if (c->prepared != 1)
+	if (c->did_prepare)
 		return -EBUSY;
 	if (how && strcmp(how, "quick") == 0)
 		c->o.skip_identical = IDENTICAL_QUICK;
@@ -140,7 +139,7 @@ int safecp_copy_set_pack(struct safecp_copy *c, const char *format)
 {
 	enum pack_format f;
 
-	if (c->prepared != 1)
+	if (c->did_prepare)
 		return -EBUSY; /* before anything of the options changes */
 	if (!format || pack_format_from_name(format, &f) < 0 || mode_set(c, COPY_MODE_PACK) < 0)
 		return -EINVAL;
@@ -161,7 +160,7 @@ int safecp_copy_set_unpack(struct safecp_copy *c, const char *spool_dir)
 {
 	int r;
 
-	if (c->prepared != 1)
+	if (c->did_prepare)
 		return -EBUSY; /* before anything of the options changes */
 	if (mode_set(c, COPY_MODE_UNPACK) < 0)
 		return -EINVAL;
@@ -207,8 +206,9 @@ int safecp_copy_prepare(struct safecp_copy *c)
 {
 	size_t n;
 
-	if (c->prepared != 1)
+	if (c->did_prepare)
 		return -EBUSY;
+	c->did_prepare = true;
 	c->prepared = copy_session_prepare(c->s, &c->failed);
 	/* the findings' indices, so that reading all of them is linear */
 	n = copy_session_n_findings(c->s);
@@ -237,7 +237,7 @@ int safecp_copy_prepare(struct safecp_copy *c)
 int safecp_copy_prepare_failure(const struct safecp_copy *c, enum safecp_prepare_stage *stage,
 				size_t *dest)
 {
-	if (c->prepared >= 0)
+	if (!c->did_prepare || c->prepared >= 0)
 		return -ENOENT;
 	*stage = (enum safecp_prepare_stage)c->failed.stage;
 	*dest = c->failed.dest;

@@ -16,7 +16,8 @@ struct safecp_copy {
 	char *spool_dir;
 	struct copy_event last; /* its strings live until the next poll */
 	bool polled;            /* last holds the event the last poll returned */
-	int prepared;           /* what prepare returned (1: not yet) */
+	bool did_prepare;       /* prepare was called: the options are fixed */
+	int prepared;           /* what it returned */
 	/* the findings by kind, made once prepared: refusal i is finding
 	 * refusals[i], note i notes[i]; a finding's index among its kind */
 	size_t *refusals, *notes, *index_of;

@@ -83,6 +83,11 @@ TEST(options_refuse_what_the_library_does_not_know)
 	CHECK_INT(safecp_copy_add_dest_beneath(c, "d", NULL), -EINVAL);
 	CHECK_INT(safecp_copy_prepare(c), 1); /* src is not there */
 	CHECK_INT(safecp_copy_set_checksums(c, sha, 1, NULL), -EBUSY);
+	CHECK_INT(safecp_copy_prepare(c), -EBUSY);
+	/* its plan was refused: nothing to read, and no crash reading it */
+	CHECK_INT(safecp_copy_entry(c, 0, 0, &(struct safecp_entry){ 0 }, sizeof(struct safecp_entry)),
+		  -ENOENT);
+	CHECK_INT(safecp_copy_stale(c, 0, 0, &(const char *){ NULL }, &(uint64_t){ 0 }), -ENOENT);
 	safecp_copy_free(c);
 }
 
