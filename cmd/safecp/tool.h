@@ -258,7 +258,8 @@ void jsonev_file(struct jsonev *j, const struct safecp_entry *e, const char *sta
 void jsonev_identical(struct jsonev *j, const struct safecp_entry *e, const char *reason,
 		      const char *judged);
 void jsonev_changed(struct jsonev *j, const struct safecp_entry *e, const char *msg);
-void jsonev_error(struct jsonev *j, const struct safecp_entry *e, enum safecp_copy_step step, int err,
+void jsonev_error(struct jsonev *j, const struct safecp_entry *e, enum safecp_copy_step step,
+		  int err,
 		  const char *path, const char *msg, bool fatal);
 void jsonev_note(struct jsonev *j, const char *path, const char *msg);
 void jsonev_list(struct jsonev *j, const char *path, const char *alg, size_t files);
