@@ -50,6 +50,10 @@ struct events {
 	const char *dest_arg; /* the destination as given */
 	const struct safecp_target_facts *facts; /* its target's (dest_facts()) */
 	bool started;       /* the copy runs: its figures can be read */
+	/* identical files read back and the same, judged at prepare: counted
+	 * once, not on every tick (a walk of every entry) */
+	size_t identical_verified;
+	bool identical_cached;
 	struct jsonev jev;  /* its --progress=json stream */
 	bool json_mode;  /* --progress=json: events instead of the text */
 	bool json_out;   /* events written: json_mode or --events */

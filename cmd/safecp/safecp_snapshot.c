@@ -95,8 +95,8 @@ void snapshot_take(struct events *ev, struct snapshot *s)
 	s->verified = f.bytes_verified;
 	s->files_verified = f.files_verified;
 	s->files_mismatched = f.files_mismatched;
-	s->identical_verified = identical_read_back_count(ev->o, ev->d, &s->verify_cached);
-	s->verify_cached = s->verify_cached || f.verify_cached;
+	s->identical_verified = ev->identical_verified;
+	s->verify_cached = ev->identical_cached || f.verify_cached;
 	s->pack = ev->o->pack;
 	if (ev->o->pack && safecp_copy_source_figures(ev->o->copy, &src, sizeof(src)) == 0) {
 		s->packed = src.packed;

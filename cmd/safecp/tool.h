@@ -143,7 +143,8 @@ const char *identical_basis_words(enum safecp_identical_basis basis);
  * how its copy was read back */
 const char *identical_words(const struct safecp_entry *e);
 /* Of destination d's identical files, those whose copy was read back and
- * matched; *cached: some of them through the page cache */
+ * matched (when it was prepared); *cached: some of them through the page
+ * cache */
 size_t identical_read_back_count(const struct safecp_options *o, size_t d, bool *cached);
 
 /* safecp_pack.c: --pack.  What the walk of the sources found: a source
