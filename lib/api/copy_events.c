@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/copy_internal.h"
+#include "api/fill.h"
 
 int safecp_copy_fd(const struct safecp_copy *c)
 {
@@ -115,8 +116,7 @@ int safecp_copy_event_detail(const struct safecp_copy *c, struct safecp_event_de
 		.name = e->name, .count = e->count, .sequence = e->sequence,
 		.unlisted = e->unlisted,
 	};
-	memcpy(ret, &v, size < sizeof(v) ? size : sizeof(v));
-	return 0;
+	return api_fill(ret, size, &v, sizeof(v));
 }
 
 int safecp_copy_figures(const struct safecp_copy *c, size_t d, struct safecp_copy_figures *ret,
@@ -137,8 +137,7 @@ int safecp_copy_figures(const struct safecp_copy *c, size_t d, struct safecp_cop
 		.device_idle = atomic_load(&st->device_idle),
 		.device_busy = atomic_load(&st->device_busy_bytes),
 	};
-	memcpy(ret, &v, size < sizeof(v) ? size : sizeof(v));
-	return 0;
+	return api_fill(ret, size, &v, sizeof(v));
 }
 
 int safecp_copy_source_figures(const struct safecp_copy *c, struct safecp_source_figures *ret,
@@ -152,8 +151,7 @@ int safecp_copy_source_figures(const struct safecp_copy *c, struct safecp_source
 		.bytes_reread = src.bytes_reread, .detached = src.detached,
 		.mismatches = src.mismatches };
 	copy_session_packed(c->s, &v.packed, &v.pack_total);
-	memcpy(ret, &v, size < sizeof(v) ? size : sizeof(v));
-	return 0;
+	return api_fill(ret, size, &v, sizeof(v));
 }
 
 bool safecp_copy_pack_failed(const struct safecp_copy *c, const char **source, int *err)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/copy_internal.h"
+#include "api/fill.h"
 #include "base/utf8.h"
 #include "api/record_problem.h"
 
@@ -226,9 +227,7 @@ int safecp_copy_refusal_detail(const struct safecp_copy *c, size_t i,
 	struct full_refusal f;
 	int r = refusal_full(c, i, &f);
 
-	if (r == 0)
-		memcpy(ret, &f.x, size < sizeof(f.x) ? size : sizeof(f.x));
-	return r;
+	return r < 0 ? r : api_fill(ret, size, &f.x, sizeof(f.x));
 }
 
 int safecp_copy_finding(const struct safecp_copy *c, size_t i, bool *refuses, size_t *index)
@@ -294,8 +293,7 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 	default:
 		break;
 	}
-	memcpy(out, &v, size < sizeof(v) ? size : sizeof(v));
-	return 0;
+	return api_fill(out, size, &v, sizeof(v));
 }
 
 static const char *special_name(enum unpack_type t)
@@ -327,6 +325,5 @@ int safecp_copy_unsafe_entry(const struct safecp_copy *c, size_t i,
 		.special = e->refusal == UNPACK_SPECIAL ? special_name(e->type) : NULL,
 		.mode = (uint32_t)e->perm,
 	};
-	memcpy(out, &v, size < sizeof(v) ? size : sizeof(v));
-	return 0;
+	return api_fill(out, size, &v, sizeof(v));
 }

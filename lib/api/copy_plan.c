@@ -6,6 +6,7 @@
 #include <safecp/copy_plan.h>
 
 #include "api/copy_internal.h"
+#include "api/fill.h"
 
 /* The prepared destination d, planned, or NULL (a destination whose
  * plan was refused has none). */
@@ -17,13 +18,6 @@ static const struct copy_prepared *prepared(const struct safecp_copy *c, size_t 
 		return NULL;
 	j = &copy_session_prepared(c->s)[d];
 	return j->plan ? j : NULL;
-}
-
-/* *ret gets the first size bytes of f (a later version's fields past them
- * are the caller's to miss). */
-static void fill(void *ret, const void *f, size_t f_size, size_t size)
-{
-	memcpy(ret, f, size < f_size ? size : f_size);
 }
 
 static enum safecp_place place(enum target_place p)
@@ -74,8 +68,7 @@ int safecp_copy_plan(const struct safecp_copy *c, size_t d, struct safecp_copy_p
 		.place = j->target ? place(j->place.place) : SAFECP_PLACE_NO_DISK,
 		.system_what = j->place.place == TARGET_SYSTEM ? system_what(j->place.kind) : NULL,
 	};
-	fill(ret, &v, sizeof(v), size);
-	return 0;
+	return api_fill(ret, size, &v, sizeof(v));
 }
 
 static enum safecp_entry_type entry_type(enum plan_entry_type t)
@@ -131,8 +124,7 @@ int safecp_copy_entry(const struct safecp_copy *c, size_t d, size_t i, struct sa
 		.read_back = e->identical_read_back != PLAN_READ_BACK_NONE,
 		.read_back_cached = e->identical_read_back == PLAN_READ_BACK_CACHED,
 	};
-	fill(ret, &v, sizeof(v), size);
-	return 0;
+	return api_fill(ret, size, &v, sizeof(v));
 }
 
 int safecp_copy_stale(const struct safecp_copy *c, size_t d, size_t i, const char **path,
@@ -161,8 +153,7 @@ int safecp_copy_rename(const struct safecp_copy *c, size_t d, size_t i, struct s
 		.entry = r->entry, .old_dest = r->old_dst, .ch = r->ch,
 		.why = r->problem == NAME_OK ? "clash" : name_problem_id(r->problem),
 	};
-	fill(ret, &v, sizeof(v), size);
-	return 0;
+	return api_fill(ret, size, &v, sizeof(v));
 }
 
 const struct safecp_target *safecp_copy_target(const struct safecp_copy *c, size_t d)
@@ -206,8 +197,7 @@ int safecp_copy_write_plan(const struct safecp_copy *c, size_t d, struct safecp_
 		.direct_aligned = w->offset_align != 0, .dio_known = j->dio.known,
 		.dio_mem_align = j->dio.mem_align, .dio_offset_align = j->dio.offset_align,
 	};
-	fill(ret, &v, sizeof(v), size);
-	return 0;
+	return api_fill(ret, size, &v, sizeof(v));
 }
 
 /* The casts above hold only while the two enums agree value for value. */

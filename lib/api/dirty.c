@@ -13,6 +13,7 @@
 
 #include <safecp/dirty.h>
 
+#include "api/fill.h"
 #include "api/target_handle.h"
 #include "base/clock.h"
 #include "base/cleanup.h"
@@ -31,17 +32,6 @@ struct safecp_dirty {
 	struct dirty_device *figs; /* n of them, valid where have[i] */
 	bool *have;
 };
-
-/* Caller's structure of size bytes from ours: what both know, zeros past
- * ours. */
-static int fill(void *ret, size_t size, const void *ours, size_t our_size)
-{
-	if (!ret)
-		return -EINVAL;
-	memset(ret, 0, size);
-	memcpy(ret, ours, MIN(size, our_size));
-	return 0;
-}
 
 void safecp_dirty_free(struct safecp_dirty *d)
 {
@@ -204,7 +194,7 @@ int safecp_dirty_system(const struct safecp_dirty *d, struct safecp_dirty_system
 
 	if (!d->read)
 		return -ENODATA;
-	return fill(ret, size, &o, sizeof(o));
+	return api_fill(ret, size, &o, sizeof(o));
 }
 
 size_t safecp_dirty_count(const struct safecp_dirty *d)
@@ -233,7 +223,7 @@ int safecp_dirty_device(const struct safecp_dirty *d, size_t i, struct safecp_di
 		.mountpoints = (const char *const *)e->mountpoints,
 		.n_mountpoints = e->n_mountpoints,
 	};
-	return fill(ret, size, &o, sizeof(o));
+	return api_fill(ret, size, &o, sizeof(o));
 }
 
 static int figures_fill(const struct dirty_device *f, double t, uint64_t error,
@@ -256,7 +246,7 @@ static int figures_fill(const struct dirty_device *f, double t, uint64_t error,
 		.inflight_writes = f->inflight_writes,
 	};
 
-	return fill(ret, size, &o, sizeof(o));
+	return api_fill(ret, size, &o, sizeof(o));
 }
 
 int safecp_dirty_figures(const struct safecp_dirty *d, size_t i,
@@ -329,7 +319,7 @@ static int file_fill(const struct file_cache *fc, struct safecp_dirty_file *ret,
 		.recently_evicted = fc->recently_evicted,
 	};
 
-	return fill(ret, size, &o, sizeof(o));
+	return api_fill(ret, size, &o, sizeof(o));
 }
 
 int safecp_dirty_file(const char *path, struct safecp_dirty_file *ret, size_t size)

@@ -6,6 +6,7 @@
 
 #include <safecp/target.h>
 
+#include "api/fill.h"
 #include "api/target_handle.h"
 #include "device/fs_traits.h"
 #include "util/sysroot.h"
@@ -87,8 +88,7 @@ int safecp_target_facts(const struct safecp_target *h, struct safecp_target_fact
 		.bdi = t->bdi,
 	};
 
-	memcpy(ret, &f, size < sizeof(f) ? size : sizeof(f));
-	return 0;
+	return api_fill(ret, size, &f, sizeof(f));
 }
 
 int safecp_sysroot_set(const char *dir)

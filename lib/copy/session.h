@@ -210,8 +210,6 @@ const struct unpack_list *copy_session_unpack_list(const struct copy_session *s)
 size_t copy_session_unpack_skipped(const struct copy_session *s);
 /* Source i as added (UNPACK_SCAN's archive), NULL past the last. */
 const char *copy_session_source_path(const struct copy_session *s, size_t i);
-/* The lists a run before wrote (skip_identical with old lists), or NULL. */
-const struct sums_index *copy_session_old_lists(const struct copy_session *s);
 
 /* Start the copy (prepare returned 0).  0, or -errno. */
 int copy_session_start(struct copy_session *s);

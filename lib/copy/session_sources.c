@@ -187,8 +187,3 @@ size_t copy_session_unpack_skipped(const struct copy_session *s)
 {
 	return s->unpack_skipped;
 }
-
-const struct sums_index *copy_session_old_lists(const struct copy_session *s)
-{
-	return s->old_lists;
-}
