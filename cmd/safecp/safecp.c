@@ -124,7 +124,9 @@ static void say_failure(const struct safecp_options *o, int err)
 		cli_error("cannot check the plan: %s", why);
 		return;
 	case SAFECP_STAGE_LISTS:
-		cli_error("cannot place the checksum lists or manifests: %s", why);
+		cli_error("cannot place the checksum lists or ASC MHL manifests beside the copy: "
+			  "%s; nothing was written; check the --sums prefix and the destinations, "
+			  "then copy again", why);
 		return;
 	}
 }
