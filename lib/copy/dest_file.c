@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "base/grow.h"
 #include "copy/dest_file.h"
 #include "io/writer.h"
+#include "util/pid_alive.h"
 
 #define PREFIX ".safecp-"
 #define SUFFIX ".tmp"
@@ -349,12 +349,6 @@ void dest_file_free(struct dest_file *f)
 	f->name = NULL;
 }
 
-static bool alive(pid_t pid)
-{
-	/* EPERM: it exists, it is just not ours to signal */
-	return pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH;
-}
-
 static bool mine(const struct stat *st)
 {
 	return st->st_uid == geteuid() && st->st_nlink == 1;
@@ -399,7 +393,7 @@ int stale_temps_find_at(int dfd, const char *dir_path, size_t dir,
 	if (faccessat(dirfd(d), ".", W_OK, AT_EACCESS) < 0)
 		return 0;
 	while ((errno = 0, de = readdir(d))) {
-		if (!stale_temp_parse(de->d_name, &pid) || alive(pid))
+		if (!stale_temp_parse(de->d_name, &pid) || pid_alive(pid))
 			continue;
 		/* ours to remove: made by this user (root must not remove
 		 * another user's file that merely looks like ours), and a
