@@ -76,6 +76,7 @@ TEST(a_broken_read_stops_the_digests)
 	CHECK(!partial_digests_get(d, 2, 2, &v));
 	CHECK(!partial_digests_get(d, 2, 3, &v));
 	CHECK(partial_digests_get(d, 4, 0, &v));
+	CHECK(!partial_digests_get(d, 4, 1, &v)); /* never read */
 	CHECK(!partial_digests_get(d, 4, 2, &v));
 	partial_digests_free(d);
 }
