@@ -128,6 +128,11 @@ static void say_failure(const struct safecp_options *o, int err)
 			  "%s; nothing was written; check the --sums prefix and the destinations, "
 			  "then copy again", why);
 		return;
+	case SAFECP_STAGE_RESUME:
+		cli_error("cannot check what an interrupted copy left in %s: %s; nothing was "
+			  "written; copy again, or give --no-resume to copy every file whole",
+			  quote(root), why);
+		return;
 	}
 }
 

@@ -59,6 +59,10 @@ enum safecp_copy_flags {
 					      * (notes) instead of refusing the copy */
 	SAFECP_COPY_DRY_RUN = 1 << 13,       /* prepare only: not even the unnamed file
 					      * that asks whether direct I/O works */
+	SAFECP_COPY_NO_RESUME = 1 << 14,     /* (0.3.0) large files are not written as
+					      * resumable partials, and a stopped copy's
+					      * partials are not resumed: removed as
+					      * stale temporaries, the files copied whole */
 };
 
 /* A copy with these flags: 0, or -errno (-EINVAL: a flag this library
@@ -208,6 +212,8 @@ enum safecp_prepare_stage {
 	SAFECP_STAGE_IDENTICAL,    /* what it holds already */
 	SAFECP_STAGE_CHECK,        /* the plan against its space */
 	SAFECP_STAGE_LISTS,        /* the lists and manifests beside the copy */
+	SAFECP_STAGE_RESUME,       /* (0.3.0) a stopped copy's partials and their
+				    * sources' prefixes */
 };
 /* 0 with *stage and *dest set after a prepare that failed; -ENOENT. */
 int safecp_copy_prepare_failure(const struct safecp_copy *c, enum safecp_prepare_stage *stage,
@@ -231,6 +237,13 @@ enum safecp_note_kind {
 	SAFECP_NOTE_HISTORY_NOT_USED,    /* path: a history skip_identical cannot use */
 	SAFECP_NOTE_READ_BACK_DIFFERS,   /* path: a file judged identical that read back
 					  * different: copied again */
+	SAFECP_NOTE_RESUMED,             /* (0.3.0) path, entry, count: a stopped copy's
+					  * partial of it goes on from count bytes
+					  * (claimed: what its record said; less where
+					  * the source differs there) */
+	SAFECP_NOTE_PARTIAL_DISCARDED,   /* (0.3.0) path, entry, why: a stopped copy's
+					  * partial that cannot be resumed; the file
+					  * is copied whole */
 };
 
 struct safecp_note {
@@ -248,6 +261,14 @@ struct safecp_note {
 	size_t entry;       /* READ_BACK_DIFFERS: the entry (safecp_copy_entry());
 			     * SIZE_MAX for the others */
 	uint32_t mode;      /* LEFT_OUT of a source: its st_mode */
+	/* 0.3.0 */
+	uint64_t claimed;   /* RESUMED: the bytes the partial's record claimed */
+	/* PARTIAL_DISCARDED: "record" (unreadable, not our form), "source" (of
+	 * another source or file), "machine" (not written by this machine),
+	 * "prefix" (its first chunk is not the source's), "chunk" (another
+	 * chunk size), "partial" (not a file of ours, or shorter than its
+	 * record); NULL for the others */
+	const char *why;
 };
 
 /* Finding i of all that preparing found, in the order found: a refusal
@@ -384,7 +405,8 @@ struct safecp_event_detail {
 	enum safecp_copy_step step;     /* ERROR */
 	enum safecp_skip_reason skip;   /* SKIPPED */
 	enum safecp_event_note note;    /* NOTE */
-	uint64_t bytes;                 /* NOTE */
+	uint64_t bytes;                 /* NOTE; FILE_STARTED: the bytes a stopped copy's
+					 * partial kept, not written again (0.3.0) */
 	enum safecp_strategy strategy;  /* STRATEGY: the one it switched to */
 	enum safecp_switch_reason switch_reason;
 	const char *algorithm;    /* LIST_*: "sha256", ... */
@@ -425,6 +447,8 @@ struct safecp_copy_figures {
 	bool verify_cached;       /* some read-back could not bypass the page cache */
 	bool device_idle;         /* the end: the device was seen idle */
 	uint64_t device_busy;     /* not seen idle: other data it was busy with */
+	uint64_t bytes_resumed;   /* (0.3.0) kept by a stopped copy's partials: in
+				   * bytes_written and bytes_confirmed from the start */
 };
 int safecp_copy_figures(const struct safecp_copy *c, size_t d, struct safecp_copy_figures *ret,
 			size_t size);

@@ -10,7 +10,7 @@
 
 #include "api/copy_internal.h"
 
-#define KNOWN_FLAGS ((1u << 14) - 1)
+#define KNOWN_FLAGS ((1u << 15) - 1)
 
 int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 {
@@ -32,6 +32,7 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 		.manifests = flags & SAFECP_COPY_MHL,
 		.skip_unsafe = flags & SAFECP_COPY_SKIP_UNSAFE,
 		.dry_run = flags & SAFECP_COPY_DRY_RUN,
+		.no_resume = flags & SAFECP_COPY_NO_RESUME,
 	};
 	struct safecp_copy *c;
 	int r;
@@ -256,7 +257,8 @@ _Static_assert((int)SAFECP_STAGE_SOURCES == (int)COPY_STAGE_SOURCES &&
 	       (int)SAFECP_STAGE_NAMES == (int)COPY_STAGE_NAMES &&
 	       (int)SAFECP_STAGE_IDENTICAL == (int)COPY_STAGE_IDENTICAL &&
 	       (int)SAFECP_STAGE_CHECK == (int)COPY_STAGE_CHECK &&
-	       (int)SAFECP_STAGE_LISTS == (int)COPY_STAGE_LISTS,
+	       (int)SAFECP_STAGE_LISTS == (int)COPY_STAGE_LISTS &&
+	       (int)SAFECP_STAGE_RESUME == (int)COPY_STAGE_RESUME,
 	       "enum safecp_prepare_stage follows enum copy_prepare_stage");
 _Static_assert(SAFECP_DESTINATIONS_MAX == COPY_DESTS_MAX, "SAFECP_DESTINATIONS_MAX");
 

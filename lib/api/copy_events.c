@@ -136,6 +136,7 @@ int safecp_copy_figures(const struct safecp_copy *c, size_t d, struct safecp_cop
 		.verify_cached = atomic_load(&st->verify_cached),
 		.device_idle = atomic_load(&st->device_idle),
 		.device_busy = atomic_load(&st->device_busy_bytes),
+		.bytes_resumed = atomic_load(&st->bytes_resumed),
 	};
 	return api_fill(ret, size, &v, sizeof(v));
 }

@@ -241,6 +241,19 @@ int safecp_copy_finding(const struct safecp_copy *c, size_t i, bool *refuses, si
 	return 0;
 }
 
+static const char *discard_name(enum resume_outcome o)
+{
+	switch (o) {
+	case RESUME_DISCARDED_RECORD: return "record";
+	case RESUME_DISCARDED_SOURCE: return "source";
+	case RESUME_DISCARDED_MACHINE: return "machine";
+	case RESUME_DISCARDED_PREFIX: return "prefix";
+	case RESUME_DISCARDED_CHUNK: return "chunk";
+	case RESUME_DISCARDED_PARTIAL: return "partial";
+	default: return NULL;
+	}
+}
+
 int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *out, size_t size)
 {
 	struct safecp_note v, *ret = &v;
@@ -289,6 +302,16 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 		ret->name = "read-back-differs";
 		ret->path = p->entries[f->entry].dst;
 		ret->entry = f->entry;
+		break;
+	case COPY_NOTE_RESUMED:
+	case COPY_NOTE_PARTIAL_DISCARDED:
+		ret->kind = f->kind == COPY_NOTE_RESUMED ? SAFECP_NOTE_RESUMED
+							  : SAFECP_NOTE_PARTIAL_DISCARDED;
+		ret->name = f->kind == COPY_NOTE_RESUMED ? "resumed" : "partial-discarded";
+		ret->path = p->entries[f->entry].dst;
+		ret->entry = f->entry;
+		ret->claimed = f->need;
+		ret->why = f->kind == COPY_NOTE_RESUMED ? NULL : discard_name(f->resume);
 		break;
 	default:
 		break;

@@ -21,6 +21,7 @@
 
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
+#include "copy/resume.h"
 #include "device/fs_traits.h"
 #include "util/beneath.h"
 #include "base/cleanup.h"
@@ -45,6 +46,7 @@ static enum copy_skip_reason skip_reason(const struct plan_entry *e)
 static int copy_entry(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
+	const struct resume_file *rf;
 	int r;
 
 	atomic_store(&g->stats->current, idx);
@@ -56,7 +58,9 @@ static int copy_entry(struct engine *g, size_t idx)
 						   .skip = skip_reason(e) });
 		return 0;
 	}
-	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_FILE_START, .entry = idx });
+	rf = resume_plan_find(g->o->resume, idx);
+	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_FILE_START, .entry = idx,
+					   .bytes = rf ? rf->from : 0 });
 	switch (e->source->type) {
 	case PLAN_DIR:
 		return copy_dir(g, idx);
@@ -124,6 +128,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	g->stats = job->stats;
 	g->cancel = job->cancel;
 	g->cursor = job->cursor;
+	g->digests = job->digests;
 	g->dest_dir_fd = -1;
 	g->dest_fd = -1;
 	g->bdev_fd = -1;
@@ -144,6 +149,12 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	/* the daemon's data is in the device's cache: watch it (root only) */
 	g->bdev_fd = read_back_device_open(t);
 	atomic_store(&g->stats->bytes_total, bytes_to_copy(p));
+	/* the partials kept are on the device from the start */
+	if (o->resume) {
+		atomic_store(&g->stats->bytes_resumed, o->resume->bytes_resumed);
+		atomic_store(&g->stats->bytes_written, o->resume->bytes_resumed);
+		atomic_store(&g->stats->bytes_confirmed, o->resume->bytes_resumed);
+	}
 	atomic_store(&g->stats->phase, COPY_PHASE_COPYING);
 	fd_budget(g);
 	g->made = calloc(p->n_entries ? p->n_entries : 1, sizeof(*g->made));
@@ -186,8 +197,13 @@ static void remove_stale(struct engine *g)
 
 	for (size_t i = 0; i < st->n; i++) {
 		const struct stale_temp *t = &st->v[i];
-		_cleanup_close_ int fd = t->dir == PLAN_TOP ? dup_dest_dir(g) : open_existing(g, t->dir);
-		int r = fd < 0 ? fd : stale_temp_remove(fd, t);
+		_cleanup_close_ int fd = -1;
+		int r;
+
+		if (t->keep)
+			continue; /* a partial this copy resumes */
+		fd = t->dir == PLAN_TOP ? dup_dest_dir(g) : open_existing(g, t->dir);
+		r = fd < 0 ? fd : stale_temp_remove(fd, t);
 
 		if (r == 0)
 			note(g, COPY_NOTE_STALE_REMOVED, t->path, 0, t->bytes);

@@ -55,6 +55,9 @@ struct copy_stats {
 	_Atomic uint64_t files_verified;   /*   files that read back the same */
 	_Atomic uint64_t files_mismatched; /*   files that read back different */
 	_Atomic bool verify_cached;        /*   some read-back came from the cache */
+	_Atomic uint64_t bytes_resumed;    /* kept from a stopped copy's partials:
+					    * counted in bytes_written and
+					    * bytes_confirmed from the start */
 };
 
 struct copy_options {
@@ -71,6 +74,9 @@ struct copy_options {
 	 * (a card that returned wrong bytes once): the reader does it, once
 	 * for all destinations; any destination asking is enough */
 	bool verify_source;
+	/* the large files written as resumable partials, and where kept
+	 * ones go on (resume.h); NULL: none, every file from its start */
+	const struct resume_plan *resume;
 };
 
 /* One destination of a copy job. */
@@ -86,6 +92,9 @@ struct copy_job;
 struct reader_tap;
 struct source_feed;
 struct copy_lists;
+struct partial_digests;
+struct reader_start;
+struct resume_plan;
 
 struct copy_job_hooks {
 	/* sees every chunk of the first read (file_sums.h); NULL: none */
@@ -96,6 +105,13 @@ struct copy_job_hooks {
 	/* the checksum lists and manifests to write beside the copy
 	 * (lists.h); NULL: none.  The caller's: it must outlive the job */
 	const struct copy_lists *lists;
+	/* the digests of the files written as partials (partial_digests.h);
+	 * needed when any destination has a resume plan.  The caller's */
+	const struct partial_digests *digests;
+	/* per entry, sorted: where the reader starts a file (the smallest
+	 * resumed offset of the destinations that write it); none: 0 */
+	const struct reader_start *starts;
+	size_t n_starts;
 };
 
 /* Start copying to n destinations (at most COPY_DESTS_MAX), whose plans

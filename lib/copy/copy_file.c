@@ -14,6 +14,7 @@
 
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
+#include "copy/resume.h"
 #include "io/writer.h"
 #include "base/test_hook.h"
 
@@ -84,7 +85,20 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			return -EIO;
 		}
 		test_hook("chunk-write", g->plan->entries[it->entry].source->src);
+		/* kept on the device already (read for another destination) */
+		if (!c.err && !c.changed && c.offset + c.len <= it->from && !c.last) {
+			if (c.len)
+				verify_file_add(&it->vf, c.buf, c.len);
+			reader_release(g->cursor, &c);
+			continue;
+		}
+		if (!c.err && !c.changed && c.offset < it->from) {
+			reader_release(g->cursor, &c);
+			return -EIO; /* a start inside a chunk: a bug */
+		}
 		r = c.err || c.changed ? 0 : write_chunk(g, it, &c);
+		if (r >= 0)
+			dest_file_partial_note(&it->file, g->digests, it->entry);
 		/* the bytes we wrote, while the slot is still ours: once released
 		 * the reader fills it again (never mapped: --verify reads) */
 		if (r >= 0 && !c.err && !c.changed)
@@ -135,6 +149,36 @@ static void on_switch(void *ctx, enum write_strategy to, enum writer_switch_reas
 
 	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_STRATEGY, .entry = idx,
 					   .strategy = to, .why = why });
+}
+
+/* A large file as a resumable partial (resume.h), kept or new; a new one
+ * whose name is taken (a partial another copy writes now) is written as
+ * any other file.  A kept one that is no longer what the session checked
+ * cannot be: the reader starts the file where the partial ends. */
+static int open_file(struct engine *g, struct batch_item *it, const struct dest_open *how)
+{
+	const struct resume_plan *rp = g->o->resume;
+	const struct resume_file *rf = resume_plan_find(rp, it->entry);
+	int r;
+
+	if (!rf)
+		return dest_file_open(&g->files, &it->file, how);
+	r = dest_file_open_partial(&g->files, &it->file, how, &(struct dest_resume){
+		.rec = &rf->rec, .from = rf->from, .dev = rf->dev, .ino = rf->ino,
+		.state_dir = rp->state_dir, .fs_uuid = rp->fs_uuid,
+		.stable_ino = rp->stable_ino });
+	if (r == 0) {
+		it->from = rf->from;
+		return 0;
+	}
+	/* what the start counted as on the device is not */
+	if (rf->from) {
+		atomic_fetch_sub(&g->stats->bytes_resumed, rf->from);
+		atomic_fetch_sub(&g->stats->bytes_written, rf->from);
+		atomic_fetch_sub(&g->stats->bytes_confirmed, rf->from);
+		return r == -ENOMEM ? r : -ESTALE;
+	}
+	return r == -ENOMEM ? r : dest_file_open(&g->files, &it->file, how);
 }
 
 /* Drop a file that could not be copied; the copy goes on. */
@@ -197,7 +241,7 @@ int copy_file(struct engine *g, size_t idx)
 	if (r == 0 && g->verify)
 		r = verify_file_start(&it.vf);
 	if (r == 0)
-		r = dest_file_open(&g->files, &it.file, &how);
+		r = open_file(g, &it, &how);
 	if (r < 0)
 		return open_failed(g, &it, r);
 	r = stream_file(g, &it, &src_err);
@@ -208,7 +252,7 @@ int copy_file(struct engine *g, size_t idx)
 	if (r < 0) {
 		if (r != -ECANCELED)
 			item_fatal(g, &it, COPY_STEP_WRITE, r);
-		dest_file_remove(&it.file);
+		dest_file_stop(&it.file); /* a partial is kept for the next run */
 		item_forget_bytes(g, &it);
 		item_done(&it);
 		return r;

@@ -37,6 +37,7 @@ struct batch_item {
 	bool renamed;    /* under its final name */
 	bool settled;    /* renamed, kept (-n) or dropped in its commit */
 	bool rejected;   /* --verify: read back different; not to be named */
+	uint64_t from;   /* a resumed partial: the bytes kept, not written now */
 	struct verify_file vf; /* --verify: the bytes written, what read back */
 };
 
@@ -85,6 +86,7 @@ struct engine {
 	struct copy_stats *stats;
 	atomic_bool *cancel;
 	struct reader_cursor *cursor; /* this destination's place in the source */
+	const struct partial_digests *digests; /* the partials' (resume.h) */
 	int dest_dir_fd;  /* plan->dest_dir: where the top-level names go */
 	int dest_fd;      /* the destination root: syncfs and the final fsync */
 	struct dirstack dirs; /* destination directories down to the current entry */
@@ -131,6 +133,7 @@ struct engine_job {
 	struct copy_stats *stats;
 	atomic_bool *cancel;
 	struct reader_cursor *cursor;
+	const struct partial_digests *digests;  /* NULL: no partials */
 };
 
 /* copy.c: one destination's copy, in the calling thread (copy_job.c

@@ -53,6 +53,7 @@ static void *dest_thread(void *arg)
 		.stats = &dr->stats,
 		.cancel = &j->cancel,
 		.cursor = reader_cursor(j->reader, (unsigned)dr->i),
+		.digests = j->hooks.digests,
 	});
 	atomic_store(&dr->finished, true);
 	copy_events_emit(j->events, &(struct copy_event){ .kind = COPY_EVENT_DEST_END,
@@ -108,6 +109,8 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 							.wp = &j->rplan, .feed = j->hooks.feed,
 							.tap = j->hooks.tap, .bytes_seen = verify,
 							.verify_source = verify_source,
+							.starts = j->hooks.starts,
+							.n_starts = j->hooks.n_starts,
 							.cancel = &j->cancel },
 				 &j->reader);
 	for (size_t i = 0; r == 0 && i < n; i++) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "base/cleanup.h"
 #include "base/grow.h"
 #include "copy/dest_file.h"
+#include "copy/partial_record.h"
 #include "io/writer.h"
 #include "util/pid_alive.h"
 
@@ -270,8 +272,10 @@ int dest_file_publish(struct dest_files *fs, struct dest_file *f, enum dest_repl
 
 	if (!f->unnamed) {
 		r = rename_into_place(f, how);
-		if (r == 0)
+		if (r == 0) {
 			f->tmp[0] = '\0';
+			dest_partial_forget(f);
+		}
 		return r;
 	}
 	r = link_into_place(fs, f, how);
@@ -339,10 +343,12 @@ void dest_file_remove(struct dest_file *f)
 		(void)unlinkat(f->dirfd, f->tmp, 0); /* gone already is as good */
 	}
 	f->tmp[0] = '\0';
+	dest_partial_forget(f);
 }
 
 void dest_file_free(struct dest_file *f)
 {
+	dest_partial_forget(f); /* only when never named nor removed: a bug's */
 	writer_free(f->w);
 	f->w = NULL;
 	free(f->name);
@@ -368,9 +374,26 @@ static int add(struct stale_temps *list, const char *dir_path, size_t dir, const
 		return -ENOMEM;
 	}
 	list->v[list->n++] = (struct stale_temp){ path, path + dl + strlen(sep), dir,
-						  (uint64_t)st->st_blocks * 512 };
+						  (uint64_t)st->st_blocks * 512, false, false };
 	list->bytes += (uint64_t)st->st_blocks * 512;
 	return 0;
+}
+
+/* A partial (or the partial of a record) that a live copy holds locked
+ * (dest_partial.c); a record without its partial is nobody's. */
+static bool partial_in_use(int dfd, const char *name, bool record)
+{
+	char data[PARTIAL_NAME_MAX];
+	int fd;
+	bool busy;
+
+	snprintf(data, sizeof(data), "%.*s", (int)strlen(name) - (record ? 4 : 0), name);
+	fd = openat(dfd, data, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	busy = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return busy;
 }
 
 int stale_temps_find_at(int dfd, const char *dir_path, size_t dir,
@@ -380,6 +403,7 @@ int stale_temps_find_at(int dfd, const char *dir_path, size_t dir,
 	_cleanup_closedir_ DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
 	struct stat st;
+	bool record;
 	pid_t pid;
 	int r;
 
@@ -393,17 +417,22 @@ int stale_temps_find_at(int dfd, const char *dir_path, size_t dir,
 	if (faccessat(dirfd(d), ".", W_OK, AT_EACCESS) < 0)
 		return 0;
 	while ((errno = 0, de = readdir(d))) {
-		if (!stale_temp_parse(de->d_name, &pid) || pid_alive(pid))
+		bool partial = false;
+
+		if (!(stale_temp_parse(de->d_name, &pid) && !pid_alive(pid)) &&
+		    !(partial = partial_name_parse(de->d_name, &record)))
 			continue;
 		/* ours to remove: made by this user (root must not remove
 		 * another user's file that merely looks like ours), and a
 		 * hard link would free nothing */
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) || !mine(&st))
+		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) || !mine(&st) ||
+		    (partial && partial_in_use(dirfd(d), de->d_name, record)))
 			continue;
 		r = add(list, dir_path, dir, de->d_name, &st);
 		if (r < 0)
 			return r;
+		list->v[list->n - 1].partial = partial;
 	}
 	return -errno;
 }

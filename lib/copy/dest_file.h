@@ -22,9 +22,15 @@
  * files of any owner: only regular files and symlinks of this user with a
  * single link are taken, looked at without following a link.
  *
- * Next (issue 27): a partial a stopped copy kept, opened again at its
- * durable length, beside dest_file_open(); its record, and its place in
- * the stale scan. */
+ * A large file is written as a resumable partial instead (issue 27,
+ * dest_partial.c): under a hidden name made from its final name, with a
+ * record beside it of what it is a prefix of and how far it is durable
+ * (partial_record.h), written down in this machine's state
+ * (partial_state.h).  A copy that stops keeps it (dest_file_stop); the
+ * next copy of that file opens it again at the length the session
+ * checked (dest_file_open_partial).  Only one process writes a partial:
+ * it holds a lock on it (flock) while it does, and the stale scan takes
+ * a partial that is locked for no one's to remove. */
 #ifndef SAFECP_DEST_FILE_H
 #define SAFECP_DEST_FILE_H
 
@@ -33,6 +39,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct dest_partial;
+struct partial_digests;
+struct partial_record;
 struct write_plan;
 struct writer;
 struct writer_hooks;
@@ -70,6 +79,7 @@ struct dest_file {
 	char tmp[STALE_TEMP_NAME_MAX]; /* a temporary name that exists in dirfd, or "" */
 	bool unnamed;       /* O_TMPFILE: linked into place, no temporary name */
 	struct writer *w;   /* its data; NULL for a symlink or a small file */
+	struct dest_partial *partial; /* a resumable partial (tmp is its name), or NULL */
 };
 
 /* f, to be name in dirfd; nothing is created yet.  0 or -ENOMEM. */
@@ -86,6 +96,39 @@ struct dest_open {
 /* A writer on a new file f: unnamed where the filesystem has O_TMPFILE,
  * else under a temporary name.  0, or -errno with nothing to remove. */
 int dest_file_open(struct dest_files *fs, struct dest_file *f, const struct dest_open *how);
+
+/* What makes f a resumable partial. */
+struct dest_resume {
+	const struct partial_record *rec; /* its record's header; its n digests are
+					   * the chunks kept (0: a new partial) */
+	uint64_t from;       /* bytes kept: rec->n * rec->chunk */
+	dev_t dev;           /* from > 0: the partial the session checked */
+	ino_t ino;
+	const char *state_dir;  /* this machine's (partial_state.h) */
+	const char *fs_uuid;    /* the destination filesystem's, or NULL */
+	bool stable_ino;        /* its inode numbers survive a remount (not FUSE) */
+};
+
+/* A writer on f as a resumable partial: a new one (res->from 0, created
+ * O_EXCL: -EEXIST when its name is taken), or the one the session
+ * checked, cut to res->from.  Its record is written (temporary, fsync,
+ * rename) and this machine's state notes it before any data.  0, or
+ * -errno with nothing of the partial's left but what was there before;
+ * the caller may then write f with dest_file_open(). */
+int dest_file_open_partial(struct dest_files *fs, struct dest_file *f, const struct dest_open *how,
+			   const struct dest_resume *res);
+
+/* The partial's record lists each chunk the device now holds: once the
+ * writer confirmed a chunk, the data is made durable (fdatasync) and its
+ * digest (from d, entry idx) appended and made durable.  Nothing for a
+ * file that is no partial.  A record that cannot be written stops
+ * growing (the partial is then resumable up to what it lists); never an
+ * error of the copy. */
+void dest_file_partial_note(struct dest_file *f, const struct partial_digests *d, size_t idx);
+
+/* The copy stopped (cancelled, or a device error): a partial keeps its
+ * name and record for the next run; any other temporary is removed. */
+void dest_file_stop(struct dest_file *f);
 
 /* f as a symlink to target, under a temporary name.  0 or -errno. */
 int dest_file_symlink(struct dest_files *fs, struct dest_file *f, const char *target);
@@ -117,11 +160,16 @@ int dest_file_publish(struct dest_files *fs, struct dest_file *f, enum dest_repl
  * sure (malloc'd). */
 char *dest_file_holder(const struct dest_file *f);
 
-/* Remove f's temporary name, if it has one (its writer closed first). */
+/* Remove f's temporary name, if it has one (its writer closed first); a
+ * partial's record and state entry with it. */
 void dest_file_remove(struct dest_file *f);
 
 /* Free f's writer and name (not its temporary: dest_file_remove). */
 void dest_file_free(struct dest_file *f);
+
+/* dest_partial.c, for dest_file.c: f is named or removed, so its
+ * partial's record goes, and this machine's note of it. */
+void dest_partial_forget(struct dest_file *f);
 
 /* --------------------------------------------- dead copies' temporaries */
 
@@ -130,6 +178,9 @@ struct stale_temp {
 	const char *name; /* its name in the directory, inside path */
 	size_t dir;       /* the caller's key of that directory (a plan entry) */
 	uint64_t bytes;   /* allocated: st_blocks * 512, what removing it frees */
+	bool partial;     /* a partial's data or record (partial_record.h): stale
+			   * unless the session resumes it */
+	bool keep;        /* the session resumes it: not removed */
 };
 
 struct stale_temps {
@@ -140,7 +191,8 @@ struct stale_temps {
 
 /* Append the stale temporaries of the directory open on dirfd (regular
  * files and symlinks named like ours, of dead PIDs, owned by this user,
- * with one link) to *list, each with
+ * with one link; and partials and their records of this user with one
+ * link, but those whose partial some process holds locked) to *list, each with
  * key dir and a path made from dir_path; none when this process may not
  * remove names from it.  Returns 0, or -errno when the directory cannot
  * be read (the list keeps what it had). */

@@ -275,6 +275,23 @@ static void enter_dir(struct reader *r, size_t idx)
 	}
 }
 
+/* Where file idx is read from: its resumed offset, else 0. */
+static uint64_t file_start(const struct reader *r, size_t idx)
+{
+	const struct reader *f = r->first;
+	size_t lo = 0, hi = f->n_starts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->starts[mid].entry < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->n_starts && f->starts[lo].entry == idx ? f->starts[lo].from : 0;
+}
+
 static void *reader_thread(void *arg)
 {
 	struct reader *r = arg;
@@ -302,7 +319,8 @@ static void *reader_thread(void *arg)
 		else if (r->feed)
 			go = feed_read(r, i);
 		else
-			go = read_file(r, i, i == r->start_entry ? r->start_offset : 0);
+			go = read_file(r, i, r->second && i == r->start_entry ? r->start_offset
+								       : file_start(r, i));
 		if (!go)
 			break;
 	}
@@ -386,6 +404,10 @@ int reader_start(const struct reader_opts *o, struct reader **ret)
 	}
 	if (e == 0 && o->tap)
 		r->tap = *o->tap;
+	if (e == 0) {
+		r->starts = o->starts;
+		r->n_starts = o->n_starts;
+	}
 	if (e == 0)
 		r->bytes_seen = o->bytes_seen || o->verify_source;
 	if (e == 0 && o->verify_source) {

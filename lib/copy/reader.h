@@ -46,6 +46,13 @@ struct reader_stats {
 
 /* What a reader reads, and for whom.  Only plans, n and wp are needed;
  * the rest is off when zero. */
+/* Where the reader starts a file other than at 0: a partial kept at
+ * every destination that writes it (resume.h). */
+struct reader_start {
+	size_t entry;
+	uint64_t from;  /* a multiple of the reader's chunk */
+};
+
 struct source_feed;
 struct reader_opts {
 	/* plans[i] is destination i's plan (the same source tree, shared:
@@ -70,6 +77,10 @@ struct reader_opts {
 	 * With a feed: -EINVAL */
 	bool verify_source;
 	atomic_bool *cancel;            /* the job's; NULL: none */
+	/* sorted by entry, the caller's until reader_free(); n_starts 0: every
+	 * file from its start.  A cursor gets a file's chunks from there on */
+	const struct reader_start *starts;
+	size_t n_starts;
 };
 
 /* Start one reader for o->n destinations: 0 with *ret, or -errno.  With

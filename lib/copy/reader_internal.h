@@ -86,6 +86,8 @@ struct reader {
 	struct reader_cursor *cursors;
 	struct reader *first;     /* the first reader: itself, or the one a second serves */
 	struct reader_second *second; /* a second reader's; NULL: the first */
+	const struct reader_start *starts; /* the first reader's (reader_opts) */
+	size_t n_starts;
 	size_t start_entry;       /* where reading starts: a second reader's */
 	uint64_t start_offset;    /*   cursor's place */
 	/* the first's: its cursors' skips, leaving, detaching and expectations */

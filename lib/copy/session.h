@@ -35,6 +35,7 @@
 #include "copy/mhl_record.h"
 #include "copy/plan.h"
 #include "copy/plan_names.h"
+#include "copy/resume.h"
 #include "copy/sums_index.h"
 #include "device/target.h"
 #include "device/target_place.h"
@@ -72,6 +73,9 @@ struct copy_session_options {
 				        * lists of a run before are read there too */
 	bool manifests;                /* an ASC MHL generation in each destination */
 	enum identical_mode skip_identical; /* 0, or which files are left alone */
+	bool no_resume;                /* large files are not written as resumable
+				        * partials, and kept ones are not resumed
+				        * (they go as stale temporaries) */
 };
 
 /* What preparing found, in the order found: refusals (the session cannot
@@ -106,6 +110,11 @@ enum copy_finding_kind {
 	COPY_NOTE_HISTORY,         /* dest, judge: an ASC MHL history not used */
 	COPY_NOTE_READ_BACK_DIFFERS, /* dest, entry: an identical file read back
 				      * different: copied again, or kept (-n) */
+	COPY_NOTE_RESUMED,         /* dest, entry, count: a stopped copy's partial goes
+				    * on from count bytes (need: what its record
+				    * claimed; less where the source differs) */
+	COPY_NOTE_PARTIAL_DISCARDED, /* dest, entry, resume: a stopped copy's partial
+				      * that cannot be resumed; the file is copied whole */
 };
 
 struct copy_finding {
@@ -125,6 +134,7 @@ struct copy_finding {
 	uint64_t need, have, count;
 	const struct judge_result *judge;   /* NOTE_HISTORY */
 	const struct mhl_read_problem *history; /* HISTORY_DAMAGED: the session's */
+	enum resume_outcome resume;         /* PARTIAL_DISCARDED: why */
 };
 
 /* What was decided for one destination (copy_session_prepared()). */
@@ -161,6 +171,7 @@ enum copy_prepare_stage {
 	COPY_STAGE_IDENTICAL, /* what it holds already (--skip-identical) */
 	COPY_STAGE_CHECK,     /* the plan against its space */
 	COPY_STAGE_LISTS,     /* the lists and manifests beside the copy */
+	COPY_STAGE_RESUME,    /* the partials of a stopped copy, and their sources */
 };
 
 struct copy_prepare_failure {

@@ -9,6 +9,8 @@
 
 #include "copy/lists.h"
 #include "copy/pack.h"
+#include "copy/reader.h"
+#include "copy/resume.h"
 #include "copy/session.h"
 #include "copy/unpack_feed.h"
 
@@ -59,6 +61,14 @@ struct copy_session {
 	struct copy_list to_write[CHECKSUM_ALG_COUNT];
 	struct copy_generation next[COPY_DESTS_MAX];
 	struct copy_lists run_lists;
+	/* the large files written as partials, kept ones resumed (session_resume.c) */
+	struct resume_plan resume[COPY_DESTS_MAX];
+	bool resuming;                    /* resume plans were made */
+	struct partial_digests *digests;
+	struct reader_start *starts;
+	size_t n_starts;
+	struct reader_tap taps[2];        /* the lists' and the partials' */
+	struct reader_tap tap_both;
 	/* the run */
 	struct copy_dest job_dests[COPY_DESTS_MAX];
 	struct copy_job *job;
@@ -79,6 +89,14 @@ int session_prepare_dest(struct copy_session *s, size_t i, enum copy_prepare_sta
 int session_lists_prepare(struct copy_session *s);
 int session_lists_start(struct copy_session *s, struct copy_job_hooks *h);
 void session_lists_free(struct copy_session *s);
+/* session_resume.c: which large files are written as resumable partials
+ * and where kept ones go on (after every destination and the lists are
+ * prepared: the source's prefixes are read once for all); findings for
+ * each kept partial.  0, or -errno. */
+int session_resume_prepare(struct copy_session *s);
+/* The job's digests, tap and starts; the destinations' plans. */
+int session_resume_start(struct copy_session *s, struct copy_job_hooks *h);
+void session_resume_free(struct copy_session *s);
 /* The formats the manifests list (0 without manifests); a source read
  * to judge a file identical is hashed in them too. */
 checksum_set session_manifest_algs(const struct copy_session *s);

@@ -126,6 +126,11 @@ int copy_session_prepare(struct copy_session *s, struct copy_prepare_failure *fa
 		failed->stage = COPY_STAGE_LISTS;
 		r = session_lists_prepare(s);
 	}
+	/* last: only a copy that can start reads the sources' prefixes */
+	if (r == 0 && s->n_refusals == 0) {
+		failed->stage = COPY_STAGE_RESUME;
+		r = session_resume_prepare(s);
+	}
 	s->ready = r == 0 && s->n_refusals == 0;
 	return r < 0 ? r : (int)s->n_refusals;
 }
@@ -188,6 +193,9 @@ int copy_session_start(struct copy_session *s)
 			},
 		};
 	}
+	r = session_resume_start(s, &h);
+	if (r < 0)
+		return r;
 	return copy_job_start(s->job_dests, s->n_prepared, &h, &s->job);
 }
 
@@ -266,6 +274,7 @@ void copy_session_free(struct copy_session *s)
 		free(s->beneath[i]);
 	}
 	session_lists_free(s);
+	session_resume_free(s);
 	session_sources_free(s);
 	for (size_t i = 0; i < s->n_sources; i++)
 		free(s->sources[i]);

@@ -99,27 +99,25 @@ static int set_direct(struct writer *w, bool on)
 	return 0;
 }
 
-int writer_open(int dirfd, const char *name, const struct write_plan *plan,
-		uint64_t size_hint, int bdev_fd, const struct writer_hooks *hooks,
-		struct writer **ret)
+/* A writer on fd (ours from here on), appending from byte from. */
+static int writer_new(int fd, uint64_t from, const struct write_plan *plan, uint64_t size_hint,
+		      int bdev_fd, const struct writer_hooks *hooks, struct writer **ret)
 {
-	_cleanup_free_ struct writer *w = calloc(1, sizeof(*w));
+	struct writer *w = calloc(1, sizeof(*w));
 	int r;
 
-	if (!w)
+	if (!w) {
+		close(fd);
 		return -ENOMEM;
+	}
+	w->fd = fd;
 	w->plan = *plan;
 	w->strategy = plan->strategy;
 	w->window = plan->window;
 	w->bdev_fd = bdev_fd;
+	w->written = w->confirmed = w->win_start = w->checked_to = from;
 	if (hooks)
 		w->hooks = *hooks;
-	/* unnamed (O_TMPFILE): it has no name until linked, and a crash or a
-	 * kill -9 frees it instead of leaving a temporary behind */
-	w->fd = name ? openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)
-		     : openat(dirfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
-	if (w->fd < 0)
-		return -errno;
 	if (w->strategy == STRATEGY_DIRECT && size_hint >= MIN(plan->chunk, DIRECT_MIN)) {
 		r = set_direct(w, true);
 		if (r < 0) {
@@ -130,8 +128,34 @@ int writer_open(int dirfd, const char *name, const struct write_plan *plan,
 	/* refused: buffered FUSE writes, as correct, only dearer */
 	if (w->strategy == STRATEGY_SYNC_WINDOW && plan->fuse_direct)
 		(void)set_direct(w, true);
-	*ret = TAKE_PTR(w);
+	*ret = w;
 	return 0;
+}
+
+int writer_open(int dirfd, const char *name, const struct write_plan *plan,
+		uint64_t size_hint, int bdev_fd, const struct writer_hooks *hooks,
+		struct writer **ret)
+{
+	/* unnamed (O_TMPFILE): it has no name until linked, and a crash or a
+	 * kill -9 frees it instead of leaving a temporary behind */
+	int fd = name ? openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)
+		      : openat(dirfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	return writer_new(fd, 0, plan, size_hint, bdev_fd, hooks, ret);
+}
+
+int writer_resume(int fd, uint64_t from, const struct write_plan *plan, uint64_t size_hint,
+		  int bdev_fd, const struct writer_hooks *hooks, struct writer **ret)
+{
+	if (ftruncate(fd, (off_t)from) < 0 || lseek(fd, (off_t)from, SEEK_SET) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return writer_new(fd, from, plan, size_hint, bdev_fd, hooks, ret);
 }
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -390,6 +414,11 @@ void writer_confirm_flushed(struct writer *w)
 uint64_t writer_written(const struct writer *w)
 {
 	return w->written;
+}
+
+enum write_strategy writer_strategy(const struct writer *w)
+{
+	return w->strategy;
 }
 
 uint64_t writer_confirmed(const struct writer *w)

@@ -40,6 +40,14 @@ int writer_open(int dirfd, const char *name, const struct write_plan *plan,
 		uint64_t size_hint, int bdev_fd, const struct writer_hooks *hooks,
 		struct writer **ret);
 
+/* A writer on the open file fd (a partial a stopped copy kept, opened
+ * for writing by the caller), cut to from bytes and appending from
+ * there: what it holds up to from counts as written and confirmed, but
+ * not to the hooks.  The writer owns fd from here, also on failure.
+ * from must be a multiple of the plan's offset alignment.  0 or -errno. */
+int writer_resume(int fd, uint64_t from, const struct write_plan *plan, uint64_t size_hint,
+		  int bdev_fd, const struct writer_hooks *hooks, struct writer **ret);
+
 /* Append len bytes. -errno on a write error (the file is then useless). */
 int writer_write(struct writer *w, const void *buf, size_t len);
 
@@ -63,6 +71,8 @@ int writer_finish_data(struct writer *w);
 void writer_confirm_flushed(struct writer *w);
 
 uint64_t writer_written(const struct writer *w);
+/* The strategy the file is written with now (it may have switched). */
+enum write_strategy writer_strategy(const struct writer *w);
 uint64_t writer_confirmed(const struct writer *w);
 int writer_fd(const struct writer *w);
 

@@ -1,0 +1,374 @@
+/* resume.c: see resume.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/grow.h"
+#include "base/size.h"
+#include "copy/partial_state.h"
+#include "copy/plan.h"
+#include "copy/resume.h"
+#include "copy/source_open.h"
+#include "device/target.h"
+#include "hash/chunk_hash.h"
+
+/* ------------------------------------------------------ the candidates */
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* A new partial's record for entry e of p: the source as the tree saw it. */
+static void new_record(const struct plan *p, size_t idx, uint64_t chunk, struct partial_record *r)
+{
+	const struct plan_entry *e = &p->entries[idx];
+	const struct source_entry *s = e->source;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", e->dst_name);
+	snprintf(r->source_name, sizeof(r->source_name), "%s",
+		 s->src_name ? s->src_name : base_name(s->src));
+	r->size = (uint64_t)s->st.st_size;
+	r->mtime_sec = s->st.st_mtim.tv_sec;
+	r->mtime_nsec = (uint32_t)s->st.st_mtim.tv_nsec;
+	r->dev = s->st.st_dev;
+	r->ino = s->st.st_ino;
+	r->chunk = chunk;
+	/* blocks only before the kernel's pool is ready, early at boot */
+	(void)!getrandom(r->nonce, sizeof(r->nonce), 0);
+}
+
+/* The stale temporary named name in directory dir, or SIZE_MAX. */
+static size_t stale_named(const struct plan *p, size_t dir, const char *name)
+{
+	for (size_t i = 0; i < p->stale.n; i++)
+		if (p->stale.v[i].dir == dir && p->stale.v[i].partial &&
+		    strcmp(p->stale.v[i].name, name) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+/* The destination directory dir (a plan entry, or PLAN_TOP), opened as
+ * the stale scan opened it. */
+static int open_dir(const struct plan *p, size_t dir)
+{
+	const char *path = dir == PLAN_TOP ? p->dest_dir : p->entries[dir].dst;
+
+	return open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* name in dfd, for reading: a regular file of ours with one link. */
+static int open_ours(int dfd, const char *name, struct stat *st)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
+	    st->st_nlink != 1) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+static int read_record(int dfd, const char *name, struct partial_record *rec)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+	ssize_t n;
+
+	fd = open_ours(dfd, name, &st);
+	if (fd < 0)
+		return fd;
+	if (st.st_size > PARTIAL_RECORD_MAX)
+		return -EFBIG;
+	text = malloc((size_t)st.st_size + 1);
+	if (!text)
+		return -ENOMEM;
+	n = pread(fd, text, (size_t)st.st_size, 0);
+	if (n < 0)
+		return -errno;
+	return partial_record_parse(text, (size_t)n, rec);
+}
+
+/* The record is of this file from this source, in this copy's chunks? */
+static enum resume_outcome same_source(const struct partial_record *kept,
+				       const struct partial_record *want)
+{
+	if (strcmp(kept->name, want->name) != 0 ||
+	    strcmp(kept->source_name, want->source_name) != 0 || kept->size != want->size ||
+	    kept->mtime_sec != want->mtime_sec || kept->mtime_nsec != want->mtime_nsec ||
+	    (kept->dev == want->dev && kept->ino != want->ino))
+		return RESUME_DISCARDED_SOURCE;
+	return kept->chunk == want->chunk ? RESUME_FROM : RESUME_DISCARDED_CHUNK;
+}
+
+/* The partial written by this machine for exactly this record? */
+static enum resume_outcome ours(const struct resume_plan *rp, int fd,
+				const struct partial_record *rec)
+{
+	struct partial_record head = *rec;
+	_cleanup_free_ char *text = NULL;
+	struct partial_key k;
+	size_t len;
+	pid_t pid;
+
+	head.n = 0;
+	if (partial_record_header(&head, &text, &len) < 0)
+		return RESUME_DISCARDED_RECORD;
+	partial_key_of(fd, rp->fs_uuid, chunk_hash(text, len), &k);
+	if (!rp->stable_ino) {
+		k.ino = 0;
+		strcpy(k.stamp, "-");
+	}
+	return partial_state_find(rp->state_dir, &k, &pid) == 1 ? RESUME_FROM
+								 : RESUME_DISCARDED_MACHINE;
+}
+
+/* f's kept partial, found as data stale[0] and record stale[1]: judged,
+ * and on RESUME_FROM with from = its claim (the source check cuts it). */
+static void judge_kept(const struct resume_plan *rp, const struct plan *p, size_t dir,
+		       struct resume_file *f)
+{
+	_cleanup_close_ int dfd = open_dir(p, dir);
+	_cleanup_close_ int fd = -1;
+	struct partial_record kept;
+	struct stat st;
+
+	f->outcome = RESUME_DISCARDED_RECORD;
+	if (dfd < 0 || f->stale[1] == SIZE_MAX ||
+	    read_record(dfd, p->stale.v[f->stale[1]].name, &kept) < 0)
+		return;
+	f->outcome = same_source(&kept, &f->rec);
+	fd = f->outcome == RESUME_FROM ? open_ours(dfd, p->stale.v[f->stale[0]].name, &st) : -1;
+	if (f->outcome == RESUME_FROM && fd < 0)
+		f->outcome = RESUME_DISCARDED_PARTIAL;
+	if (f->outcome == RESUME_FROM)
+		f->outcome = ours(rp, fd, &kept);
+	if (f->outcome == RESUME_FROM) {
+		f->claimed = partial_record_claimed(&kept);
+		if ((uint64_t)st.st_size < f->claimed)
+			f->outcome = RESUME_DISCARDED_PARTIAL;
+	}
+	if (f->outcome != RESUME_FROM || f->claimed == 0) {
+		f->outcome = f->outcome == RESUME_FROM ? RESUME_DISCARDED_PREFIX : f->outcome;
+		partial_record_free(&kept);
+		return;
+	}
+	partial_record_free(&f->rec);
+	f->rec = kept;
+	f->from = f->claimed;
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+}
+
+static int add_file(struct resume_plan *rp, const struct plan *p, size_t idx, uint64_t chunk)
+{
+	const struct plan_entry *e = &p->entries[idx];
+	struct resume_file *f;
+	char data[PARTIAL_NAME_MAX], rec[PARTIAL_NAME_MAX];
+
+	if (GROW(rp->v, rp->cap, rp->n + 1, 8) < 0)
+		return -ENOMEM;
+	f = &rp->v[rp->n++];
+	*f = (struct resume_file){ .entry = idx, .stale = { SIZE_MAX, SIZE_MAX } };
+	new_record(p, idx, chunk, &f->rec);
+	partial_names(e->dst_name, data, rec);
+	f->stale[0] = stale_named(p, e->source->parent, data);
+	f->stale[1] = stale_named(p, e->source->parent, rec);
+	if (f->stale[0] != SIZE_MAX)
+		judge_kept(rp, p, e->source->parent, f);
+	return 0;
+}
+
+int resume_plan_build(struct resume_plan *rp, const struct plan *p, const struct target *t,
+		      uint64_t reader_chunk, bool fuse)
+{
+	char dir[PATH_MAX];
+
+	*rp = (struct resume_plan){ .stable_ino = !fuse };
+	if (!partial_state_dir(dir, sizeof(dir)))
+		return 0;
+	rp->state_dir = strdup(dir);
+	rp->fs_uuid = t && t->uuid ? strdup(t->uuid) : NULL;
+	if (!rp->state_dir || (t && t->uuid && !rp->fs_uuid))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_entries; i++) {
+		const struct plan_entry *e = &p->entries[i];
+		uint64_t size = (uint64_t)e->source->st.st_size, chunk;
+		int r;
+
+		if (e->source->type != PLAN_FILE || e->skip_existing)
+			continue;
+		chunk = partial_chunk_for(size, reader_chunk);
+		if (chunk == 0 || size <= chunk)
+			continue;
+		r = add_file(rp, p, i, chunk);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------- the source's prefix */
+
+/* Entry idx's kept partial in rp, or NULL. */
+static struct resume_file *kept_of(struct resume_plan *rp, size_t idx)
+{
+	struct resume_file *f = (struct resume_file *)resume_plan_find(rp, idx);
+
+	return f && f->outcome == RESUME_FROM ? f : NULL;
+}
+
+/* Chunk k of the source matches every kept record that lists it, or
+ * that record's from stops at k. */
+static void compare_chunk(struct resume_plan *const *rps, size_t n, size_t idx, uint64_t k,
+			  uint64_t digest)
+{
+	for (size_t d = 0; d < n; d++) {
+		struct resume_file *f = kept_of(rps[d], idx);
+
+		if (f && f->from > k * f->rec.chunk && f->rec.digests[k] != digest)
+			f->from = k * f->rec.chunk;
+	}
+}
+
+/* Read entry idx's source up to want bytes in chunks of chunk. */
+static int check_one(struct resume_plan *const *rps, size_t n, const struct plan *p, size_t idx,
+		     uint64_t chunk, uint64_t want)
+{
+	const struct source_entry *e = p->entries[idx].source;
+	_cleanup_free_ void *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	fd = source_open_regular(AT_FDCWD, e->src, p->tree->follow_symlinks, &st);
+	if (fd < 0)
+		return fd;
+	if (st.st_dev != e->st.st_dev || st.st_ino != e->st.st_ino)
+		return -ESTALE;
+	if (posix_memalign(&buf, 4096, (size_t)chunk) != 0)
+		return -ENOMEM;
+	posix_fadvise(fd, 0, (off_t)want, POSIX_FADV_SEQUENTIAL);
+	for (uint64_t k = 0; k * chunk < want; k++) {
+		ssize_t got = source_pread_full(fd, buf, (size_t)chunk, k * chunk);
+
+		if (got < 0)
+			return (int)got;
+		if ((uint64_t)got != chunk)
+			return -ESTALE; /* shorter than the tree saw it */
+		compare_chunk(rps, n, idx, k, chunk_hash(buf, (size_t)chunk));
+	}
+	return 0;
+}
+
+/* After the check: what a kept partial goes on from. */
+static void settle(struct resume_plan *rp)
+{
+	rp->bytes_resumed = 0;
+	for (size_t i = 0; i < rp->n; i++) {
+		struct resume_file *f = &rp->v[i];
+
+		if (f->outcome != RESUME_FROM)
+			continue;
+		if (f->from == 0)
+			f->outcome = RESUME_DISCARDED_PREFIX;
+		f->rec.n = (size_t)(f->from / f->rec.chunk);
+		rp->bytes_resumed += f->from;
+	}
+}
+
+/* Entry idx's kept partials, each cut to what its source gives; a
+ * source that cannot be read keeps none. */
+static int check_entry(struct resume_plan *const *rps, size_t n, const struct plan *p, size_t idx)
+{
+	uint64_t want = 0, chunk = 0;
+	int r;
+
+	/* one read, as far as the longest claim (every chunk size is the copy's) */
+	for (size_t d = 0; d < n; d++) {
+		struct resume_file *f = kept_of(rps[d], idx);
+
+		if (f && f->from > want) {
+			want = f->from;
+			chunk = f->rec.chunk;
+		}
+	}
+	r = check_one(rps, n, p, idx, chunk, want);
+	for (size_t d = 0; r < 0 && d < n; d++) {
+		struct resume_file *f = kept_of(rps[d], idx);
+
+		if (f)
+			f->from = 0;
+	}
+	return r;
+}
+
+int resume_check_sources(struct resume_plan *const *rps, size_t n, const struct plan *p)
+{
+	int r = 0, e;
+
+	for (size_t d = 0; d < n && r != -ENOMEM; d++) {
+		for (size_t i = 0; i < rps[d]->n && r != -ENOMEM; i++) {
+			size_t idx = rps[d]->v[i].entry;
+			bool seen = rps[d]->v[i].outcome != RESUME_FROM;
+
+			/* an earlier destination's partial of it had it read */
+			for (size_t b = 0; b < d && !seen; b++)
+				seen = kept_of(rps[b], idx) != NULL;
+			if (!seen && (e = check_entry(rps, n, p, idx)) < 0)
+				r = e;
+		}
+	}
+	for (size_t d = 0; d < n; d++)
+		settle(rps[d]);
+	return r;
+}
+
+void resume_plan_keep(const struct resume_plan *rp, struct plan *p)
+{
+	for (size_t i = 0; i < rp->n; i++) {
+		const struct resume_file *f = &rp->v[i];
+
+		if (f->outcome != RESUME_FROM)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (f->stale[k] != SIZE_MAX)
+				p->stale.v[f->stale[k]].keep = true;
+	}
+}
+
+const struct resume_file *resume_plan_find(const struct resume_plan *rp, size_t entry)
+{
+	size_t lo = 0, hi = rp ? rp->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rp->v[mid].entry < entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return rp && lo < rp->n && rp->v[lo].entry == entry ? &rp->v[lo] : NULL;
+}
+
+void resume_plan_free(struct resume_plan *rp)
+{
+	for (size_t i = 0; i < rp->n; i++)
+		partial_record_free(&rp->v[i].rec);
+	free(rp->v);
+	free(rp->state_dir);
+	free(rp->fs_uuid);
+	*rp = (struct resume_plan){ 0 };
+}
