@@ -194,6 +194,10 @@ static void say_note(const struct safecp_options *o, const struct safecp_note *n
 		else
 			unpack_note(o);
 		break;
+	case SAFECP_NOTE_RESUMED:
+	case SAFECP_NOTE_PARTIAL_DISCARDED:
+		resume_say(o, n);
+		break;
 	default:
 		identical_say(o, n);
 		break;
@@ -236,6 +240,7 @@ static unsigned copy_flags(const struct safecp_options *o)
 		{ o->target_directory, SAFECP_COPY_TARGET_DIRECTORY },
 		{ o->no_target_directory, SAFECP_COPY_NO_TARGET_DIRECTORY },
 		{ o->no_clobber, SAFECP_COPY_NO_CLOBBER },
+		{ o->no_resume, SAFECP_COPY_NO_RESUME },
 		{ o->keep_times, SAFECP_COPY_KEEP_TIMES },
 		{ o->keep_mode, SAFECP_COPY_KEEP_MODE },
 		{ o->verify, SAFECP_COPY_VERIFY },

@@ -21,13 +21,16 @@ static void json_file(struct events *ev, const struct safecp_entry *e, const cha
 	stdout_check(ev);
 }
 
-static void on_file_start(struct events *ctx, const struct safecp_entry *e)
+static void on_file_start(struct events *ctx, const struct safecp_entry *e, uint64_t resumed)
 {
 	struct events *ev = ctx;
 
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 		say(ev, "%s -> %s", quote(e->source), quote(e->dest));
-	json_file(ev, e, "started", NULL);
+	if (ev->json_out) {
+		jsonev_file_started(&ev->jev, e, resumed);
+		stdout_check(ev);
+	}
 }
 
 /* Entry idx's file is under its final name now, or no longer. */
@@ -224,7 +227,7 @@ void events_handle(struct events *ev, const struct safecp_copy_event *e,
 	switch (e->kind) {
 	case SAFECP_EVENT_FILE_STARTED:
 		if (pe)
-			on_file_start(ev, pe);
+			on_file_start(ev, pe, x->bytes);
 		break;
 	case SAFECP_EVENT_FILE_DONE:
 		if (pe)

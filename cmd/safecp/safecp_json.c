@@ -79,6 +79,42 @@ static void start_renamed(struct jsonev *ev, const struct safecp_copy *c, size_t
 	json_array_end(j);
 }
 
+/* An interrupted copy's partials: "bytes_resumed", "resumed": [{"file",
+ * "dest", "bytes", "claimed"}], "partials_discarded": [{"file", "dest",
+ * "reason"}] */
+static void start_resumed(struct jsonev *ev, const struct safecp_copy *c, size_t d)
+{
+	struct json *j = &ev->json;
+	uint64_t sum = 0;
+	struct safecp_note n;
+	struct safecp_entry e;
+
+	for (size_t i = 0; safecp_copy_note(c, i, &n, sizeof(n)) == 0; i++)
+		sum += n.kind == SAFECP_NOTE_RESUMED && n.dest == d ? n.count : 0;
+	json_kv_u64(j, "bytes_resumed", sum);
+	for (int discarded = 0; discarded < 2; discarded++) {
+		json_key(j, discarded ? "partials_discarded" : "resumed");
+		json_array_begin(j);
+		for (size_t i = 0; safecp_copy_note(c, i, &n, sizeof(n)) == 0; i++) {
+			if (n.dest != d || n.kind != (discarded ? SAFECP_NOTE_PARTIAL_DISCARDED
+								 : SAFECP_NOTE_RESUMED) ||
+			    safecp_copy_entry(c, d, n.entry, &e, sizeof(e)) < 0)
+				continue;
+			json_object_begin(j);
+			json_kv_name(j, "file", e.rel);
+			json_kv_name(j, file_key(ev), e.dest);
+			if (discarded) {
+				json_kv_string(j, "reason", n.why);
+			} else {
+				json_kv_u64(j, "bytes", n.count);
+				json_kv_u64(j, "claimed", n.claimed);
+			}
+			json_object_end(j);
+		}
+		json_array_end(j);
+	}
+}
+
 void jsonev_start(struct jsonev *ev, const struct safecp_copy *c, size_t d,
 		  const struct safecp_target_facts *t)
 {
@@ -113,6 +149,7 @@ void jsonev_start(struct jsonev *ev, const struct safecp_copy *c, size_t d,
 	json_kv_u64(j, "space_needed", p.space_needed);
 	json_kv_u64(j, "space_free", p.space_free);
 	start_renamed(ev, c, d);
+	start_resumed(ev, c, d);
 	event_end(j);
 }
 
@@ -176,8 +213,10 @@ static void kv_outcome(struct json *j, const struct dest_outcome *d)
 	json_kv_u64(j, "errors", d->errors);
 	json_kv_u64(j, "bytes_on_device", d->bytes_on_device);
 	json_kv_u64(j, "skipped_identical", d->identical);
-	if (d->snap)
+	if (d->snap) {
+		json_kv_u64(j, "bytes_resumed", d->snap->resumed);
 		kv_device(j, d->snap);
+	}
 	kv_verify(j, d->snap);
 }
 
@@ -193,6 +232,7 @@ void jsonev_done(struct jsonev *ev, const struct snapshot *s, const struct dest_
 		json_kv_u64(j, "files", s->files_done);
 		json_kv_u64(j, "errors", s->files_failed);
 		json_kv_u64(j, "skipped_identical", s->identical);
+		json_kv_u64(j, "bytes_resumed", s->resumed);
 		kv_device(j, s);
 		kv_verify(j, s);
 	} else {
@@ -245,6 +285,17 @@ void jsonev_file(struct jsonev *ev, const struct safecp_entry *e, const char *st
 
 	begin(ev, "file", clock_realtime());
 	file_fields(ev, e, state, reason);
+	event_end(j);
+}
+
+void jsonev_file_started(struct jsonev *ev, const struct safecp_entry *e, uint64_t resumed)
+{
+	struct json *j = &ev->json;
+
+	begin(ev, "file", clock_realtime());
+	file_fields(ev, e, "started", NULL);
+	if (e->type == SAFECP_ENTRY_FILE)
+		json_kv_u64(j, "bytes_resumed", resumed);
 	event_end(j);
 }
 

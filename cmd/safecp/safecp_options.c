@@ -103,6 +103,9 @@ static struct poptOption options[] = {
 	  NULL },
 	{ "power-off", '\0', POPT_ARG_NONE, &raw.power_off, 0,
 	  "then unmount it and power its disk off (a loop device: delete it)", NULL },
+	{ "no-resume", '\0', POPT_ARG_NONE, &raw.no_resume, 0,
+	  "copy every file from its start: do not go on from where an interrupted copy "
+	  "stopped in a large file, nor keep what this one writes of one if it stops", NULL },
 	{ "unpack", '\0', POPT_ARG_NONE, &raw.unpack, 0,
 	  "extract every entry of each ARCHIVE (tar, tar.gz, .bz2, .xz, .zst, zip) into "
 	  "DEST; one unsafe entry refuses them all before the first byte", NULL },
@@ -447,6 +450,7 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 	o->dry_run = raw.dry_run;
 	o->rename_invalid = raw.rename_invalid;
 	o->system_disk = raw.system_disk;
+	o->no_resume = raw.no_resume;
 	validate_values(o, progress_given);
 	validate_pack(o);
 	validate_operands(ctx, o);

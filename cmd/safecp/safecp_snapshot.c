@@ -104,6 +104,7 @@ void snapshot_take(struct events *ev, struct snapshot *s)
 	}
 	s->device_idle = f.device_idle;
 	s->device_busy = f.device_busy;
+	s->resumed = f.bytes_resumed;
 	s->t_real = clock_realtime();
 	s->rate = progress_rate_sample(&ev->rate, clock_monotonic(), s->confirmed);
 	device_wait_sample(&ev->wait, ev->facts, s->written - s->confirmed);

@@ -457,6 +457,10 @@ char *words_note(enum safecp_event_note kind, int err, uint64_t bytes)
 				    "to drop the device's cache; a small file whose data the "
 				    "filesystem keeps in its metadata, as ext4's inline_data does, "
 				    "is always read through it)");
+	case SAFECP_NOTE_PARTIAL_KEPT:
+		return words_format("the copy stopped in this file: its first %s are kept, hidden, "
+				    "on the device; the same command goes on from there (with "
+				    "--no-resume it copies the file whole)", size);
 	}
 	return words_format("note");
 }

@@ -74,6 +74,7 @@ struct safecp_options {
 	bool unpack;               /* --unpack: the sources are archives */
 	bool skip_unsafe;          /* --skip-unsafe */
 	bool system_disk;          /* --system-disk */
+	bool no_resume;            /* --no-resume */
 	/* the run's copy (safecp.c): what was read and decided, the copy */
 	struct safecp_copy *copy;
 };
@@ -137,6 +138,12 @@ void mhl_say(const struct safecp_options *o, const struct refusal *r);
  * cannot be read, a history not used, a file judged identical that read
  * back different), as warnings. */
 void identical_say(const struct safecp_options *o, const struct safecp_note *n);
+/* safecp_resume.c: what preparing found of an interrupted copy's
+ * partials (SAFECP_NOTE_RESUMED, SAFECP_NOTE_PARTIAL_DISCARDED), in
+ * words; and destination d's kept bytes, the sum of its RESUMED notes. */
+void resume_say(const struct safecp_options *o, const struct safecp_note *n);
+uint64_t resume_bytes(const struct safecp_options *o, size_t d);
+
 /* "same size and modification time", ...: the -v line's */
 const char *identical_basis_words(enum safecp_identical_basis basis);
 /* The -v line's words for an identical file: its basis, and whether and
@@ -222,6 +229,7 @@ struct snapshot {
 	uint64_t packed, pack_total; /* source bytes packed, of all */
 	bool device_idle;    /* the end: the device was seen idle */
 	uint64_t device_busy; /* not seen idle: other data it was busy with */
+	uint64_t resumed;    /* kept by an interrupted copy's partials */
 	char label[96];      /* the bar's words after the sizes */
 };
 
@@ -254,6 +262,8 @@ void jsonev_dest_done(struct jsonev *j, const struct snapshot *s, const struct d
 		      const char *line);
 void jsonev_file(struct jsonev *j, const struct safecp_entry *e, const char *state,
 		 const char *reason);
+/* A file started: "bytes_resumed", what an interrupted copy kept of it. */
+void jsonev_file_started(struct jsonev *j, const struct safecp_entry *e, uint64_t resumed);
 /* A file left alone as identical: state "skipped", reason (the word),
  * and how it was judged (identical_basis_name()). */
 void jsonev_identical(struct jsonev *j, const struct safecp_entry *e, const char *reason,

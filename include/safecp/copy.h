@@ -386,6 +386,9 @@ enum safecp_event_note {
 	SAFECP_NOTE_STALE_KEPT,        /* path: one that could not be removed (err); bytes */
 	SAFECP_NOTE_NO_MODES,          /* path: the filesystem stores no file modes */
 	SAFECP_NOTE_VERIFY_CACHED,     /* path: a read-back could not bypass the page cache */
+	SAFECP_NOTE_PARTIAL_KEPT,      /* (0.3.0) path: the copy stopped in this file; bytes
+					* of it are kept hidden for the next copy, which
+					* goes on from there */
 };
 /* Why a writer changed strategy (STRATEGY). */
 enum safecp_switch_reason {

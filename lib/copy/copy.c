@@ -200,8 +200,6 @@ static void remove_stale(struct engine *g)
 		_cleanup_close_ int fd = -1;
 		int r;
 
-		if (t->keep)
-			continue; /* a partial this copy resumes */
 		fd = t->dir == PLAN_TOP ? dup_dest_dir(g) : open_existing(g, t->dir);
 		r = fd < 0 ? fd : stale_temp_remove(fd, t);
 

@@ -350,7 +350,7 @@ void batch_abort(struct engine *g, int why)
 	for (size_t i = 0; i < b->n; i++) {
 		named = named || b->items[i].renamed;
 		if (!b->items[i].settled) {
-			dest_file_stop(&b->items[i].file); /* a partial is kept */
+			item_stop(g, &b->items[i]); /* a partial is kept */
 			item_forget_bytes(g, &b->items[i]);
 		}
 	}

@@ -56,6 +56,9 @@ enum copy_note_kind {
 	COPY_NOTE_NO_MODES,      /* path: the filesystem stores no file modes */
 	COPY_NOTE_VERIFY_CACHED, /* path (dest root): a read-back could not bypass
 				  * the page cache (once per destination) */
+	COPY_NOTE_PARTIAL_KEPT,  /* entry, path (its destination), bytes: the copy
+				  * stopped in it; its partial keeps that much for
+				  * the next run (resume.h) */
 };
 
 enum copy_event_kind {

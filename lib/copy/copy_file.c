@@ -252,7 +252,7 @@ int copy_file(struct engine *g, size_t idx)
 	if (r < 0) {
 		if (r != -ECANCELED)
 			item_fatal(g, &it, COPY_STEP_WRITE, r);
-		dest_file_stop(&it.file); /* a partial is kept for the next run */
+		item_stop(g, &it); /* a partial is kept for the next run */
 		item_forget_bytes(g, &it);
 		item_done(&it);
 		return r;

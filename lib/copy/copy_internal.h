@@ -165,6 +165,9 @@ void item_drop(struct engine *g, struct batch_item *it, enum copy_step step, int
 void item_forget_bytes(struct engine *g, const struct batch_item *it);
 /* Free what it holds (its temporary is dest_file_remove's). */
 void item_done(struct batch_item *it);
+/* The copy stopped with it unnamed: a partial is kept (and the caller
+ * told how much of it), any other temporary removed. */
+void item_stop(struct engine *g, struct batch_item *it);
 
 /* copy_dir.c */
 /* Make (or, merging, enter) directory idx; one that cannot be made is

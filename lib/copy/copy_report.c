@@ -74,6 +74,17 @@ void item_forget_bytes(struct engine *g, const struct batch_item *it)
 	}
 }
 
+void item_stop(struct engine *g, struct batch_item *it)
+{
+	uint64_t kept = dest_file_stop(&it->file);
+
+	if (kept)
+		copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_NOTE,
+						   .note = COPY_NOTE_PARTIAL_KEPT, .entry = it->entry,
+						   .path = g->plan->entries[it->entry].dst,
+						   .bytes = kept });
+}
+
 void item_done(struct batch_item *it)
 {
 	dest_file_free(&it->file);

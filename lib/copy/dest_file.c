@@ -374,7 +374,7 @@ static int add(struct stale_temps *list, const char *dir_path, size_t dir, const
 		return -ENOMEM;
 	}
 	list->v[list->n++] = (struct stale_temp){ path, path + dl + strlen(sep), dir,
-						  (uint64_t)st->st_blocks * 512, false, false };
+						  (uint64_t)st->st_blocks * 512, false };
 	list->bytes += (uint64_t)st->st_blocks * 512;
 	return 0;
 }

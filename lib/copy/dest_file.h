@@ -127,8 +127,9 @@ int dest_file_open_partial(struct dest_files *fs, struct dest_file *f, const str
 void dest_file_partial_note(struct dest_file *f, const struct partial_digests *d, size_t idx);
 
 /* The copy stopped (cancelled, or a device error): a partial keeps its
- * name and record for the next run; any other temporary is removed. */
-void dest_file_stop(struct dest_file *f);
+ * name and record for the next run, and the bytes its record lists are
+ * returned; any other temporary is removed (0). */
+uint64_t dest_file_stop(struct dest_file *f);
 
 /* f as a symlink to target, under a temporary name.  0 or -errno. */
 int dest_file_symlink(struct dest_files *fs, struct dest_file *f, const char *target);
@@ -180,7 +181,6 @@ struct stale_temp {
 	uint64_t bytes;   /* allocated: st_blocks * 512, what removing it frees */
 	bool partial;     /* a partial's data or record (partial_record.h): stale
 			   * unless the session resumes it */
-	bool keep;        /* the session resumes it: not removed */
 };
 
 struct stale_temps {

@@ -245,17 +245,21 @@ void dest_file_partial_note(struct dest_file *f, const struct partial_digests *d
 		p->stalled = true;
 }
 
-void dest_file_stop(struct dest_file *f)
+uint64_t dest_file_stop(struct dest_file *f)
 {
+	uint64_t kept;
+
 	if (!f->partial) {
 		dest_file_remove(f);
-		return;
+		return 0;
 	}
 	/* the names stay: the next run's */
+	kept = f->partial->recorded * f->partial->chunk;
 	writer_close(f->w);
 	f->tmp[0] = '\0';
 	partial_free(f->partial);
 	f->partial = NULL;
+	return kept;
 }
 
 void dest_partial_forget(struct dest_file *f)

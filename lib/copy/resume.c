@@ -335,17 +335,35 @@ int resume_check_sources(struct resume_plan *const *rps, size_t n, const struct 
 	return r;
 }
 
-void resume_plan_keep(const struct resume_plan *rp, struct plan *p)
+int resume_plan_keep(struct resume_plan *rp, struct plan *p)
 {
-	for (size_t i = 0; i < rp->n; i++) {
-		const struct resume_file *f = &rp->v[i];
+	struct stale_temps *st = &p->stale;
+	_cleanup_free_ bool *kept = calloc(st->n + 1, sizeof(*kept));
+	size_t out = 0;
 
-		if (f->outcome != RESUME_FROM)
-			continue;
-		for (int k = 0; k < 2; k++)
-			if (f->stale[k] != SIZE_MAX)
-				p->stale.v[f->stale[k]].keep = true;
+	if (!kept)
+		return -ENOMEM;
+	for (size_t i = 0; i < rp->n; i++) {
+		struct resume_file *f = &rp->v[i];
+
+		for (int k = 0; k < 2; k++) {
+			if (f->outcome == RESUME_FROM && f->stale[k] != SIZE_MAX)
+				kept[f->stale[k]] = true;
+			f->stale[k] = SIZE_MAX; /* the indices change now */
+		}
 	}
+	/* the space check counted them as free: rightly, they become part of
+	 * the file whose whole size it counted */
+	for (size_t i = 0; i < st->n; i++) {
+		if (kept[i]) {
+			st->bytes -= st->v[i].bytes;
+			free(st->v[i].path);
+		} else {
+			st->v[out++] = st->v[i];
+		}
+	}
+	st->n = out;
+	return 0;
 }
 
 const struct resume_file *resume_plan_find(const struct resume_plan *rp, size_t entry)

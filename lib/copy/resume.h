@@ -85,8 +85,9 @@ int resume_plan_build(struct resume_plan *rp, const struct plan *p, const struct
  * source cannot be read (those partials are then discarded too). */
 int resume_check_sources(struct resume_plan *const *rps, size_t n, const struct plan *p);
 
-/* The partials rp resumes stay: out of p's stale temporaries. */
-void resume_plan_keep(const struct resume_plan *rp, struct plan *p);
+/* The partials rp resumes stay: out of p's stale temporaries (which
+ * the check has counted already).  0 or -ENOMEM. */
+int resume_plan_keep(struct resume_plan *rp, struct plan *p);
 
 /* Entry's file, or NULL when it is not written as a partial here. */
 const struct resume_file *resume_plan_find(const struct resume_plan *rp, size_t entry);

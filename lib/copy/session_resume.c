@@ -58,8 +58,9 @@ int session_resume_prepare(struct copy_session *s)
 	if (r == -ENOMEM)
 		return r;
 	for (size_t d = 0; d < s->n_prepared; d++) {
-		resume_plan_keep(&s->resume[d], s->prep[d].plan);
-		r = tell(s, d);
+		r = resume_plan_keep(&s->resume[d], s->prep[d].plan);
+		if (r == 0)
+			r = tell(s, d);
 		if (r < 0)
 			return r;
 	}
