@@ -28,6 +28,7 @@
 
 struct dest_partial {
 	int rec_fd;              /* the record, appended to */
+	uint64_t rec_end;        /* its length */
 	char rec[PARTIAL_NAME_MAX];
 	uint64_t chunk;
 	uint64_t n_chunks;       /* whole chunks in the file */
@@ -68,23 +69,26 @@ static int record_text(const struct partial_record *rec, size_t n, char **ret, s
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
+/* pwrite at a length kept here: no O_APPEND, which a FUSE daemon may
+ * not serve. */
+static int pwrite_all(int fd, const char *buf, size_t len, uint64_t at)
 {
 	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
+		ssize_t n = pwrite(fd, buf, len, (off_t)at);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -EIO;
 		buf += n;
+		at += (uint64_t)n;
 		len -= (size_t)n;
 	}
 	return 0;
 }
 
 /* text under the record's name, durable, through a temporary of ours;
- * the fd, open for appending, in p->rec_fd. */
+ * the fd, open for appending at p->rec_end, in p->rec_fd. */
 static int record_put(struct dest_files *fs, int dirfd, struct dest_partial *p,
 		      const char *text, size_t len)
 {
@@ -92,21 +96,27 @@ static int record_put(struct dest_files *fs, int dirfd, struct dest_partial *p,
 	int fd, r;
 
 	stale_temp_name(tmp, fs->pid, ++fs->seq);
-	fd = openat(dirfd, tmp, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, text, len);
+	r = pwrite_all(fd, text, len, 0);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (r == 0 && renameat(dirfd, tmp, dirfd, p->rec) < 0)
 		r = -errno;
+	close(fd);
 	if (r < 0) {
-		close(fd);
 		(void)unlinkat(dirfd, tmp, 0);
 		return r;
 	}
+	/* appended to by its new name: fusefat writes a file renamed while
+	 * open into a directory entry it no longer has ("~2" beside a name
+	 * cut to "HASH.rec") */
+	fd = openat(dirfd, p->rec, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
 	p->rec_fd = fd;
+	p->rec_end = len;
 	return 0;
 }
 
@@ -216,9 +226,11 @@ static bool append_lines(struct dest_partial *p, const struct partial_digests *d
 				return false;
 			partial_record_digest_line(v, buf + n * PARTIAL_DIGEST_LINE);
 		}
-		if (write_all(p->rec_fd, buf, n * PARTIAL_DIGEST_LINE) < 0 || fdatasync(p->rec_fd) < 0)
+		if (pwrite_all(p->rec_fd, buf, n * PARTIAL_DIGEST_LINE, p->rec_end) < 0 ||
+		    fdatasync(p->rec_fd) < 0)
 			return false;
 		p->recorded += n;
+		p->rec_end += n * PARTIAL_DIGEST_LINE;
 	}
 	return true;
 }

@@ -48,8 +48,13 @@ int session_resume_prepare(struct copy_session *s)
 	for (size_t d = 0; d < s->n_prepared; d++) {
 		const struct copy_prepared *p = &s->prep[d];
 
-		r = resume_plan_build(&s->resume[d], p->plan, p->target, rplan.chunk,
-				      fs_traits_of(p->target)->fuse);
+		const struct fs_traits *tr = fs_traits_of(p->target);
+
+		/* where files cannot be written again, a partial is of no use:
+		 * that destination's files are written as before */
+		r = tr->no_rewrite ? 0
+				   : resume_plan_build(&s->resume[d], p->plan, p->target,
+						       rplan.chunk, tr->fuse);
 		if (r < 0)
 			return r;
 		rps[d] = &s->resume[d];

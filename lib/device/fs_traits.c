@@ -31,6 +31,12 @@
  *   rename (measured: utimensat, fsync, rename; stat after the attribute
  *   cache expires shows the rename's time), so the engine sets the times
  *   again on the final name; harmless where it is not needed (fuseblk).
+ * - no rewrite: fusefat 0.1a refuses every write through a file opened
+ *   again (O_WRONLY or O_RDWR, with or without O_APPEND: EPERM; measured),
+ *   and a file renamed while open is written into a directory entry it
+ *   no longer has; only a file it created can be written.  So a partial
+ *   cannot be resumed there, nor its record grow: none is made.  The
+ *   catch-all fuseblk row may be fusefat.
  * - statfs clusters: fusefat 0.1a answers statfs with f_bsize 1024,
  *   f_blocks = clusters x (cluster / 1024) rounded down (0 for 512-byte
  *   clusters: FAT32 volumes under 260 MB), f_files and f_ffree the total
@@ -127,6 +133,7 @@ static const struct fs_traits rows[N_ROWS] = {
 		FUSEBLK_DAEMON("fusefat-blkdev"), .mtime_step_ns = 2 * SEC, .names = NAME_FS_FUSEFAT,
 		.max_file_size = FS_FAT_MAX_FILE_SIZE, .rename_sets_mtime = true,
 		.fsync_noop = true, .statfs_clusters = true, .dirents = FS_DIRENTS_FAT,
+		.no_rewrite = true,
 	},
 	/* symlinks: ntfs-3g stores them, but not counted so, as before the table */
 	[ROW_NTFS_3G] = {
@@ -140,14 +147,14 @@ static const struct fs_traits rows[N_ROWS] = {
 	 * that exfat-fuse would hold is worse than fusefat's EFBIG */
 	[ROW_FUSEBLK] = {
 		FUSEBLK_DAEMON("fuseblk"), .mtime_step_ns = 2 * SEC, .names = NAME_FS_FUSEBLK,
-		.rename_sets_mtime = true, .fsync_noop = true,
+		.rename_sets_mtime = true, .fsync_noop = true, .no_rewrite = true,
 	},
 	/* fusefat without a block device: FAT names; modes, symlinks and
 	 * the 4 GiB limit as before the table */
 	[ROW_FUSEFAT] = {
 		.id = "fusefat", .fuse = true, .stores_modes = true, .stores_symlinks = true,
 		.mtime_step_ns = 2 * SEC, .name_case = FS_CASE_INSENSITIVE, .names = NAME_FS_FUSEFAT,
-		.write = FS_WRITE_SYNC_WINDOW, .rename_sets_mtime = true,
+		.write = FS_WRITE_SYNC_WINDOW, .rename_sets_mtime = true, .no_rewrite = true,
 	},
 	[ROW_FUSE] = {
 		.id = "fuse", .fuse = true, .stores_modes = true, .stores_symlinks = true,

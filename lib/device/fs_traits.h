@@ -64,6 +64,8 @@ struct fs_traits {
 				* (io/fs_sync.h fs_sync_device) */
 	bool rename_sets_mtime; /* a renamed file gets the rename's time as its mtime
 				 * (fusefat): times are set again after it */
+	bool no_rewrite;       /* a file cannot be opened again for writing (fusefat:
+				* EPERM): no resumable partials there */
 	bool statfs_clusters;  /* statfs counts clusters in f_files and f_ffree and
 				* says 1 KiB blocks, whatever the cluster (fusefat):
 				* the space check takes the cluster from them */

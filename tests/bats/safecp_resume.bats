@@ -1,0 +1,252 @@
+#!/usr/bin/env bats
+# tests/bats/safecp_resume.bats: a large file's copy that stops keeps what the device
+# holds of it, and the same command goes on from there (man safecp, RESUME INSIDE A FILE).
+# kill -9 at a random point of a 64 MiB file on ext4, exfat-fuse and ntfs-3g, then the
+# rerun: the file whole, the device written no more than what was missing and one chunk,
+# nothing hidden left (fusefat cannot write a file again: there the file starts over). A source changed between the runs (other bytes and time; other bytes, same time),
+# a partial this machine did not write, two destinations stopped at different points,
+# SIGINT (the device stops within a window, the partial is kept), --no-resume.
+#
+# The sticks' requests are 240 KiB (stick.bash), so safecp reads and writes in chunks of
+# 18 * 240 KiB (4320 KiB) and a partial's digests cover 4 of them: 17280 KiB, three in 64 MiB.
+
+load helpers
+load safecp_common
+
+SIZE=$((64 * MIB))
+
+setup() {
+	require_tool safecp
+	require_root
+	require_cmd jq
+	SRC=$BATS_TEST_TMPDIR/src
+	EV=$BATS_TEST_TMPDIR/ev
+	mkdir -p "$SRC"
+	make_file "$SRC/clip.mp4" "$SIZE"
+	# this machine's list of the partials it wrote, for this test only
+	export XDG_STATE_HOME=$BATS_TEST_TMPDIR/state
+}
+
+teardown() {
+	[[ -n ${SAFECP_PID-} ]] && { kill -9 "$SAFECP_PID" 2>/dev/null; wait "$SAFECP_PID" 2>/dev/null; }
+	stick_down_all
+}
+
+# partial_of DIR: the one partial in DIR (none, or several: fails).
+partial_of() {
+	local p
+	p=$(compgen -G "$1/.safecp-part-????????????????") || return 1
+	[[ $(wc -l <<<"$p") == 1 && -f $p && -f $p.rec ]] || return 1
+	echo "$p"
+}
+
+# record_claims PARTIAL: the bytes its record lists (digest lines times its chunk).
+record_claims() {
+	awk '/^chunk / { c = $2 } d { n++ } /^digests$/ { d = 1 } END { print n * c }' "$1.rec"
+}
+
+# last_confirmed FILE: the last bytes_on_device a progress event gave (0: none).
+last_confirmed() {
+	jq -R -n '[inputs | fromjson? | select(.event == "progress") | .bytes_on_device] | max // 0' "$1"
+}
+
+# kill_at BYTES ARGS...: safecp ARGS in the background, killed with -9 once its progress
+# says BYTES are on the device; KILLED_AT is the last figure it gave.
+kill_at() {
+	local at=$1
+	shift
+	safecp --progress=json "$@" >"$EV" 2>"$BATS_TEST_TMPDIR/err" &
+	SAFECP_PID=$!
+	wait_for 60 json_confirmed_at_least "$EV" "$at"
+	kill -9 "$SAFECP_PID"
+	wait "$SAFECP_PID" || true
+	SAFECP_PID=''
+	KILLED_AT=$(last_confirmed "$EV")
+}
+
+# resume_after_kill FS: killed at a random point past the first chunk, the partial and its
+# record stay; the rerun resumes from what the record claims, writes the device no more
+# than the missing bytes (what the last progress event had not confirmed) and one chunk,
+# and leaves the file whole and nothing hidden.
+resume_after_kill() {
+	stick_up --fs "$1" --size 160
+	local at p kept chunk before after written
+	chunk=$((17280 * 1024))
+	at=$(((24 + RANDOM % 28) * MIB))
+	kill_at "$at" "$SRC/clip.mp4" "$STICK_MNT"/
+	[[ ! -e $STICK_MNT/clip.mp4 ]]
+	p=$(partial_of "$STICK_MNT")
+	kept=$(record_claims "$p")
+	echo "$1: killed at $KILLED_AT bytes on the device; the record claims $kept"
+	((kept > 0 && kept <= KILLED_AT + chunk))
+	sync -f "$STICK_MNT"
+	before=$(disk_written_bytes "$STICK_MAJMIN")
+	run -0 --separate-stderr safecp --progress=json "$SRC/clip.mp4" "$STICK_MNT"/
+	echo "$stderr"
+	after=$(disk_written_bytes "$STICK_MAJMIN")
+	written=$((after - before))
+	echo "rerun wrote $written bytes; missing at the kill: $((SIZE - KILLED_AT))"
+	jq -s -e --argjson k "$kept" '.[0].event == "start" and .[0].bytes_resumed == $k
+		and .[0].resumed[0].bytes == $k and .[0].stale_temps == 0' <<<"$output"
+	jq -s -e --argjson k "$kept" 'map(select(.event == "done"))[0] | .bytes_resumed == $k
+		and .bytes_on_device == 67108864 and .source_bytes_read == 67108864 - $k' <<<"$output"
+	[[ $stderr == *"'$STICK_MNT/clip.mp4': an interrupted copy kept "*" of it: the copy goes on from there"* ]]
+	# the missing bytes, one chunk the record had not caught up with, and 2 MiB of
+	# metadata (the journal, FAT tables, the MFT, the record's lines)
+	((written <= SIZE - KILLED_AT + chunk + 2 * MIB))
+	cmp "$SRC/clip.mp4" "$STICK_MNT/clip.mp4"
+	assert_no_temporaries "$STICK_MNT"
+}
+
+@test "kill -9 in a large file on ext4: the rerun writes only what was missing" {
+	resume_after_kill ext4
+}
+
+@test "kill -9 in a large file on exfat-fuse: the rerun writes only what was missing" {
+	resume_after_kill exfat
+}
+
+@test "kill -9 in a large file on fusefat, which cannot write a file again: nothing to resume, the rerun copies it whole" {
+	stick_up --fs fat32 --size 160
+	kill_at $((24 * MIB)) "$SRC/clip.mp4" "$STICK_MNT"/
+	# a plain temporary, as before: no partial, no record
+	run ! partial_of "$STICK_MNT"
+	[[ -n $(temporaries "$STICK_MNT") ]]
+	run -0 --separate-stderr safecp --progress=json "$SRC/clip.mp4" "$STICK_MNT"/
+	jq -s -e '.[0].bytes_resumed == 0 and .[0].stale_temps == 1' <<<"$output"
+	cmp "$SRC/clip.mp4" "$STICK_MNT/clip.mp4"
+	assert_no_temporaries "$STICK_MNT"
+}
+
+@test "kill -9 in a large file on ntfs-3g: the rerun writes only what was missing" {
+	resume_after_kill ntfs
+}
+
+@test "a source with other bytes and another time: its partial is removed, the file copied whole" {
+	stick_up --size 160
+	kill_at $((30 * MIB)) "$SRC/clip.mp4" "$STICK_MNT"/
+	partial_of "$STICK_MNT"
+	# same size, other bytes, and so another mtime
+	head -c 4096 /dev/urandom | dd of="$SRC/clip.mp4" bs=4096 seek=3 conv=notrunc status=none
+	run -0 --separate-stderr safecp --progress=json "$SRC/clip.mp4" "$STICK_MNT"/
+	echo "$stderr"
+	jq -s -e '.[0].bytes_resumed == 0 and .[0].partials_discarded[0].reason == "source"
+		and .[0].stale_temps == 2' <<<"$output"
+	[[ $stderr == *"'$STICK_MNT/clip.mp4': an interrupted copy left part of it, which cannot be resumed: it is of another source file"* ]]
+	cmp "$SRC/clip.mp4" "$STICK_MNT/clip.mp4"
+	assert_no_temporaries "$STICK_MNT"
+}
+
+@test "a source with other bytes in its second chunk and the same time: resumed from that chunk" {
+	stick_up --size 160
+	local chunk=$((17280 * 1024))
+	kill_at $((50 * MIB)) "$SRC/clip.mp4" "$STICK_MNT"/
+	[[ $(record_claims "$(partial_of "$STICK_MNT")") -ge $((2 * chunk)) ]]
+	touch -r "$SRC/clip.mp4" "$BATS_TEST_TMPDIR/when"
+	head -c 4096 /dev/urandom | dd of="$SRC/clip.mp4" bs=4096 seek=$((chunk / 4096 + 7)) \
+		conv=notrunc status=none
+	touch -r "$BATS_TEST_TMPDIR/when" "$SRC/clip.mp4"
+	run -0 --separate-stderr safecp --progress=json "$SRC/clip.mp4" "$STICK_MNT"/
+	echo "$stderr"
+	jq -s -e --argjson c "$chunk" '.[0].bytes_resumed == $c and .[0].resumed[0].claimed >= 2 * $c' \
+		<<<"$output"
+	[[ $stderr == *"but the source differs after 16.9 MiB: the copy goes on from there"* ]]
+	cmp "$SRC/clip.mp4" "$STICK_MNT/clip.mp4"
+}
+
+@test "a partial this machine did not write is not resumed" {
+	stick_up --size 160
+	kill_at $((30 * MIB)) "$SRC/clip.mp4" "$STICK_MNT"/
+	partial_of "$STICK_MNT"
+	# another machine's state: this one has no note of the partial
+	export XDG_STATE_HOME=$BATS_TEST_TMPDIR/elsewhere
+	run -0 --separate-stderr safecp --progress=json "$SRC/clip.mp4" "$STICK_MNT"/
+	jq -s -e '.[0].bytes_resumed == 0 and .[0].partials_discarded[0].reason == "machine"' <<<"$output"
+	cmp "$SRC/clip.mp4" "$STICK_MNT/clip.mp4"
+	assert_no_temporaries "$STICK_MNT"
+}
+
+@test "a dry run says what would be resumed and from where, and changes nothing" {
+	stick_up --size 160
+	local p kept
+	kill_at $((30 * MIB)) "$SRC/clip.mp4" "$STICK_MNT"/
+	p=$(partial_of "$STICK_MNT")
+	kept=$(record_claims "$p")
+	sha256sum "$p" "$p.rec" >"$BATS_TEST_TMPDIR/sums"
+	run -0 safecp --dry-run "$SRC/clip.mp4" "$STICK_MNT"/
+	echo "$output"
+	[[ $output == *"'$STICK_MNT/clip.mp4': an interrupted copy kept $(format_size "$kept") of it: the copy would go on from there"* ]]
+	sha256sum -c "$BATS_TEST_TMPDIR/sums"
+}
+
+@test "--no-resume removes the partial and copies the file whole, and keeps nothing when stopped" {
+	stick_up --size 160
+	kill_at $((30 * MIB)) "$SRC/clip.mp4" "$STICK_MNT"/
+	partial_of "$STICK_MNT"
+	run -0 --separate-stderr safecp --no-resume --progress=json "$SRC/clip.mp4" "$STICK_MNT"/
+	jq -s -e '.[0].bytes_resumed == 0 and .[0].stale_temps == 2' <<<"$output"
+	cmp "$SRC/clip.mp4" "$STICK_MNT/clip.mp4"
+	assert_no_temporaries "$STICK_MNT"
+	rm "$STICK_MNT/clip.mp4"
+	safecp --no-resume --progress=json "$SRC/clip.mp4" "$STICK_MNT"/ >"$EV" &
+	SAFECP_PID=$!
+	wait_for 60 json_confirmed_at_least "$EV" $((30 * MIB))
+	kill -INT "$SAFECP_PID"
+	wait "$SAFECP_PID" || true
+	SAFECP_PID=''
+	assert_no_temporaries "$STICK_MNT"
+}
+
+@test "SIGINT in a large file: the device stops within a window, the partial is kept and resumed" {
+	stick_up --size 160
+	local rc=0 p kept w0 w1 window
+	safecp --progress=json "$SRC/clip.mp4" "$STICK_MNT"/ >"$EV" 2>"$BATS_TEST_TMPDIR/err" &
+	SAFECP_PID=$!
+	wait_for 60 json_confirmed_at_least "$EV" $((30 * MIB))
+	window=$(jq -s '.[0].window' "$EV")
+	kill -INT "$SAFECP_PID"
+	wait "$SAFECP_PID" || rc=$?
+	SAFECP_PID=''
+	cat "$BATS_TEST_TMPDIR/err"
+	((rc == 130))
+	# the writes stopped: within window / rate + 0.5 s nothing more reaches the device
+	sleep "$(awk -v w="$window" 'BEGIN { printf "%.2f", w / 20971520 + 0.5 }')"
+	w0=$(disk_written_bytes "$STICK_MAJMIN")
+	sleep 1
+	w1=$(disk_written_bytes "$STICK_MAJMIN")
+	echo "written after the stop: $((w1 - w0)) bytes"
+	((w1 - w0 <= 64 * 1024))
+	p=$(partial_of "$STICK_MNT")
+	kept=$(record_claims "$p")
+	((kept > 0))
+	grep -qF "safecp: note: '$STICK_MNT/clip.mp4': the copy stopped in this file: its first $(format_size "$kept") are kept, hidden, on the device; the same command goes on from there" \
+		"$BATS_TEST_TMPDIR/err"
+	run -0 --separate-stderr safecp --progress=json "$SRC/clip.mp4" "$STICK_MNT"/
+	jq -s -e --argjson k "$kept" '.[0].bytes_resumed == $k' <<<"$output"
+	cmp "$SRC/clip.mp4" "$STICK_MNT/clip.mp4"
+	assert_no_temporaries "$STICK_MNT"
+}
+
+@test "two destinations stopped at different points: each goes on from its own, the source read once from the nearer" {
+	local a b ka kb
+	stick_up --size 160
+	a=$STICK_MNT
+	stick_up --size 160 --rate $((20971520 / 2))
+	b=$STICK_MNT
+	kill_at $((48 * MIB)) "$SRC/clip.mp4" -t "$a" -t "$b"
+	ka=$(record_claims "$(partial_of "$a")")
+	kb=$(record_claims "$(partial_of "$b")")
+	echo "kept: $ka on the fast stick, $kb on the slow one"
+	((ka > kb && kb > 0))
+	run -0 --separate-stderr safecp --progress=json "$SRC/clip.mp4" -t "$a" -t "$b"
+	echo "$stderr"
+	jq -s -e --arg a "$a" --argjson k "$ka" 'map(select(.event == "start" and .dest == $a))[0].bytes_resumed == $k' <<<"$output"
+	jq -s -e --arg b "$b" --argjson k "$kb" 'map(select(.event == "start" and .dest == $b))[0].bytes_resumed == $k' <<<"$output"
+	# the slow stick is detached and reads again what the fast one has had: not counted
+	jq -s -e --argjson k "$kb" 'map(select(.event == "done"))[0]
+		| .source_bytes_read - .source_bytes_reread == 67108864 - $k' <<<"$output"
+	cmp "$SRC/clip.mp4" "$a/clip.mp4"
+	cmp "$SRC/clip.mp4" "$b/clip.mp4"
+	assert_no_temporaries "$a"
+	assert_no_temporaries "$b"
+}
