@@ -240,7 +240,7 @@ static unsigned copy_flags(const struct safecp_options *o)
 		{ o->target_directory, SAFECP_COPY_TARGET_DIRECTORY },
 		{ o->no_target_directory, SAFECP_COPY_NO_TARGET_DIRECTORY },
 		{ o->no_clobber, SAFECP_COPY_NO_CLOBBER },
-		{ o->no_resume, SAFECP_COPY_NO_RESUME },
+		{ !o->no_resume, SAFECP_COPY_RESUME },
 		{ o->keep_times, SAFECP_COPY_KEEP_TIMES },
 		{ o->keep_mode, SAFECP_COPY_KEEP_MODE },
 		{ o->verify, SAFECP_COPY_VERIFY },

@@ -59,10 +59,13 @@ enum safecp_copy_flags {
 					      * (notes) instead of refusing the copy */
 	SAFECP_COPY_DRY_RUN = 1 << 13,       /* prepare only: not even the unnamed file
 					      * that asks whether direct I/O works */
-	SAFECP_COPY_NO_RESUME = 1 << 14,     /* (0.3.0) large files are not written as
-					      * resumable partials, and a stopped copy's
-					      * partials are not resumed: removed as
-					      * stale temporaries, the files copied whole */
+	SAFECP_COPY_RESUME = 1 << 14,        /* (0.3.0) large files are written as
+					      * resumable partials, which a stopped copy
+					      * keeps (hidden, with a record, noted in this
+					      * machine's state) and the next copy of the
+					      * same files goes on from (safecp(1), RESUME
+					      * INSIDE A FILE); without it such partials
+					      * are removed as stale temporaries */
 };
 
 /* A copy with these flags: 0, or -errno (-EINVAL: a flag this library

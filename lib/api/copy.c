@@ -32,7 +32,7 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 		.manifests = flags & SAFECP_COPY_MHL,
 		.skip_unsafe = flags & SAFECP_COPY_SKIP_UNSAFE,
 		.dry_run = flags & SAFECP_COPY_DRY_RUN,
-		.no_resume = flags & SAFECP_COPY_NO_RESUME,
+		.no_resume = !(flags & SAFECP_COPY_RESUME),
 	};
 	struct safecp_copy *c;
 	int r;

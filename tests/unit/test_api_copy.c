@@ -72,6 +72,13 @@ TEST(options_refuse_what_the_library_does_not_know)
 	struct safecp_copy *c = copy_of(0, "src", "d");
 
 	CHECK_INT(safecp_copy_new(1u << 20, &(struct safecp_copy *){ NULL }), -EINVAL);
+	CHECK_INT(safecp_copy_new(1u << 15, &(struct safecp_copy *){ NULL }), -EINVAL);
+	{
+		struct safecp_copy *r = NULL;
+
+		CHECK_INT(safecp_copy_new(SAFECP_COPY_RESUME, &r), 0); /* 0.3.0 */
+		safecp_copy_free(r);
+	}
 	CHECK_INT(safecp_copy_set_strategy(c, "fast", 0), -EINVAL);
 	CHECK_INT(safecp_copy_set_strategy(c, "window", 8 << 20), 0);
 	CHECK_INT(safecp_copy_set_checksums(c, crc, 2, NULL), -EINVAL);
