@@ -108,6 +108,7 @@ static void start_resumed(struct jsonev *ev, const struct safecp_copy *c, size_t
 			} else {
 				json_kv_u64(j, "bytes", n.count);
 				json_kv_u64(j, "claimed", n.claimed);
+				json_kv_u64(j, "rewritten", n.rewritten);
 			}
 			json_object_end(j);
 		}

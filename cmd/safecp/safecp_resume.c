@@ -21,6 +21,8 @@ static const char *why_words(const char *why)
 		{ "prefix", "its first part is not the source's" },
 		{ "chunk", "it was written in other chunk sizes" },
 		{ "partial", "it is not a file of yours, or shorter than its record says" },
+		{ "read-back", "read back from the device, its first part is not what was "
+			       "written" },
 	};
 
 	for (size_t i = 0; why && i < sizeof(map) / sizeof(map[0]); i++)
@@ -42,7 +44,11 @@ void resume_say(const struct safecp_options *o, const struct safecp_note *n)
 	}
 	size_format(kept, sizeof(kept), n->count);
 	size_format(claimed, sizeof(claimed), n->claimed);
-	if (n->count < n->claimed)
+	if (n->rewritten)
+		msg_note("%s: an interrupted copy kept %s of it, but read back from the device "
+			 "it differs after %s: the copy %s on from there", quote(n->path),
+			 claimed, kept, o->dry_run ? "would go" : "goes");
+	else if (n->count < n->claimed)
 		msg_note("%s: an interrupted copy kept %s of it, but the source differs after "
 			 "%s: the copy %s on from there", quote(n->path), claimed, kept,
 			 o->dry_run ? "would go" : "goes");

@@ -270,8 +270,12 @@ struct safecp_note {
 	 * another source or file), "machine" (not written by this machine),
 	 * "prefix" (its first chunk is not the source's), "chunk" (another
 	 * chunk size), "partial" (not a file of ours, or shorter than its
-	 * record); NULL for the others */
+	 * record), "read-back" (VERIFY: its first chunk read back from the
+	 * device is not what was written); NULL for the others */
 	const char *why;
+	uint64_t rewritten; /* RESUMED with VERIFY: of what the source matched, the
+			     * bytes that read back different from the device
+			     * (from the first such chunk on): written again */
 };
 
 /* Finding i of all that preparing found, in the order found: a refusal

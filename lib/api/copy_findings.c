@@ -250,6 +250,7 @@ static const char *discard_name(enum resume_outcome o)
 	case RESUME_DISCARDED_PREFIX: return "prefix";
 	case RESUME_DISCARDED_CHUNK: return "chunk";
 	case RESUME_DISCARDED_PARTIAL: return "partial";
+	case RESUME_DISCARDED_READ_BACK: return "read-back";
 	default: return NULL;
 	}
 }
@@ -311,6 +312,7 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 		ret->path = p->entries[f->entry].dst;
 		ret->entry = f->entry;
 		ret->claimed = f->need;
+		ret->rewritten = f->have;
 		ret->why = f->kind == COPY_NOTE_RESUMED ? NULL : discard_name(f->resume);
 		break;
 	default:

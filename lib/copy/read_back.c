@@ -77,16 +77,13 @@ static bool drop_device_cache(int bdev_fd)
 	return bdev_fd >= 0 && fsync(bdev_fd) == 0 && drop_cache(bdev_fd);
 }
 
-static int hash_all(struct read_back *rb, int fd, uint64_t size, checksum_set algs,
-		    struct checksum_result *ret, _Atomic uint64_t *verified)
+static int read_all(struct read_back *rb, int fd, uint64_t size,
+		    const struct read_back_sink *sink, _Atomic uint64_t *verified)
 {
-	struct checksum_state *st = checksum_new(algs);
 	uint64_t off = 0;
-	int r = 0;
+	int r = sink->begin ? sink->begin(sink->ctx) : 0;
 
-	if (!st)
-		return -ENOMEM;
-	while (off < size) {
+	while (r == 0 && off < size) {
 		ssize_t n;
 
 		if (rb->cancel && atomic_load(rb->cancel)) {
@@ -102,14 +99,11 @@ static int hash_all(struct read_back *rb, int fd, uint64_t size, checksum_set al
 		}
 		if ((uint64_t)n > size - off)
 			n = (ssize_t)(size - off); /* grown since: compare what we wrote */
-		checksum_update(st, rb->buf, (size_t)n);
+		sink->add(sink->ctx, rb->buf, (size_t)n);
 		off += (uint64_t)n;
 		if (verified)
 			atomic_fetch_add(verified, (uint64_t)n);
 	}
-	if (r == 0)
-		checksum_final(st, ret);
-	checksum_free(st);
 	return r;
 }
 
@@ -178,8 +172,8 @@ static enum readback_how direct_served(int rfd, int before)
 	return after > 0 ? READBACK_DROPPED : READBACK_DIRECT;
 }
 
-int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int bdev_fd,
-		   checksum_set algs, struct checksum_result *ret, enum readback_how *how,
+int read_back_each(struct read_back *rb, int fd, uint64_t size, bool fuse, int bdev_fd,
+		   const struct read_back_sink *sink, enum readback_how *how,
 		   _Atomic uint64_t *verified)
 {
 	int rfd = -1, r, before = -1;
@@ -211,7 +205,7 @@ int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int b
 		else if (!drop_cache(rfd))
 			*how = READBACK_CACHED;
 	}
-	r = hash_all(rb, rfd, size, algs, ret, verified);
+	r = read_all(rb, rfd, size, sink, verified);
 	if (r == 0 && *how == READBACK_DIRECT)
 		*how = direct_served(rfd, before);
 	/* a filesystem that takes O_DIRECT at open but not for reads */
@@ -223,9 +217,45 @@ int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int b
 		*how = drop_cache(rfd) && (!fuse || drop_device_cache(bdev_fd))
 			       ? (fuse ? READBACK_DEVICE_DROPPED : READBACK_DROPPED)
 			       : READBACK_CACHED;
-		r = hash_all(rb, rfd, size, algs, ret, NULL);
+		r = read_all(rb, rfd, size, sink, NULL);
 	}
 	close(rfd);
 	DEBUG(DEBUG_COPY, "read back %llu bytes: %d, how %d", (unsigned long long)size, r, (int)*how);
+	return r;
+}
+
+/* read_back_file()'s sink: the checksums of algs. */
+struct sums_sink {
+	checksum_set algs;
+	struct checksum_state *st;
+};
+
+static int sums_begin(void *ctx)
+{
+	struct sums_sink *k = ctx;
+
+	checksum_free(k->st);
+	k->st = checksum_new(k->algs);
+	return k->st ? 0 : -ENOMEM;
+}
+
+static void sums_add(void *ctx, const void *buf, size_t n)
+{
+	struct sums_sink *k = ctx;
+
+	checksum_update(k->st, buf, n);
+}
+
+int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int bdev_fd,
+		   checksum_set algs, struct checksum_result *ret, enum readback_how *how,
+		   _Atomic uint64_t *verified)
+{
+	struct sums_sink k = { algs, NULL };
+	int r = read_back_each(rb, fd, size, fuse, bdev_fd,
+			       &(struct read_back_sink){ &k, sums_begin, sums_add }, how, verified);
+
+	if (r == 0)
+		checksum_final(k.st, ret);
+	checksum_free(k.st);
 	return r;
 }

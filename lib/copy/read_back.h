@@ -61,6 +61,19 @@ int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int b
 		   checksum_set algs, struct checksum_result *ret, enum readback_how *how,
 		   _Atomic uint64_t *verified);
 
+/* The same, each block read handed to a sink instead of digested:
+ * begin() (NULL: nothing) before the first, and again when the read
+ * starts over (a filesystem that took O_DIRECT at open but not for
+ * reads), then add() with the bytes in order. */
+struct read_back_sink {
+	void *ctx;
+	int (*begin)(void *ctx);
+	void (*add)(void *ctx, const void *buf, size_t n);
+};
+int read_back_each(struct read_back *rb, int fd, uint64_t size, bool fuse, int bdev_fd,
+		   const struct read_back_sink *sink, enum readback_how *how,
+		   _Atomic uint64_t *verified);
+
 /* t's block device node, when t is a FUSE daemon's filesystem whose data
  * passes through that device's page cache (fs_traits' device_cache):
  * opened to watch it or to read back past it; -1 otherwise, or when it

@@ -12,6 +12,7 @@
 #include "base/size.h"
 #include "copy/partial_state.h"
 #include "copy/plan.h"
+#include "copy/read_back.h"
 #include "copy/resume.h"
 #include "copy/source_open.h"
 #include "device/target.h"
@@ -332,6 +333,100 @@ int resume_check_sources(struct resume_plan *const *rps, size_t n, const struct 
 	}
 	for (size_t d = 0; d < n; d++)
 		settle(rps[d]);
+	return r;
+}
+
+/* ------------------------------------------------- the device's prefix */
+
+/* A read-back's sink: each chunk's digest against the record's. */
+struct against {
+	struct chunk_hash_stream *stream;
+	const struct resume_file *f;
+	uint64_t at;
+	uint64_t first_bad;  /* the first chunk that differs, or UINT64_MAX */
+};
+
+static int against_begin(void *ctx)
+{
+	struct against *a = ctx;
+
+	chunk_hash_stream_reset(a->stream);
+	a->at = 0;
+	a->first_bad = UINT64_MAX;
+	return 0;
+}
+
+static void against_add(void *ctx, const void *buf, size_t len)
+{
+	struct against *a = ctx;
+	const char *p = buf;
+	uint64_t chunk = a->f->rec.chunk;
+
+	while (len > 0) {
+		uint64_t end = (a->at / chunk + 1) * chunk, k = a->at / chunk;
+		size_t n = (size_t)(end - a->at < len ? end - a->at : len);
+
+		chunk_hash_stream_add(a->stream, p, n);
+		p += n;
+		len -= n;
+		a->at += n;
+		if (a->at == end) {
+			if (a->first_bad == UINT64_MAX &&
+			    chunk_hash_stream_digest(a->stream) != a->f->rec.digests[k])
+				a->first_bad = k;
+			chunk_hash_stream_reset(a->stream);
+		}
+	}
+}
+
+/* f's partial read back: the offset it can go on from. */
+static uint64_t read_back_kept(const struct plan *p, size_t dir, const struct resume_file *f,
+			       struct read_back *rb, struct chunk_hash_stream *stream,
+			       bool fuse, int bdev_fd)
+{
+	char data[PARTIAL_NAME_MAX], rec[PARTIAL_NAME_MAX];
+	struct against a = { stream, f, 0, UINT64_MAX };
+	_cleanup_close_ int dfd = open_dir(p, dir);
+	_cleanup_close_ int fd = -1;
+	enum readback_how how;
+	struct stat st;
+
+	partial_names(p->entries[f->entry].dst_name, data, rec);
+	fd = dfd < 0 ? -1 : open_ours(dfd, data, &st);
+	if (fd < 0 || st.st_ino != f->ino ||
+	    read_back_each(rb, fd, f->from, fuse, bdev_fd,
+			   &(struct read_back_sink){ &a, against_begin, against_add }, &how,
+			   NULL) < 0)
+		return 0;
+	return a.first_bad == UINT64_MAX ? f->from : a.first_bad * f->rec.chunk;
+}
+
+int resume_read_back(struct resume_plan *rp, const struct plan *p, const struct target *t,
+		     bool fuse)
+{
+	struct chunk_hash_stream *stream = chunk_hash_stream_new();
+	int bdev_fd = fuse ? read_back_device_open(t) : -1;
+	struct read_back rb = { 0 };
+	int r = stream ? read_back_init(&rb, 4u << 20) : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < rp->n; i++) {
+		struct resume_file *f = &rp->v[i];
+		uint64_t from;
+
+		if (f->outcome != RESUME_FROM || f->from == 0)
+			continue;
+		from = read_back_kept(p, p->entries[f->entry].source->parent, f, &rb, stream,
+				      fuse, bdev_fd);
+		f->rewritten = f->from - from;
+		f->from = from;
+		if (from == 0)
+			f->outcome = RESUME_DISCARDED_READ_BACK;
+	}
+	settle(rp);
+	read_back_done(&rb);
+	chunk_hash_stream_free(stream);
+	if (bdev_fd >= 0)
+		close(bdev_fd);
 	return r;
 }
 

@@ -48,6 +48,9 @@ enum resume_outcome {
 	RESUME_DISCARDED_CHUNK,  /* its chunk size is not this copy's */
 	RESUME_DISCARDED_PARTIAL, /* the partial is not a file of ours, or shorter
 				   * than its record claims */
+	RESUME_DISCARDED_READ_BACK, /* --verify: its first chunk read back from the
+				     * device is not what was written (or could
+				     * not be read) */
 };
 
 struct resume_file {
@@ -57,6 +60,9 @@ struct resume_file {
 				    * digests of the chunks kept */
 	uint64_t from;             /* bytes kept: 0, or a multiple of rec.chunk */
 	uint64_t claimed;          /* what the kept partial's record claimed */
+	uint64_t rewritten;        /* --verify: of what the source check kept, the
+				    * bytes from the first chunk that read back
+				    * different from the device on, written again */
 	dev_t dev;                 /* the kept partial */
 	ino_t ino;
 	enum resume_outcome outcome;
@@ -84,6 +90,15 @@ int resume_plan_build(struct resume_plan *rp, const struct plan *p, const struct
  * partial none of whose chunks match is discarded.  0, or -errno when a
  * source cannot be read (those partials are then discarded too). */
 int resume_check_sources(struct resume_plan *const *rps, size_t n, const struct plan *p);
+
+/* --verify: each kept partial of rp (on t, whose filesystem is fuse
+ * or not) read back from the device past the page cache as far as it is
+ * kept, chunk by chunk against its record: it goes on from the first
+ * chunk that differs (rewritten says how much of it is written again),
+ * and one whose first chunk differs, or that cannot be read, is
+ * discarded.  0 or -ENOMEM. */
+int resume_read_back(struct resume_plan *rp, const struct plan *p, const struct target *t,
+		     bool fuse);
 
 /* The partials rp resumes stay: out of p's stale temporaries (which
  * the check has counted already).  0 or -ENOMEM. */

@@ -112,7 +112,9 @@ enum copy_finding_kind {
 				      * different: copied again, or kept (-n) */
 	COPY_NOTE_RESUMED,         /* dest, entry, count: a stopped copy's partial goes
 				    * on from count bytes (need: what its record
-				    * claimed; less where the source differs) */
+				    * claimed; less where the source differs; have:
+				    * --verify, the bytes that read back different
+				    * from the device and are written again) */
 	COPY_NOTE_PARTIAL_DISCARDED, /* dest, entry, resume: a stopped copy's partial
 				      * that cannot be resumed; the file is copied whole */
 };

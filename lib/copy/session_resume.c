@@ -17,7 +17,8 @@ static int tell(struct copy_session *s, size_t d)
 	for (size_t i = 0; i < rp->n; i++) {
 		const struct resume_file *f = &rp->v[i];
 		struct copy_finding fd = { .dest = d, .entry = f->entry, .count = f->from,
-					   .need = f->claimed, .resume = f->outcome };
+					   .need = f->claimed, .have = f->rewritten,
+					   .resume = f->outcome };
 		int r;
 
 		if (f->outcome == RESUME_NEW)
@@ -62,6 +63,15 @@ int session_resume_prepare(struct copy_session *s)
 	r = resume_check_sources(rps, s->n_prepared, s->prep[0].plan);
 	if (r == -ENOMEM)
 		return r;
+	/* --verify: what is kept must also be what the device gives back */
+	for (size_t d = 0; s->o.verify && d < s->n_prepared; d++) {
+		const struct copy_prepared *p = &s->prep[d];
+
+		r = resume_read_back(&s->resume[d], p->plan, p->target,
+				     fs_traits_of(p->target)->fuse);
+		if (r < 0)
+			return r;
+	}
 	for (size_t d = 0; d < s->n_prepared; d++) {
 		r = resume_plan_keep(&s->resume[d], s->prep[d].plan);
 		if (r == 0)

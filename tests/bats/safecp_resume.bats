@@ -154,6 +154,39 @@ resume_after_kill() {
 	cmp "$SRC/clip.mp4" "$STICK_MNT/clip.mp4"
 }
 
+@test "a byte of the kept part changed on the device: a plain run cannot know it, --verify rewrites from that chunk" {
+	require_cmd filefrag
+	stick_up --size 160
+	local chunk p kept logical phys bs block byte
+	chunk=$((17280 * 1024))
+	kill_at $((50 * MIB)) "$SRC/clip.mp4" "$STICK_MNT"/
+	p=$(partial_of "$STICK_MNT")
+	kept=$(record_claims "$p")
+	((kept >= 2 * chunk))
+	sync -f "$STICK_MNT"
+	# the device block under byte chunk + 123456 of the partial, flipped on the disk
+	logical=$((chunk + 123456))
+	bs=$(filefrag -v "$p" | sed -n 's/.* blocks of \([0-9]*\) bytes.*/\1/p')
+	block=$(filefrag -v "$p" | awk -v l=$((logical / bs)) '
+		{ gsub(/[:.]+/, " ") }
+		$1 ~ /^[0-9]+$/ && NF >= 5 && $2 <= l && l <= $3 { print $4 + (l - $2); exit }')
+	[[ -n $block ]]
+	phys=$((block * bs + logical % bs))
+	byte=$(dd if="$STICK_DEV" bs=1 skip="$phys" count=1 status=none | od -An -tu1)
+	printf "\\x$(printf %02x $(((byte + 1) % 256)))" |
+		dd of="$STICK_DEV" bs=1 seek="$phys" conv=notrunc status=none
+	blockdev --flushbufs "$STICK_DEV"
+	run -0 safecp --dry-run "$SRC/clip.mp4" "$STICK_MNT"/
+	[[ $output == *"kept $(format_size "$kept") of it: the copy would go on from there"* ]]
+	run -0 --separate-stderr safecp --verify --progress=json "$SRC/clip.mp4" "$STICK_MNT"/
+	echo "$stderr"
+	jq -s -e --argjson c "$chunk" --argjson k "$kept" '.[0].bytes_resumed == $c
+		and .[0].resumed[0].rewritten == $k - $c' <<<"$output"
+	[[ $stderr == *"but read back from the device it differs after 16.9 MiB: the copy goes on from there"* ]]
+	cmp "$SRC/clip.mp4" "$STICK_MNT/clip.mp4"
+	assert_no_temporaries "$STICK_MNT"
+}
+
 @test "a partial this machine did not write is not resumed" {
 	stick_up --size 160
 	kill_at $((30 * MIB)) "$SRC/clip.mp4" "$STICK_MNT"/
