@@ -283,3 +283,34 @@ resume_after_kill() {
 	assert_no_temporaries "$a"
 	assert_no_temporaries "$b"
 }
+
+# written_during ARGS...: the bytes the stick's device wrote while safecp ARGS ran
+# (its filesystem synced before and after, so that nothing of before counts).
+written_during() {
+	local a b
+	sync -f "$STICK_MNT"
+	a=$(disk_written_bytes "$STICK_MAJMIN")
+	safecp "$@" >/dev/null 2>&1 || return
+	sync -f "$STICK_MNT"
+	b=$(disk_written_bytes "$STICK_MAJMIN")
+	echo $((b - a))
+}
+
+@test "a rerun with nothing to do writes under 64 KiB, after a killed copy's rerun as after a clean one" {
+	local i w
+	mkdir -p "$SRC/DCIM"
+	for ((i = 1; i <= 300; i++)); do make_file "$SRC/DCIM/IMG_$i.JPG" $((90000 + i * 37)); done
+	stick_up --size 160 --rate $((10 * MIB))
+	# a third of the way: small files, named in batches, the last batch lost
+	kill_at $((9 * MIB)) -r "$SRC/DCIM" "$STICK_MNT"/
+	[[ ! -e $STICK_MNT/DCIM/IMG_300.JPG ]]
+	run -0 safecp -r --skip-identical "$SRC/DCIM" "$STICK_MNT"/
+	w=$(written_during -r --skip-identical "$SRC/DCIM" "$STICK_MNT"/)
+	echo "nothing to do after the killed copy's rerun: $w bytes written"
+	((w < 64 * 1024))
+	rm -rf "${STICK_MNT:?}/DCIM"
+	run -0 safecp -r "$SRC/DCIM" "$STICK_MNT"/
+	w=$(written_during -r --skip-identical "$SRC/DCIM" "$STICK_MNT"/)
+	echo "nothing to do after a clean copy: $w bytes written"
+	((w < 64 * 1024))
+}
