@@ -58,12 +58,18 @@ int copy_drain(struct engine *g, size_t idx)
 }
 
 /* A chunk the source lent and no tap mapped is spliced from the source;
- * any other is written from its buffer. */
-static int write_chunk(struct engine *g, struct batch_item *it, const struct reader_chunk *c)
+ * any other is written from its buffer.  Only its bytes from `from` on:
+ * a partial kept here may end inside a chunk the reader started earlier
+ * for another destination (both are multiples of 4096: aligned). */
+static int write_chunk(struct engine *g, struct batch_item *it, const struct reader_chunk *c,
+		       uint64_t from)
 {
+	size_t skip = from > c->offset ? (size_t)(from - c->offset) : 0;
+
 	if (c->lent && !c->mapped)
-		return writer_splice(it->file.w, &g->mover, c->src_fd, c->offset, c->len);
-	return writer_write(it->file.w, c->buf, c->len);
+		return writer_splice(it->file.w, &g->mover, c->src_fd, c->offset + skip,
+				     c->len - skip);
+	return writer_write(it->file.w, (const char *)c->buf + skip, c->len - skip);
 }
 
 /* Where the stream ended (enum stream_end; *src_err: the source's read
@@ -92,11 +98,7 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			reader_release(g->cursor, &c);
 			continue;
 		}
-		if (!c.err && !c.changed && c.offset < it->from) {
-			reader_release(g->cursor, &c);
-			return -EIO; /* a start inside a chunk: a bug */
-		}
-		r = c.err || c.changed ? 0 : write_chunk(g, it, &c);
+		r = c.err || c.changed ? 0 : write_chunk(g, it, &c, it->from);
 		if (r >= 0)
 			dest_file_partial_note(&it->file, g->digests, it->entry);
 		/* the bytes we wrote, while the slot is still ours: once released
@@ -122,7 +124,9 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			return STREAM_REREAD_DIFFERS;
 		if (r < 0)
 			return r;
-		atomic_fetch_add(&g->stats->bytes_written, (uint64_t)c.len);
+		/* a chunk that starts before the partial's end: only its rest */
+		atomic_fetch_add(&g->stats->bytes_written,
+				 (uint64_t)c.len - (it->from > c.offset ? it->from - c.offset : 0));
 		if (c.last) {
 			/* a stream feed's entry ends where the feed ends it (a
 			 * file's ends at its size, or it changed) */

@@ -51,13 +51,10 @@ bool partial_name_parse(const char *name, bool *record)
 	return true;
 }
 
-uint64_t partial_chunk_for(uint64_t size, uint64_t write_chunk)
+uint64_t partial_chunk_for(uint64_t size)
 {
-	uint64_t c;
+	uint64_t c = PARTIAL_CHUNK_MIN;
 
-	if (write_chunk == 0)
-		return 0;
-	c = round_up_u64(PARTIAL_CHUNK_MIN, write_chunk);
 	while (c <= CHUNK_MAX && size / c > PARTIAL_DIGESTS_MAX)
 		c *= 2;
 	return c <= CHUNK_MAX ? c : 0;

@@ -65,11 +65,12 @@ void partial_names(const char *name, char data[PARTIAL_NAME_MAX], char rec[PARTI
  * which.  Pure. */
 bool partial_name_parse(const char *name, bool *record);
 
-/* The digest chunk for a file of size bytes written in chunks of
- * write_chunk: a multiple of write_chunk, at least PARTIAL_CHUNK_MIN,
- * and large enough that the record stays within PARTIAL_DIGESTS_MAX
- * lines.  0 when no such chunk exists (a chunk past 1 GiB). */
-uint64_t partial_chunk_for(uint64_t size, uint64_t write_chunk);
+/* The digest chunk for a file of size bytes: PARTIAL_CHUNK_MIN, doubled
+ * until the record stays within PARTIAL_DIGESTS_MAX lines.  A function
+ * of the size alone, not of the device: the same stick on another port,
+ * whose requests are of another size, goes on from the same record.  0
+ * when no such chunk exists (one past 1 GiB: a file past 64 TiB). */
+uint64_t partial_chunk_for(uint64_t size);
 
 /* The durable prefix the record claims: n chunks, never past size. */
 uint64_t partial_record_claimed(const struct partial_record *r);

@@ -193,7 +193,7 @@ static int add_file(struct resume_plan *rp, const struct plan *p, size_t idx, ui
 }
 
 int resume_plan_build(struct resume_plan *rp, const struct plan *p, const struct target *t,
-		      uint64_t reader_chunk, bool fuse)
+		      bool fuse)
 {
 	char dir[PATH_MAX];
 
@@ -211,7 +211,7 @@ int resume_plan_build(struct resume_plan *rp, const struct plan *p, const struct
 
 		if (e->source->type != PLAN_FILE || e->skip_existing)
 			continue;
-		chunk = partial_chunk_for(size, reader_chunk);
+		chunk = partial_chunk_for(size);
 		if (chunk == 0 || size <= chunk)
 			continue;
 		r = add_file(rp, p, i, chunk);

@@ -18,8 +18,7 @@
  * Then, once for every destination (resume_check_sources): each source
  * with a partial somewhere is read up to the longest claim, and every
  * chunk's digest compared with each record; a destination goes on from
- * the end of the last chunk that matched, on a chunk boundary the
- * reader's chunk divides.  A source read is cheap next to a stick write.
+ * the end of the last chunk that matched.  A source read is cheap next to a stick write.
  * Without --verify the kept prefix itself is not read back from the
  * device: it is trusted as far as the digests recorded when it was
  * written match the source. */
@@ -79,11 +78,10 @@ struct resume_plan {
 	bool stable_ino;           /* inode numbers survive a remount (not FUSE) */
 };
 
-/* rp for plan p on target t, whose files the reader reads in chunks of
- * reader_chunk bytes.  Nothing is resumable when no state directory can
- * be named (rp stays empty).  0 or -ENOMEM. */
+/* rp for plan p on target t.  Nothing is resumable when no state
+ * directory can be named (rp stays empty).  0 or -ENOMEM. */
 int resume_plan_build(struct resume_plan *rp, const struct plan *p, const struct target *t,
-		      uint64_t reader_chunk, bool fuse);
+		      bool fuse);
 
 /* Read the sources of every kept partial of the n plans (the same tree)
  * once, and cut each resume_file's from to the chunks that match; a

@@ -33,29 +33,19 @@ static int tell(struct copy_session *s, size_t d)
 
 int session_resume_prepare(struct copy_session *s)
 {
-	const struct write_plan *wplans[COPY_DESTS_MAX];
 	struct resume_plan *rps[COPY_DESTS_MAX];
-	struct write_plan rplan;
 	int r;
 
 	if (s->o.no_resume || s->o.mode != COPY_MODE_COPY || s->n_prepared == 0)
 		return 0;
-	for (size_t d = 0; d < s->n_prepared; d++)
-		wplans[d] = &s->prep[d].wplan;
-	/* the chunks are the reader's: a partial goes on where a chunk starts */
-	if (sizing_reader_plan(wplans, s->n_prepared, &rplan) < 0)
-		return 0;
 	s->resuming = true;
 	for (size_t d = 0; d < s->n_prepared; d++) {
 		const struct copy_prepared *p = &s->prep[d];
-
 		const struct fs_traits *tr = fs_traits_of(p->target);
 
 		/* where files cannot be written again, a partial is of no use:
 		 * that destination's files are written as before */
-		r = tr->no_rewrite ? 0
-				   : resume_plan_build(&s->resume[d], p->plan, p->target,
-						       rplan.chunk, tr->fuse);
+		r = tr->no_rewrite ? 0 : resume_plan_build(&s->resume[d], p->plan, p->target, tr->fuse);
 		if (r < 0)
 			return r;
 		rps[d] = &s->resume[d];

@@ -175,13 +175,12 @@ TEST(names)
 
 TEST(chunk_sizes)
 {
-	CHECK_U64(partial_chunk_for(1ULL << 30, 4 * MiB), 16 * MiB);
-	/* a USB stick's 1280 KiB request unit: 13 of them, 16.25 MiB */
-	CHECK_U64(partial_chunk_for(1ULL << 30, 1280 * 1024), 13 * 1280 * 1024);
+	CHECK_U64(partial_chunk_for(1ULL << 30), 16 * MiB);
+	CHECK_U64(partial_chunk_for(1ULL << 40), 16 * MiB); /* 65536 digests */
 	/* 2 TiB: 65536 digests of 32 MiB */
-	CHECK_U64(partial_chunk_for(2ULL << 40, 4 * MiB), 32 * MiB);
-	CHECK_U64(partial_chunk_for(1ULL << 60, 4 * MiB), 0);
-	CHECK_U64(partial_chunk_for(1ULL << 30, 0), 0);
+	CHECK_U64(partial_chunk_for(2ULL << 40), 32 * MiB);
+	CHECK_U64(partial_chunk_for(65537ULL * 32 * MiB), 64 * MiB);
+	CHECK_U64(partial_chunk_for(1ULL << 60), 0);
 }
 
 int main(void)
