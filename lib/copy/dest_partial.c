@@ -200,8 +200,12 @@ int dest_file_open_partial(struct dest_files *fs, struct dest_file *f, const str
 	snprintf(f->tmp, sizeof(f->tmp), "%s", data);
 	f->partial = p;
 	r = start(fs, f, res, writer_fd(f->w), p);
-	if (r < 0)
+	if (r < 0) {
+		/* as if never opened: the caller may open f again */
 		dest_file_remove(f);
+		writer_free(f->w);
+		f->w = NULL;
+	}
 	return r;
 fail_early:
 	if (!res->from)
