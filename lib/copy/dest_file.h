@@ -126,9 +126,10 @@ int dest_file_open_partial(struct dest_files *fs, struct dest_file *f, const str
  * error of the copy. */
 void dest_file_partial_note(struct dest_file *f, const struct partial_digests *d, size_t idx);
 
-/* The copy stopped (cancelled, or a device error): a partial keeps its
- * name and record for the next run, and the bytes its record lists are
- * returned; any other temporary is removed (0). */
+/* The copy stopped (cancelled, or a device error): a partial whose
+ * record lists a chunk keeps its name and record for the next run, and
+ * the bytes its record lists are returned; any other temporary is
+ * removed (0). */
 uint64_t dest_file_stop(struct dest_file *f);
 
 /* f as a symlink to target, under a temporary name.  0 or -errno. */

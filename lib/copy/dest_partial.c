@@ -265,7 +265,8 @@ uint64_t dest_file_stop(struct dest_file *f)
 {
 	uint64_t kept;
 
-	if (!f->partial) {
+	/* a partial whose record lists nothing keeps nothing of use */
+	if (!f->partial || f->partial->recorded == 0) {
 		dest_file_remove(f);
 		return 0;
 	}

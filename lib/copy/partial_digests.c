@@ -1,9 +1,11 @@
 /* partial_digests.c: see partial_digests.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "base/grow.h"
+#include "base/sorted.h"
 #include "copy/partial_digests.h"
 #include "hash/chunk_hash.h"
 
@@ -74,17 +76,9 @@ int partial_digests_want(struct partial_digests *d, size_t idx, uint64_t size, u
 
 static const struct wanted *find(const struct partial_digests *d, size_t idx)
 {
-	size_t lo = 0, hi = d->n;
+	size_t i = sorted_find(d->v, d->n, sizeof(*d->v), offsetof(struct wanted, idx), idx);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->v[mid].idx < idx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < d->n && d->v[lo].idx == idx ? &d->v[lo] : NULL;
+	return i < d->n ? &d->v[i] : NULL;
 }
 
 /* The bytes of c, from d->at on, into the stream; a digest stored at

@@ -31,6 +31,7 @@
  * (util/sigbus_guard.h): a file that shrinks under the mapping ends
  * there, flagged changed. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@
 #include "base/cleanup.h"
 #include "util/sigbus_guard.h"
 #include "base/size.h"
+#include "base/sorted.h"
 #include "util/debug.h"
 
 #define DROP_BACK (2u << 20) /* the largest page cache folio on x86-64 */
@@ -279,17 +281,10 @@ static void enter_dir(struct reader *r, size_t idx)
 static uint64_t file_start(const struct reader *r, size_t idx)
 {
 	const struct reader *f = r->first;
-	size_t lo = 0, hi = f->n_starts;
+	size_t i = sorted_find(f->starts, f->n_starts, sizeof(*f->starts),
+			       offsetof(struct reader_start, entry), idx);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->starts[mid].entry < idx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < f->n_starts && f->starts[lo].entry == idx ? f->starts[lo].from : 0;
+	return i < f->n_starts ? f->starts[i].from : 0;
 }
 
 static void *reader_thread(void *arg)

@@ -1,6 +1,7 @@
 /* resume.c: see resume.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -10,6 +11,7 @@
 #include "base/cleanup.h"
 #include "base/grow.h"
 #include "base/size.h"
+#include "base/sorted.h"
 #include "copy/partial_state.h"
 #include "copy/plan.h"
 #include "copy/read_back.h"
@@ -463,17 +465,12 @@ int resume_plan_keep(struct resume_plan *rp, struct plan *p)
 
 const struct resume_file *resume_plan_find(const struct resume_plan *rp, size_t entry)
 {
-	size_t lo = 0, hi = rp ? rp->n : 0;
+	size_t i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rp->v[mid].entry < entry)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return rp && lo < rp->n && rp->v[lo].entry == entry ? &rp->v[lo] : NULL;
+	if (!rp)
+		return NULL;
+	i = sorted_find(rp->v, rp->n, sizeof(*rp->v), offsetof(struct resume_file, entry), entry);
+	return i < rp->n ? &rp->v[i] : NULL;
 }
 
 void resume_plan_free(struct resume_plan *rp)
