@@ -303,6 +303,52 @@ card_fuse() {
 	[[ $output == *"stick '$B': holds a verified copy in '$DAY1/$LABEL', $CARD_SIZE ("*", $n_b already there and read back); unmounted, safe to remove"* ]]
 }
 
+# claimed DIR: the bytes the records of the partials in DIR list, in all (0: none).
+claimed() {
+	local r n=0 c
+	for r in "$1"/.safecp-part-????????????????.rec; do
+		[[ -f $r ]] || continue
+		c=$(awk '/^chunk / { c = $2 } d { n += c } /^digests$/ { d = 1 } END { print n + 0 }' "$r")
+		n=$((n + c))
+	done
+	echo "$n"
+}
+
+@test "offload-card: killed inside a long clip, the same command goes on inside it on each stick" {
+	# a 30 MiB clip besides the usual card: its copy is killed once stick A's partial
+	# of it lists a chunk (16 MiB), then the rerun writes A only what was missing
+	mkdir -p "$SRC/PRIVATE/M4ROOT/CLIP"
+	make_file "$SRC/PRIVATE/M4ROOT/CLIP/C0002.MP4" $((30 * MIB))
+	make_card $((32 * MIB))
+	A_RATE=$((8 * MIB)) B_RATE=$((8 * MIB)) make_sticks
+	OFFLOAD_TODAY=$DAY1 TMPDIR=$BATS_TEST_TMPDIR setsid "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B" \
+		>"$BATS_TEST_TMPDIR/out1" 2>&1 &
+	PGID=$!
+	local d="$A/$DAY1/$LABEL/PRIVATE/M4ROOT/CLIP" kept before after
+	wait_for 60 eval '(($(claimed "$d") > 0))' || { cat "$BATS_TEST_TMPDIR/out1"; ls -laR "$A/$DAY1"; false; }
+	kill -9 -- "-$PGID"
+	wait "$PGID" || true
+	wait_for 60 group_gone "$PGID"
+	PGID=''
+	kept=$(claimed "$d")
+	echo "stick A keeps $kept bytes of the clip"
+	((kept >= 16 * MIB))
+	sync -f "$A"
+	before=$(disk_written_bytes "$(stick_load "$A_ID" && echo "$STICK_MAJMIN")")
+	OFFLOAD_TODAY=$DAY2 run -0 --separate-stderr "$OFFLOAD" --card-mount "$CARD_AT" "LABEL=$LABEL" "$A" "$B"
+	echo "$output"
+	echo "$stderr"
+	stick_load "$A_ID"
+	after=$(disk_written_bytes "$STICK_MAJMIN")
+	echo "the rerun wrote $((after - before)) bytes to A"
+	# the card is 41 MiB: A got at most what it lacked and 2 MiB of lists and records
+	((after - before <= 41 * MIB - kept + 2 * MIB))
+	[[ $output == *"may be erased"* ]]
+	check_stick "$A_ID" "$DAY1"
+	check_stick "$B_ID" "$DAY1"
+	assert_no_temporaries "$STICK_MNT"
+}
+
 @test "offload-card: a stick that stores a byte wrong: named as failed, the card must NOT be erased, exit 1" {
 	[[ -x $SAFECP_BUILD/tests/faultdev ]] ||
 		skip "needs $SAFECP_BUILD/tests/faultdev (built when libfuse3-dev is installed)"
