@@ -357,3 +357,14 @@ fault_counter() {
 @test "the stick pulled in a large file (exfat-fuse): the record holds no byte the device lost, the rerun resumes" {
 	yanked exfat
 }
+
+@test "with --sums, a resumed file's checksum covers all of it" {
+	require_cmd xxhsum
+	stick_up --size 160
+	kill_at $((40 * MIB)) --sums="$STICK_MNT/sums" "$SRC/clip.mp4" "$STICK_MNT"/
+	partial_of "$STICK_MNT"
+	run -0 --separate-stderr safecp --progress=json --sums="$STICK_MNT/sums" "$SRC/clip.mp4" "$STICK_MNT"/
+	jq -s -e '.[0].bytes_resumed >= 16 * 1048576' <<<"$output"
+	(cd "$STICK_MNT" && xxhsum -c sums.xxh128)
+	[[ $(cut -d' ' -f1 "$STICK_MNT/sums.xxh128") == $(xxhsum -H2 "$SRC/clip.mp4" | cut -d' ' -f1) ]]
+}
