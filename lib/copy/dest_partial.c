@@ -23,7 +23,6 @@
 #include "copy/partial_digests.h"
 #include "copy/partial_record.h"
 #include "copy/partial_state.h"
-#include "hash/chunk_hash.h"
 #include "io/writer.h"
 
 struct dest_partial {
@@ -126,21 +125,18 @@ static int start(struct dest_files *fs, struct dest_file *f, const struct dest_r
 		 int fd, struct dest_partial *p)
 {
 	_cleanup_free_ char *text = NULL;
+	uint64_t header;
 	size_t len;
 	int r = record_text(res->rec, res->rec->n, &text, &len);
 
+	if (r == 0)
+		r = partial_record_header_digest(res->rec, &header);
 	if (r < 0)
 		return r;
 	p->state_dir = strdup(res->state_dir);
 	if (!p->state_dir)
 		return -ENOMEM;
-	/* the record's header is its first lines: what its digest covers */
-	partial_key_of(fd, res->fs_uuid, chunk_hash(text, len - res->rec->n * PARTIAL_DIGEST_LINE),
-		       &p->key);
-	if (!res->stable_ino) {
-		p->key.ino = 0;
-		strcpy(p->key.stamp, "-");
-	}
+	partial_key_of(fd, res->fs_uuid, header, res->stable_ino, &p->key);
 	r = partial_state_add(p->state_dir, &p->key);
 	if (r == 0)
 		r = record_put(fs, f->dirfd, p, text, len);

@@ -107,6 +107,18 @@ int partial_record_header(const struct partial_record *r, char **ret, size_t *re
 	return 0;
 }
 
+int partial_record_header_digest(const struct partial_record *r, uint64_t *ret)
+{
+	char *t = NULL;
+	size_t len = 0;
+	int e = partial_record_header(r, &t, &len);
+
+	if (e == 0)
+		*ret = chunk_hash(t, len);
+	free(t);
+	return e;
+}
+
 void partial_record_digest_line(uint64_t digest, char line[PARTIAL_DIGEST_LINE])
 {
 	static const char hex[] = "0123456789abcdef";

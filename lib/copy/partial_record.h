@@ -79,6 +79,10 @@ uint64_t partial_record_claimed(const struct partial_record *r);
  * length.  0, -ENAMETOOLONG (a name past NAME_MAX) or -ENOMEM. */
 int partial_record_header(const struct partial_record *r, char **ret, size_t *ret_len);
 
+/* The XXH3 of r's header, as partial_record_header() writes it: what
+ * this machine's state knows the record by.  0 or -ENOMEM. */
+int partial_record_header_digest(const struct partial_record *r, uint64_t *ret);
+
 /* The line for one digest: 16 hex digits and a newline, no NUL. */
 #define PARTIAL_DIGEST_LINE 17
 void partial_record_digest_line(uint64_t digest, char line[PARTIAL_DIGEST_LINE]);

@@ -24,7 +24,8 @@
 #define LOCK_NAME "partials.lock"
 #define TEMP_NAME "partials.new"
 
-void partial_key_of(int fd, const char *uuid, uint64_t header_hash, struct partial_key *ret)
+void partial_key_of(int fd, const char *uuid, uint64_t header_hash, bool stable_ino,
+		    struct partial_key *ret)
 {
 	struct statx stx;
 	struct statfs sf;
@@ -39,7 +40,7 @@ void partial_key_of(int fd, const char *uuid, uint64_t header_hash, struct parti
 	else
 		strcpy(ret->fs, "-");
 	strcpy(ret->stamp, "-");
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &stx) == 0) {
+	if (stable_ino && statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &stx) == 0) {
 		ret->ino = stx.stx_ino;
 		if (ioctl(fd, FS_IOC_GETVERSION, &gen) == 0)
 			snprintf(ret->stamp, sizeof(ret->stamp), "gen:%u", (unsigned)gen);

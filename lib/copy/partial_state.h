@@ -37,8 +37,11 @@ struct partial_key {
 };
 
 /* The key of the partial open on fd, whose filesystem's UUID is uuid
- * (NULL: unknown), for a record whose header is header_hash. */
-void partial_key_of(int fd, const char *uuid, uint64_t header_hash, struct partial_key *ret);
+ * (NULL: unknown), for a record whose header is header_hash; without
+ * stable_ino (FUSE, whose inode numbers change with each mount) neither
+ * its inode nor its stamp. */
+void partial_key_of(int fd, const char *uuid, uint64_t header_hash, bool stable_ino,
+		    struct partial_key *ret);
 
 /* Where the state lives, in buf (size bytes); false when no directory
  * can be named (no HOME). */

@@ -120,20 +120,13 @@ static enum resume_outcome same_source(const struct partial_record *kept,
 static enum resume_outcome ours(const struct resume_plan *rp, int fd,
 				const struct partial_record *rec)
 {
-	struct partial_record head = *rec;
-	_cleanup_free_ char *text = NULL;
 	struct partial_key k;
-	size_t len;
+	uint64_t header;
 	pid_t pid;
 
-	head.n = 0;
-	if (partial_record_header(&head, &text, &len) < 0)
+	if (partial_record_header_digest(rec, &header) < 0)
 		return RESUME_DISCARDED_RECORD;
-	partial_key_of(fd, rp->fs_uuid, chunk_hash(text, len), &k);
-	if (!rp->stable_ino) {
-		k.ino = 0;
-		strcpy(k.stamp, "-");
-	}
+	partial_key_of(fd, rp->fs_uuid, header, rp->stable_ino, &k);
 	return partial_state_find(rp->state_dir, &k, &pid) == 1 ? RESUME_FROM
 								 : RESUME_DISCARDED_MACHINE;
 }

@@ -115,12 +115,15 @@ TEST(a_key_from_a_file)
 
 	snprintf(path, sizeof(path), "%s/f", dir);
 	fd = open(path, O_RDWR | O_CREAT, 0600);
-	partial_key_of(fd, "0a-b", 5, &k);
+	partial_key_of(fd, "0a-b", 5, true, &k);
 	CHECK_STR(k.fs, "uuid:0a-b");
 	CHECK(k.ino != 0);
 	CHECK_U64(k.header, 5);
-	partial_key_of(fd, "bad uuid", 5, &k);
+	partial_key_of(fd, "bad uuid", 5, true, &k);
 	CHECK(strncmp(k.fs, "uuid:", 5) != 0);
+	partial_key_of(fd, "0a-b", 5, false, &k); /* FUSE: no inode, no stamp */
+	CHECK_U64(k.ino, 0);
+	CHECK_STR(k.stamp, "-");
 	close(fd);
 	unlink(path);
 }
