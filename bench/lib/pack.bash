@@ -22,7 +22,7 @@ bench_pack_archive() {
 	local a=$B_TMP/pack/tree.zip
 	[[ -s $a ]] && { echo "$a"; return 0; }
 	mkdir -p "$B_TMP/pack" &&
-		"$B_SAFECP" -q --pack=zip "$(bench_wl_src pack-zip)" "$B_TMP/pack/" </dev/null >&2 ||
+		"$B_SAFECP" -q --system-disk --pack=zip "$(bench_wl_src pack-zip)" "$B_TMP/pack/" </dev/null >&2 ||
 		{ bench_warn "pack-zip: cannot make the reference archive"; return 1; }
 	echo "$a"
 }
