@@ -57,6 +57,12 @@ int copy_drain(struct engine *g, size_t idx)
 	return 0;
 }
 
+/* Bytes of c before from: a partial kept here ends inside it. */
+static size_t skip_to(const struct reader_chunk *c, uint64_t from)
+{
+	return from > c->offset ? (size_t)(from - c->offset) : 0;
+}
+
 /* A chunk the source lent and no tap mapped is spliced from the source;
  * any other is written from its buffer.  Only its bytes from `from` on:
  * a partial kept here may end inside a chunk the reader started earlier
@@ -64,7 +70,7 @@ int copy_drain(struct engine *g, size_t idx)
 static int write_chunk(struct engine *g, struct batch_item *it, const struct reader_chunk *c,
 		       uint64_t from)
 {
-	size_t skip = from > c->offset ? (size_t)(from - c->offset) : 0;
+	size_t skip = skip_to(c, from);
 
 	if (c->lent && !c->mapped)
 		return writer_splice(it->file.w, &g->mover, c->src_fd, c->offset + skip,
@@ -91,10 +97,9 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			return -EIO;
 		}
 		test_hook("chunk-write", g->plan->entries[it->entry].source->src);
-		/* kept on the device already (read for another destination) */
+		/* kept on the device already (read for another destination),
+		 * and with --verify read back before the copy */
 		if (!c.err && !c.changed && c.offset + c.len <= it->from && !c.last) {
-			if (c.len)
-				verify_file_add(&it->vf, c.buf, c.len);
 			reader_release(g->cursor, &c);
 			continue;
 		}
@@ -104,7 +109,8 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		/* the bytes we wrote, while the slot is still ours: once released
 		 * the reader fills it again (never mapped: --verify reads) */
 		if (r >= 0 && !c.err && !c.changed)
-			verify_file_add(&it->vf, c.buf, c.len);
+			verify_file_add(&it->vf, (const char *)c.buf + skip_to(&c, it->from),
+					c.len - skip_to(&c, it->from));
 		reader_chunk_written(&c, r);
 		reader_release(g->cursor, &c);
 		/* found by the write (a lent chunk): the rest must not reach
@@ -125,8 +131,7 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 		if (r < 0)
 			return r;
 		/* a chunk that starts before the partial's end: only its rest */
-		atomic_fetch_add(&g->stats->bytes_written,
-				 (uint64_t)c.len - (it->from > c.offset ? it->from - c.offset : 0));
+		atomic_fetch_add(&g->stats->bytes_written, (uint64_t)(c.len - skip_to(&c, it->from)));
 		if (c.last) {
 			/* a stream feed's entry ends where the feed ends it (a
 			 * file's ends at its size, or it changed) */
@@ -246,6 +251,7 @@ int copy_file(struct engine *g, size_t idx)
 		r = verify_file_start(&it.vf);
 	if (r == 0)
 		r = open_file(g, &it, &how);
+	it.vf.from = it.from; /* the kept part was read back before the copy */
 	if (r < 0)
 		return open_failed(g, &it, r);
 	r = stream_file(g, &it, &src_err);

@@ -77,10 +77,10 @@ static bool drop_device_cache(int bdev_fd)
 	return bdev_fd >= 0 && fsync(bdev_fd) == 0 && drop_cache(bdev_fd);
 }
 
-static int read_all(struct read_back *rb, int fd, uint64_t size,
+static int read_all(struct read_back *rb, int fd, uint64_t from, uint64_t size,
 		    const struct read_back_sink *sink, _Atomic uint64_t *verified)
 {
-	uint64_t off = 0;
+	uint64_t off = from;
 	int r = sink->begin ? sink->begin(sink->ctx) : 0;
 
 	while (r == 0 && off < size) {
@@ -172,8 +172,8 @@ static enum readback_how direct_served(int rfd, int before)
 	return after > 0 ? READBACK_DROPPED : READBACK_DIRECT;
 }
 
-int read_back_each(struct read_back *rb, int fd, uint64_t size, bool fuse, int bdev_fd,
-		   const struct read_back_sink *sink, enum readback_how *how,
+int read_back_each(struct read_back *rb, int fd, uint64_t from, uint64_t size, bool fuse,
+		   int bdev_fd, const struct read_back_sink *sink, enum readback_how *how,
 		   _Atomic uint64_t *verified)
 {
 	int rfd = -1, r, before = -1;
@@ -205,7 +205,7 @@ int read_back_each(struct read_back *rb, int fd, uint64_t size, bool fuse, int b
 		else if (!drop_cache(rfd))
 			*how = READBACK_CACHED;
 	}
-	r = read_all(rb, rfd, size, sink, verified);
+	r = read_all(rb, rfd, from, size, sink, verified);
 	if (r == 0 && *how == READBACK_DIRECT)
 		*how = direct_served(rfd, before);
 	/* a filesystem that takes O_DIRECT at open but not for reads */
@@ -217,7 +217,7 @@ int read_back_each(struct read_back *rb, int fd, uint64_t size, bool fuse, int b
 		*how = drop_cache(rfd) && (!fuse || drop_device_cache(bdev_fd))
 			       ? (fuse ? READBACK_DEVICE_DROPPED : READBACK_DROPPED)
 			       : READBACK_CACHED;
-		r = read_all(rb, rfd, size, sink, NULL);
+		r = read_all(rb, rfd, from, size, sink, NULL);
 	}
 	close(rfd);
 	DEBUG(DEBUG_COPY, "read back %llu bytes: %d, how %d", (unsigned long long)size, r, (int)*how);
@@ -250,8 +250,15 @@ int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int b
 		   checksum_set algs, struct checksum_result *ret, enum readback_how *how,
 		   _Atomic uint64_t *verified)
 {
+	return read_back_range(rb, fd, 0, size, fuse, bdev_fd, algs, ret, how, verified);
+}
+
+int read_back_range(struct read_back *rb, int fd, uint64_t from, uint64_t size, bool fuse,
+		    int bdev_fd, checksum_set algs, struct checksum_result *ret,
+		    enum readback_how *how, _Atomic uint64_t *verified)
+{
 	struct sums_sink k = { algs, NULL };
-	int r = read_back_each(rb, fd, size, fuse, bdev_fd,
+	int r = read_back_each(rb, fd, from, size, fuse, bdev_fd,
 			       &(struct read_back_sink){ &k, sums_begin, sums_add }, how, verified);
 
 	if (r == 0)

@@ -61,6 +61,12 @@ int read_back_file(struct read_back *rb, int fd, uint64_t size, bool fuse, int b
 		   checksum_set algs, struct checksum_result *ret, enum readback_how *how,
 		   _Atomic uint64_t *verified);
 
+/* The same for the file's bytes [from, size) only (from a multiple of
+ * 4096: a direct read's alignment). */
+int read_back_range(struct read_back *rb, int fd, uint64_t from, uint64_t size, bool fuse,
+		    int bdev_fd, checksum_set algs, struct checksum_result *ret,
+		    enum readback_how *how, _Atomic uint64_t *verified);
+
 /* The same, each block read handed to a sink instead of digested:
  * begin() (NULL: nothing) before the first, and again when the read
  * starts over (a filesystem that took O_DIRECT at open but not for
@@ -70,8 +76,8 @@ struct read_back_sink {
 	int (*begin)(void *ctx);
 	void (*add)(void *ctx, const void *buf, size_t n);
 };
-int read_back_each(struct read_back *rb, int fd, uint64_t size, bool fuse, int bdev_fd,
-		   const struct read_back_sink *sink, enum readback_how *how,
+int read_back_each(struct read_back *rb, int fd, uint64_t from, uint64_t size, bool fuse,
+		   int bdev_fd, const struct read_back_sink *sink, enum readback_how *how,
 		   _Atomic uint64_t *verified);
 
 /* t's block device node, when t is a FUSE daemon's filesystem whose data

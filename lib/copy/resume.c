@@ -389,7 +389,7 @@ static uint64_t read_back_kept(const struct plan *p, size_t dir, const struct re
 	partial_names(p->entries[f->entry].dst_name, data, rec);
 	fd = dfd < 0 ? -1 : open_ours(dfd, data, &st);
 	if (fd < 0 || st.st_ino != f->ino ||
-	    read_back_each(rb, fd, f->from, fuse, bdev_fd,
+	    read_back_each(rb, fd, 0, f->from, fuse, bdev_fd,
 			   &(struct read_back_sink){ &a, against_begin, against_add }, &how,
 			   NULL) < 0)
 		return 0;

@@ -127,10 +127,11 @@ static int want_digests(struct copy_session *s, bool whole)
 
 int session_resume_start(struct copy_session *s, struct copy_job_hooks *h)
 {
-	/* a whole-file digest (lists, manifests, --verify, a second source
-	 * read) needs every byte read: then the reader starts each file at 0
-	 * and the destinations pass over what they keep */
-	bool whole = h->tap || s->o.verify || s->o.verify_source;
+	/* a whole-file digest (lists, manifests, a second source read) needs
+	 * every byte read: then the reader starts each file at 0 and the
+	 * destinations pass over what they keep.  --verify does not: the
+	 * kept part was read back before the copy, the rest is after */
+	bool whole = h->tap || s->o.verify_source;
 	bool any = false;
 	int r;
 

@@ -35,6 +35,7 @@ struct named_file {
 	size_t entry;
 	dev_t dev;
 	ino_t ino;
+	uint64_t from;   /* read back from here (verify_file.from) */
 	uint64_t size;
 	uint64_t commit; /* the commit that named it */
 	char digest[CHECKSUM_TEXT_MAX];
@@ -84,8 +85,8 @@ int verify_file_compare(struct verify_file *f, struct read_back *rb, int fd, uin
 	int r;
 
 	checksum_final(f->hash, &want);
-	r = read_back_file(rb, fd, size, fuse, bdev_fd, CHECKSUM_BIT(CHECKSUM_XXH128), &got, how,
-			   counted);
+	r = read_back_range(rb, fd, f->from, size, fuse, bdev_fd, CHECKSUM_BIT(CHECKSUM_XXH128),
+			    &got, how, counted);
 	if (r < 0)
 		return r;
 	if (!checksum_result_match(&want, &got))
@@ -156,7 +157,8 @@ void verify_named(struct verify *v, const struct verify_file *f, size_t entry, u
 	if (!v || !f->digest[0] || GROW(v->named, v->cap_named, v->n_named + 1, 64) < 0)
 		return;
 	v->named[v->n_named] = (struct named_file){
-		.entry = entry, .dev = f->dev, .ino = f->ino, .size = size, .commit = v->commits,
+		.entry = entry, .dev = f->dev, .ino = f->ino, .from = f->from, .size = size,
+		.commit = v->commits,
 	};
 	memcpy(v->named[v->n_named++].digest, f->digest, sizeof(f->digest));
 }
@@ -218,8 +220,8 @@ static bool recheck_one(struct verify *v, int dir_fd, const struct named_file *f
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != f->dev || st.st_ino != f->ino)
 		return false;
 	test_hook("recheck", v->s.plan->entries[f->entry].dst);
-	r = read_back_file(&v->rb, fd, f->size, v->s.fuse, v->s.bdev_fd,
-			   CHECKSUM_BIT(CHECKSUM_XXH128), &got, &how, NULL);
+	r = read_back_range(&v->rb, fd, f->from, f->size, v->s.fuse, v->s.bdev_fd,
+			    CHECKSUM_BIT(CHECKSUM_XXH128), &got, &how, NULL);
 	if (r == 0 && strcmp(checksum_result_text(&got, CHECKSUM_XXH128), f->digest) == 0)
 		return false;
 	*ret = (struct verify_bad){ .entry = f->entry, .err = r < 0 ? r : -EBADMSG };

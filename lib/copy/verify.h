@@ -32,6 +32,9 @@ struct verify_file {
 	char digest[CHECKSUM_TEXT_MAX]; /* after a match: its text; else "" */
 	dev_t dev;                      /* after a match: the file, for the recheck */
 	ino_t ino;
+	uint64_t from;                  /* the bytes before it are not digested here nor
+					 * read back: a resumed partial's kept part,
+					 * read back before the copy (resume.h) */
 };
 
 /* A new digest in f (f zeroed, or reused: its digest starts again).
