@@ -10,8 +10,10 @@
  * all under their names, sync) so they do not pay a flush each.  At the end: syncfs on the destination
  * filesystem, fsync of the destination root (the only thing that makes
  * vfat flush the device cache), then wait until the device shows nothing
- * dirty or in flight.  On error or cancel, temporary files are removed:
- * no partial file ever carries a final name. */
+ * dirty or in flight.  On error or cancel, temporary files are removed,
+ * but a large file's resumable partial whose record lists a chunk, which
+ * stays for the next copy (dest_file.h): no partial file ever carries a
+ * final name. */
 #ifndef SAFECP_COPY_H
 #define SAFECP_COPY_H
 

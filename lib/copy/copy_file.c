@@ -185,7 +185,7 @@ static int open_file(struct engine *g, struct batch_item *it, const struct dest_
 		atomic_fetch_sub(&g->stats->bytes_resumed, rf->from);
 		atomic_fetch_sub(&g->stats->bytes_written, rf->from);
 		atomic_fetch_sub(&g->stats->bytes_confirmed, rf->from);
-		return r == -ENOMEM ? r : -ESTALE;
+		return r; /* -ESTALE: changed since the check; a device error as it is */
 	}
 	return r == -ENOMEM ? r : dest_file_open(&g->files, &it->file, how);
 }
