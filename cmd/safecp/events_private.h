@@ -13,6 +13,7 @@
 #ifndef SAFECP_CMD_SAFECP_EVENTS_PRIVATE_H
 #define SAFECP_CMD_SAFECP_EVENTS_PRIVATE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +65,9 @@ struct events {
 	int err;             /* failed: the error that stopped it, or 0 */
 	struct progress_rate rate;
 	struct snapshot snap;
+	/* snap.file's bytes: safecp_copy_entry()'s strings last only until
+	 * its next call */
+	char snap_file[PATH_MAX];
 	struct device_wait wait; /* the destination device's own figures */
 	char wait_line[192];     /* its words, while it waits */
 	bool *published;     /* per plan entry: its file_done came */

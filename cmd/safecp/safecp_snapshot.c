@@ -88,9 +88,12 @@ void snapshot_take(struct events *ev, struct snapshot *s)
 	s->files_done = pr.files_done;
 	s->files_failed = pr.files_failed;
 	s->phase = (int)f.phase;
-	s->file = f.phase == SAFECP_PHASE_COPYING &&
-		  safecp_copy_entry(ev->o->copy, ev->d, f.current, &cur, sizeof(cur)) == 0
-		  ? cur.rel : NULL;
+	s->file = NULL;
+	if (f.phase == SAFECP_PHASE_COPYING &&
+	    safecp_copy_entry(ev->o->copy, ev->d, f.current, &cur, sizeof(cur)) == 0) {
+		snprintf(ev->snap_file, sizeof(ev->snap_file), "%s", cur.rel);
+		s->file = ev->snap_file;
+	}
 	s->verify = ev->o->verify;
 	s->verified = f.bytes_verified;
 	s->files_verified = f.files_verified;

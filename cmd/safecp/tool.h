@@ -218,7 +218,7 @@ struct snapshot {
 	double t_real;       /* CLOCK_REALTIME, taken after the counters */
 	uint64_t total, confirmed, written, files_done, files_failed;
 	uint64_t identical;  /* files left alone as identical (the plan's) */
-	const char *file;    /* the plan entry's rel, or NULL */
+	const char *file;    /* the plan entry's rel (its events' copy), or NULL */
 	int phase;           /* enum copy_phase */
 	double rate, eta;    /* negative: unknown */
 	bool verify;         /* --verify: the figures below count */

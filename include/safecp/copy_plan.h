@@ -11,7 +11,7 @@
  *			safecp_copy_entry(c, 0, i, &e, sizeof(e)) ... e.dest
  *
  * Everything here is readable from prepare until free; strings are the
- * copy's.  The structures are filled up to size bytes (pass sizeof): a
+ * copy's, valid until free, but for safecp_copy_entry()'s (below).  The structures are filled up to size bytes (pass sizeof): a
  * later version appends fields, and a program built against this header
  * still gets the ones it knows. */
 #ifndef SAFECP_COPY_PLAN_API_H
@@ -98,7 +98,10 @@ struct safecp_entry {
 	bool read_back, read_back_cached;
 };
 /* Entry i of destination d (the same sources in the same order on every
- * destination): 0, or -ENOENT. */
+ * destination): 0, or -ENOENT.  Its strings (source, rel, dest) are built
+ * from the names the copy keeps and are valid until the next
+ * safecp_copy_entry() on the same copy (since 0.4.0: a million entries
+ * keep no paths); copy what you keep. */
 int safecp_copy_entry(const struct safecp_copy *c, size_t d, size_t i, struct safecp_entry *ret,
 		      size_t size);
 

@@ -43,17 +43,15 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 	if (!c)
 		return -ENOMEM;
 	c->targets = calloc(COPY_DESTS_MAX, sizeof(*c->targets));
-	if (!c->targets) {
-		free(c);
-		return -ENOMEM;
-	}
-	c->o = o;
-	r = copy_session_new(&o, &c->s);
+	c->str = calloc(1, sizeof(*c->str));
+	r = c->targets && c->str ? copy_session_new(&o, &c->s) : -ENOMEM;
 	if (r < 0) {
+		free(c->str);
 		free(c->targets);
 		free(c);
 		return r;
 	}
+	c->o = o;
 	*ret = c;
 	return 0;
 }
@@ -310,5 +308,20 @@ void safecp_copy_free(struct safecp_copy *c)
 	free(c->unsafe);
 	free(c->sums_prefix);
 	free(c->spool_dir);
+	arena_free(&c->str->kept);
+	free(c->str);
 	free(c);
+}
+
+const char *api_keep(const struct safecp_copy *c, const char *s)
+{
+	const char *parts[] = { s };
+	const char *kept = s ? arena_strings(&c->str->kept, parts, 1) : NULL;
+
+	return kept ? kept : s ? "?" : NULL;
+}
+
+const char *api_source_path(const struct source_entry *e, char *buf)
+{
+	return source_path(e, buf, PATH_MAX) < 0 ? "?" : buf;
 }

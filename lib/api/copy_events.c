@@ -64,8 +64,8 @@ int safecp_copy_poll(struct safecp_copy *c, int timeout_ms, struct safecp_copy_e
 					   .path = e->path, .err = e->err, .fatal = e->fatal };
 	if (p && has_entry(e->kind) && e->entry < p->n_entries) {
 		if (!ret->path)
-			ret->path = p->entries[e->entry].dst;
-		ret->source = p->entries[e->entry].source->src;
+			ret->path = plan_dst_path(p, e->entry, c->str->event_path);
+		ret->source = api_source_path(p->entries[e->entry].source, c->str->event_source);
 	}
 	return 1;
 }
@@ -162,7 +162,7 @@ bool safecp_copy_pack_failed(const struct safecp_copy *c, const char **source, i
 
 	if (!tree || !copy_session_pack_problem(c->s, &idx, err))
 		return false;
-	*source = tree->entries[idx].src;
+	*source = api_source_path(&tree->entries[idx], c->str->pack_source);
 	*err = *err < 0 ? -*err : *err;
 	return true;
 }

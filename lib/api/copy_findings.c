@@ -104,6 +104,7 @@ static void modes_refusal(const struct safecp_copy *c, const struct copy_finding
 	const struct unpack_list *l = copy_session_unpack_list(c->s);
 	const struct plan *p = copy_session_plan(c->s, f->dest);
 	const struct source_entry *e;
+	char buf[PATH_MAX];
 
 	switch (f->kind) {
 	case COPY_REFUSED_PACK_SOURCES: /* a problem of the sources, as a copy's */
@@ -116,8 +117,9 @@ static void modes_refusal(const struct safecp_copy *c, const struct copy_finding
 		e = &tree->entries[f->entry];
 		/* path2 only when the link's target, not the name, is unsafe */
 		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_PACK_NAME, .name = "unsafe-name",
-			.path = e->src,
-			.path2 = utf8_has_unsafe(e->rel, strlen(e->rel)) ? NULL : e->link_target };
+			.path = api_keep(c, api_source_path(e, buf)),
+			.path2 = source_rel(e, buf, sizeof(buf)) == 0 &&
+				 !utf8_has_unsafe(buf, strlen(buf)) ? source_link(e) : NULL };
 		return;
 	case COPY_REFUSED_UNPACK_SCAN:
 		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_ARCHIVE, .name = scan_name(l->error),
@@ -145,7 +147,8 @@ static void modes_refusal(const struct safecp_copy *c, const struct copy_finding
 		return;
 	case COPY_REFUSED_HISTORY_OVERLAP:
 		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_HISTORY_OVERLAP, .name = "mhl-overlap",
-			.path = p->entries[f->entry].source->src, .path2 = p->entries[f->entry].dst };
+			.path = api_keep(c, api_source_path(p->entries[f->entry].source, buf)),
+			.path2 = api_keep(c, plan_dst_path(p, f->entry, buf)) };
 		return;
 	case COPY_REFUSED_HISTORY_DAMAGED:
 		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_HISTORY, .name = "mhl-damaged",
@@ -258,6 +261,7 @@ static const char *discard_name(enum resume_outcome o)
 int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *out, size_t size)
 {
 	struct safecp_note v, *ret = &v;
+	char buf[PATH_MAX];
 	const struct copy_finding *f = nth(c, i, false);
 	const struct plan *p;
 
@@ -275,8 +279,9 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 	case COPY_NOTE_PACK_SKIPPED:
 		ret->kind = SAFECP_NOTE_LEFT_OUT;
 		ret->name = "not-packed";
-		ret->path = copy_session_pack_tree(c->s)->entries[f->entry].src;
-		ret->mode = copy_session_pack_tree(c->s)->entries[f->entry].st.st_mode;
+		ret->path = api_keep(c, api_source_path(&copy_session_pack_tree(c->s)->entries[f->entry],
+							buf));
+		ret->mode = copy_session_pack_tree(c->s)->entries[f->entry].mode;
 		break;
 	case COPY_NOTE_UNPACK_SKIPPED:
 		ret->kind = SAFECP_NOTE_LEFT_OUT;
@@ -301,7 +306,7 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 	case COPY_NOTE_READ_BACK_DIFFERS:
 		ret->kind = SAFECP_NOTE_READ_BACK_DIFFERS;
 		ret->name = "read-back-differs";
-		ret->path = p->entries[f->entry].dst;
+		ret->path = api_keep(c, plan_dst_path(p, f->entry, buf));
 		ret->entry = f->entry;
 		break;
 	case COPY_NOTE_RESUMED:
@@ -309,7 +314,7 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 		ret->kind = f->kind == COPY_NOTE_RESUMED ? SAFECP_NOTE_RESUMED
 							  : SAFECP_NOTE_PARTIAL_DISCARDED;
 		ret->name = f->kind == COPY_NOTE_RESUMED ? "resumed" : "partial-discarded";
-		ret->path = p->entries[f->entry].dst;
+		ret->path = api_keep(c, plan_dst_path(p, f->entry, buf));
 		ret->entry = f->entry;
 		ret->claimed = f->need;
 		ret->rewritten = f->have;

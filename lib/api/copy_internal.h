@@ -6,8 +6,30 @@
 
 #include <safecp/copy.h>
 
+#include <limits.h>
+
 #include "api/target_handle.h"
+#include "base/arena.h"
 #include "copy/session.h"
+
+/* The paths the API hands out, built from the tree's and plans' names
+ * (no entry keeps its paths: source_tree.h).  Behind a pointer, so that
+ * the calls on a const copy may fill them. */
+struct api_strings {
+	/* safecp_copy_entry()'s: until its next call */
+	char entry_source[PATH_MAX], entry_rel[PATH_MAX], entry_dest[PATH_MAX];
+	/* the polled event's: until the next poll */
+	char event_source[PATH_MAX], event_path[PATH_MAX];
+	char pack_source[PATH_MAX]; /* safecp_copy_pack_failed()'s */
+	struct arena kept;          /* findings' paths: until free */
+};
+
+/* s copied into c's kept strings (valid until free); "?" when memory ran
+ * out. */
+const char *api_keep(const struct safecp_copy *c, const char *s);
+
+/* e's source path in buf (PATH_MAX), or "?". */
+const char *api_source_path(const struct source_entry *e, char *buf);
 
 struct safecp_copy {
 	struct copy_session *s;
@@ -28,6 +50,7 @@ struct safecp_copy {
 	/* safecp_copy_target()'s handles, one per destination (the array is
 	 * filled as they are asked for; the session owns the targets) */
 	struct safecp_target *targets;
+	struct api_strings *str;
 };
 
 #endif

@@ -116,9 +116,11 @@ int safecp_copy_entry(const struct safecp_copy *c, size_t d, size_t i, struct sa
 		return -ENOENT;
 	e = &j->plan->entries[i];
 	v = (struct safecp_entry){
-		.source = e->source->src, .rel = e->source->rel, .dest = e->dst,
-		.link_target = e->source->link_target, .type = entry_type(e->source->type),
-		.size = (uint64_t)e->source->st.st_size, .mode = e->source->st.st_mode,
+		.source = api_source_path(e->source, c->str->entry_source),
+		.rel = source_rel(e->source, c->str->entry_rel, PATH_MAX) < 0 ? "?" : c->str->entry_rel,
+		.dest = plan_dst_path(j->plan, i, c->str->entry_dest),
+		.link_target = source_link(e->source), .type = entry_type(e->source->type),
+		.size = (uint64_t)e->source->size, .mode = e->source->mode,
 		.dest_exists = e->dst_exists, .kept = e->skip_existing,
 		.identical = basis(e->identical),
 		.read_back = e->identical_read_back != PLAN_READ_BACK_NONE,

@@ -34,11 +34,11 @@ static enum copy_skip_reason skip_reason(const struct plan_entry *e)
 		return COPY_SKIP_IDENTICAL;
 	if (e->skip_existing)
 		return COPY_SKIP_KEPT;
-	if (S_ISFIFO(e->source->st.st_mode))
+	if (S_ISFIFO(e->source->mode))
 		return COPY_SKIP_FIFO;
-	if (S_ISSOCK(e->source->st.st_mode))
+	if (S_ISSOCK(e->source->mode))
 		return COPY_SKIP_SOCKET;
-	if (S_ISCHR(e->source->st.st_mode) || S_ISBLK(e->source->st.st_mode))
+	if (S_ISCHR(e->source->mode) || S_ISBLK(e->source->mode))
 		return COPY_SKIP_DEVICE;
 	return COPY_SKIP_OTHER;
 }
@@ -79,7 +79,7 @@ static uint64_t bytes_to_copy(const struct plan *p)
 
 	for (size_t i = 0; i < p->n_entries; i++)
 		if (p->entries[i].source->type == PLAN_FILE && !p->entries[i].skip_existing)
-			total += (uint64_t)p->entries[i].source->st.st_size;
+			total += (uint64_t)p->entries[i].source->size;
 	return total;
 }
 
@@ -176,10 +176,12 @@ static int dup_dest_dir(const struct engine *g)
 static int open_existing(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
-	_cleanup_close_ int pfd = e->source->parent == PLAN_TOP ? dup_dest_dir(g)
-							: open_existing(g, e->source->parent);
+	const struct plan_existing *x = plan_existing_of(g->plan, e);
+	size_t parent = source_parent(e->source, idx);
+	_cleanup_close_ int pfd = parent == PLAN_TOP ? dup_dest_dir(g) : open_existing(g, parent);
 
-	return pfd < 0 ? pfd : dirstack_open_checked(pfd, e->dst_name, false, e->dst_dev, e->dst_ino);
+	return pfd < 0 ? pfd : dirstack_open_checked(pfd, plan_dst_name(g->plan, idx), false,
+						     x->dst_dev, x->dst_ino);
 }
 
 static void note(struct engine *g, enum copy_note_kind kind, const char *path, int err,

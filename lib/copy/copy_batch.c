@@ -205,7 +205,7 @@ static void verify_item(struct engine *g, struct batch_item *it)
 						   .path = (char *)g->plan->dest_root });
 	if (r == 0)
 		return;
-	item_drop(g, it, COPY_STEP_VERIFY, r, g->plan->entries[it->entry].dst);
+	item_drop_dst(g, it, COPY_STEP_VERIFY, r);
 	it->rejected = it->settled = true;
 }
 

@@ -12,7 +12,7 @@
 
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
-#include "base/test_hook.h"
+#include "copy/hook_paths.h"
 
 /* Is st the directory mkdirat just made, and not one a local user put
  * at its name since?  Only we can own it, where the filesystem has
@@ -31,22 +31,24 @@ static bool ours(const struct engine *g, const struct stat *st)
 static int enter_dir(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
-	int pfd = copy_dir_fd(g, e->source->parent), fd;
+	const struct plan_existing *x = plan_existing_of(g->plan, e);
+	const char *name = plan_dst_name(g->plan, idx);
+	int pfd = copy_dir_fd(g, source_parent(e->source, idx)), fd;
 	bool made;
 	struct stat st;
 
 	if (pfd < 0)
 		return pfd;
-	test_hook("dir-create", e->dst);
+	test_hook_dst("dir-create", g->plan, idx);
 	/* owner rwx while we fill it; the real mode comes when it is complete */
-	made = mkdirat(pfd, e->dst_name, 0700) == 0;
+	made = mkdirat(pfd, name, 0700) == 0;
 	if (!made && errno != EEXIST)
 		return -errno;
-	fd = openat(pfd, e->dst_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP ? -ENOTDIR : -errno;
 	if (fstat(fd, &st) < 0 || (made && !ours(g, &st)) ||
-	    (!made && (!e->dst_exists || st.st_dev != e->dst_dev || st.st_ino != e->dst_ino))) {
+	    (!made && (!e->dst_exists || st.st_dev != x->dst_dev || st.st_ino != x->dst_ino))) {
 		close(fd);
 		return -ESTALE;
 	}
@@ -58,7 +60,7 @@ static int enter_dir(struct engine *g, size_t idx)
 		return r;
 	}
 	g->made[idx] = made;
-	return dirstack_push(&g->dirs, idx, e->dst_name, fd);
+	return dirstack_push(&g->dirs, idx, name, fd);
 }
 
 /* A directory that could not be made: report it once, count what it
@@ -68,7 +70,7 @@ static int skip_subtree(struct engine *g, size_t idx, int err)
 	const struct plan_entry *e = &g->plan->entries[idx];
 	int r = 0;
 
-	copy_report(g, idx, COPY_STEP_CREATE, err, e->dst, false);
+	copy_report_dst(g, idx, COPY_STEP_CREATE, err, false);
 	reader_skip(g->cursor, idx + 1, e->source->end);
 	for (size_t i = idx + 1; i < e->source->end && r == 0; i++) {
 		const struct plan_entry *c = &g->plan->entries[i];
@@ -78,7 +80,7 @@ static int skip_subtree(struct engine *g, size_t idx, int err)
 		copy_count_failed(g);
 		if (c->source->type != PLAN_FILE)
 			continue;
-		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)c->source->st.st_size);
+		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)c->source->size);
 		r = copy_drain(g, i);
 	}
 	g->next = e->source->end;
@@ -92,7 +94,7 @@ int copy_dir(struct engine *g, size_t idx)
 	if (r == 0)
 		return 0;
 	if (copy_fatal_error(r)) {
-		copy_report(g, idx, COPY_STEP_CREATE, r, g->plan->entries[idx].dst, true);
+		copy_report_dst(g, idx, COPY_STEP_CREATE, r, true);
 		return r;
 	}
 	return skip_subtree(g, idx, r);
@@ -103,7 +105,8 @@ int copy_leave_dirs(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
 
-	while (dirstack_top(&g->dirs) != e->source->parent && dirstack_top(&g->dirs) != PLAN_TOP) {
+	while (dirstack_top(&g->dirs) != source_parent(e->source, idx) &&
+	       dirstack_top(&g->dirs) != PLAN_TOP) {
 		dirstack_pop(&g->dirs, finish_dir_popped, g);
 		if (g->n_done_dirs >= g->batch_done_dirs) {
 			int r = batch_commit(g);

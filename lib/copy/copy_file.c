@@ -16,7 +16,7 @@
 #include "copy/copy_internal.h"
 #include "copy/resume.h"
 #include "io/writer.h"
-#include "base/test_hook.h"
+#include "copy/hook_paths.h"
 
 /* How a file's stream ended. */
 enum stream_end {
@@ -34,11 +34,11 @@ static int start_item(struct engine *g, size_t idx, struct batch_item *it)
 	memset(it, 0, sizeof(*it));
 	it->entry = idx;
 	it->file.dirfd = -1;
-	it->size = (uint64_t)e->source->st.st_size;
-	fd = batch_parent_fd(g, e->source->parent);
+	it->size = (uint64_t)e->source->size;
+	fd = batch_parent_fd(g, source_parent(e->source, idx));
 	if (fd < 0)
 		return fd;
-	return dest_file_init(&it->file, fd, e->dst_name);
+	return dest_file_init(&it->file, fd, plan_dst_name(g->plan, idx));
 }
 
 int copy_drain(struct engine *g, size_t idx)
@@ -96,7 +96,7 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			reader_release(g->cursor, &c);
 			return -EIO;
 		}
-		test_hook("chunk-write", g->plan->entries[it->entry].source->src);
+		test_hook_source("chunk-write", g->plan->entries[it->entry].source);
 		/* kept on the device already (read for another destination),
 		 * and with --verify read back before the copy */
 		if (!c.err && !c.changed && c.offset + c.len <= it->from && !c.last) {
@@ -203,18 +203,20 @@ static void fail_item(struct engine *g, struct batch_item *it, enum copy_step st
 static int open_failed(struct engine *g, struct batch_item *it, int err)
 {
 	const struct plan_entry *e = &g->plan->entries[it->entry];
+	char dst[PATH_MAX];
 
 	if (copy_fatal_error(err)) {
-		copy_report(g, it->entry, COPY_STEP_CREATE, err, e->dst, true);
+		copy_report_dst(g, it->entry, COPY_STEP_CREATE, err, true);
 		item_done(it);
 		return err;
 	}
+	plan_dst_path(g->plan, it->entry, dst);
 	if (e->source->type != PLAN_FILE) {
-		fail_item(g, it, COPY_STEP_CREATE, err, e->dst);
+		fail_item(g, it, COPY_STEP_CREATE, err, dst);
 		return 0;
 	}
 	reader_skip(g->cursor, it->entry, it->entry + 1);
-	fail_item(g, it, COPY_STEP_CREATE, err, e->dst);
+	fail_item(g, it, COPY_STEP_CREATE, err, dst);
 	return copy_drain(g, it->entry);
 }
 
@@ -223,7 +225,9 @@ static int open_failed(struct engine *g, struct batch_item *it, int err)
 static int source_failed(struct engine *g, struct batch_item *it, enum stream_end why,
 			 int src_err)
 {
-	const char *src = g->plan->entries[it->entry].source->src;
+	char src_buf[PATH_MAX];
+	const char *src = source_path(g->plan->entries[it->entry].source, src_buf,
+				      sizeof(src_buf)) < 0 ? "?" : src_buf;
 
 	if (why == STREAM_REREAD_DIFFERS) {
 		atomic_fetch_add(&g->stats->files_mismatched, 1);
@@ -239,12 +243,12 @@ int copy_file(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
 	struct writer_hooks hooks = { g, on_confirmed, on_switch };
-	struct dest_open how = { g->o->wplan, (uint64_t)e->source->st.st_size, g->bdev_fd, &hooks };
+	struct dest_open how = { g->o->wplan, (uint64_t)e->source->size, g->bdev_fd, &hooks };
 	struct batch_item it;
 	int r, src_err = 0;
 
 	/* a file larger than a window bounds itself: commit the batch first */
-	if ((uint64_t)e->source->st.st_size > g->o->wplan->window && (r = batch_commit(g)) < 0)
+	if ((uint64_t)e->source->size > g->o->wplan->window && (r = batch_commit(g)) < 0)
 		return r;
 	r = start_item(g, idx, &it);
 	if (r == 0 && g->verify)
@@ -277,6 +281,6 @@ int copy_symlink(struct engine *g, size_t idx)
 	int r = start_item(g, idx, &it);
 
 	if (r == 0)
-		r = dest_file_symlink(&g->files, &it.file, e->source->link_target);
+		r = dest_file_symlink(&g->files, &it.file, source_link(e->source));
 	return r < 0 ? open_failed(g, &it, r) : batch_add(g, &it);
 }

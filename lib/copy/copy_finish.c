@@ -33,7 +33,7 @@
 #include "dirty/dirty.h"
 #include "dirty/dirty_idle.h"
 #include "io/fs_sync.h"
-#include "base/test_hook.h"
+#include "copy/hook_paths.h"
 
 #define IDLE_POLL_NS 50000000L
 /* Someone else may keep the device busy: stop waiting once its pending
@@ -48,7 +48,7 @@ void finish_dir_popped(void *ctx, size_t idx, int fd)
 		if (fd >= 0)
 			close(fd);
 		else if (g->made[idx]) /* swapped while its fd was closed for depth */
-			copy_report(g, idx, COPY_STEP_ATTRS, -ESTALE, g->plan->entries[idx].dst, false);
+			copy_report_dst(g, idx, COPY_STEP_ATTRS, -ESTALE, false);
 		return;
 	}
 	if (GROW(g->done_dirs, g->cap_done_dirs, g->n_done_dirs + 1, 16) < 0) {
@@ -64,14 +64,14 @@ void finish_dir_popped(void *ctx, size_t idx, int fd)
 static void dir_attrs(struct engine *g, size_t idx, int fd)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
-	const struct timespec times[2] = { e->source->st.st_atim, e->source->st.st_mtim };
-	mode_t mode = g->o->keep_mode ? e->source->st.st_mode & 0777 : 0777 & ~g->umask;
+	const struct timespec times[2] = { source_atim(e->source), source_mtim(e->source) };
+	mode_t mode = g->o->keep_mode ? e->source->mode & 0777 : 0777 & ~g->umask;
 
-	test_hook("dir-attrs", e->dst);
+	test_hook_dst("dir-attrs", g->plan, idx);
 	if (g->fs_has_modes && fchmod(fd, mode) < 0)
-		copy_report(g, idx, COPY_STEP_ATTRS, -errno, e->dst, false);
+		copy_report_dst(g, idx, COPY_STEP_ATTRS, -errno, false);
 	if (g->o->keep_times && futimens(fd, times) < 0)
-		copy_report(g, idx, COPY_STEP_ATTRS, -errno, e->dst, false);
+		copy_report_dst(g, idx, COPY_STEP_ATTRS, -errno, false);
 }
 
 /* A made directory is complete once the walk has left it (popped from
@@ -104,8 +104,7 @@ int finish_recheck(struct engine *g)
 		return 0;
 	atomic_store(&g->stats->phase, COPY_PHASE_RECHECK);
 	while ((r = verify_recheck_next(g->verify, g->dest_dir_fd, g->dest_fd, &bad)) > 0) {
-		copy_report(g, bad.entry, COPY_STEP_VERIFY, bad.err, g->plan->entries[bad.entry].dst,
-			    false);
+		copy_report_dst(g, bad.entry, COPY_STEP_VERIFY, bad.err, false);
 		if (!bad.withdrawn)
 			continue;
 		atomic_fetch_sub(&g->stats->files_done, 1);

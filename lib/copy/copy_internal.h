@@ -146,6 +146,8 @@ int copy_engine_run(const struct plan *p, const struct copy_options *o,
 void copy_emit(struct engine *g, struct copy_event *ev);
 void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
 		 const char *path, bool fatal);
+/* The same about entry's destination path. */
+void copy_report_dst(struct engine *g, size_t entry, enum copy_step step, int err, bool fatal);
 /* The destination as a whole failed at step (a sync), met at entry: the
  * copy stops; reported at the destination root.  Returns err. */
 int copy_dest_failed(struct engine *g, size_t entry, enum copy_step step, int err);
@@ -160,6 +162,8 @@ int item_fatal(struct engine *g, const struct batch_item *it, enum copy_step ste
  * temporary removed, its bytes out of the totals, counted as failed. */
 void item_drop(struct engine *g, struct batch_item *it, enum copy_step step, int err,
 	       const char *path);
+/* The same about its destination path. */
+void item_drop_dst(struct engine *g, struct batch_item *it, enum copy_step step, int err);
 /* A failed file's bytes leave the totals: its temporary is gone, and
  * the bar must not count what no longer exists on the device. */
 void item_forget_bytes(struct engine *g, const struct batch_item *it);

@@ -20,21 +20,22 @@
 #include "io/writer.h"
 #include "base/cleanup.h"
 #include "util/debug.h"
-#include "base/test_hook.h"
+#include "copy/hook_paths.h"
 
 /* FAT stores no modes: a note once, not an error per file. */
 void publish_attrs(struct engine *g, struct batch_item *it)
 {
 	const struct plan_entry *e = &g->plan->entries[it->entry];
-	const struct timespec times[2] = { e->source->st.st_atim, e->source->st.st_mtim };
+	const struct timespec times[2] = { source_atim(e->source), source_mtim(e->source) };
 	int fd = it->file.w ? writer_fd(it->file.w) : -1;
+	char dst[PATH_MAX];
 	int r = 0;
 
 	if (g->o->keep_times) {
 		r = fd >= 0 ? futimens(fd, times)
 			    : utimensat(it->file.dirfd, it->file.tmp, times, AT_SYMLINK_NOFOLLOW);
 		if (r < 0)
-			copy_report(g, it->entry, COPY_STEP_ATTRS, -errno, e->dst, false);
+			copy_report_dst(g, it->entry, COPY_STEP_ATTRS, -errno, false);
 	}
 	if (fd < 0)
 		return;
@@ -42,7 +43,7 @@ void publish_attrs(struct engine *g, struct batch_item *it)
 	 * (GNU cp without --preserve=ownership); without --preserve=mode a
 	 * file gets what a new file gets: 0666 & ~umask */
 	r = g->fs_has_modes &&
-		    fchmod(fd, g->o->keep_mode ? e->source->st.st_mode & 0777 : 0666 & ~g->umask) < 0
+		    fchmod(fd, g->o->keep_mode ? e->source->mode & 0777 : 0666 & ~g->umask) < 0
 	    ? -errno : 0;
 	/* only these say the filesystem keeps no modes (a FUSE daemon's
 	 * refusal); any other failure is this file's */
@@ -50,27 +51,32 @@ void publish_attrs(struct engine *g, struct batch_item *it)
 		if (!g->mode_noted)
 			copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_NOTE,
 							   .note = COPY_NOTE_NO_MODES,
-							   .path = (char *)e->dst });
+							   .path = (char *)plan_dst_path(g->plan, it->entry,
+											 dst) });
 		g->mode_noted = true;
 	} else if (r < 0) {
-		copy_report(g, it->entry, COPY_STEP_ATTRS, r, e->dst, false);
+		copy_report_dst(g, it->entry, COPY_STEP_ATTRS, r, false);
 	}
 }
 
-/* The path of `holder` (a name in the item's directory), for messages. */
-static char *holder_path(const struct plan_entry *e, const char *holder)
+/* The path of `holder` (a name in entry idx's directory), for messages. */
+static char *holder_path(const struct plan *p, size_t idx, const char *holder)
 {
-	size_t dlen = strlen(e->dst), nlen = strlen(e->dst_name);
-	char *p;
+	const char *name = plan_dst_name(p, idx);
+	char dst[PATH_MAX];
+	size_t dlen, nlen = strlen(name);
+	char *path;
 
-	if (nlen > dlen || strcmp(e->dst + dlen - nlen, e->dst_name) != 0)
+	plan_dst_path(p, idx, dst);
+	dlen = strlen(dst);
+	if (nlen > dlen || strcmp(dst + dlen - nlen, name) != 0)
 		return strdup(holder);
-	p = malloc(dlen - nlen + strlen(holder) + 1);
-	if (p) {
-		memcpy(p, e->dst, dlen - nlen);
-		strcpy(p + dlen - nlen, holder);
+	path = malloc(dlen - nlen + strlen(holder) + 1);
+	if (path) {
+		memcpy(path, dst, dlen - nlen);
+		strcpy(path + dlen - nlen, holder);
 	}
-	return p;
+	return path;
 }
 
 /* The name the plan saw free is taken (EEXIST at publish): true, and the
@@ -86,8 +92,8 @@ static bool name_clash(struct engine *g, struct batch_item *it)
 	holder = dest_file_holder(&it->file);
 	if (g->plan->opts.no_clobber && (!holder || strcmp(holder, it->file.name) == 0))
 		return false;
-	path = holder ? holder_path(e, holder) : NULL;
-	DEBUG(DEBUG_COPY, "name clash: '%s' taken by '%s'", e->dst, path ? path : "?");
+	path = holder ? holder_path(g->plan, it->entry, holder) : NULL;
+	DEBUG(DEBUG_COPY, "name clash: '%s' taken by '%s'", it->file.name, path ? path : "?");
 	item_drop(g, it, COPY_STEP_NAME_CLASH, -EEXIST, path);
 	return true;
 }
@@ -105,11 +111,11 @@ void publish_done(struct engine *g, const struct batch_item *it)
 static void times_again(struct engine *g, struct batch_item *it)
 {
 	const struct plan_entry *e = &g->plan->entries[it->entry];
-	const struct timespec times[2] = { e->source->st.st_atim, e->source->st.st_mtim };
+	const struct timespec times[2] = { source_atim(e->source), source_mtim(e->source) };
 
 	if (g->o->keep_times &&
 	    utimensat(it->file.dirfd, it->file.name, times, AT_SYMLINK_NOFOLLOW) < 0)
-		copy_report(g, it->entry, COPY_STEP_ATTRS, -errno, e->dst, false);
+		copy_report_dst(g, it->entry, COPY_STEP_ATTRS, -errno, false);
 }
 
 /* Replaced only where the plan saw a file and -n does not keep it. */
@@ -125,7 +131,7 @@ static int put_in_place(struct engine *g, struct batch_item *it)
 	bool renamed = !it->file.unnamed;
 	int r;
 
-	test_hook("publish", g->plan->entries[it->entry].dst);
+	test_hook_dst("publish", g->plan, it->entry);
 	r = dest_file_publish(&g->files, &it->file, replace_rule(g, it));
 	if (r == 0 && renamed && g->times_after_rename)
 		times_again(g, it);
@@ -155,7 +161,7 @@ int publish_item(struct engine *g, struct batch_item *it)
 	} else if (r == -EEXIST && g->plan->opts.no_clobber) {
 		kept(g, it);
 	} else {
-		item_drop(g, it, COPY_STEP_RENAME, r, g->plan->entries[it->entry].dst);
+		item_drop_dst(g, it, COPY_STEP_RENAME, r);
 	}
 	return 0;
 }

@@ -3,6 +3,7 @@
  * bytes they no longer hold.  Below every other file of the engine, which
  * all report through it. */
 #include <errno.h>
+#include <limits.h>
 
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
@@ -20,6 +21,13 @@ void copy_report(struct engine *g, size_t entry, enum copy_step step, int err,
 	copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_ERROR, .entry = entry, .step = step,
 					   .err = err < 0 ? -err : err, .path = (char *)path,
 					   .fatal = fatal });
+}
+
+void copy_report_dst(struct engine *g, size_t entry, enum copy_step step, int err, bool fatal)
+{
+	char dst[PATH_MAX];
+
+	copy_report(g, entry, step, err, plan_dst_path(g->plan, entry, dst), fatal);
 }
 
 int copy_dest_failed(struct engine *g, size_t entry, enum copy_step step, int err)
@@ -47,7 +55,7 @@ void copy_count_failed(struct engine *g)
 
 int item_fatal(struct engine *g, const struct batch_item *it, enum copy_step step, int err)
 {
-	copy_report(g, it->entry, step, err, g->plan->entries[it->entry].dst, true);
+	copy_report_dst(g, it->entry, step, err, true);
 	return err;
 }
 
@@ -58,6 +66,13 @@ void item_drop(struct engine *g, struct batch_item *it, enum copy_step step, int
 	dest_file_remove(&it->file);
 	item_forget_bytes(g, it);
 	copy_count_failed(g);
+}
+
+void item_drop_dst(struct engine *g, struct batch_item *it, enum copy_step step, int err)
+{
+	char dst[PATH_MAX];
+
+	item_drop(g, it, step, err, plan_dst_path(g->plan, it->entry, dst));
 }
 
 void item_forget_bytes(struct engine *g, const struct batch_item *it)
@@ -77,11 +92,12 @@ void item_forget_bytes(struct engine *g, const struct batch_item *it)
 void item_stop(struct engine *g, struct batch_item *it)
 {
 	uint64_t kept = dest_file_stop(&it->file);
+	char dst[PATH_MAX];
 
 	if (kept)
 		copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_NOTE,
 						   .note = COPY_NOTE_PARTIAL_KEPT, .entry = it->entry,
-						   .path = g->plan->entries[it->entry].dst,
+						   .path = (char *)plan_dst_path(g->plan, it->entry, dst),
 						   .bytes = kept });
 }
 

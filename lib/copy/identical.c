@@ -54,7 +54,7 @@ bool identical_mtime(const struct timespec *src, const struct timespec *dst, uin
  * O_PATH first, following a symlink only when follow
  * (source_open_regular()), so nothing else is ever opened for real. */
 static int open_checked(const char *path, bool follow, dev_t dev, ino_t ino, off_t size,
-			const struct stat *times)
+			const struct source_entry *times)
 {
 	struct stat st;
 	int fd = source_open_regular(AT_FDCWD, path, follow, &st);
@@ -102,10 +102,13 @@ static int digest_fd(int fd, off_t size, checksum_set algs, void *buf,
 static int digest_source(const struct source_entry *s, checksum_set algs, void *buf,
 			 struct checksum_result *ret)
 {
-	_cleanup_close_ int fd = open_checked(s->src, true, s->st.st_dev, s->st.st_ino,
-					      s->st.st_size, &s->st);
+	char path[PATH_MAX];
+	_cleanup_close_ int fd = -1;
 
-	return fd < 0 ? fd : digest_fd(fd, s->st.st_size, algs, buf, ret);
+	if (source_path(s, path, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
+	fd = open_checked(path, true, s->dev, s->ino, (off_t)s->size, s);
+	return fd < 0 ? fd : digest_fd(fd, (off_t)s->size, algs, buf, ret);
 }
 
 /* A judgement's scratch: the read buffers, made on first use, and the
@@ -126,10 +129,12 @@ static int judge_buffer(struct judge *j)
 
 /* e's destination read back from the device (read_back.h), its xxh128 in
  * *ret and the way it was read in *how. */
-static int read_back_dest(struct judge *j, const struct plan_entry *e,
+static int read_back_dest(struct judge *j, const struct plan *p, size_t idx,
 			  struct checksum_result *ret, enum readback_how *how)
 {
+	const struct plan_existing *x = plan_existing_of(p, &p->entries[idx]);
 	_cleanup_close_ int fd = -1;
+	char dst[PATH_MAX];
 	int r;
 
 	if (!j->rb.buf) {
@@ -137,12 +142,13 @@ static int read_back_dest(struct judge *j, const struct plan_entry *e,
 		if (r < 0)
 			return r;
 	}
-	test_hook("identical", e->dst);
+	plan_dst_path(p, idx, dst);
+	test_hook("identical", dst);
 	/* the plan's lstat saw a regular file: a symlink now is a swap */
-	fd = open_checked(e->dst, false, e->dst_dev, e->dst_ino, (off_t)e->dst_old_size, NULL);
+	fd = open_checked(dst, false, x->dst_dev, x->dst_ino, (off_t)x->dst_old_size, NULL);
 	if (fd < 0)
 		return fd;
-	return read_back_file(&j->rb, fd, e->dst_old_size, j->o->fuse, j->o->bdev_fd,
+	return read_back_file(&j->rb, fd, x->dst_old_size, j->o->fuse, j->o->bdev_fd,
 			      CHECKSUM_BIT(CHECKSUM_XXH128), ret, how, NULL);
 }
 
@@ -196,7 +202,7 @@ static int judge_by_content(const struct plan *p, size_t idx, const struct recor
 	}
 	r = digest_source(e->source, CHECKSUM_BIT(CHECKSUM_XXH128) | extra, j->buf, &j->src);
 	if (r == 0)
-		r = read_back_dest(j, e, &dst, &how);
+		r = read_back_dest(j, p, idx, &dst, &how);
 	if (r == -ENOMEM)
 		return r;
 	/* they share xxh128 only: that is what is compared */
@@ -209,8 +215,9 @@ static int judge_by_content(const struct plan *p, size_t idx, const struct recor
 /* read_back: a file judged identical on basis (not by reading its copy)
  * is read back and compared with the source's xxh128; basis, or
  * PLAN_IDENTICAL_NO (it differs or cannot be read: copied again); -ENOMEM. */
-static int confirm_read_back(struct plan_entry *e, int basis, struct judge *j)
+static int confirm_read_back(const struct plan *p, size_t idx, int basis, struct judge *j)
 {
+	struct plan_entry *e = &p->entries[idx];
 	struct checksum_result dst;
 	enum readback_how how;
 	int r;
@@ -226,7 +233,7 @@ static int confirm_read_back(struct plan_entry *e, int basis, struct judge *j)
 		if (r < 0)
 			return r == -ENOMEM ? r : PLAN_IDENTICAL_NO; /* the engine reads it */
 	}
-	r = read_back_dest(j, e, &dst, &how);
+	r = read_back_dest(j, p, idx, &dst, &how);
 	if (r == -ENOMEM)
 		return r;
 	if (r != 0 || !checksum_result_match(&j->src, &dst)) {
@@ -246,7 +253,9 @@ static int judge_quick(const struct plan *p, size_t idx, struct judge *j)
 	struct recorded_file f = { 0 };
 	int r;
 
-	if (!identical_mtime(&e->source->st.st_mtim, &e->dst_mtim, j->o->mtime_step_ns))
+	struct timespec mtim = source_mtim(e->source);
+
+	if (!identical_mtime(&mtim, &plan_existing_of(p, e)->dst_mtim, j->o->mtime_step_ns))
 		return PLAN_IDENTICAL_NO;
 	if (!j->o->listed_only)
 		return PLAN_IDENTICAL_QUICK;
@@ -259,24 +268,24 @@ static int judge_quick(const struct plan *p, size_t idx, struct judge *j)
 /* Keep what reading the source computed, if asked: 0 or -ENOMEM.  A
  * file the history vouched for is listed with the history's hashes
  * (manifest.h); quick reads its source only to read it back. */
-static int keep_sums(struct plan_entry *e, const struct judge *j)
+static int keep_sums(struct plan_existing *x, const struct plan_entry *e, const struct judge *j)
 {
 	if (!j->o->keep_algs || e->identical == PLAN_IDENTICAL_MANIFEST ||
 	    (j->src.algs & j->o->keep_algs) != j->o->keep_algs)
 		return 0;
-	e->judged_sums = malloc(sizeof(*e->judged_sums));
-	if (!e->judged_sums)
+	x->judged_sums = malloc(sizeof(*x->judged_sums));
+	if (!x->judged_sums)
 		return -ENOMEM;
-	*e->judged_sums = j->src;
+	*x->judged_sums = j->src;
 	return 0;
 }
 
 /* A file whose destination is a regular file of its size: replaced, or
  * kept by -n (an identical one is then counted as identical, not kept). */
-static bool candidate(const struct plan_entry *e)
+static bool candidate(const struct plan *p, const struct plan_entry *e)
 {
 	return e->source->type == PLAN_FILE && e->dst_exists && e->dst_regular &&
-	       e->dst_old_size == (uint64_t)e->source->st.st_size;
+	       plan_existing_of(p, e)->dst_old_size == e->source->size;
 }
 
 int plan_skip_identical(struct plan *p, const struct identical_options *o)
@@ -287,21 +296,21 @@ int plan_skip_identical(struct plan *p, const struct identical_options *o)
 	for (size_t i = 0; r >= 0 && i < p->n_entries; i++) {
 		struct plan_entry *e = &p->entries[i];
 
-		if (!candidate(e))
+		if (!candidate(p, e))
 			continue;
 		j.src.algs = 0;
 		r = o->mode == IDENTICAL_QUICK ? judge_quick(p, i, &j)
 					       : judge_by_content(p, i, o->recorded, &j);
 		if (r > PLAN_IDENTICAL_NO)
-			r = confirm_read_back(e, r, &j);
+			r = confirm_read_back(p, i, r, &j);
 		if (r <= PLAN_IDENTICAL_NO) {
 			e->identical_read_back = PLAN_READ_BACK_NONE;
 			continue;
 		}
 		e->identical = (enum plan_identical)r;
 		e->skip_existing = true;
-		e->dst_freed = 0; /* nothing replaced, nothing freed */
-		r = keep_sums(e, &j);
+		p->existing[e->existing].dst_freed = 0; /* nothing replaced, nothing freed */
+		r = keep_sums(&p->existing[e->existing], e, &j);
 	}
 	free(j.buf);
 	read_back_done(&j.rb);

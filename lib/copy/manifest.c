@@ -63,8 +63,8 @@ static int add_file(struct mhl_generation *g, const struct manifest_input *in,
 {
 	return mhl_generation_add_file(g, &(struct mhl_file){
 		.path = rel,
-		.size = (uint64_t)e->source->st.st_size,
-		.mtime = in->keep_times ? e->source->st.st_mtim.tv_sec : in->now,
+		.size = (uint64_t)e->source->size,
+		.mtime = in->keep_times ? e->source->mtime : in->now,
 		.hashes = h,
 		.n_hashes = n,
 	});
@@ -150,7 +150,7 @@ static int carry_judged(struct mhl_generation *g, const struct manifest_input *i
 			const char *rel)
 {
 	const struct plan_entry *e = &in->plan->entries[idx];
-	const struct checksum_result *s = e->judged_sums;
+	const struct checksum_result *s = plan_existing_of(in->plan, e)->judged_sums;
 	bool read_back = e->identical_read_back == PLAN_READ_BACK_DEVICE;
 	const struct mhl_manifest *old_m = in->prev ? mhl_history_newest(in->prev) : NULL;
 	const struct mhl_entry *old = NULL;

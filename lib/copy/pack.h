@@ -18,6 +18,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,7 +38,7 @@ void pack_tree_free(struct source_tree *t);
 /* Entry idx's name in the archive ("src/a.jpg"), or NULL for one that
  * has none ("." and "/" as sources: their contents are named without
  * them, as cp -r . DIR copies the contents). */
-const char *pack_entry_name(const struct source_tree *t, size_t idx);
+const char *pack_entry_name(const struct source_tree *t, size_t idx, char buf[PATH_MAX]);
 
 /* The most bytes the archive of t can take in format f (pack_writer.h's
  * bounds), and the regular-file bytes it packs. */

@@ -90,7 +90,7 @@ static int open_file(struct pack_feed *f, size_t idx)
 	const struct source_entry *e = &f->t->entries[idx];
 	int r;
 
-	dirstack_pop_to(&f->dirs, e->parent);
+	dirstack_pop_to(&f->dirs, source_parent(e, idx));
 	r = source_open_in(f->t, &f->dirs, e, &f->fd);
 	if (r != 0) {
 		problem(f, idx, r < 0 ? r : 0);
@@ -98,7 +98,7 @@ static int open_file(struct pack_feed *f, size_t idx)
 	}
 	posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	f->cur = idx;
-	f->left = (uint64_t)e->st.st_size;
+	f->left = (uint64_t)e->size;
 	f->off = 0;
 	return 0;
 }
@@ -126,7 +126,7 @@ static int file_step(struct pack_feed *f)
 	if (f->left > 0)
 		return 0;
 	n = source_pread_full(f->fd, &probe, 1, f->off);
-	if (n != 0 || !source_unchanged(f->fd, &e->st))
+	if (n != 0 || !source_unchanged(f->fd, e))
 		problem(f, f->cur, n < 0 ? (int)n : 0);
 	/* the file is in the archive now: its pages need not stay */
 	posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -140,7 +140,9 @@ static int entry_step(struct pack_feed *f)
 {
 	size_t idx = f->next++;
 	const struct source_entry *e = &f->t->entries[idx];
-	const char *name = pack_entry_name(f->t, idx);
+	char buf[PATH_MAX];
+	const char *name = pack_entry_name(f->t, idx, buf);
+	struct stat st;
 	int r = 0;
 
 	if (e->type == PLAN_DIR && (r = source_enter_dir(f->t, &f->dirs, idx)) < 0) {
@@ -149,8 +151,10 @@ static int entry_step(struct pack_feed *f)
 	}
 	if (e->type == PLAN_FILE && open_file(f, idx) < 0)
 		return -1;
-	if (name && e->type != PLAN_SKIP)
-		r = pack_writer_header(f->w, name, &e->st, e->link_target);
+	if (name && e->type != PLAN_SKIP) {
+		source_entry_stat(e, &st);
+		r = pack_writer_header(f->w, name, &st, source_link(e));
+	}
 	return r;
 }
 

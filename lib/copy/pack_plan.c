@@ -54,9 +54,12 @@ static int top_rel(const char *arg, char rel[PATH_MAX])
 	return 0;
 }
 
-const char *pack_entry_name(const struct source_tree *t, size_t idx)
+const char *pack_entry_name(const struct source_tree *t, size_t idx, char buf[PATH_MAX])
 {
-	const char *rel = t->entries[idx].rel;
+	const char *rel = buf;
+
+	if (source_rel(&t->entries[idx], buf, PATH_MAX) < 0)
+		return NULL; /* the walk refused longer ones */
 
 	if (strcmp(rel, ".") == 0 || strcmp(rel, "/") == 0)
 		return NULL;
@@ -68,10 +71,11 @@ const char *pack_entry_name(const struct source_tree *t, size_t idx)
 static int check_clash(const struct source_tree *t, size_t top, const char *arg,
 		       struct plan_problem *pr)
 {
-	const char *name = pack_entry_name(t, top);
+	char buf[PATH_MAX], other_buf[PATH_MAX];
+	const char *name = pack_entry_name(t, top, buf);
 
 	for (size_t i = 0; name && i < top; i = t->entries[i].end) {
-		const char *other = pack_entry_name(t, i);
+		const char *other = pack_entry_name(t, i, other_buf);
 
 		if (other && strcmp(other, name) == 0)
 			return plan_refuse(pr, PLAN_DEST_CLASH, arg, name, 0);
@@ -91,7 +95,7 @@ int pack_tree_build(const char *const *sources, size_t n, bool follow_symlinks,
 	*pr = (struct plan_problem){ .kind = PLAN_OK };
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		char rel[PATH_MAX];
-		struct source_entry e = { 0 };
+		struct source_found e = { 0 };
 		size_t idx;
 
 		r = source_examine(&o, sources[i], &e, pr);
@@ -100,7 +104,7 @@ int pack_tree_build(const char *const *sources, size_t n, bool follow_symlinks,
 		e.rel = rel;
 		if (r >= 0)
 			r = source_tree_add(t, &e, &idx);
-		free(e.link_target);
+		free((char *)e.link_target);
 		if (r >= 0)
 			r = check_clash(t, idx, sources[i], pr);
 		if (r >= 0 && t->entries[idx].type == PLAN_DIR)
@@ -111,6 +115,7 @@ int pack_tree_build(const char *const *sources, size_t n, bool follow_symlinks,
 		plan_problem_done(&scratch);
 		return r < 0 ? r : -EINVAL;
 	}
+	source_tree_trim(t);
 	*ret = t;
 	return 0;
 }
@@ -121,7 +126,7 @@ uint64_t pack_tree_bytes(const struct source_tree *t)
 
 	for (size_t i = 0; i < t->n_entries; i++)
 		if (t->entries[i].type == PLAN_FILE)
-			b += (uint64_t)t->entries[i].st.st_size;
+			b += (uint64_t)t->entries[i].size;
 	return b;
 }
 
@@ -131,12 +136,13 @@ uint64_t pack_tree_bound(const struct source_tree *t, enum pack_format f)
 
 	for (size_t i = 0; i < t->n_entries; i++) {
 		const struct source_entry *e = &t->entries[i];
-		const char *name = pack_entry_name(t, i);
+		char buf[PATH_MAX];
+		const char *name = pack_entry_name(t, i, buf), *link = source_link(e);
 
 		if (e->type == PLAN_SKIP || !name)
 			continue;
-		b += pack_bound_entry(f, strlen(name) + (e->link_target ? strlen(e->link_target) : 0),
-				      e->type == PLAN_FILE ? (uint64_t)e->st.st_size : 0);
+		b += pack_bound_entry(f, strlen(name) + (link ? strlen(link) : 0),
+				      e->type == PLAN_FILE ? (uint64_t)e->size : 0);
 	}
 	return b + pack_bound_end(f, b);
 }
@@ -146,8 +152,9 @@ static int archive_path(const struct source_tree *sources, enum pack_format f, c
 			const struct plan_options *o, char path[PATH_MAX], char dir[PATH_MAX],
 			struct plan_problem *pr)
 {
-	const char *rel = sources->entries[0].rel;
-	char real[PATH_MAX], *slash;
+	char top_rel[PATH_MAX], real[PATH_MAX], *slash;
+	const char *rel = source_rel(&sources->entries[0], top_rel, sizeof(top_rel)) < 0 ? "root"
+											  : top_rel;
 	struct stat st;
 	bool into = o->target_directory ||
 		    (!o->no_target_directory && stat(dest, &st) == 0 && S_ISDIR(st.st_mode));
@@ -159,7 +166,7 @@ static int archive_path(const struct source_tree *sources, enum pack_format f, c
 		return plan_refuse(pr, PLAN_NAME_TOO_LONG, dest, NULL, ENAMETOOLONG);
 	/* "." and "/" have no name of their own: the directory's */
 	if (strcmp(rel, ".") == 0 || strcmp(rel, "/") == 0)
-		rel = realpath(sources->entries[0].src, real) && strrchr(real, '/')[1]
+		rel = realpath(source_arg(&sources->entries[0]), real) && strrchr(real, '/')[1]
 			      ? strrchr(real, '/') + 1 : "root";
 	if (into) {
 		if (stat(dest, &st) < 0)
@@ -195,8 +202,8 @@ static int archive_tree(const struct source_tree *sources, const char *first_sou
 {
 	struct plan_options o = { 0 };
 	struct source_tree *t = source_tree_new(&o);
-	struct source_entry e = { .type = PLAN_FILE, .src = (char *)first_source,
-				  .rel = (char *)name, .parent = PLAN_TOP };
+	struct source_found e = { .type = PLAN_FILE, .src = first_source, .rel = name,
+				  .parent = PLAN_TOP };
 	struct timespec now;
 
 	if (!t)
@@ -216,13 +223,16 @@ static int archive_tree(const struct source_tree *sources, const char *first_sou
 
 /* An archive that would replace one of its own sources. */
 static int check_not_a_source(const struct source_tree *sources, const struct plan_entry *e,
+			      const struct plan_existing *x, const char *dst,
 			      struct plan_problem *pr)
 {
 	for (size_t i = 0; e->dst_exists && i < sources->n_entries; i++) {
 		const struct source_entry *s = &sources->entries[i];
+		char src[PATH_MAX];
 
-		if (s->type == PLAN_FILE && s->st.st_dev == e->dst_dev && s->st.st_ino == e->dst_ino)
-			return plan_refuse(pr, PLAN_SAME_FILE, s->src, e->dst, 0);
+		if (s->type == PLAN_FILE && s->dev == x->dst_dev && s->ino == x->dst_ino)
+			return plan_refuse(pr, PLAN_SAME_FILE,
+					   source_path(s, src, sizeof(src)) < 0 ? "?" : src, dst, 0);
 	}
 	return 0;
 }
@@ -259,7 +269,10 @@ int pack_plan_build(const struct source_tree *sources, const char *first_source,
 	struct plan_problem *pr = problem ? problem : &scratch;
 	char path[PATH_MAX], dir[PATH_MAX];
 	struct plan_entry d = { 0 };
+	struct plan_existing x = { 0 };
 	struct plan_builder b = { .opts = opts, .problem = pr };
+	struct plan_src ps;
+	char src[PATH_MAX];
 	struct plan *p;
 	int r;
 
@@ -281,14 +294,14 @@ int pack_plan_build(const struct source_tree *sources, const char *first_source,
 		r = archive_tree(sources, first_source, f, strrchr(path, '/') ? strrchr(path, '/') + 1
 									      : path, &p->tree);
 	}
-	d.dst = path;
-	d.dst_name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (r >= 0) {
+		plan_src_of(&p->tree->entries[0], &ps, src);
+		r = plan_classify_dst(opts, &ps, path, &d, &x, pr);
+	}
 	if (r >= 0)
-		r = plan_classify_dst(opts, &p->tree->entries[0], &d, pr);
+		r = check_not_a_source(sources, &d, &x, path, pr);
 	if (r >= 0)
-		r = check_not_a_source(sources, &d, pr);
-	if (r >= 0)
-		r = plan_add_entry(&b, &d);
+		r = plan_add_entry(&b, &d, &x, path, strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 	if (r >= 0)
 		r = dest_dir_check(p, dir, pr);
 	if (r < 0) {

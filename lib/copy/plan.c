@@ -34,10 +34,7 @@ void plan_free(struct plan *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n_entries; i++) {
-		free(p->entries[i].dst);
-		free(p->entries[i].judged_sums);
-	}
+	plan_dst_free(p);
 	free(p->entries);
 	source_tree_unref(p->tree);
 	free(p->dest_root);
@@ -179,23 +176,26 @@ static int dest_resolve(struct plan_builder *b, size_t n_sources, const char *de
  * tens of thousands. */
 struct source {
 	const char *arg;
-	struct source_entry e;  /* src is arg; rel, link_target owned */
-	struct plan_entry d;    /* dst owned */
+	struct source_found e;  /* src is arg; rel, link_target owned */
+	struct plan_entry d;
+	struct plan_existing x; /* d.dst_exists: what is there */
+	char *dst;              /* its destination path */
+	const char *dst_name;   /* in dst, or "." */
 };
 
 static void sources_free(struct source *s, size_t n)
 {
 	for (size_t i = 0; s && i < n; i++) {
-		free(s[i].d.dst);
-		free(s[i].e.rel);
-		free(s[i].e.link_target);
+		free(s[i].dst);
+		free((char *)s[i].e.rel);
+		free((char *)s[i].e.link_target);
 	}
 	free(s);
 }
 
 /* The name a source gets: its last component; "." and "/" have none (GNU
  * cp copies their contents into DEST); ".." is named after what it is. */
-static int source_name(const char *arg, char name[PATH_MAX], char rel[PATH_MAX])
+static int operand_name(const char *arg, char name[PATH_MAX], char rel[PATH_MAX])
 {
 	char buf[PATH_MAX], real[PATH_MAX];
 	const char *base;
@@ -230,28 +230,28 @@ static int source_prepare(struct plan_builder *b, const struct dest *d, struct s
 		return plan_refuse(b->problem, PLAN_DEST_NOT_DIR, d->given, d->given, ENOTDIR);
 	if (strlen(s->arg) >= PATH_MAX)
 		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, s->arg, NULL, ENAMETOOLONG);
-	r = source_name(s->arg, name, rel);
+	r = operand_name(s->arg, name, rel);
 	if (r < 0)
 		return plan_refuse(b->problem, PLAN_SOURCE_UNREADABLE, s->arg, NULL, -r);
 	if (!d->into_dir || !*name)
 		snprintf(dst, sizeof(dst), "%s", d->path);
 	else if (plan_join(dst, d->path, name) < 0)
 		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, d->path, NULL, ENAMETOOLONG);
-	s->d.dst = strdup(dst);
+	s->dst = strdup(dst);
 	s->e.rel = strdup(rel);
-	if (!s->d.dst || !s->e.rel)
+	if (!s->dst || !s->e.rel)
 		return -ENOMEM;
 	if (d->into_dir && !*name)
-		s->d.dst_name = "."; /* "cp -r . DEST": the contents go into DEST */
+		s->dst_name = "."; /* "cp -r . DEST": the contents go into DEST */
 	else
-		s->d.dst_name = strrchr(s->d.dst, '/') ? strrchr(s->d.dst, '/') + 1 : s->d.dst;
+		s->dst_name = strrchr(s->dst, '/') ? strrchr(s->dst, '/') + 1 : s->dst;
 	return 0;
 }
 
 static int cmp_source_dst(const void *a, const void *b)
 {
 	const struct source *const *x = a, *const *y = b;
-	int c = strcmp((*x)->d.dst, (*y)->d.dst);
+	int c = strcmp((*x)->dst, (*y)->dst);
 
 	/* ties in argument order, so the later source is the one reported */
 	return c ? c : ((*x) > (*y)) - ((*x) < (*y));
@@ -272,12 +272,12 @@ static int check_clashes(struct plan_builder *b, struct source *s, size_t n)
 	for (size_t i = 1; i < n; i++) {
 		const struct source *x = v[i - 1], *y = v[i];
 
-		if (strcmp(x->d.dst, y->d.dst) != 0)
+		if (strcmp(x->dst, y->dst) != 0)
 			continue;
 		/* one file named twice (a glob and a path, "a" and "./a") */
 		if (x->e.st.st_dev == y->e.st.st_dev && x->e.st.st_ino == y->e.st.st_ino)
 			return plan_refuse(b->problem, PLAN_SOURCE_TWICE, y->arg, x->arg, 0);
-		return plan_refuse(b->problem, PLAN_DEST_CLASH, y->arg, y->d.dst, 0);
+		return plan_refuse(b->problem, PLAN_DEST_CLASH, y->arg, y->dst, 0);
 	}
 	return 0;
 }
@@ -320,11 +320,11 @@ static int check_into_itself(struct plan_builder *b, const struct source *s)
 		return 0;
 	if (!realpath(s->arg, src_real))
 		return plan_refuse(b->problem, PLAN_SOURCE_UNREADABLE, s->arg, NULL, errno);
-	r = dst_realpath(s->d.dst, dst_real);
+	r = dst_realpath(s->dst, dst_real);
 	if (r < 0)
-		return plan_refuse(b->problem, PLAN_DEST_MISSING, s->d.dst, s->d.dst, -r);
+		return plan_refuse(b->problem, PLAN_DEST_MISSING, s->dst, s->dst, -r);
 	if (path_within(dst_real, src_real))
-		return plan_refuse(b->problem, PLAN_INTO_ITSELF, s->arg, s->d.dst, 0);
+		return plan_refuse(b->problem, PLAN_INTO_ITSELF, s->arg, s->dst, 0);
 	return 0;
 }
 
@@ -357,11 +357,13 @@ int plan_find_stale(struct plan *p)
 	for (size_t i = 0; r != -ENOMEM && i < p->n_entries; i++) {
 		const struct plan_entry *e = &p->entries[i];
 		_cleanup_close_ int fd = -1;
+		char dst[PATH_MAX];
 
 		if (e->source->type != PLAN_DIR || !e->dst_exists)
 			continue;
-		fd = open(e->dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		r = fd < 0 ? -errno : stale_temps_find_at(fd, e->dst, i, &p->stale);
+		plan_dst_path(p, i, dst);
+		fd = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		r = fd < 0 ? -errno : stale_temps_find_at(fd, dst, i, &p->stale);
 	}
 	return r == -ENOMEM ? r : 0;
 }
@@ -387,7 +389,7 @@ static int dest_root_check(struct plan_builder *b, struct dest *d, const struct 
 	p->dest_dir_ino = st.st_ino;
 	p->dest_root_entry = PLAN_TOP;
 	if (!d->into_dir && n == 1 && s[0].e.type == PLAN_DIR && s[0].d.dst_exists) {
-		snprintf(d->root, sizeof(d->root), "%s", s[0].d.dst);
+		snprintf(d->root, sizeof(d->root), "%s", s[0].dst);
 		p->dest_root_entry = 0;
 	}
 	if (faccessat(AT_FDCWD, d->root, W_OK | X_OK, AT_EACCESS) < 0)
@@ -407,16 +409,11 @@ static int walk_tree(struct plan_builder *b, const struct source *s, size_t n)
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		r = source_tree_add(t, &s[i].e, &idx);
 		if (r >= 0)
-			r = plan_add_entry(b, &s[i].d);
+			r = plan_add_entry(b, &s[i].d, &s[i].x, s[i].dst, s[i].dst_name);
 		if (r >= 0 && s[i].e.type == PLAN_DIR)
 			r = source_walk(t, idx, b->problem, plan_add_child, b);
 	}
 	return r;
-}
-
-static bool same_inode(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
 /* plan_build_beside(): first's tree, shared; operand i is its i-th
@@ -435,11 +432,11 @@ static int take_tree(struct plan_builder *b, const struct source *s, size_t n)
 		const struct source_entry *top = k < t->n_entries ? &t->entries[k] : NULL;
 		bool dir = s[i].e.type == PLAN_DIR || (top && top->type == PLAN_DIR);
 
-		if (!top || (dir && (top->type != s[i].e.type || strcmp(top->src, s[i].e.src) ||
-				     !same_inode(&top->st, &s[i].e.st))))
+		if (!top || (dir && (top->type != s[i].e.type || strcmp(source_arg(top), s[i].e.src) ||
+				     top->dev != s[i].e.st.st_dev || top->ino != s[i].e.st.st_ino)))
 			return plan_refuse(b->problem, PLAN_SOURCE_CHANGED, s[i].arg, NULL, 0);
 		b->p->sources_changed |= !source_entry_same(top, &s[i].e);
-		r = plan_add_entry(b, &s[i].d);
+		r = plan_add_entry(b, &s[i].d, &s[i].x, s[i].dst, s[i].dst_name);
 		for (size_t j = k + 1; r >= 0 && j < top->end; j++)
 			r = plan_add_child(b, j);
 	}
@@ -461,7 +458,10 @@ static int plan_sources(struct plan_builder *b, const char *const *sources, size
 	if (r >= 0)
 		r = check_clashes(b, s, n);
 	for (size_t i = 0; i < n && r >= 0; i++) {
-		r = plan_classify_dst(b->opts, &s[i].e, &s[i].d, b->problem);
+		struct plan_src ps = { .type = s[i].e.type, .dev = s[i].e.st.st_dev,
+				       .ino = s[i].e.st.st_ino, .path = s[i].e.src };
+
+		r = plan_classify_dst(b->opts, &ps, s[i].dst, &s[i].d, &s[i].x, b->problem);
 		if (r >= 0)
 			r = check_into_itself(b, &s[i]);
 	}
@@ -534,20 +534,21 @@ bool plan_same_source(const struct plan *a, const struct plan *b)
 bool plan_dest_rel(const struct plan *p, size_t idx, char *buf, size_t size)
 {
 	const struct plan_entry *e = &p->entries[idx];
-	size_t parent = e->source->parent, len;
+	size_t parent = source_parent(e->source, idx), len;
+	const char *name = plan_dst_name(p, idx);
 	int n;
 
 	if (parent == PLAN_TOP)
-		return strcmp(e->dst_name, ".") != 0 &&
-		       (n = snprintf(buf, size, "%s", e->dst_name)) >= 0 && (size_t)n < size;
+		return strcmp(name, ".") != 0 &&
+		       (n = snprintf(buf, size, "%s", name)) >= 0 && (size_t)n < size;
 	/* under -rT's top entry, dest_dir itself: names start there */
 	if (!plan_dest_rel(p, parent, buf, size)) {
-		if (p->entries[parent].source->parent != PLAN_TOP ||
-		    strcmp(p->entries[parent].dst_name, ".") != 0)
+		if (source_parent(p->entries[parent].source, parent) != PLAN_TOP ||
+		    strcmp(plan_dst_name(p, parent), ".") != 0)
 			return false;
 		buf[0] = '\0';
 	}
 	len = strlen(buf);
-	n = snprintf(buf + len, size - len, "%s%s", len ? "/" : "", e->dst_name);
+	n = snprintf(buf + len, size - len, "%s%s", len ? "/" : "", name);
 	return n >= 0 && (size_t)n < size - len;
 }

@@ -49,43 +49,61 @@ enum plan_identical {
 	PLAN_IDENTICAL_CONTENT,  /* both copies read: the same xxh128 */
 };
 
-/* One entry of the tree (source_tree.h) at this plan's destination.  dst
- * is the entry's own allocation; dst_name points into it. */
-struct plan_entry {
-	const struct source_entry *source; /* the tree's entry of the same index */
-	char *dst;          /* final destination path, for messages */
-	const char *dst_name; /* name in the parent's destination directory (the
-			       * top: in plan.dest_dir; "." when it is dest_dir) */
-	dev_t dst_dev;      /* dst_exists: what lstat(dst) found, checked again */
-	ino_t dst_ino;      /*   when the engine opens a merged directory */
-	bool dst_exists;    /* lstat(dst) found something: a directory is merged
-			     * into, anything else is replaced or (-n) kept */
+/* A file left alone whose copy here this run read back from the device
+ * and found equal to the source (identical.h: content always, any basis
+ * with identical_options.read_back). */
+enum plan_read_back {
+	PLAN_READ_BACK_NONE = 0, /* not read back */
+	PLAN_READ_BACK_DEVICE,   /* past the page cache (read_back.h) */
+	PLAN_READ_BACK_CACHED,   /* read back, but the cache could not be bypassed */
+};
+
+/* What lstat found at an entry's destination (plan_entry.dst_exists):
+ * only such entries have one, in plan.existing. */
+struct plan_existing {
+	dev_t dst_dev;      /* checked again when the engine opens a merged */
+	ino_t dst_ino;      /*   directory, or reads a file judged identical */
 	uint64_t dst_old_size; /* st_size of the existing non-directory */
 	uint64_t dst_freed; /* bytes replacing it frees: its st_blocks * 512 if a
 			     * regular file with one link, else 0 */
 	struct timespec dst_mtim; /* st_mtim of the existing non-directory */
-	bool dst_regular;   /* the existing non-directory is a regular file */
-	bool skip_existing; /* the existing entry is left alone, not written:
-			     * -n, or identical (never set on directories) */
-	enum plan_identical identical; /* why an identical file is left alone
-					* (identical.h), else PLAN_IDENTICAL_NO */
 	/* the source's digests the judgement computed (content, list), when
 	 * asked to keep them (identical_options.keep_algs); else NULL.  Only
 	 * judged files pay for one: most entries never are. */
 	struct checksum_result *judged_sums;
-	/* a file left alone whose copy here this run read back from the
-	 * device and found equal to the source (identical.h: content always,
-	 * any basis with identical_options.read_back) */
-	enum plan_read_back {
-		PLAN_READ_BACK_NONE = 0, /* not read back */
-		PLAN_READ_BACK_DEVICE,   /* past the page cache (read_back.h) */
-		PLAN_READ_BACK_CACHED,   /* read back, but the cache could not be bypassed */
-	} identical_read_back;
-	/* judged identical, but its copy read back other bytes (or could not
-	 * be read): copied again, not left alone */
-	bool read_back_differs;
 };
 
+/* One entry of the tree (source_tree.h) at this plan's destination:
+ * 16 bytes, so each further destination of a million files costs 16 MB.
+ * Its destination path is not kept: it is built from the names when
+ * needed (plan_dst()): the top entry's from plan.names, each below it
+ * its parent's joined with its name (the source's, or plan.names' once
+ * --rename-invalid renamed it). */
+struct plan_entry {
+	const struct source_entry *source; /* the tree's entry of the same index */
+	uint32_t existing;  /* dst_exists: its record in plan.existing */
+	enum plan_identical identical : 8; /* why an identical file is left alone
+					    * (identical.h), else PLAN_IDENTICAL_NO */
+	enum plan_read_back identical_read_back : 8;
+	bool dst_exists : 1; /* lstat(dst) found something: a directory is merged
+			      * into, anything else is replaced or (-n) kept */
+	bool dst_regular : 1; /* the existing non-directory is a regular file */
+	bool skip_existing : 1; /* the existing entry is left alone, not written:
+				 * -n, or identical (never set on directories) */
+	/* judged identical, but its copy read back other bytes (or could not
+	 * be read): copied again, not left alone */
+	bool read_back_differs : 1;
+	bool dst_named : 1; /* its name (and a top entry's path) is plan.names' */
+};
+
+/* A destination name that is not the source's: each top entry's (with
+ * its path), and each --rename-invalid gave. */
+struct plan_name {
+	size_t idx;         /* the entry */
+	char *dst;          /* a top entry's destination path; NULL below */
+	const char *name;   /* dst's last component ("." for dest_dir itself);
+			     * below the top: the new name (own allocation) */
+};
 
 /* One destination's view of the source tree. */
 struct plan {
@@ -93,6 +111,10 @@ struct plan {
 				   * (source_tree.h: who frees it) */
 	struct plan_entry *entries; /* entries[i] is tree->entries[i] here */
 	size_t n_entries;       /* tree->n_entries */
+	struct plan_existing *existing; /* plan_entry.existing's records */
+	size_t n_existing, cap_existing;
+	struct plan_name *names; /* sorted by idx: plan_entry.dst_named's */
+	size_t n_names, cap_names;
 	uint64_t total_bytes;   /* regular-file bytes to write (kept files excluded) */
 	size_t n_files;         /* regular files to write (kept ones excluded) */
 	size_t n_symlinks;      /* symlinks to create (kept ones excluded) */
@@ -146,6 +168,26 @@ int plan_build_beside(const struct plan *first, const char *const *sources, size
  * times)?  Then one reader serves both: entry i is the same source in
  * each. */
 bool plan_same_source(const struct plan *a, const struct plan *b);
+
+/* Entry idx's destination path, into buf (size bytes): 0, or
+ * -ENAMETOOLONG (never for a built plan with size PATH_MAX: the plan
+ * refused longer ones). */
+int plan_dst(const struct plan *p, size_t idx, char *buf, size_t size);
+
+/* The same for messages: buf (PATH_MAX bytes) holding the path. */
+const char *plan_dst_path(const struct plan *p, size_t idx, char *buf);
+
+/* Its name in its parent's destination directory (the top: in
+ * p->dest_dir; "." when it is dest_dir itself). */
+const char *plan_dst_name(const struct plan *p, size_t idx);
+
+/* Give entry idx (not a top one) the destination name name (copied).
+ * 0 or -ENOMEM. */
+int plan_rename_entry(struct plan *p, size_t idx, const char *name);
+
+/* What lstat found at e's destination: its record, or one of zeros
+ * when nothing was there. */
+const struct plan_existing *plan_existing_of(const struct plan *p, const struct plan_entry *e);
 
 /* Entry idx's destination path relative to p->dest_dir ("card/DCIM/a.jpg"),
  * the path checksum lists and manifests give, in buf (size bytes).  False

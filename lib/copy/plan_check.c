@@ -108,11 +108,16 @@ int fs_space_read(const char *dir, const struct fs_traits *traits, struct fs_spa
 	return 0;
 }
 
-static const char *last_name(const char *path)
+/* Entry idx's name in its destination directory: its plan name, but for
+ * "cp -r . DEST"'s top entry (".") the last component of DEST. */
+static const char *last_name(const struct plan *p, size_t idx, char buf[PATH_MAX])
 {
-	const char *s = strrchr(path, '/');
+	const char *name = plan_dst_name(p, idx), *s;
 
-	return s ? s + 1 : path;
+	if (strcmp(name, ".") != 0)
+		return name;
+	s = strrchr(plan_dst_path(p, idx, buf), '/');
+	return s ? s + 1 : buf;
 }
 
 /* Directory-entry bytes a name takes on FAT-like filesystems, else 0. */
@@ -151,7 +156,7 @@ static uint64_t batch_overlap(const struct plan *p, uint64_t cl)
 
 	for (size_t hi = 0; hi < p->n_entries; hi++) {
 		const struct plan_entry *e = &p->entries[hi];
-		uint64_t n = round_up_u64((uint64_t)e->source->st.st_size, cl);
+		uint64_t n = round_up_u64((uint64_t)e->source->size, cl);
 
 		if (!batch_file(e))
 			continue;
@@ -165,13 +170,13 @@ static uint64_t batch_overlap(const struct plan *p, uint64_t cl)
 
 			if (!batch_file(o))
 				continue;
-			on = round_up_u64((uint64_t)o->source->st.st_size, cl);
+			on = round_up_u64((uint64_t)o->source->size, cl);
 			bytes -= on;
-			sum -= MIN(on, round_up_u64(o->dst_freed, cl));
+			sum -= MIN(on, round_up_u64(plan_existing_of(p, o)->dst_freed, cl));
 			count--;
 		}
 		bytes += n;
-		sum += MIN(n, round_up_u64(e->dst_freed, cl));
+		sum += MIN(n, round_up_u64(plan_existing_of(p, e)->dst_freed, cl));
 		count++;
 		best = MAX(best, sum);
 		if (n > PLAN_BATCH_BIG) {
@@ -186,6 +191,7 @@ uint64_t plan_space_needed(const struct plan *p, const struct fs_space *fs)
 {
 	uint64_t cl = fs->cluster ? fs->cluster : 1;
 	uint64_t growth = 0, meta = 0, dirents = 0;
+	char buf[PATH_MAX];
 
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct plan_entry *e = &p->entries[i];
@@ -193,13 +199,13 @@ uint64_t plan_space_needed(const struct plan *p, const struct fs_space *fs)
 
 		if (!writes_name(e))
 			continue;
-		dirents += dirent_bytes(fs, last_name(e->dst));
+		dirents += dirent_bytes(fs, last_name(p, i, buf));
 		if (e->source->type != PLAN_FILE) {
 			meta += cl; /* a new directory, a symlink */
 			continue;
 		}
-		n = round_up_u64((uint64_t)e->source->st.st_size, cl);
-		f = round_up_u64(e->dst_freed, cl);
+		n = round_up_u64((uint64_t)e->source->size, cl);
+		f = round_up_u64(plan_existing_of(p, e)->dst_freed, cl);
 		growth += n > f ? n - f : 0;
 	}
 	return growth + batch_overlap(p, cl) + meta + round_up_u64(dirents, cl);
@@ -247,10 +253,14 @@ int plan_check(const struct plan *p, const struct fs_space *fs,
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct plan_entry *e = &p->entries[i];
 
+		char src[PATH_MAX], dst[PATH_MAX];
+
 		if (e->source->type == PLAN_FILE && !e->skip_existing &&
-		    (uint64_t)e->source->st.st_size > fs->max_file_size)
-			return problem_set(problem, PLAN_FILE_TOO_BIG, e->source->src, e->dst,
-					   (uint64_t)e->source->st.st_size, fs->max_file_size);
+		    (uint64_t)e->source->size > fs->max_file_size)
+			return problem_set(problem, PLAN_FILE_TOO_BIG,
+					   source_path(e->source, src, sizeof(src)) < 0 ? "?" : src,
+					   plan_dst_path(p, i, dst), (uint64_t)e->source->size,
+					   fs->max_file_size);
 	}
 	/* the engine removes dead copies' temporaries before it writes */
 	have = fs->avail_bytes == UINT64_MAX ? UINT64_MAX : fs->avail_bytes + p->stale.bytes;

@@ -14,25 +14,30 @@
 #include "copy/plan_internal.h"
 #include "base/cleanup.h"
 
-static int tree_from(const struct source_entry *entries, size_t n, struct source_tree **ret)
+/* A name of one component. */
+static bool one_name(const char *name)
+{
+	return name && *name && !strchr(name, '/');
+}
+
+static int tree_from(const struct source_found *entries, size_t n, struct source_tree **ret)
 {
 	const struct plan_options walked = { .recursive = true };
 	struct source_tree *t = source_tree_new(&walked);
 	int r = t ? 0 : -ENOMEM;
 
 	for (size_t i = 0; i < n && r == 0; i++) {
-		const struct source_entry *e = &entries[i];
+		const struct source_found *e = &entries[i];
 
 		if ((e->parent != PLAN_TOP && (e->parent >= i || entries[e->parent].type != PLAN_DIR)) ||
-		    !e->src_name || !e->src || e->src_name < e->src ||
-		    e->src_name > e->src + strlen(e->src))
+		    !one_name(e->name) || (e->parent == PLAN_TOP && (!e->src || !e->rel)))
 			r = -EINVAL;
 		else
 			r = source_tree_add(t, e, NULL);
 	}
 	/* pre-order: a directory ends where its last descendant does */
 	for (size_t i = n; r == 0 && i-- > 0;) {
-		size_t p = t->entries[i].parent;
+		size_t p = source_parent(&t->entries[i], i);
 
 		if (p != PLAN_TOP && t->entries[i].end > t->entries[p].end)
 			t->entries[p].end = t->entries[i].end;
@@ -78,15 +83,16 @@ static int add_top(struct plan_builder *b, size_t idx)
 {
 	const struct source_entry *s = &b->p->tree->entries[idx];
 	struct plan_entry e = { 0 };
-	char dst[PATH_MAX];
+	struct plan_existing x = { 0 };
+	char dst[PATH_MAX], src[PATH_MAX];
+	struct plan_src ps;
 	int r;
 
-	if (plan_join(dst, b->p->dest_dir, s->src_name) < 0)
-		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, s->src, NULL, ENAMETOOLONG);
-	e.dst = dst;
-	e.dst_name = strrchr(dst, '/') + 1;
-	r = plan_classify_dst(b->opts, s, &e, b->problem);
-	return r < 0 ? r : plan_add_entry(b, &e);
+	plan_src_of(s, &ps, src);
+	if (plan_join(dst, b->p->dest_dir, source_name(s)) < 0)
+		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, src, NULL, ENAMETOOLONG);
+	r = plan_classify_dst(b->opts, &ps, dst, &e, &x, b->problem);
+	return r < 0 ? r : plan_add_entry(b, &e, &x, dst, strrchr(dst, '/') + 1);
 }
 
 static int build(struct source_tree *t, const char *dest, const struct plan_options *opts,
@@ -107,7 +113,7 @@ static int build(struct source_tree *t, const char *dest, const struct plan_opti
 	b.p->tree = t; /* the plan's reference from here on */
 	r = dest_take(&b, dest);
 	for (size_t i = 0; i < t->n_entries && r >= 0; i++)
-		r = t->entries[i].parent == PLAN_TOP ? add_top(&b, i) : plan_add_child(&b, i);
+		r = source_parent(&t->entries[i], i) == PLAN_TOP ? add_top(&b, i) : plan_add_child(&b, i);
 	if (r >= 0) {
 		plan_link_sources(b.p);
 		r = plan_find_stale(b.p);
@@ -122,7 +128,7 @@ static int build(struct source_tree *t, const char *dest, const struct plan_opti
 	return 0;
 }
 
-int plan_build_given(const struct source_entry *entries, size_t n, const char *dest,
+int plan_build_given(const struct source_found *entries, size_t n, const char *dest,
 		     const struct plan_options *opts, struct plan **ret,
 		     struct plan_problem *problem)
 {

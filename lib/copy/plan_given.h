@@ -19,13 +19,14 @@
 /* entries[0..n) in write order: each directory before its contents, a
  * parent index smaller than its child's (PLAN_TOP at the top); end is
  * computed here.  Of each entry: type (PLAN_DIR, PLAN_FILE or
- * PLAN_SYMLINK), src (for messages) with src_name pointing into it (the
- * entry's name), rel, st (st_mode, st_size, st_atim, st_mtim; st_dev
- * and st_ino 0), link_target; all copied.  dest is the directory the
+ * PLAN_SYMLINK), name (one component), at the top src (for messages)
+ * and rel (below, both are the parent's joined with the name), st
+ * (st_mode, st_size, st_atim, st_mtim; st_dev and st_ino 0),
+ * link_target; all copied.  dest is the directory the
  * top entries go into (it must exist: PLAN_DEST_MISSING,
  * PLAN_DEST_NOT_DIR).  Returns as plan_build(); -EINVAL for entries
  * out of order. */
-int plan_build_given(const struct source_entry *entries, size_t n, const char *dest,
+int plan_build_given(const struct source_found *entries, size_t n, const char *dest,
 		     const struct plan_options *opts, struct plan **ret,
 		     struct plan_problem *problem);
 

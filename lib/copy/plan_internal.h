@@ -6,6 +6,7 @@
 #define SAFECP_PLAN_INTERNAL_H
 
 #include <limits.h>
+#include <stdbool.h>
 
 #include <sys/stat.h>
 
@@ -22,6 +23,18 @@ struct plan_builder {
 	const struct plan_options *opts;
 	struct plan_problem *problem; /* never NULL inside the builder */
 	const struct plan *first;     /* plan_build_beside(): whose tree p shares */
+	/* plan_dst_cached(): the last parent's destination path */
+	bool parent_valid;
+	size_t parent_idx, parent_len;
+	char parent_dst[PATH_MAX];
+};
+
+/* A source as the destination's classification needs it. */
+struct plan_src {
+	enum plan_entry_type type;
+	dev_t dev;
+	ino_t ino;
+	const char *path;   /* for messages, and to follow a symlink source */
 };
 
 /* Join dir and name into buf (PATH_MAX bytes) with one '/' between them.
@@ -31,14 +44,20 @@ int plan_join(char buf[PATH_MAX], const char *dir, const char *name);
 /* "a/b//" -> "a/b"; "/" and "//" stay "/". */
 void plan_strip_slashes(char *s);
 
-/* plan_view.c.  Append e (dst copied) as the entry of the next tree
- * index. */
-int plan_add_entry(struct plan_builder *b, const struct plan_entry *e);
+/* plan_view.c.  Append e as the entry of the next tree index, with x
+ * (when e->dst_exists) and, for a top entry, its destination path and
+ * name (top_dst NULL below the top).  0 or -ENOMEM. */
+int plan_add_entry(struct plan_builder *b, const struct plan_entry *e,
+		   const struct plan_existing *x, const char *top_dst, const char *top_name);
 
 /* Append the entry of tree entry idx, a child: its destination is its
  * name (as walked) in its parent's, classified where the parent exists.
  * A source_added_fn for a struct plan_builder. */
 int plan_add_child(void *builder, size_t idx);
+
+/* b->parent_dst holds entry parent's destination path (without a
+ * trailing '/'), b->parent_len its length: 0 or -ENAMETOOLONG. */
+int plan_dst_cached(struct plan_builder *b, size_t parent);
 
 /* dest must be an existing directory, else the problem (MISSING, NOT_DIR)
  * is refused; its stat into *ret (may be NULL). */
@@ -51,18 +70,31 @@ int plan_dest_need_dir(struct plan_builder *b, const char *dest, struct stat *re
 int plan_dest_dir_stat(const struct plan_options *o, const char *dest, const char *dir,
 		       struct plan_problem *pr, struct stat *ret);
 
-/* Give e the destination path dst (copied); dst_name is kept pointing
- * into it.  Returns 0 or -ENOMEM (e unchanged). */
-int plan_entry_set_dst(struct plan_entry *e, const char *dst);
+/* s's path (built into buf) and identity, as *ret; returns the path. */
+const char *plan_src_of(const struct source_entry *e, struct plan_src *ret, char buf[PATH_MAX]);
 
-/* lstat e->dst and fill e's dst_* fields for source s: merge, replace,
- * keep (-n), or refuse (same file, directory onto non-directory and vice
- * versa). */
-int plan_classify_dst(const struct plan_options *o, const struct source_entry *s,
-		      struct plan_entry *e, struct plan_problem *pr);
+/* lstat dst and fill e's dst_* flags and *x (zeroed first) for source
+ * s: merge, replace, keep (-n), or refuse (same file, directory onto
+ * non-directory and vice versa). */
+int plan_classify_dst(const struct plan_options *o, const struct plan_src *s, const char *dst,
+		      struct plan_entry *e, struct plan_existing *x, struct plan_problem *pr);
 
-/* The tree is complete: point each entry at its source entry. */
+/* The tree is complete: both arrays shrink to fit (source_tree_trim()),
+ * then each entry points at its source entry. */
 void plan_link_sources(struct plan *p);
+
+/* plan_dst.c.  e (an entry of p, or the one being appended) gets x as
+ * its record: with reuse its own (e->existing) is overwritten, else a
+ * new one is added.  0 or -ENOMEM. */
+int plan_set_existing(struct plan *p, struct plan_entry *e, const struct plan_existing *x,
+		      bool reuse);
+
+/* Top entry idx (appended last) goes to dst, named name ("." or dst's
+ * last component).  0 or -ENOMEM. */
+int plan_name_top(struct plan *p, size_t idx, const char *dst, const char *name);
+
+/* Free what plan_dst.c keeps in p (names, existing records). */
+void plan_dst_free(struct plan *p);
 
 /* plan.c.  The dead copies' temporaries in the directories p writes
  * into (p->stale).  0 or -ENOMEM (an unreadable directory goes unswept). */

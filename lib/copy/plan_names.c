@@ -155,48 +155,58 @@ static int add_problem(struct ctx *c, enum plan_problem_kind kind, const char *p
 	return 0;
 }
 
-static int refuse_name(struct ctx *c, const struct plan_entry *e, const struct child *k)
+/* Entry idx's source path, for a message, in buf (PATH_MAX). */
+static const char *src_of(const struct plan *p, size_t idx, char *buf)
 {
-	if (k->problem == NAME_RESERVED)
-		return add_problem(c, PLAN_NAME_RESERVED, e->source->src, e->dst, 0, 0);
-	return add_problem(c, PLAN_NAME_INVALID, e->source->src, e->dst, k->problem, k->ch);
+	return source_path(p->entries[idx].source, buf, PATH_MAX) < 0 ? "?" : buf;
 }
 
-static int refuse_clash(struct ctx *c, const char *dir, const struct plan_entry *e,
-			const struct slot *s)
+static int refuse_name(struct ctx *c, const struct child *k)
 {
-	char other[PATH_MAX];
+	char src[PATH_MAX], dst[PATH_MAX];
 
+	src_of(c->p, k->idx, src);
+	plan_dst_path(c->p, k->idx, dst);
+	if (k->problem == NAME_RESERVED)
+		return add_problem(c, PLAN_NAME_RESERVED, src, dst, 0, 0);
+	return add_problem(c, PLAN_NAME_INVALID, src, dst, k->problem, k->ch);
+}
+
+static int refuse_clash(struct ctx *c, const char *dir, size_t idx, const struct slot *s)
+{
+	char other[PATH_MAX], src[PATH_MAX];
+
+	src_of(c->p, idx, src);
 	if (s->claim != NO_ENTRY)
-		return add_problem(c, PLAN_NAME_CLASH, e->source->src,
-				   c->p->entries[s->claim].dst, 0, 0);
+		return add_problem(c, PLAN_NAME_CLASH, src, plan_dst_path(c->p, s->claim, other), 0,
+				   0);
 	if (plan_join(other, dir, s->existing) < 0)
 		snprintf(other, sizeof(other), "%s", s->existing);
-	return add_problem(c, PLAN_NAME_CLASH, e->source->src, other, 0, 1);
+	return add_problem(c, PLAN_NAME_CLASH, src, other, 0, 1);
 }
 
 /* Step 2 for one child. */
 static int check_child(struct ctx *c, const char *dir, void **root, struct child *k)
 {
-	const struct plan_entry *e = &c->p->entries[k->idx];
+	const char *name = plan_dst_name(c->p, k->idx);
 	struct slot *s;
 
-	k->problem = name_check(c->fs, e->dst_name, strlen(e->dst_name), &k->ch);
+	k->problem = name_check(c->fs, name, strlen(name), &k->ch);
 	if (k->problem != NAME_OK) {
 		k->needs_name = c->rename;
-		return c->rename ? 0 : refuse_name(c, e, k);
+		return c->rename ? 0 : refuse_name(c, k);
 	}
 	if (!name_fs_folds_case(c->fs))
 		return 0;
-	s = slot_get(c, root, e->dst_name);
+	s = slot_get(c, root, name);
 	if (!s)
 		return -ENOMEM;
-	if (slot_free_for(s, e->dst_name)) {
+	if (slot_free_for(s, name)) {
 		s->claim = k->idx;
 		return 0;
 	}
 	k->needs_name = c->rename;
-	return c->rename ? 0 : refuse_clash(c, dir, e, s);
+	return c->rename ? 0 : refuse_clash(c, dir, k->idx, s);
 }
 
 /* A renamed merged directory is no longer where its dead copies'
@@ -224,16 +234,23 @@ static int reclassify(struct ctx *c, size_t i)
 	struct plan *p = c->p;
 	struct plan_entry *e = &p->entries[i];
 	struct plan_problem pb = { .kind = PLAN_OK };
+	size_t parent = source_parent(e->source, i);
+	bool had = e->dst_exists;
+	struct plan_existing x = { 0 };
+	char src[PATH_MAX], dst[PATH_MAX];
+	struct plan_src ps;
 	int r;
 
 	e->dst_exists = e->skip_existing = e->dst_regular = false;
 	e->identical = PLAN_IDENTICAL_NO;
-	e->dst_dev = 0;
-	e->dst_ino = 0;
-	e->dst_old_size = e->dst_freed = 0;
-	if (e->source->parent != PLAN_TOP && !p->entries[e->source->parent].dst_exists)
+	if (had) /* its record stays its own, emptied */
+		p->existing[e->existing] = x;
+	if (parent != PLAN_TOP && !p->entries[parent].dst_exists)
 		return 0;
-	r = plan_classify_dst(&p->opts, e->source, e, &pb);
+	plan_src_of(e->source, &ps, src);
+	r = plan_classify_dst(&p->opts, &ps, plan_dst_path(p, i, dst), e, &x, &pb);
+	if (e->dst_exists && plan_set_existing(p, e, &x, had) < 0)
+		r = -ENOMEM;
 	if (r < 0 && pb.kind == PLAN_OK)
 		return r;
 	if (pb.kind != PLAN_OK) {
@@ -260,38 +277,35 @@ static int add_rename(struct ctx *c, const struct child *k, const char *old_dst)
 	return 0;
 }
 
-/* Rewrite child k (and what is below it) to dir/name. */
+/* Rename child k (and so what is below it) to dir/name.  A path that no
+ * longer fits is refused, once for the first entry it happens to. */
 static int rename_entry(struct ctx *c, const char *dir, const struct child *k, const char *name)
 {
 	struct plan *p = c->p;
 	struct plan_entry *e = &p->entries[k->idx];
-	_cleanup_free_ char *old = strdup(e->dst);
-	size_t old_len = old ? strlen(old) : 0;
-	char dst[PATH_MAX];
+	char old[PATH_MAX], dst[PATH_MAX], src[PATH_MAX];
 	int r;
 
-	if (!old)
-		return -ENOMEM;
+	plan_dst_path(p, k->idx, old);
 	if (plan_join(dst, dir, name) < 0)
-		return add_problem(c, PLAN_NAME_TOO_LONG, e->source->src, NULL, 0, 0);
+		return add_problem(c, PLAN_NAME_TOO_LONG, src_of(p, k->idx, src), NULL, 0, 0);
 	r = add_rename(c, k, old);
+	if (r >= 0)
+		r = plan_rename_entry(p, k->idx, name);
 	if (r >= 0 && e->source->type == PLAN_DIR && e->dst_exists)
 		drop_stale(p, k->idx, e->source->end);
 	/* below a refused entry nothing more is looked at: one problem, not one per file */
 	for (size_t i = k->idx, refused_end = 0; r >= 0 && i < e->source->end; i++) {
-		struct plan_entry *f = &p->entries[i];
+		const struct plan_entry *f = &p->entries[i];
 		size_t before = c->out->n_problems;
-		char buf[PATH_MAX];
-		int n = snprintf(buf, sizeof(buf), "%s%s", dst, f->dst + old_len);
 
-		if (n < 0 || n >= (int)sizeof(buf)) {
+		if (plan_dst(p, i, dst, sizeof(dst)) < 0) {
 			r = i < refused_end ? 0 :
-			    add_problem(c, PLAN_NAME_TOO_LONG, f->source->src, NULL, 0, 0);
+			    add_problem(c, PLAN_NAME_TOO_LONG, src_of(p, i, src), NULL, 0, 0);
 			refused_end = MAX(refused_end, f->source->end);
 			continue;
 		}
-		r = plan_entry_set_dst(f, buf);
-		if (r >= 0 && i >= refused_end)
+		if (i >= refused_end)
 			r = reclassify(c, i);
 		if (c->out->n_problems > before)
 			refused_end = f->source->end;
@@ -302,10 +316,10 @@ static int rename_entry(struct ctx *c, const char *dir, const struct child *k, c
 /* Step 3 for one child: the first name whose slot is free. */
 static int name_child(struct ctx *c, const char *dir, void **root, const struct child *k)
 {
-	const struct plan_entry *e = &c->p->entries[k->idx];
+	const char *name = plan_dst_name(c->p, k->idx);
 	char mapped[NAME_BUF], cand[NAME_BUF];
 
-	name_map(c->fs, e->dst_name, strlen(e->dst_name), mapped);
+	name_map(c->fs, name, strlen(name), mapped);
 	for (unsigned long n = 1;; n++) {
 		struct slot *s;
 
@@ -330,8 +344,9 @@ static int name_child(struct ctx *c, const char *dir, void **root, const struct 
 static bool no_name(const struct plan *p, size_t j)
 {
 	const struct plan_entry *e = &p->entries[j];
+	const char *name = plan_dst_name(p, j);
 
-	return e->source->type == PLAN_SKIP || !e->dst_name || strcmp(e->dst_name, ".") == 0 ||
+	return e->source->type == PLAN_SKIP || !name || strcmp(name, ".") == 0 ||
 	       (j == 0 && p->dest_root_entry == 0);
 }
 
@@ -339,7 +354,8 @@ static int check_dir(struct ctx *c, size_t d)
 {
 	struct plan *p = c->p;
 	bool top = d == PLAN_TOP;
-	_cleanup_free_ char *dir = strdup(top ? p->dest_dir : p->entries[d].dst);
+	char buf[PATH_MAX];
+	_cleanup_free_ char *dir = strdup(top ? p->dest_dir : plan_dst_path(p, d, buf));
 	size_t first = top ? 0 : d + 1, end = top ? p->n_entries : p->entries[d].source->end;
 	_cleanup_free_ struct child *kids = NULL;
 	size_t nk = 0, cap = 0;

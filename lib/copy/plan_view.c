@@ -14,40 +14,42 @@
 #include "copy/plan_internal.h"
 #include "base/grow.h"
 
-static bool same_inode(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
 /* Also through symlinks: a destination symlink leading to the source, or
  * a source symlink (copied as a link) leading to the destination. */
-static bool same_file(const struct source_entry *s, const struct plan_entry *e,
-		      const struct stat *d)
+static bool same_file(const struct plan_src *s, const char *dst, const struct stat *d)
 {
 	struct stat t;
 
-	if (same_inode(&s->st, d))
+	if (s->dev == d->st_dev && s->ino == d->st_ino)
 		return true;
-	if (S_ISLNK(d->st_mode) && stat(e->dst, &t) == 0 && same_inode(&s->st, &t))
+	if (S_ISLNK(d->st_mode) && stat(dst, &t) == 0 && s->dev == t.st_dev && s->ino == t.st_ino)
 		return true;
-	return s->type == PLAN_SYMLINK && stat(s->src, &t) == 0 && same_inode(&t, d);
+	return s->type == PLAN_SYMLINK && stat(s->path, &t) == 0 && t.st_dev == d->st_dev &&
+	       t.st_ino == d->st_ino;
 }
 
-int plan_classify_dst(const struct plan_options *o, const struct source_entry *s,
-		      struct plan_entry *e, struct plan_problem *pr)
+const char *plan_src_of(const struct source_entry *e, struct plan_src *ret, char buf[PATH_MAX])
+{
+	*ret = (struct plan_src){ .type = e->type, .dev = e->dev, .ino = e->ino,
+				  .path = source_path(e, buf, PATH_MAX) < 0 ? "?" : buf };
+	return ret->path;
+}
+
+int plan_classify_dst(const struct plan_options *o, const struct plan_src *s, const char *dst,
+		      struct plan_entry *e, struct plan_existing *x, struct plan_problem *pr)
 {
 	struct stat d;
 
+	*x = (struct plan_existing){ 0 };
 	if (s->type == PLAN_SKIP)
 		return 0;
-	if (lstat(e->dst, &d) < 0)
-		return errno == ENOENT ? 0 :
-		       plan_refuse(pr, PLAN_DEST_MISSING, e->dst, e->dst, errno);
+	if (lstat(dst, &d) < 0)
+		return errno == ENOENT ? 0 : plan_refuse(pr, PLAN_DEST_MISSING, dst, dst, errno);
 	e->dst_exists = true;
-	e->dst_dev = d.st_dev;
-	e->dst_ino = d.st_ino;
-	if (same_file(s, e, &d))
-		return plan_refuse(pr, PLAN_SAME_FILE, s->src, e->dst, 0);
+	x->dst_dev = d.st_dev;
+	x->dst_ino = d.st_ino;
+	if (same_file(s, dst, &d))
+		return plan_refuse(pr, PLAN_SAME_FILE, s->path, dst, 0);
 	if (S_ISDIR(d.st_mode)) {
 		if (s->type == PLAN_DIR)
 			return 0; /* merged into */
@@ -55,34 +57,34 @@ int plan_classify_dst(const struct plan_options *o, const struct source_entry *s
 			e->skip_existing = true; /* GNU cp -n: silently kept */
 			return 0;
 		}
-		return plan_refuse(pr, PLAN_NONDIR_ONTO_DIR, s->src, e->dst, EISDIR);
+		return plan_refuse(pr, PLAN_NONDIR_ONTO_DIR, s->path, dst, EISDIR);
 	}
 	if (s->type == PLAN_DIR) /* even with -n, as GNU cp */
-		return plan_refuse(pr, PLAN_DIR_ONTO_NONDIR, s->src, e->dst, ENOTDIR);
-	e->dst_old_size = (uint64_t)d.st_size;
-	e->dst_mtim = d.st_mtim;
+		return plan_refuse(pr, PLAN_DIR_ONTO_NONDIR, s->path, dst, ENOTDIR);
+	x->dst_old_size = (uint64_t)d.st_size;
+	x->dst_mtim = d.st_mtim;
 	e->dst_regular = S_ISREG(d.st_mode);
 	e->skip_existing = o->no_clobber;
 	if (!e->skip_existing && S_ISREG(d.st_mode) && d.st_nlink == 1)
-		e->dst_freed = (uint64_t)d.st_blocks * 512;
+		x->dst_freed = (uint64_t)d.st_blocks * 512;
 	return 0;
 }
 
-int plan_add_entry(struct plan_builder *b, const struct plan_entry *e)
+int plan_add_entry(struct plan_builder *b, const struct plan_entry *e,
+		   const struct plan_existing *x, const char *top_dst, const char *top_name)
 {
 	struct plan *p = b->p;
 	struct plan_entry *n;
 
-	if (GROW(p->entries, b->cap, p->n_entries + 1, 64) < 0)
+	if (GROW(p->entries, b->cap, p->n_entries + 1, 1024) < 0)
 		return -ENOMEM;
 	n = &p->entries[p->n_entries];
 	*n = *e;
-	n->dst = strdup(e->dst);
-	if (!n->dst)
+	n->dst_named = false;
+	if (e->dst_exists && plan_set_existing(p, n, x, false) < 0)
 		return -ENOMEM;
-	/* dst_name: the literal "." of a copy into dest_dir, or into dst */
-	if (e->dst_name && e->dst_name >= e->dst && e->dst_name <= e->dst + strlen(e->dst))
-		n->dst_name = n->dst + (e->dst_name - e->dst);
+	if (top_dst && plan_name_top(p, p->n_entries, top_dst, top_name) < 0)
+		return -ENOMEM;
 	p->n_entries++;
 	return 0;
 }
@@ -91,47 +93,61 @@ int plan_add_child(void *builder, size_t idx)
 {
 	struct plan_builder *b = builder;
 	const struct source_entry *s = &b->p->tree->entries[idx];
-	const struct plan_entry *parent = &b->p->entries[s->parent];
+	size_t parent = source_parent(s, idx);
 	struct plan_entry e = { 0 };
-	char dst[PATH_MAX];
+	struct plan_existing x = { 0 };
+	const char *name = source_name(s);
+	char src[PATH_MAX];
+	struct plan_src ps;
 	int r = 0;
 
-	if (idx != b->p->n_entries) /* entry i of the plan is entry i of the tree */
+	if (idx != b->p->n_entries || parent == PLAN_TOP) /* entry i of the plan is entry i of the tree */
 		return -EINVAL;
 	/* the walk names the directory it could not join to, another
 	 * destination the entry */
-	if (plan_join(dst, parent->dst, s->src_name) < 0)
-		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG,
-				   b->first ? s->src : b->p->tree->entries[s->parent].src, NULL,
-				   ENAMETOOLONG);
-	e.dst = dst;
-	e.dst_name = strrchr(dst, '/') + 1; /* plan_join put a '/' before it */
-	if (parent->dst_exists) /* in a new directory nothing can exist yet */
-		r = plan_classify_dst(b->opts, s, &e, b->problem);
-	return r < 0 ? r : plan_add_entry(b, &e);
+	if (plan_dst_cached(b, parent) < 0 ||
+	    b->parent_len + 1 + strlen(name) >= PATH_MAX) {
+		if (b->first)
+			plan_src_of(s, &ps, src);
+		else
+			plan_src_of(&b->p->tree->entries[parent], &ps, src);
+		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, src, NULL, ENAMETOOLONG);
+	}
+	if (b->p->entries[parent].dst_exists) { /* in a new directory nothing can exist yet */
+		char dst[PATH_MAX];
+
+		if (plan_join(dst, b->parent_dst, name) < 0)
+			return -ENAMETOOLONG;
+		plan_src_of(s, &ps, src);
+		r = plan_classify_dst(b->opts, &ps, dst, &e, &x, b->problem);
+	}
+	return r < 0 ? r : plan_add_entry(b, &e, &x, NULL, NULL);
 }
 
-/* dst_name follows to dst's last component unless it is the literal "."
- * of a copy into dest_dir. */
-int plan_entry_set_dst(struct plan_entry *e, const char *dst)
+/* The destination path of the parent the last children had, kept: a
+ * directory's children come one after another. */
+int plan_dst_cached(struct plan_builder *b, size_t parent)
 {
-	bool name_in_dst = e->dst_name && e->dst_name >= e->dst &&
-			   e->dst_name <= e->dst + strlen(e->dst);
-	char *copy = strdup(dst);
-	const char *slash;
-
-	if (!copy)
-		return -ENOMEM;
-	free(e->dst);
-	e->dst = copy;
-	slash = strrchr(e->dst, '/');
-	if (name_in_dst)
-		e->dst_name = slash ? slash + 1 : e->dst;
+	if (b->parent_valid && b->parent_idx == parent)
+		return 0;
+	b->parent_valid = false;
+	if (plan_dst(b->p, parent, b->parent_dst, sizeof(b->parent_dst)) < 0)
+		return -ENAMETOOLONG;
+	b->parent_len = strlen(b->parent_dst);
+	if (b->parent_len > 0 && b->parent_dst[b->parent_len - 1] == '/')
+		b->parent_len--; /* plan_join() adds no second '/' */
+	b->parent_idx = parent;
+	b->parent_valid = true;
 	return 0;
 }
 
 void plan_link_sources(struct plan *p)
 {
+	struct plan_entry *e = p->n_entries ? realloc(p->entries, p->n_entries * sizeof(*e)) : NULL;
+
+	source_tree_trim(p->tree);
+	if (e) /* a million entries: no room to spare (a failed shrink keeps it) */
+		p->entries = e;
 	for (size_t i = 0; i < p->n_entries; i++)
 		p->entries[i].source = &p->tree->entries[i];
 }
@@ -148,14 +164,14 @@ void plan_count(struct plan *p)
 			continue;
 		if (e->identical) {
 			p->n_identical++;
-			p->identical_bytes += (uint64_t)s->st.st_size;
+			p->identical_bytes += s->size;
 		} else if (e->skip_existing)
 			p->n_existing_kept++;
 		else if (s->type == PLAN_SYMLINK)
 			p->n_symlinks++;
 		else {
 			p->n_files++;
-			p->total_bytes += (uint64_t)s->st.st_size;
+			p->total_bytes += s->size;
 		}
 	}
 }

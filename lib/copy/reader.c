@@ -202,8 +202,8 @@ static void source_again(struct reader *r, int fd, struct reader_chunk *c, uint6
 static bool read_file(struct reader *r, size_t idx, uint64_t from)
 {
 	const struct source_entry *e = &r->tree->entries[idx];
-	struct reader_chunk c = { .entry = idx, .offset = from, .seen = &e->st };
-	uint64_t left = (uint64_t)e->st.st_size > from ? (uint64_t)e->st.st_size - from : 0;
+	struct reader_chunk c = { .entry = idx, .offset = from, .seen = e };
+	uint64_t left = (uint64_t)e->size > from ? (uint64_t)e->size - from : 0;
 	_cleanup_close_ int fd = -1;
 	bool drop_behind, lend = lend_file(r, e);
 	char probe;
@@ -251,9 +251,9 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		if (more < 0)
 			c.err = (int)more;
 		else if (c.last && n >= 0)
-			c.changed = (size_t)c.len < want || more > 0 || !source_unchanged(fd, &e->st);
+			c.changed = (size_t)c.len < want || more > 0 || !source_unchanged(fd, e);
 		if (r->src.hash)
-			source_again(r, fd, &c, (uint64_t)e->st.st_size);
+			source_again(r, fd, &c, (uint64_t)e->size);
 		if (n >= 0 && drop_behind && !c.lent)
 			reader_drop_pages(fd, c.offset, c.len, c.last);
 		reader_publish(r, &c);
@@ -307,7 +307,7 @@ static void *reader_thread(void *arg)
 		if (e->type != PLAN_FILE || !r->want[i] || i < r->start_entry)
 			continue;
 		if (i >= r->bad_dir_end && !r->feed)
-			dirstack_pop_to(&r->dirs, e->parent);
+			dirstack_pop_to(&r->dirs, source_parent(e, i));
 		if (reader_skipped(r, i))
 			go = reader_publish_end(r, &(struct reader_chunk){ .entry = i }, -ECANCELED,
 						false);
@@ -326,6 +326,22 @@ static void *reader_thread(void *arg)
 
 /* A reader of n cursors, not yet running: a ring of slots (0: 3) chunks
  * of chunk bytes, aligned to align (at least a page). */
+/* An arena slot's bytes: a chunk, but no more than the largest file read
+ * needs (page-rounded, and at least READER_SMALL_SLOT so that hundreds of
+ * small files fit ahead): a tree of small files would otherwise hold
+ * slots x chunk (15 MiB on a stick whose chunk is 5 MiB) for a few KiB
+ * each, and the arena's pages, once touched, stay in the process. */
+static size_t arena_slot(const struct reader *r)
+{
+	uint64_t largest = 0;
+
+	for (size_t j = 0; j < r->tree->n_entries; j++)
+		if (r->want[j] && r->tree->entries[j].size > largest)
+			largest = r->tree->entries[j].size;
+	largest = (largest + r->align - 1) / r->align * r->align;
+	return MIN(r->chunk, (size_t)MAX(largest, (uint64_t)READER_SMALL_SLOT));
+}
+
 int reader_new(const struct plan *const *plans, unsigned n, size_t chunk, size_t align,
 	       unsigned slots, atomic_bool *cancel, struct reader **ret)
 {
@@ -358,7 +374,8 @@ int reader_new(const struct plan *const *plans, unsigned n, size_t chunk, size_t
 	}
 	/* one arena: a small file takes a page, not a chunk, so the reader
 	 * runs as many files ahead as a large file's bytes */
-	e = ring_new_arena(MAX(slots, READER_RECORDS), (size_t)slots * r->chunk, r->align,
+	r->slot = arena_slot(r);
+	e = ring_new_arena(MAX(slots, READER_RECORDS), (size_t)slots * r->slot, r->align,
 			   sizeof(struct reader_chunk), n, &r->ring);
 	if (e < 0) {
 		reader_free(r);

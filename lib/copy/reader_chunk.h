@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "copy/source_tree.h"
+
 struct reader_chunk {
 	size_t entry;     /* plan entry index */
 	uint64_t offset;  /* in the source file */
@@ -32,7 +34,7 @@ struct reader_chunk {
 			   * when mapped; else buf holds nothing */
 	bool mapped;      /* lent and buf maps them, for a tap (reader_lend.c) */
 	int src_fd;       /* lent: the source's, until the release */
-	const struct stat *seen; /* lent: the source as the plan saw it */
+	const struct source_entry *seen; /* lent: the source as the plan saw it */
 };
 
 /* A chunk tap: sees every chunk of the first read, in plan order, from

@@ -29,17 +29,17 @@ bool feed_read(struct reader *r, size_t idx)
 			f->ops->close(f->ctx, &changed);
 			return reader_publish_end(r, &c, -ECANCELED, false);
 		}
-		c.buf = reader_claim(r, idx, c.offset, r->chunk);
+		c.buf = reader_claim(r, idx, c.offset, r->slot);
 		if (!c.buf) {
 			f->ops->close(f->ctx, &changed);
 			return false;
 		}
-		n = f->ops->read(f->ctx, c.buf, r->chunk, &end);
+		n = f->ops->read(f->ctx, c.buf, r->slot, &end);
 		if (n == -ECANCELED && reader_should_stop(r)) {
 			f->ops->close(f->ctx, &changed);
 			return false;
 		}
-		if (n >= 0 && (size_t)n < r->chunk && !end)
+		if (n >= 0 && (size_t)n < r->slot && !end)
 			n = -EIO; /* the feed broke its contract */
 		c.err = n < 0 ? (int)n : 0;
 		c.len = n < 0 ? 0 : (size_t)n;

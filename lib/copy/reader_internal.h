@@ -29,6 +29,8 @@
 
 /* chunks in the ring at most, whatever their size: as many can be lent */
 #define READER_RECORDS 1024u
+/* the least an arena slot holds (reader.c: arena_slot()) */
+#define READER_SMALL_SLOT (1u << 20)
 
 struct plan;
 struct ring;
@@ -73,6 +75,7 @@ struct reader {
 	const struct source_feed *feed; /* NULL: the tree's files (source_feed.h) */
 	bool *want;               /* per entry: some cursor writes this file */
 	size_t chunk, align;
+	size_t slot;              /* an arena slot's bytes (<= chunk): a feed's claims */
 	struct ring *ring;
 	atomic_bool *cancel;
 	pthread_t thread;

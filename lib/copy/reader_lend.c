@@ -53,7 +53,7 @@ bool lend_file(const struct reader *r, const struct source_entry *e)
 	const struct reader *f = r->first;
 
 	return !f->feed && !f->bytes_seen && !(f->tap.chunk && f->n > 1) &&
-	       e->st.st_size >= LEND_MIN;
+	       e->size >= LEND_MIN;
 }
 
 /* Map and populate m's len bytes of fd at off. */

@@ -36,14 +36,14 @@ static void new_record(const struct plan *p, size_t idx, uint64_t chunk, struct 
 	const struct source_entry *s = e->source;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(r->name, sizeof(r->name), "%s", e->dst_name);
+	snprintf(r->name, sizeof(r->name), "%s", plan_dst_name(p, idx));
 	snprintf(r->source_name, sizeof(r->source_name), "%s",
-		 s->src_name ? s->src_name : base_name(s->src));
-	r->size = (uint64_t)s->st.st_size;
-	r->mtime_sec = s->st.st_mtim.tv_sec;
-	r->mtime_nsec = (uint32_t)s->st.st_mtim.tv_nsec;
-	r->dev = s->st.st_dev;
-	r->ino = s->st.st_ino;
+		 source_name(s) ? source_name(s) : base_name(source_arg(s)));
+	r->size = s->size;
+	r->mtime_sec = s->mtime;
+	r->mtime_nsec = s->mtime_ns;
+	r->dev = s->dev;
+	r->ino = s->ino;
 	r->chunk = chunk;
 	/* blocks only before the kernel's pool is ready, early at boot */
 	(void)!getrandom(r->nonce, sizeof(r->nonce), 0);
@@ -63,7 +63,8 @@ static size_t stale_named(const struct plan *p, size_t dir, const char *name)
  * the stale scan opened it. */
 static int open_dir(const struct plan *p, size_t dir)
 {
-	const char *path = dir == PLAN_TOP ? p->dest_dir : p->entries[dir].dst;
+	char buf[PATH_MAX];
+	const char *path = dir == PLAN_TOP ? p->dest_dir : plan_dst_path(p, dir, buf);
 
 	return open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
@@ -179,11 +180,11 @@ static int add_file(struct resume_plan *rp, const struct plan *p, size_t idx, ui
 	f = &rp->v[rp->n++];
 	*f = (struct resume_file){ .entry = idx, .stale = { SIZE_MAX, SIZE_MAX } };
 	new_record(p, idx, chunk, &f->rec);
-	partial_names(e->dst_name, data, rec);
-	f->stale[0] = stale_named(p, e->source->parent, data);
-	f->stale[1] = stale_named(p, e->source->parent, rec);
+	partial_names(plan_dst_name(p, idx), data, rec);
+	f->stale[0] = stale_named(p, source_parent(e->source, idx), data);
+	f->stale[1] = stale_named(p, source_parent(e->source, idx), rec);
 	if (f->stale[0] != SIZE_MAX)
-		judge_kept(rp, p, e->source->parent, f);
+		judge_kept(rp, p, source_parent(e->source, idx), f);
 	return 0;
 }
 
@@ -201,7 +202,7 @@ int resume_plan_build(struct resume_plan *rp, const struct plan *p, const struct
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct plan_entry *e = &p->entries[i];
-		uint64_t size = (uint64_t)e->source->st.st_size, chunk;
+		uint64_t size = (uint64_t)e->source->size, chunk;
 		int r;
 
 		if (e->source->type != PLAN_FILE || e->skip_existing)
@@ -247,11 +248,14 @@ static int check_one(struct resume_plan *const *rps, size_t n, const struct plan
 	_cleanup_free_ void *buf = NULL;
 	_cleanup_close_ int fd = -1;
 	struct stat st;
+	char src[PATH_MAX];
 
-	fd = source_open_regular(AT_FDCWD, e->src, p->tree->follow_symlinks, &st);
+	if (source_path(e, src, sizeof(src)) < 0)
+		return -ENAMETOOLONG;
+	fd = source_open_regular(AT_FDCWD, src, p->tree->follow_symlinks, &st);
 	if (fd < 0)
 		return fd;
-	if (st.st_dev != e->st.st_dev || st.st_ino != e->st.st_ino)
+	if (st.st_dev != e->dev || st.st_ino != e->ino)
 		return -ESTALE;
 	if (posix_memalign(&buf, 4096, (size_t)chunk) != 0)
 		return -ENOMEM;
@@ -386,7 +390,7 @@ static uint64_t read_back_kept(const struct plan *p, size_t dir, const struct re
 	enum readback_how how;
 	struct stat st;
 
-	partial_names(p->entries[f->entry].dst_name, data, rec);
+	partial_names(plan_dst_name(p, f->entry), data, rec);
 	fd = dfd < 0 ? -1 : open_ours(dfd, data, &st);
 	if (fd < 0 || st.st_ino != f->ino ||
 	    read_back_each(rb, fd, 0, f->from, fuse, bdev_fd,
@@ -410,7 +414,8 @@ int resume_read_back(struct resume_plan *rp, const struct plan *p, const struct 
 
 		if (f->outcome != RESUME_FROM || f->from == 0)
 			continue;
-		from = read_back_kept(p, p->entries[f->entry].source->parent, f, &rb, stream,
+		from = read_back_kept(p, source_parent(p->entries[f->entry].source, f->entry), f,
+				      &rb, stream,
 				      fuse, bdev_fd);
 		f->rewritten = f->from - from;
 		f->from = from;

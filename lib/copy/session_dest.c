@@ -21,7 +21,7 @@ static int plan_dest(struct copy_session *s, size_t i)
 	const char *const *src = (const char *const *)s->sources;
 	struct plan_problem *pb = &s->plan_problem[i];
 	struct plan_options po = s->o.plan;
-	const struct source_entry *entries;
+	const struct source_found *entries;
 	size_t n;
 
 	po.beneath = s->beneath[i];

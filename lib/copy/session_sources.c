@@ -68,11 +68,13 @@ static int pack_entries_check(struct copy_session *s)
 
 	for (size_t i = 0; r == 0 && i < s->pack_tree->n_entries; i++) {
 		const struct source_entry *e = &s->pack_tree->entries[i];
-		const char *t = e->link_target;
+		const char *t = source_link(e);
+		char rel[PATH_MAX];
 
 		if (e->type == PLAN_SKIP)
 			continue;
-		if (utf8_has_unsafe(e->rel, strlen(e->rel)) || (t && utf8_has_unsafe(t, strlen(t))))
+		if (source_rel(e, rel, sizeof(rel)) < 0 || utf8_has_unsafe(rel, strlen(rel)) ||
+		    (t && utf8_has_unsafe(t, strlen(t))))
 			r = session_find(s, &(struct copy_finding){ .kind = COPY_REFUSED_PACK_NAME,
 								    .entry = i }, NULL);
 	}

@@ -6,7 +6,7 @@
 
 #include "copy/dirstack.h"
 #include "copy/source_open.h"
-#include "base/test_hook.h"
+#include "copy/hook_paths.h"
 
 ssize_t source_pread_least(int fd, void *buf, size_t len, size_t need, uint64_t off)
 {
@@ -32,18 +32,19 @@ ssize_t source_pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return source_pread_least(fd, buf, len, len, off);
 }
 
-static bool same_times(const struct timespec *a, const struct timespec *b)
+static bool same_times(const struct timespec *a, int64_t sec, uint32_t ns)
 {
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+	return a->tv_sec == sec && (uint64_t)a->tv_nsec == ns;
 }
 
-bool source_unchanged(int fd, const struct stat *seen)
+bool source_unchanged(int fd, const struct source_entry *seen)
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == seen->st_dev &&
-	       st.st_ino == seen->st_ino && st.st_size == seen->st_size &&
-	       same_times(&st.st_mtim, &seen->st_mtim) && same_times(&st.st_ctim, &seen->st_ctim);
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == seen->dev &&
+	       st.st_ino == seen->ino && (uint64_t)st.st_size == seen->size &&
+	       same_times(&st.st_mtim, seen->mtime, seen->mtime_ns) &&
+	       same_times(&st.st_ctim, seen->ctime, seen->ctime_ns);
 }
 
 /* A readable fd of the regular file the O_PATH fd names: through /proc,
@@ -76,22 +77,20 @@ int source_open_regular(int dfd, const char *path, bool follow, struct stat *ret
 
 static bool is_entry(const struct stat *st, const struct source_entry *e)
 {
-	return S_ISREG(st->st_mode) && st->st_dev == e->st.st_dev && st->st_ino == e->st.st_ino;
+	return S_ISREG(st->st_mode) && st->st_dev == e->dev && st->st_ino == e->ino;
 }
 
 int source_open(const struct source_tree *t, const struct source_entry *e, int dfd,
 		int *ret_fd)
 {
-	bool follow = e->parent == PLAN_TOP ? t->follow_symlinks || !t->recursive
-					    : t->follow_symlinks;
-	const char *name = e->parent == PLAN_TOP ? e->src : e->src_name;
+	bool follow = !e->up ? t->follow_symlinks || !t->recursive : t->follow_symlinks;
 	struct stat st;
 	int fd;
 
-	test_hook("source-open", e->src);
+	test_hook_source("source-open", e);
 	/* O_PATH first: opening a device node a symlink leads to (-L, or an
 	 * operand) has effects of its own (a tty, a tape, a watchdog) */
-	fd = openat(dfd, name, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	fd = openat(dfd, source_open_name(e), O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0 || !is_entry(&st, e)) {
@@ -105,15 +104,18 @@ int source_open(const struct source_tree *t, const struct source_entry *e, int d
 }
 
 /* The fd of e's parent directory (AT_FDCWD for an operand), or -errno. */
-static int parent_fd(struct dirstack *dirs, const struct source_entry *e)
+static int parent_fd(const struct source_tree *t, struct dirstack *dirs,
+		     const struct source_entry *e)
 {
-	return e->parent == PLAN_TOP ? AT_FDCWD : dirstack_fd(dirs, e->parent);
+	size_t parent = source_parent(e, source_index(t, e));
+
+	return parent == PLAN_TOP ? AT_FDCWD : dirstack_fd(dirs, parent);
 }
 
 int source_open_in(const struct source_tree *t, struct dirstack *dirs,
 		   const struct source_entry *e, int *ret_fd)
 {
-	int dfd = parent_fd(dirs, e);
+	int dfd = parent_fd(t, dirs, e);
 
 	if (dfd < 0 && dfd != AT_FDCWD)
 		return dfd;
@@ -125,11 +127,10 @@ int source_enter_dir(const struct source_tree *t, struct dirstack *dirs, size_t 
 	const struct source_entry *e = &t->entries[idx];
 	int dfd, fd;
 
-	dirstack_pop_to(dirs, e->parent);
-	dfd = parent_fd(dirs, e);
+	dirstack_pop_to(dirs, source_parent(e, idx));
+	dfd = parent_fd(t, dirs, e);
 	if (dfd < 0 && dfd != AT_FDCWD)
 		return dfd;
-	fd = dirstack_open_checked(dfd, e->parent == PLAN_TOP ? e->src : e->src_name,
-				   t->follow_symlinks, e->st.st_dev, e->st.st_ino);
-	return fd < 0 ? fd : dirstack_push(dirs, idx, e->src_name, fd);
+	fd = dirstack_open_checked(dfd, source_open_name(e), t->follow_symlinks, e->dev, e->ino);
+	return fd < 0 ? fd : dirstack_push(dirs, idx, source_name(e), fd);
 }

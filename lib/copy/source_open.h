@@ -47,7 +47,7 @@ int source_enter_dir(const struct source_tree *t, struct dirstack *dirs, size_t 
 
 /* Still the file the tree saw, as it was then (identity, size, mtime,
  * ctime)? */
-bool source_unchanged(int fd, const struct stat *seen);
+bool source_unchanged(int fd, const struct source_entry *seen);
 
 /* pread until len bytes, EOF or an error: the count, or -errno. */
 ssize_t source_pread_full(int fd, void *buf, size_t len, uint64_t off);

@@ -1,7 +1,8 @@
 /* source_tree.c: the source tree's entries and its life: an operand
- * examined as cp does, entries appended (their strings in one block
- * each), the counts, the references of the plans that share it.  The
- * walk below a directory is source_walk.c's. */
+ * examined as cp does, entries appended (their strings in the tree's
+ * arena), their paths built back from the names, the counts, the
+ * references of the plans that share it.  The walk below a directory is
+ * source_walk.c's. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -27,8 +28,7 @@ void source_tree_unref(struct source_tree *t)
 {
 	if (!t || --t->refs > 0)
 		return;
-	for (size_t i = 0; i < t->n_entries; i++)
-		free(t->entries[i].src); /* the block holding all three strings */
+	arena_free(&t->names);
 	free(t->entries);
 	free(t);
 }
@@ -44,37 +44,37 @@ enum plan_entry_type plan_type_of(mode_t mode)
 	return PLAN_SKIP;
 }
 
-int source_examine(const struct plan_options *o, const char *arg, struct source_entry *e,
+int source_examine(const struct plan_options *o, const char *arg, struct source_found *f,
 		   struct plan_problem *pr)
 {
 	bool follow = o->follow_symlinks || !o->recursive;
-	int r = follow ? stat(arg, &e->st) : lstat(arg, &e->st);
+	int r = follow ? stat(arg, &f->st) : lstat(arg, &f->st);
 	char link[PATH_MAX];
 	ssize_t n;
 
-	e->src = (char *)arg;
-	e->parent = PLAN_TOP;
+	f->src = arg;
+	f->parent = PLAN_TOP;
 	if (r < 0)
 		return plan_refuse(pr, errno == ENOENT || errno == ENOTDIR ?
 				   PLAN_SOURCE_MISSING : PLAN_SOURCE_UNREADABLE, arg, NULL, errno);
-	e->type = plan_type_of(e->st.st_mode);
-	if (e->type == PLAN_DIR && !o->recursive)
+	f->type = plan_type_of(f->st.st_mode);
+	if (f->type == PLAN_DIR && !o->recursive)
 		return plan_refuse(pr, PLAN_OMIT_DIRECTORY, arg, NULL, 0);
-	if (e->type == PLAN_SYMLINK) {
+	if (f->type == PLAN_SYMLINK) {
 		n = readlink(arg, link, sizeof(link) - 1);
 		if (n < 0)
 			return plan_refuse(pr, PLAN_SOURCE_UNREADABLE, arg, NULL, errno);
 		link[n] = '\0';
-		e->link_target = strdup(link);
-		if (!e->link_target)
+		f->link_target = strdup(link);
+		if (!f->link_target)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-static bool same_time(const struct timespec *a, const struct timespec *b)
+static bool same_time(int64_t sec, uint32_t ns, const struct timespec *b)
 {
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+	return sec == b->tv_sec && ns == (uint64_t)b->tv_nsec;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -82,50 +82,167 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-bool source_entry_same(const struct source_entry *a, const struct source_entry *b)
+bool source_entry_same(const struct source_entry *a, const struct source_found *b)
 {
-	return a->type == b->type && a->st.st_dev == b->st.st_dev &&
-	       a->st.st_ino == b->st.st_ino && a->st.st_size == b->st.st_size &&
-	       same_time(&a->st.st_mtim, &b->st.st_mtim) &&
-	       same_time(&a->st.st_ctim, &b->st.st_ctim) && same_str(a->src, b->src) &&
-	       same_str(a->link_target, b->link_target);
+	return a->type == b->type && a->dev == b->st.st_dev && a->ino == b->st.st_ino &&
+	       a->size == (uint64_t)b->st.st_size && same_time(a->mtime, a->mtime_ns, &b->st.st_mtim) &&
+	       same_time(a->ctime, a->ctime_ns, &b->st.st_ctim) && same_str(source_arg(a), b->src) &&
+	       same_str(source_link(a), b->link_target);
 }
 
-/* One allocation per entry keeps 100k entries cheap: src\0rel\0link\0,
- * with src_name moved along when it points into src. */
-static int pack_strings(struct source_entry *n, const struct source_entry *e)
+/* The strings of the file comment in source_tree.h, in the arena. */
+static const char *store_strings(struct source_tree *t, const struct source_found *f)
 {
-	size_t ls = strlen(e->src) + 1, lr = strlen(e->rel) + 1;
-	size_t ll = e->link_target ? strlen(e->link_target) + 1 : 0;
-	char *block = malloc(ls + lr + ll);
+	const char *parts[4];
+	size_t n = 0;
 
-	if (!block)
-		return -ENOMEM;
-	n->src = memcpy(block, e->src, ls);
-	n->rel = memcpy(block + ls, e->rel, lr);
-	n->link_target = ll ? memcpy(block + ls + lr, e->link_target, ll) : NULL;
-	if (e->src_name && e->src_name >= e->src && e->src_name < e->src + ls)
-		n->src_name = n->src + (e->src_name - e->src);
-	return 0;
+	if (f->parent == PLAN_TOP) {
+		parts[n++] = f->src;
+		parts[n++] = f->rel ? f->rel : "";
+		parts[n++] = f->name ? f->name : "";
+	} else
+		parts[n++] = f->name;
+	if (f->link_target)
+		parts[n++] = f->link_target;
+	return arena_strings(&t->names, parts, n);
 }
 
-int source_tree_add(struct source_tree *t, const struct source_entry *e, size_t *ret_idx)
+static void keep_stat(struct source_entry *e, const struct stat *st)
 {
+	e->size = (uint64_t)st->st_size;
+	e->dev = st->st_dev;
+	e->ino = st->st_ino;
+	e->atime = st->st_atim.tv_sec;
+	e->atime_ns = (uint32_t)st->st_atim.tv_nsec;
+	e->mtime = st->st_mtim.tv_sec;
+	e->mtime_ns = (uint32_t)st->st_mtim.tv_nsec;
+	e->ctime = st->st_ctim.tv_sec;
+	e->ctime_ns = (uint32_t)st->st_ctim.tv_nsec;
+	e->mode = (uint16_t)st->st_mode;
+}
+
+int source_tree_add(struct source_tree *t, const struct source_found *f, size_t *ret_idx)
+{
+	size_t idx = t->n_entries;
 	struct source_entry *n;
 
-	if (GROW(t->entries, t->cap, t->n_entries + 1, 64) < 0)
+	if (idx >= SOURCE_TREE_MAX)
+		return -EOVERFLOW;
+	if ((f->parent == PLAN_TOP ? !f->src : (!f->name || f->parent >= idx)))
+		return -EINVAL;
+	if (GROW(t->entries, t->cap, idx + 1, 1024) < 0)
 		return -ENOMEM;
-	n = &t->entries[t->n_entries];
-	*n = *e;
-	if (pack_strings(n, e) < 0)
+	n = &t->entries[idx];
+	*n = (struct source_entry){ .type = f->type, .end = (uint32_t)idx + 1 };
+	keep_stat(n, &f->st);
+	n->up = f->parent == PLAN_TOP ? 0 : (uint32_t)(idx - f->parent);
+	n->flags = f->link_target ? SOURCE_LINK : 0;
+	n->strings = store_strings(t, f);
+	if (!n->strings)
 		return -ENOMEM;
-	n->end = t->n_entries + 1;
 	if (ret_idx)
-		*ret_idx = t->n_entries;
+		*ret_idx = idx;
 	t->n_entries++;
 	if (n->type == PLAN_DIR)
 		t->n_dirs++;
 	else if (n->type == PLAN_SKIP)
 		t->n_skipped++;
 	return 0;
+}
+
+void source_tree_trim(struct source_tree *t)
+{
+	struct source_entry *e;
+
+	if (t->cap <= t->n_entries || t->n_entries == 0)
+		return;
+	e = realloc(t->entries, t->n_entries * sizeof(*e));
+	if (e) { /* a failed shrink keeps the larger array */
+		t->entries = e;
+		t->cap = t->n_entries;
+	}
+}
+
+/* The string after s in an entry's strings. */
+static const char *next_string(const char *s)
+{
+	return s + strlen(s) + 1;
+}
+
+const char *source_arg(const struct source_entry *e)
+{
+	return e->up ? NULL : e->strings;
+}
+
+const char *source_name(const struct source_entry *e)
+{
+	const char *name;
+
+	if (e->up)
+		return e->strings;
+	name = next_string(next_string(e->strings));
+	return *name ? name : NULL;
+}
+
+const char *source_link(const struct source_entry *e)
+{
+	if (!(e->flags & SOURCE_LINK))
+		return NULL;
+	return next_string(e->up ? e->strings : next_string(next_string(e->strings)));
+}
+
+/* The top's string (src or rel) and the names below it down to e,
+ * joined as plan_join() does: one '/' between, none added after a
+ * trailing one.  Built from the end of buf back, then moved to its
+ * start: no recursion, one pass up the tree. */
+static int build_path(const struct source_entry *e, bool rel, char *buf, size_t size)
+{
+	size_t at = size;
+
+	if (size == 0)
+		return -ENAMETOOLONG;
+	buf[--at] = '\0';
+	for (; e->up; e -= e->up) {
+		const struct source_entry *parent = e - e->up;
+		const char *top = parent->up ? NULL : rel ? next_string(parent->strings) : parent->strings;
+		size_t l = strlen(e->strings);
+		bool slash = !top || !*top || top[strlen(top) - 1] != '/';
+
+		if (l + slash > at)
+			return -ENAMETOOLONG;
+		at -= l;
+		memcpy(buf + at, e->strings, l);
+		if (slash)
+			buf[--at] = '/';
+	}
+	{
+		const char *top = rel ? next_string(e->strings) : e->strings;
+		size_t l = strlen(top);
+
+		if (l > at)
+			return -ENAMETOOLONG;
+		at -= l;
+		memcpy(buf + at, top, l);
+	}
+	memmove(buf, buf + at, size - at);
+	return 0;
+}
+
+int source_path(const struct source_entry *e, char *buf, size_t size)
+{
+	return build_path(e, false, buf, size);
+}
+
+int source_rel(const struct source_entry *e, char *buf, size_t size)
+{
+	return build_path(e, true, buf, size);
+}
+
+void source_entry_stat(const struct source_entry *e, struct stat *ret)
+{
+	*ret = (struct stat){
+		.st_mode = e->mode, .st_size = (off_t)e->size, .st_dev = e->dev, .st_ino = e->ino,
+		.st_nlink = 1, .st_atim = source_atim(e), .st_mtim = source_mtim(e),
+		.st_ctim = { .tv_sec = e->ctime, .tv_nsec = e->ctime_ns },
+	};
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "base/arena.h"
 #include "copy/plan_options.h"
 #include "copy/plan_problem.h"
 
@@ -35,19 +36,46 @@ enum plan_entry_type {
  * as cp resolves it, and its destination is a name in plan.dest_dir. */
 #define PLAN_TOP SIZE_MAX
 
-/* src, rel and link_target share one allocation owned by the tree;
- * src_name points into it.  The engine opens nothing below the operands
- * by path: each entry is reached from its parent directory's fd by name,
- * without following symlinks. */
+/* A tree holds at most this many entries (indices are 32 bits). */
+#define SOURCE_TREE_MAX (UINT32_MAX - 1)
+
+/* One entry, packed: a million of them must fit an offload box's memory
+ * (80 bytes each plus their names).  Only the stat fields the copy uses;
+ * no paths: an entry keeps its own name (in the tree's arena) and how far
+ * up its parent is, and paths are built when needed into a caller's
+ * buffer (source_path(), source_rel()).  The engine opens nothing below
+ * the operands by path: each entry is reached from its parent
+ * directory's fd by name, without following symlinks.
+ *
+ * strings: a child's "name\0", a top entry's "src\0rel\0name\0" (src: the
+ * operand as given; name "" when it has none), then a symlink's
+ * "target\0". */
 struct source_entry {
+	uint64_t size;        /* st_size */
+	uint64_t dev;         /* st_dev */
+	uint64_t ino;         /* st_ino */
+	int64_t atime, mtime, ctime; /* tv_sec of st_atim, st_mtim, st_ctim */
+	const char *strings;  /* in the tree's arena (above) */
+	uint32_t atime_ns, mtime_ns, ctime_ns;
+	uint32_t up;          /* own index - the parent's; 0 at the top */
+	uint32_t end;         /* PLAN_DIR: index past its last descendant; else own + 1 */
+	uint16_t mode;        /* st_mode (type and permission bits fit 16 bits) */
+	enum plan_entry_type type : 8;
+	uint8_t flags;        /* SOURCE_* */
+};
+
+#define SOURCE_LINK 0x01 /* strings hold a symlink's target */
+
+/* What an operand's examination or a walk found, before it joins the
+ * tree (source_tree_add() copies what it keeps). */
+struct source_found {
 	enum plan_entry_type type;
-	char *src;          /* path, for messages (and to open an operand) */
-	char *rel;          /* name to show: relative to the source argument's parent */
-	size_t parent;      /* the PLAN_DIR entry holding it, or PLAN_TOP */
-	size_t end;         /* PLAN_DIR: index past its last descendant; else own + 1 */
-	const char *src_name; /* name in the parent's source directory; NULL at the top */
-	struct stat st;     /* stat with -L or without -r (the operands), else lstat */
-	char *link_target;  /* PLAN_SYMLINK, else NULL */
+	struct stat st;           /* stat with -L or without -r (the operands), else lstat */
+	size_t parent;            /* PLAN_TOP, or the entry of its directory */
+	const char *src;          /* top: path for messages and to open it */
+	const char *rel;          /* top: the name to show (lists' and events' names) */
+	const char *name;         /* name in its parent's directory; at the top, or NULL */
+	const char *link_target;  /* PLAN_SYMLINK, else NULL */
 };
 
 struct source_tree {
@@ -59,6 +87,7 @@ struct source_tree {
 	bool follow_symlinks;   /* walked with -L: symlinks below were followed */
 	size_t cap;             /* allocated entries (while it is built) */
 	unsigned refs;          /* plans holding it (see the file comment) */
+	struct arena names;     /* every entry's strings */
 };
 
 /* Building a tree (plan_build(), pack_tree_build()). */
@@ -70,17 +99,70 @@ struct source_tree *source_tree_new(const struct plan_options *o);
 void source_tree_unref(struct source_tree *t);
 
 /* Operand arg as cp sees it: stat (followed with -L or without -r), a
- * directory needs -r, a symlink's target is read.  Fills e's src (arg
+ * directory needs -r, a symlink's target is read.  Fills f's src (arg
  * itself), parent, type, st and link_target (malloc'ed: the caller's). */
-int source_examine(const struct plan_options *o, const char *arg, struct source_entry *e,
+int source_examine(const struct plan_options *o, const char *arg, struct source_found *f,
 		   struct plan_problem *pr);
 
 /* The same file as it was (type, identity, size, times, path, link)? */
-bool source_entry_same(const struct source_entry *a, const struct source_entry *b);
+bool source_entry_same(const struct source_entry *a, const struct source_found *b);
 
-/* Append a copy of e (its strings copied into one block) and count it;
- * *ret_idx is its index (may be NULL). */
-int source_tree_add(struct source_tree *t, const struct source_entry *e, size_t *ret_idx);
+/* Append f (its strings copied into the tree's arena) and count it;
+ * *ret_idx is its index (may be NULL).  -ENOMEM; -EOVERFLOW past
+ * SOURCE_TREE_MAX entries. */
+int source_tree_add(struct source_tree *t, const struct source_found *f, size_t *ret_idx);
+
+/* The tree is complete: its array shrinks to its entries (a doubling
+ * array may hold twice what it needs).  Before anything points into it. */
+void source_tree_trim(struct source_tree *t);
+
+/* Entry idx's parent index, or PLAN_TOP. */
+static inline size_t source_parent(const struct source_entry *e, size_t idx)
+{
+	return e->up ? idx - e->up : PLAN_TOP;
+}
+
+/* Its name in its parent's directory; at the top the listed name or NULL. */
+const char *source_name(const struct source_entry *e);
+
+/* The name to open it by: relative to its parent directory's fd, or at
+ * the top the operand as given (relative to the working directory). */
+static inline const char *source_open_name(const struct source_entry *e)
+{
+	return e->strings;
+}
+
+/* Entry e's index in t. */
+static inline size_t source_index(const struct source_tree *t, const struct source_entry *e)
+{
+	return (size_t)(e - t->entries);
+}
+
+/* A top entry's path as given (NULL below the top). */
+const char *source_arg(const struct source_entry *e);
+
+/* A symlink's target, else NULL. */
+const char *source_link(const struct source_entry *e);
+
+/* Its path (the operand's joined with the names below it) or its name
+ * to show (rel: from the operand's parent), into buf of size bytes:
+ * 0, or -ENAMETOOLONG when it does not fit.  From e alone: the entries
+ * above it are in the same array. */
+int source_path(const struct source_entry *e, char *buf, size_t size);
+int source_rel(const struct source_entry *e, char *buf, size_t size);
+
+static inline struct timespec source_mtim(const struct source_entry *e)
+{
+	return (struct timespec){ .tv_sec = e->mtime, .tv_nsec = e->mtime_ns };
+}
+
+static inline struct timespec source_atim(const struct source_entry *e)
+{
+	return (struct timespec){ .tv_sec = e->atime, .tv_nsec = e->atime_ns };
+}
+
+/* The stat the entry keeps (the rest zero): for an archive's header. */
+void source_entry_stat(const struct source_entry *e, struct stat *ret);
 
 /* source_walk.c.  Walk the directory entry idx of t (already added) and
  * append everything below it; added(ctx, i) (may be NULL) is called for

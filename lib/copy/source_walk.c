@@ -44,6 +44,8 @@ struct frame {
 	size_t idx;         /* tree entry of this directory */
 	dev_t dev;
 	ino_t ino;
+	size_t src_prefix;  /* a child's path and rel are these lengths */
+	size_t rel_prefix;  /*   plus its name (the '/' included) */
 	char *blob;         /* the names, NUL-separated */
 	char **names;       /* sorted, pointing into blob */
 	size_t n, next;
@@ -118,9 +120,34 @@ static void frame_done(struct frame *f)
 	free(f->blob);
 }
 
-static const char *entry_src(struct walk *w, size_t idx)
+/* Entry idx's path, for a message or to reopen it, in buf (PATH_MAX). */
+static const char *entry_src(struct walk *w, size_t idx, char buf[PATH_MAX])
 {
-	return w->t->entries[idx].src;
+	return source_path(&w->t->entries[idx], buf, PATH_MAX) < 0 ? "?" : buf;
+}
+
+/* The length of dir's path joined with a name, less the name: as
+ * plan_join() joins, no '/' is added after one the path ends with. */
+static size_t join_prefix(const char *dir)
+{
+	size_t l = strlen(dir);
+
+	return l > 0 && dir[l - 1] == '/' ? l : l + 1;
+}
+
+/* f's prefixes (the frame comment), from its entry's paths. */
+static int frame_prefixes(struct walk *w, struct frame *f)
+{
+	const struct source_entry *e = &w->t->entries[f->idx];
+	char buf[PATH_MAX];
+
+	if (source_path(e, buf, sizeof(buf)) < 0)
+		return -ENAMETOOLONG;
+	f->src_prefix = join_prefix(buf);
+	if (source_rel(e, buf, sizeof(buf)) < 0)
+		return -ENAMETOOLONG;
+	f->rel_prefix = join_prefix(buf);
+	return 0;
 }
 
 /* Push the directory open on fd (taken over) as tree entry idx. */
@@ -128,15 +155,19 @@ static int walk_push(struct walk *w, int fd, size_t idx)
 {
 	_cleanup_close_ int dfd = fd;
 	struct frame f = { .fd = -1, .idx = idx };
+	char path[PATH_MAX], other[PATH_MAX];
 	struct stat st;
 	int r;
 
 	if (fstat(dfd, &st) < 0)
-		return plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, entry_src(w, idx), NULL, errno);
+		return plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, entry_src(w, idx, path), NULL,
+				   errno);
 	for (size_t i = 0; i < w->depth; i++)
 		if (w->f[i].dev == st.st_dev && w->f[i].ino == st.st_ino)
-			return plan_refuse(w->pr, PLAN_LOOP, entry_src(w, idx),
-					   entry_src(w, w->f[i].idx), ELOOP);
+			return plan_refuse(w->pr, PLAN_LOOP, entry_src(w, idx, path),
+					   entry_src(w, w->f[i].idx, other), ELOOP);
+	if (frame_prefixes(w, &f) < 0) /* the walk added nothing this long */
+		return plan_refuse(w->pr, PLAN_NAME_TOO_LONG, "?", NULL, ENAMETOOLONG);
 	if (GROW(w->f, w->cap, w->depth + 1, 16) < 0)
 		return -ENOMEM;
 	f.dev = st.st_dev;
@@ -145,7 +176,8 @@ static int walk_push(struct walk *w, int fd, size_t idx)
 	if (r < 0) {
 		frame_done(&f);
 		return r == -ENOMEM ? r :
-		       plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, entry_src(w, idx), NULL, -r);
+		       plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, entry_src(w, idx, path), NULL,
+				   -r);
 	}
 	f.fd = TAKE_FD(dfd);
 	w->f[w->depth++] = f;
@@ -162,11 +194,12 @@ static int walk_push(struct walk *w, int fd, size_t idx)
 static int frame_fd(struct walk *w, struct frame *f)
 {
 	int nofollow = w->t->follow_symlinks ? 0 : O_NOFOLLOW;
-	const char *path = entry_src(w, f->idx);
+	char path[PATH_MAX];
 	struct stat st;
 
 	if (f->fd >= 0)
 		return f->fd;
+	entry_src(w, f->idx, path);
 	f->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow);
 	if (f->fd < 0)
 		return plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, path, NULL, errno);
@@ -175,39 +208,50 @@ static int frame_fd(struct walk *w, struct frame *f)
 	return f->fd;
 }
 
-static int stat_child(struct walk *w, int fd, const char *name, struct source_entry *e,
+/* A refusal naming the child name of frame f. */
+static int refuse_child(struct walk *w, struct frame *f, const char *name, enum plan_problem_kind k,
+			int err)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+
+	if (plan_join(path, entry_src(w, f->idx, dir), name) < 0)
+		return plan_refuse(w->pr, k, dir, NULL, err);
+	return plan_refuse(w->pr, k, path, NULL, err);
+}
+
+static int stat_child(struct walk *w, struct frame *f, int fd, struct source_found *e,
 		      char link[PATH_MAX])
 {
 	bool follow = w->t->follow_symlinks;
 	ssize_t n;
 
-	if (fstatat(fd, name, &e->st, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
-		return plan_refuse(w->pr, errno == ENOENT ? PLAN_SOURCE_MISSING :
-				   PLAN_SOURCE_UNREADABLE, e->src, NULL, errno);
+	if (fstatat(fd, e->name, &e->st, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
+		return refuse_child(w, f, e->name, errno == ENOENT ? PLAN_SOURCE_MISSING :
+				    PLAN_SOURCE_UNREADABLE, errno);
 	e->type = plan_type_of(e->st.st_mode);
 	if (e->type != PLAN_SYMLINK)
 		return 0;
-	n = readlinkat(fd, name, link, PATH_MAX - 1);
+	n = readlinkat(fd, e->name, link, PATH_MAX - 1);
 	if (n < 0)
-		return plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, e->src, NULL, errno);
+		return refuse_child(w, f, e->name, PLAN_SOURCE_UNREADABLE, errno);
 	link[n] = '\0';
 	e->link_target = link;
 	return 0;
 }
 
-/* Add name (a child of frame f) to the tree; a directory is pushed. */
+/* Add name (a child of frame f) to the tree; a directory is pushed.  Its
+ * path and rel (built when needed) must fit PATH_MAX, as plan_join()'s. */
 static int walk_visit(struct walk *w, struct frame *f, int fd, const char *name)
 {
-	char src[PATH_MAX], rel[PATH_MAX], link[PATH_MAX];
-	const struct source_entry *parent = &w->t->entries[f->idx];
-	struct source_entry e = { .src = src, .rel = rel, .parent = f->idx };
-	size_t idx;
+	struct source_found e = { .name = name, .parent = f->idx };
+	size_t l = strlen(name), idx;
+	char link[PATH_MAX], dir[PATH_MAX];
 	int r, cfd, nofollow = w->t->follow_symlinks ? 0 : O_NOFOLLOW;
 
-	if (plan_join(src, parent->src, name) < 0 || plan_join(rel, parent->rel, name) < 0)
-		return plan_refuse(w->pr, PLAN_NAME_TOO_LONG, parent->src, NULL, ENAMETOOLONG);
-	e.src_name = strrchr(src, '/') + 1; /* plan_join put a '/' before name */
-	r = stat_child(w, fd, name, &e, link);
+	if (f->src_prefix + l >= PATH_MAX || f->rel_prefix + l >= PATH_MAX)
+		return plan_refuse(w->pr, PLAN_NAME_TOO_LONG, entry_src(w, f->idx, dir), NULL,
+				   ENAMETOOLONG);
+	r = stat_child(w, f, fd, &e, link);
 	if (r >= 0)
 		r = source_tree_add(w->t, &e, &idx);
 	if (r >= 0 && w->added)
@@ -216,7 +260,7 @@ static int walk_visit(struct walk *w, struct frame *f, int fd, const char *name)
 		return r;
 	cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow);
 	if (cfd < 0)
-		return plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, src, NULL, errno);
+		return refuse_child(w, f, name, PLAN_SOURCE_UNREADABLE, errno);
 	return walk_push(w, cfd, idx);
 }
 
@@ -229,14 +273,15 @@ int source_walk(struct source_tree *t, size_t idx, struct plan_problem *pr,
 	w.dents = malloc(DENTS_SIZE);
 	if (!w.dents)
 		return -ENOMEM;
-	fd = open(t->entries[idx].src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	r = fd < 0 ? plan_refuse(pr, PLAN_SOURCE_UNREADABLE, t->entries[idx].src, NULL, errno) :
+	fd = open(source_arg(&t->entries[idx]), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 ? plan_refuse(pr, PLAN_SOURCE_UNREADABLE, source_arg(&t->entries[idx]), NULL,
+				 errno) :
 		     walk_push(&w, fd, idx);
 	while (r >= 0 && w.depth > 0) {
 		struct frame *f = &w.f[w.depth - 1];
 
 		if (f->next == f->n) {
-			t->entries[f->idx].end = t->n_entries;
+			t->entries[f->idx].end = (uint32_t)t->n_entries;
 			frame_done(f);
 			w.depth--;
 			continue;

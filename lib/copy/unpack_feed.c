@@ -12,7 +12,7 @@
 struct unpack_feed {
 	const struct unpack_list *list;
 	struct unpack_tree tree;
-	struct source_entry *entries; /* entry i is tree node i */
+	struct source_found *entries; /* entry i is tree node i; src is owned */
 	struct unpack_data *data;
 	struct source_feed feed;
 };
@@ -33,15 +33,17 @@ static int entry_of(struct unpack_feed *f, size_t i, const struct timespec *now)
 {
 	const struct unpack_node *n = &f->tree.nodes[i];
 	const struct unpack_entry *e = n->entry == UNPACK_IMPLIED ? NULL : &f->list->entries[n->entry];
-	struct source_entry *s = &f->entries[i];
+	struct source_found *s = &f->entries[i];
+	char *src;
 
-	if (asprintf(&s->src, "%s:%s", f->list->archives[n->archive], n->path) < 0) {
-		s->src = NULL;
-		return -ENOMEM;
-	}
-	s->src_name = s->src + strlen(s->src) - strlen(n->name);
-	s->rel = n->path;
+	s->name = n->name;
 	s->parent = n->parent == UNPACK_NO_PARENT ? PLAN_TOP : n->parent;
+	if (s->parent == PLAN_TOP) { /* below, the tree joins the names */
+		if (asprintf(&src, "%s:%s", f->list->archives[n->archive], n->path) < 0)
+			return -ENOMEM;
+		s->src = src;
+		s->rel = n->path;
+	}
 	s->st.st_mode = (mode_t)type_mode(e);
 	s->type = S_ISDIR(s->st.st_mode) ? PLAN_DIR : S_ISLNK(s->st.st_mode) ? PLAN_SYMLINK : PLAN_FILE;
 	s->st.st_size = e && s->type == PLAN_FILE ? e->size :
@@ -105,7 +107,7 @@ int unpack_feed_new(const struct unpack_list *l, const char *spool_dir, struct u
 	return 0;
 }
 
-const struct source_entry *unpack_feed_entries(const struct unpack_feed *f, size_t *n)
+const struct source_found *unpack_feed_entries(const struct unpack_feed *f, size_t *n)
 {
 	*n = f->tree.n_nodes;
 	return f->entries;
@@ -126,7 +128,7 @@ void unpack_feed_free(struct unpack_feed *f)
 	if (!f)
 		return;
 	for (size_t i = 0; f->entries && i < f->tree.n_nodes; i++)
-		free(f->entries[i].src);
+		free((char *)f->entries[i].src);
 	free(f->entries);
 	unpack_data_free(f->data);
 	unpack_tree_done(&f->tree);

@@ -20,7 +20,7 @@ struct unpack_feed;
  * spool_dir.  0, or -ENOMEM. */
 int unpack_feed_new(const struct unpack_list *l, const char *spool_dir, struct unpack_feed **ret);
 /* The entries for plan_build_given(), n of them. */
-const struct source_entry *unpack_feed_entries(const struct unpack_feed *f, size_t *n);
+const struct source_found *unpack_feed_entries(const struct unpack_feed *f, size_t *n);
 /* The bytes of plan entry i (= entry i), for the copy job. */
 const struct source_feed *unpack_feed_source(const struct unpack_feed *f);
 /* The reader of the archives: its spool's needs (unpack_data.h). */

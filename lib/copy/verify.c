@@ -28,7 +28,7 @@
 #include "copy/plan.h"
 #include "copy/verify.h"
 #include "util/beneath.h"
-#include "base/test_hook.h"
+#include "copy/hook_paths.h"
 
 /* A file named after its read-back matched, to read again at the end. */
 struct named_file {
@@ -131,7 +131,7 @@ int verify_written(struct verify *v, struct verify_file *f, size_t entry, int fd
 	*note_cached = false;
 	if (!v || !f->hash)
 		return 0;
-	test_hook("verify", v->s.plan->entries[entry].dst);
+	test_hook_dst("verify", v->s.plan, entry);
 	r = verify_file_compare(f, &v->rb, fd, size, v->s.fuse, v->s.bdev_fd, &how,
 				v->s.counts.bytes);
 	if (r >= 0 && how == READBACK_CACHED && !v->cached_noted) {
@@ -219,7 +219,7 @@ static bool recheck_one(struct verify *v, int dir_fd, const struct named_file *f
 	/* gone or replaced since (by someone else): not ours to judge */
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != f->dev || st.st_ino != f->ino)
 		return false;
-	test_hook("recheck", v->s.plan->entries[f->entry].dst);
+	test_hook_dst("recheck", v->s.plan, f->entry);
 	r = read_back_range(&v->rb, fd, f->from, f->size, v->s.fuse, v->s.bdev_fd,
 			    CHECKSUM_BIT(CHECKSUM_XXH128), &got, &how, NULL);
 	if (r == 0 && strcmp(checksum_result_text(&got, CHECKSUM_XXH128), f->digest) == 0)

@@ -58,8 +58,12 @@ bool event_queue_push(struct event_queue *q, const void *record)
 		ok = grow_array(&q->records, &q->cap, q->len + 1, q->elem, 32) == 0;
 	if (ok) {
 		memcpy(q->records + (q->head + q->len++) * q->elem, record, q->elem);
-		/* a counter far below its limit: this write cannot block or fail */
-		(void)!write(q->efd, &one, sizeof(one));
+		/* only the first record makes it readable: a tree of small files
+		 * pushes two events per file, and a write (and a wake-up) each
+		 * would cost more than the file.  A counter far below its limit:
+		 * this write cannot block or fail */
+		if (q->len == 1)
+			(void)!write(q->efd, &one, sizeof(one));
 	}
 	pthread_mutex_unlock(&q->lock);
 	return ok;

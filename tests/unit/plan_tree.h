@@ -15,6 +15,7 @@
 #include "base/cleanup.h"
 #include "copy/plan.h"
 #include "test.h"
+#include "plan_paths.h"
 
 #define KIB 1024ULL
 #define GIB (1024ULL * 1024 * 1024)
@@ -136,7 +137,7 @@ static inline void run_done(struct run *x)
 static inline const struct plan_entry *find(const struct plan *p, const char *rel)
 {
 	for (size_t i = 0; p && i < p->n_entries; i++)
-		if (strcmp(p->entries[i].source->rel, rel) == 0)
+		if (strcmp(t_rel(p->entries[i].source), rel) == 0)
 			return &p->entries[i];
 	return NULL;
 }

@@ -13,16 +13,19 @@
 static int test_failures_in_case;
 static int test_case_no;
 static int test_cases_failed;
+static const char *test_skip_reason; /* set by a case that cannot check here */
 
 #define TEST(name) static void test_##name(void)
 
 #define RUN(name) \
 	do { \
 		test_failures_in_case = 0; \
+		test_skip_reason = NULL; \
 		test_case_no++; \
 		test_##name(); \
-		printf("%s %d - %s\n", test_failures_in_case ? "not ok" : "ok", \
-		       test_case_no, #name); \
+		printf("%s %d - %s%s%s\n", test_failures_in_case ? "not ok" : "ok", \
+		       test_case_no, #name, test_skip_reason ? " # SKIP " : "", \
+		       test_skip_reason ? test_skip_reason : ""); \
 		if (test_failures_in_case) \
 			test_cases_failed++; \
 	} while (0)

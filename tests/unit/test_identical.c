@@ -168,7 +168,7 @@ static enum plan_identical judged(const struct plan *p, const char *rel)
 		return PLAN_IDENTICAL_NO;
 	}
 	/* without -n, left alone exactly when identical */
-	CHECK(e->source->type != PLAN_FILE || e->source->parent == PLAN_TOP ||
+	CHECK(e->source->type != PLAN_FILE || t_parent(p, e) == PLAN_TOP ||
 	      find(p, "src")->dst_exists == false || p->opts.no_clobber ||
 	      e->skip_existing == (e->identical != PLAN_IDENTICAL_NO));
 	return e->identical;
@@ -223,7 +223,7 @@ TEST(plan_quick)
 	CHECK_INT(x.p->n_files, 5);
 	CHECK_U64(x.p->total_bytes, 3 + 3 + 1 + 3 + 3);
 	CHECK_INT(x.p->n_existing_kept, 0);
-	CHECK_U64(find(x.p, "src/same")->dst_freed, 0);
+	CHECK_U64(t_x(x.p, find(x.p, "src/same"))->dst_freed, 0);
 	run_done(&x);
 	tree_done();
 }
@@ -345,14 +345,14 @@ TEST(plan_quick_reads_what_no_record_lists)
 	x = BUILD(&rec, "d", "src");
 	CHECK_INT(plan_skip_identical(x.p, &o), 0);
 	CHECK_INT(judged(x.p, "src/same"), PLAN_IDENTICAL_QUICK); /* listed: not read */
-	CHECK(find(x.p, "src/same")->judged_sums == NULL);
+	CHECK(t_x(x.p, find(x.p, "src/same"))->judged_sums == NULL);
 	e = find(x.p, "src/unlisted");
 	CHECK_INT(judged(x.p, "src/unlisted"), PLAN_IDENTICAL_CONTENT);
-	CHECK(e->judged_sums != NULL);
-	if (e->judged_sums) {
-		CHECK_INT(e->judged_sums->algs, (int)o.keep_algs);
-		CHECK_STR(e->judged_sums->text[CHECKSUM_XXH128], abc);
-		CHECK_STR(e->judged_sums->text[CHECKSUM_MD5], "900150983cd24fb0d6963f7d28e17f72");
+	CHECK(t_x(x.p, e)->judged_sums != NULL);
+	if (t_x(x.p, e)->judged_sums) {
+		CHECK_INT(t_x(x.p, e)->judged_sums->algs, (int)o.keep_algs);
+		CHECK_STR(t_x(x.p, e)->judged_sums->text[CHECKSUM_XXH128], abc);
+		CHECK_STR(t_x(x.p, e)->judged_sums->text[CHECKSUM_MD5], "900150983cd24fb0d6963f7d28e17f72");
 	}
 	/* quick alone would take it: read, its bytes differ */
 	CHECK_INT(judged(x.p, "src/same size other bytes"), PLAN_IDENTICAL_NO);
@@ -365,7 +365,7 @@ TEST(plan_quick_reads_what_no_record_lists)
 	x = BUILD(&rec, "d", "src");
 	CHECK_INT(plan_skip_identical(x.p, &o), 0);
 	CHECK_INT(judged(x.p, "src/same"), PLAN_IDENTICAL_CONTENT);
-	CHECK(find(x.p, "src/same")->judged_sums == NULL);
+	CHECK(t_x(x.p, find(x.p, "src/same"))->judged_sums == NULL);
 	run_done(&x);
 	tree_done();
 }
@@ -399,13 +399,13 @@ TEST(plan_hash_by_list)
 	o.keep_algs = CHECKSUM_BIT(CHECKSUM_SHA1);
 	x = BUILD(&rec, "d", "src");
 	CHECK_INT(plan_skip_identical(x.p, &o), 0);
-	CHECK(find(x.p, "src/same")->judged_sums != NULL);
-	if (find(x.p, "src/same")->judged_sums) {
-		CHECK_STR(find(x.p, "src/same")->judged_sums->text[CHECKSUM_XXH128], abc);
-		CHECK_STR(find(x.p, "src/same")->judged_sums->text[CHECKSUM_SHA1],
+	CHECK(t_x(x.p, find(x.p, "src/same"))->judged_sums != NULL);
+	if (t_x(x.p, find(x.p, "src/same"))->judged_sums) {
+		CHECK_STR(t_x(x.p, find(x.p, "src/same"))->judged_sums->text[CHECKSUM_XXH128], abc);
+		CHECK_STR(t_x(x.p, find(x.p, "src/same"))->judged_sums->text[CHECKSUM_SHA1],
 			  "a9993e364706816aba3e25717850c26c9cd0d89d");
 	}
-	CHECK(find(x.p, "src/touched")->judged_sums == NULL);
+	CHECK(t_x(x.p, find(x.p, "src/touched"))->judged_sums == NULL);
 	run_done(&x);
 	sums_index_free(idx);
 	tree_done();

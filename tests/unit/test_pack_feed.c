@@ -85,8 +85,10 @@ static bool holds_pattern(const struct drained *d, size_t n, uint8_t seed)
 
 static size_t idx_named(const struct source_tree *t, const char *name)
 {
+	char buf[PATH_MAX];
+
 	for (size_t i = 0; i < t->n_entries; i++) {
-		const char *n = pack_entry_name(t, i);
+		const char *n = pack_entry_name(t, i, buf);
 
 		if (n && strcmp(n, name) == 0)
 			return i;
@@ -111,7 +113,7 @@ TEST(names_as_cp_r_names_the_copies)
 	/* ".": the contents, without "./" and without an entry of its own */
 	CHECK_INT(chdir("src"), 0);
 	CHECK_INT(pack_tree_build(dot, 1, false, &t, NULL), 0);
-	CHECK(pack_entry_name(t, 0) == NULL);
+	CHECK(pack_entry_name(t, 0, (char[PATH_MAX]){ 0 }) == NULL);
 	CHECK(idx_named(t, "d/f") != SIZE_MAX && idx_named(t, "./d/f") == SIZE_MAX);
 	pack_tree_free(t);
 	tree_done();
@@ -209,7 +211,7 @@ TEST(changed_source_fails_the_archive)
 	CHECK(d.end && d.changed && !d.err);
 	CHECK(pack_feed_problem(pf, &entry, &err));
 	CHECK_INT(err, 0);
-	CHECK_STR(pack_entry_name(t, entry), "src/b");
+	CHECK_STR(pack_entry_name(t, entry, (char[PATH_MAX]){ 0 }), "src/b");
 	free(d.all);
 	pack_feed_free(pf);
 	pack_tree_free(t);

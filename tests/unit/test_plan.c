@@ -17,9 +17,9 @@ TEST(file_to_file_and_into_dir)
 	CHECK_INT(x.r, 0);
 	CHECK_INT(x.p->n_entries, 1);
 	CHECK_INT(x.p->entries[0].source->type, PLAN_FILE);
-	CHECK_STR(x.p->entries[0].source->src, "a");
-	CHECK_STR(x.p->entries[0].dst, "copy");
-	CHECK_STR(x.p->entries[0].source->rel, "a");
+	CHECK_STR(t_src(x.p->entries[0].source), "a");
+	CHECK_STR(t_dst(x.p, 0), "copy");
+	CHECK_STR(t_rel(x.p->entries[0].source), "a");
 	CHECK(!x.p->entries[0].dst_exists);
 	CHECK_STR(x.p->dest_root, ".");
 	CHECK_U64(x.p->total_bytes, 3);
@@ -28,8 +28,8 @@ TEST(file_to_file_and_into_dir)
 	x = BUILD(&plain, "d/", "a", "b");
 	CHECK_INT(x.r, 0);
 	CHECK_INT(x.p->n_entries, 2);
-	CHECK_STR(x.p->entries[0].dst, "d/a");
-	CHECK_STR(x.p->entries[1].dst, "d/b");
+	CHECK_STR(t_dst(x.p, 0), "d/a");
+	CHECK_STR(t_dst(x.p, 1), "d/b");
 	CHECK_STR(x.p->dest_root, "d");
 	CHECK_INT(x.p->n_files, 2);
 	CHECK_U64(x.p->total_bytes, 8);
@@ -67,7 +67,7 @@ TEST(target_directory_option)
 	mkdirs("d", NULL, NULL);
 	x = BUILD(&t, "d", "a");
 	CHECK_INT(x.r, 0);
-	CHECK_STR(x.p->entries[0].dst, "d/a");
+	CHECK_STR(t_dst(x.p, 0), "d/a");
 	run_done(&x);
 	x = BUILD(&t, "nothere", "a");
 	CHECK_REFUSED(x, PLAN_DEST_MISSING);
@@ -98,10 +98,10 @@ TEST(no_target_directory_copies_contents)
 	x = BUILD(&T, "dst", "src");
 	CHECK_INT(x.r, 0);
 	CHECK_INT(x.p->n_entries, 2);
-	CHECK_STR(x.p->entries[0].dst, "dst");
+	CHECK_STR(t_dst(x.p, 0), "dst");
 	CHECK(x.p->entries[0].dst_exists); /* merged into, not created */
 	e = find(x.p, "src/f");
-	CHECK(e && strcmp(e->dst, "dst/f") == 0);
+	CHECK(e && strcmp(t_dst(x.p, t_idx(x.p, e)), "dst/f") == 0);
 	CHECK_STR(x.p->dest_root, "dst"); /* what receives the new names */
 	run_done(&x);
 	x = BUILD(&T, "d", "a");   /* a file onto directory d, not into it */
@@ -126,19 +126,19 @@ TEST(trailing_slashes)
 	CHECK_INT(symlink("src", "lsrc"), 0);
 	x = BUILD(&rec, "d", "src/");  /* the directory itself, named src */
 	CHECK_INT(x.r, 0);
-	CHECK_STR(x.p->entries[0].dst, "d/src");
-	CHECK_STR(x.p->entries[0].source->rel, "src");
-	CHECK(find(x.p, "src/f") && strcmp(find(x.p, "src/f")->dst, "d/src/f") == 0);
+	CHECK_STR(t_dst(x.p, 0), "d/src");
+	CHECK_STR(t_rel(x.p->entries[0].source), "src");
+	CHECK(find(x.p, "src/f") && strcmp(t_dst(x.p, t_idx(x.p, find(x.p, "src/f"))), "d/src/f") == 0);
 	run_done(&x);
 	x = BUILD(&rec, "new/", "src/"); /* DEST/ is created for a directory */
 	CHECK_INT(x.r, 0);
-	CHECK_STR(x.p->entries[0].dst, "new");
-	CHECK_STR(find(x.p, "src/f")->dst, "new/f");
+	CHECK_STR(t_dst(x.p, 0), "new");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "src/f"))), "new/f");
 	run_done(&x);
 	x = BUILD(&rec, "d", "lsrc/"); /* the slash resolves the link: a directory */
 	CHECK_INT(x.r, 0);
 	CHECK_INT(x.p->entries[0].source->type, PLAN_DIR);
-	CHECK_STR(x.p->entries[0].dst, "d/lsrc");
+	CHECK_STR(t_dst(x.p, 0), "d/lsrc");
 	CHECK(find(x.p, "lsrc/f") != NULL);
 	run_done(&x);
 	x = BUILD(&rec, "d", "lsrc");  /* without it, -r copies the link */
@@ -169,9 +169,9 @@ TEST(dot_source_merges_contents)
 	if (chdir("src") == 0) {
 		x = BUILD(&rec, "../d", ".");
 		CHECK_INT(x.r, 0);
-		CHECK_STR(x.p->entries[0].dst, "../d");
+		CHECK_STR(t_dst(x.p, 0), "../d");
 		CHECK(x.p->entries[0].dst_exists);
-		CHECK(find(x.p, "./f") && strcmp(find(x.p, "./f")->dst, "../d/f") == 0);
+		CHECK(find(x.p, "./f") && strcmp(t_dst(x.p, t_idx(x.p, find(x.p, "./f"))), "../d/f") == 0);
 		run_done(&x);
 	}
 	tree_done();
@@ -213,14 +213,14 @@ TEST(no_clobber_and_replace)
 	CHECK_INT(x.r, 0);
 	e = find(x.p, "src/f");
 	CHECK(e && e->dst_exists && !e->skip_existing);
-	CHECK_U64(e->dst_old_size, 8192);
-	CHECK_U64(e->dst_freed, (uint64_t)old.st_blocks * 512);
-	CHECK(e->dst_freed >= 8192);
+	CHECK_U64(t_x(x.p, e)->dst_old_size, 8192);
+	CHECK_U64(t_x(x.p, e)->dst_freed, (uint64_t)old.st_blocks * 512);
+	CHECK(t_x(x.p, e)->dst_freed >= 8192);
 	run_done(&x);
 	CHECK_INT(link("d/src/f", "d/second-link"), 0);
 	x = BUILD(&rec, "d", "src");   /* a hard-linked file frees nothing */
 	CHECK_INT(x.r, 0);
-	CHECK_U64(find(x.p, "src/f")->dst_freed, 0);
+	CHECK_U64(t_x(x.p, find(x.p, "src/f"))->dst_freed, 0);
 	run_done(&x);
 	tree_done();
 }
@@ -287,7 +287,7 @@ TEST(into_itself)
 	run_done(&x);
 	x = BUILD(&rec, "a/bc", "a/b"); /* a/b into a/bc: /a/bc/b is not in /a/b */
 	CHECK_INT(x.r, 0);
-	CHECK_STR(x.p->entries[0].dst, "a/bc/b");
+	CHECK_STR(t_dst(x.p, 0), "a/bc/b");
 	run_done(&x);
 	x = BUILD(&rec, "a/b/../bc", "a/b");
 	CHECK_INT(x.r, 0);

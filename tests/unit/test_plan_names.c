@@ -77,22 +77,22 @@ TEST(rename_rewrites_entries_and_descendants)
 	x = BUILD(&rec, "d", "s");
 	CHECK_INT(plan_names_check(x.p, NAME_FS_EXFAT, true, &n), 0);
 	CHECK_INT(n.n_renames, 5);
-	CHECK_STR(find(x.p, "s/A.JPG")->dst, "d/s/A.JPG");
-	CHECK_STR(find(x.p, "s/CON")->dst, "d/s/CON_");
-	CHECK_STR(find(x.p, "s/a.jpg")->dst, "d/s/a (2).jpg");
-	CHECK_STR(find(x.p, "s/a.jpg")->dst_name, "a (2).jpg");
-	CHECK_STR(find(x.p, "s/b:c.txt")->dst, "d/s/b_c.txt");
-	CHECK_STR(find(x.p, "s/x.")->dst, "d/s/x");
-	CHECK_STR(find(x.p, "s/Sub/g")->dst, "d/s/Sub/g");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "s/A.JPG"))), "d/s/A.JPG");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "s/CON"))), "d/s/CON_");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "s/a.jpg"))), "d/s/a (2).jpg");
+	CHECK_STR(t_dst_name(x.p, find(x.p, "s/a.jpg")), "a (2).jpg");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "s/b:c.txt"))), "d/s/b_c.txt");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "s/x."))), "d/s/x");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "s/Sub/g"))), "d/s/Sub/g");
 	e = find(x.p, "s/sub");
-	CHECK_STR(e->dst, "d/s/sub (2)");
-	CHECK_STR(e->dst_name, "sub (2)");
-	CHECK_STR(e->source->src_name, "sub");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, e)), "d/s/sub (2)");
+	CHECK_STR(t_dst_name(x.p, e), "sub (2)");
+	CHECK_STR(source_name(e->source), "sub");
 	e = find(x.p, "s/sub/f");
-	CHECK_STR(e->dst, "d/s/sub (2)/f");
-	CHECK_STR(e->dst_name, "f");
-	CHECK_STR(e->source->src, "s/sub/f");
-	CHECK_STR(e->source->src_name, "f");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, e)), "d/s/sub (2)/f");
+	CHECK_STR(t_dst_name(x.p, e), "f");
+	CHECK_STR(t_src(e->source), "s/sub/f");
+	CHECK_STR(source_name(e->source), "f");
 	CHECK_INT(n.renames[0].problem, NAME_RESERVED); /* CON, in plan order */
 	CHECK_STR(n.renames[0].old_dst, "d/s/CON");
 	CHECK_INT(x.p->n_files, 7);
@@ -130,12 +130,12 @@ TEST(names_already_there)
 
 	CHECK_INT(plan_names_check(x.p, NAME_FS_NTFS, true, &n), 0);
 	CHECK_INT(n.n_renames, 2);
-	CHECK_STR(find(x.p, "s/A.JPG")->dst, "d/s/A (2).JPG");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "s/A.JPG"))), "d/s/A (2).JPG");
 	CHECK(!find(x.p, "s/A.JPG")->dst_exists);
 	e = find(x.p, "s/b:c.txt");
-	CHECK_STR(e->dst, "d/s/b_c.txt");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, e)), "d/s/b_c.txt");
 	CHECK(e->dst_exists);         /* classified again: it replaces that file */
-	CHECK(e->dst_freed >= 8192);
+	CHECK(t_x(x.p, e)->dst_freed >= 8192);
 	plan_names_done(&n);
 	run_done(&x);
 	tree_done();
@@ -160,8 +160,8 @@ TEST(top_level_names_against_dest)
 	CHECK_STR(pr ? pr->path2 : NULL, "d/img.jpg");
 	plan_names_done(&n);
 	CHECK_INT(plan_names_check(x.p, NAME_FS_EXFAT, true, &n), 0);
-	CHECK_STR(find(x.p, "IMG.JPG")->dst, "d/IMG (2).JPG");
-	CHECK_STR(find(x.p, "x:y")->dst, "d/x_y");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "IMG.JPG"))), "d/IMG (2).JPG");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "x:y"))), "d/x_y");
 	plan_names_done(&n);
 	run_done(&x);
 	/* the copy's own name, given as DEST, is checked too */
@@ -189,9 +189,9 @@ TEST(valid_names_keep_theirs)
 	/* "A_B" needs no change and keeps its name; "a_b" clashes with it;
 	 * the renamed ones then take numbers in strcmp order: "a:b" (mapped
 	 * to "a_b") before "a_b" */
-	CHECK_STR(find(x.p, "s/A_B")->dst, "d/s/A_B");
-	CHECK_STR(find(x.p, "s/a:b")->dst, "d/s/a_b (2)");
-	CHECK_STR(find(x.p, "s/a_b")->dst, "d/s/a_b (3)");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "s/A_B"))), "d/s/A_B");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "s/a:b"))), "d/s/a_b (2)");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "s/a_b"))), "d/s/a_b (3)");
 	plan_names_done(&n);
 	run_done(&x);
 	tree_done();
@@ -213,10 +213,10 @@ TEST(renamed_directory_merges_on_rerun)
 	CHECK(!find(x.p, "s/p:q/f")->dst_exists);
 	CHECK_INT(plan_names_check(x.p, NAME_FS_EXFAT, true, &n), 0);
 	e = find(x.p, "s/p:q");
-	CHECK_STR(e->dst, "d/s/p_q");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, e)), "d/s/p_q");
 	CHECK(e->dst_exists);
 	e = find(x.p, "s/p:q/f");
-	CHECK_STR(e->dst, "d/s/p_q/f");
+	CHECK_STR(t_dst(x.p, t_idx(x.p, e)), "d/s/p_q/f");
 	CHECK(e->dst_exists);
 	plan_names_done(&n);
 	run_done(&x);

@@ -143,8 +143,8 @@ TEST(space_with_replaced_files)
 	f2 = find(x.p, "src/f2");
 	CHECK(f1 && f2);
 	if (f1 && f2) {
-		CHECK_U64(f1->dst_freed, 48 * KIB);
-		CHECK_U64(f2->dst_freed, 40 * KIB);
+		CHECK_U64(t_x(x.p, f1)->dst_freed, 48 * KIB);
+		CHECK_U64(t_x(x.p, f2)->dst_freed, 40 * KIB);
 	}
 	/* growth: f1 52 KiB, f2 none; overlap: 48 + 12 KiB, one batch */
 	CHECK_U64(plan_space_needed(x.p, &ext4), 52 * KIB + 60 * KIB);
@@ -163,20 +163,24 @@ TEST(space_with_replaced_files)
  * write are only numbers here. */
 static struct source_entry fake_sources[4000];
 static struct plan_entry fake_entries[4000];
+static struct plan_existing fake_existing[4000];
+static struct source_tree fake_tree = { .entries = fake_sources };
 
 static struct plan fake_plan(size_t n, uint64_t size, uint64_t freed)
 {
 	for (size_t i = 0; i < n; i++) {
+		/* a top entry "s", shown as "f", named "f" at the destination */
 		fake_sources[i] = (struct source_entry){
-			.type = PLAN_FILE, .src = (char *)"s", .rel = (char *)"f",
-			.st.st_size = (off_t)size,
+			.type = PLAN_FILE, .strings = "s\0f\0f", .size = size,
 		};
 		fake_entries[i] = (struct plan_entry){
-			.source = &fake_sources[i], .dst = (char *)"d/f", .dst_exists = true,
-			.dst_old_size = freed, .dst_freed = freed,
+			.source = &fake_sources[i], .dst_exists = true, .existing = (uint32_t)i,
 		};
+		fake_existing[i] = (struct plan_existing){ .dst_old_size = freed, .dst_freed = freed };
 	}
-	return (struct plan){ .entries = fake_entries, .n_entries = n,
+	fake_tree.n_entries = n;
+	return (struct plan){ .entries = fake_entries, .n_entries = n, .tree = &fake_tree,
+			      .existing = fake_existing, .n_existing = n,
 			      .dest_root = (char *)"d" };
 }
 
@@ -205,14 +209,14 @@ TEST(space_across_batches)
 	CHECK_U64(plan_space_needed(&p, &ext4), 1999 * 4096 + 1000 * 4096);
 	/* a big file after small ones does not join their batch */
 	p = fake_plan(11, 4096, 4096);
-	fake_sources[10].st.st_size = 100 << 20;
-	fake_entries[10].dst_freed = 100 << 20;
+	fake_sources[10].size = 100 << 20;
+	fake_existing[10].dst_freed = 100 << 20;
 	CHECK_U64(plan_space_needed(&p, &ext4), 100 << 20);
 	/* merged directories between the files are no batch members */
 	p = fake_plan(4000, 4096, 4096);
 	for (size_t i = 0; i < 4000; i += 2) {
 		fake_sources[i].type = PLAN_DIR;
-		fake_entries[i].dst_freed = 0;
+		fake_existing[i].dst_freed = 0;
 	}
 	CHECK_U64(plan_space_needed(&p, &ext4), 1000 * 4096);
 }

@@ -30,9 +30,9 @@ TEST(tree_order)
 	CHECK_INT(x.r, 0);
 	CHECK_INT(x.p->n_entries, ARRAY_SIZE(want));
 	for (size_t i = 0; i < ARRAY_SIZE(want) && i < x.p->n_entries; i++)
-		CHECK_STR(x.p->entries[i].source->rel, want[i]);
-	CHECK_STR(find(x.p, "src/c/a/deep")->dst, "out/c/a/deep");
-	CHECK_STR(find(x.p, "src/c/a/deep")->source->src, "src/c/a/deep");
+		CHECK_STR(t_rel(x.p->entries[i].source), want[i]);
+	CHECK_STR(t_dst(x.p, t_idx(x.p, find(x.p, "src/c/a/deep"))), "out/c/a/deep");
+	CHECK_STR(t_src(find(x.p, "src/c/a/deep")->source), "src/c/a/deep");
 	CHECK_INT(x.p->tree->n_dirs, 4);
 	CHECK_INT(x.p->n_files, 6);
 	run_done(&x);
@@ -53,16 +53,16 @@ TEST(symlinks_as_links_or_followed)
 	x = BUILD(&rec, "out", "src");
 	CHECK_INT(x.r, 0);
 	e = find(x.p, "src/lf");
-	CHECK(e && e->source->type == PLAN_SYMLINK && strcmp(e->source->link_target, "f") == 0);
+	CHECK(e && e->source->type == PLAN_SYMLINK && strcmp(source_link(e->source), "f") == 0);
 	e = find(x.p, "src/ldir");
-	CHECK(e && e->source->type == PLAN_SYMLINK && strcmp(e->source->link_target, "../other") == 0);
+	CHECK(e && e->source->type == PLAN_SYMLINK && strcmp(source_link(e->source), "../other") == 0);
 	CHECK(find(x.p, "src/ldir/inside") == NULL);
 	CHECK_INT(x.p->n_symlinks, 2);
 	run_done(&x);
 	x = BUILD(&rec_L, "out", "src");
 	CHECK_INT(x.r, 0);
 	e = find(x.p, "src/lf");
-	CHECK(e && e->source->type == PLAN_FILE && e->source->st.st_size == 3 && !e->source->link_target);
+	CHECK(e && e->source->type == PLAN_FILE && e->source->size == 3 && !source_link(e->source));
 	CHECK(find(x.p, "src/ldir") && find(x.p, "src/ldir")->source->type == PLAN_DIR);
 	CHECK(find(x.p, "src/ldir/inside") != NULL);
 	CHECK_INT(x.p->n_symlinks, 0);
@@ -238,7 +238,7 @@ TEST(deep_tree_and_long_names)
 	CHECK_INT(x.p->n_files, 10);
 	/* each directory is the previous one plus "/d": pre-order, no gaps */
 	for (size_t i = 0; x.p && i < x.p->n_entries; i++) {
-		const char *rel = x.p->entries[i].source->rel;
+		const char *rel = t_rel(x.p->entries[i].source);
 
 		if (x.p->entries[i].source->type != PLAN_DIR)
 			continue;
@@ -297,8 +297,8 @@ TEST(hundred_thousand_files)
 	CHECK_INT(x.r, 0);
 	CHECK_INT(x.p->n_files, DIRS * PER);
 	CHECK_INT(x.p->tree->n_dirs, DIRS + 1);
-	CHECK_STR(x.p->entries[x.p->n_entries - 1].source->rel, "src/099/0999");
-	CHECK_STR(x.p->entries[2].source->rel, "src/000/0000");
+	CHECK_STR(t_rel(x.p->entries[x.p->n_entries - 1].source), "src/099/0999");
+	CHECK_STR(t_rel(x.p->entries[2].source), "src/000/0000");
 	run_done(&x);
 	tree_done();
 }
@@ -325,13 +325,13 @@ TEST(parents_names_and_subtrees)
 	CHECK(top && d && f);
 	if (!top || !d || !f)
 		goto out;
-	CHECK_U64(top->source->parent, PLAN_TOP);
-	CHECK(top->source->src_name == NULL);
-	CHECK_STR(top->dst_name, "src");
-	CHECK_U64(d->source->parent, (size_t)(top - x.p->entries));
-	CHECK_U64(f->source->parent, (size_t)(d - x.p->entries));
-	CHECK_STR(f->source->src_name, "f");
-	CHECK_STR(f->dst_name, "f");
+	CHECK_U64(t_parent(x.p, top), PLAN_TOP);
+	CHECK(source_name(top->source) == NULL);
+	CHECK_STR(t_dst_name(x.p, top), "src");
+	CHECK_U64(t_parent(x.p, d), (size_t)(top - x.p->entries));
+	CHECK_U64(t_parent(x.p, f), (size_t)(d - x.p->entries));
+	CHECK_STR(source_name(f->source), "f");
+	CHECK_STR(t_dst_name(x.p, f), "f");
 	CHECK_U64(top->source->end, x.p->n_entries);
 	CHECK_U64(d->source->end, (size_t)(f - x.p->entries) + 1);
 	CHECK_U64(f->source->end, (size_t)(f - x.p->entries) + 1);
@@ -341,7 +341,7 @@ TEST(parents_names_and_subtrees)
 	CHECK(chdir("src") == 0);
 	x = BUILD(&rec, "../dst", ".");
 	CHECK_INT(x.r, 0);
-	CHECK(x.p && x.p->n_entries > 0 && strcmp(x.p->entries[0].dst_name, ".") == 0);
+	CHECK(x.p && x.p->n_entries > 0 && strcmp(plan_dst_name(x.p, 0), ".") == 0);
 	CHECK(chdir("..") == 0);
 	run_done(&x);
 	/* -rT into an existing directory: the root is that entry, the names
@@ -385,11 +385,11 @@ TEST(beside_is_the_walk)
 	for (size_t i = 0; i < walked->n_entries && i < beside->n_entries; i++) {
 		const struct plan_entry *w = &walked->entries[i], *x = &beside->entries[i];
 
-		CHECK_STR(x->source->src, w->source->src);
-		CHECK_STR(x->dst, w->dst);
-		CHECK_STR(x->dst_name, w->dst_name);
+		CHECK_STR(t_src(x->source), t_src(w->source));
+		CHECK_STR(t_dst(beside, i), t_dst(walked, i));
+		CHECK_STR(t_dst_name(beside, x), t_dst_name(walked, w));
 		CHECK_INT(x->source->type, w->source->type);
-		CHECK_U64(x->source->parent, w->source->parent);
+		CHECK_U64(t_parent(beside, x), t_parent(walked, w));
 		CHECK_U64(x->source->end, w->source->end);
 		CHECK_INT(x->dst_exists, w->dst_exists);
 	}
@@ -409,7 +409,7 @@ TEST(beside_is_the_walk)
 	/* the last plan frees the tree: beside's still reads */
 	plan_free(a.p);
 	a.p = NULL;
-	CHECK(beside && strcmp(find(beside, "src/e/g")->source->src, "src/e/g") == 0);
+	CHECK(beside && strcmp(t_src(find(beside, "src/e/g")->source), "src/e/g") == 0);
 	plan_free(beside);
 	beside = NULL;
 	/* a source replaced since the tree was walked is refused */

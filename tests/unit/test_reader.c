@@ -340,7 +340,7 @@ static uint64_t size_of(const struct plan *p, const char *rel)
 {
 	const struct plan_entry *e = find(p, rel);
 
-	return e ? (uint64_t)e->source->st.st_size : UINT64_MAX;
+	return e ? (uint64_t)e->source->size : UINT64_MAX;
 }
 
 /* The cursor got file rel whole, with its own bytes, unflagged. */
@@ -725,7 +725,7 @@ TEST(one_cursor_lends_large_files)
 	plan = x.p;
 	CHECK_INT(start(&plan, 1, NULL, &r), 0);
 	while (reader_next(reader_cursor(r, 0), &c) == 0) {
-		const char *rel = x.p->entries[c.entry].source->rel;
+		const char *rel = t_rel(x.p->entries[c.entry].source);
 		bool rewritten = strstr(rel, "rewritten") != NULL;
 		unsigned seed = rewritten ? 2 : strstr(rel, "small") ? 3 : 1;
 
@@ -815,7 +815,7 @@ TEST(tap_reads_mapped_files_and_survives_a_shrink)
 	tap.chunk = shrink_then_pass;
 	CHECK_INT(start(&plan, 1, &tap, &r), 0);
 	while (reader_next(reader_cursor(r, 0), &c) == 0) {
-		const char *rel = x.p->entries[c.entry].source->rel;
+		const char *rel = t_rel(x.p->entries[c.entry].source);
 
 		mapped += c.lent && c.mapped;
 		reader_chunk_written(&c, 0);

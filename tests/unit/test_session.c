@@ -143,7 +143,7 @@ TEST(pack_mode_findings_and_archive)
 	CHECK_INT(copy_session_prepare(s, &bad), 1);
 	f = copy_session_finding(s, 0);
 	CHECK(f && f->kind == COPY_REFUSED_PACK_NAME);
-	CHECK(f && strstr(copy_session_pack_tree(s)->entries[f->entry].rel, "bad") != NULL);
+	CHECK(f && strstr(t_rel(&copy_session_pack_tree(s)->entries[f->entry]), "bad") != NULL);
 	CHECK_U64(copy_session_n_prepared(s), 0); /* no destination planned */
 	copy_session_free(s);
 

@@ -17,6 +17,7 @@ static const char *names[N_FILES] = { "a", "b", "c" };
 struct fake {
 	struct source_entry src[N_FILES];
 	struct plan_entry e[N_FILES];
+	struct plan_name nm[N_FILES];
 	struct plan p;
 	_Atomic uint64_t bytes, files, mismatched;
 	_Atomic bool cached;
@@ -50,13 +51,15 @@ static void fake_new(struct fake *x)
 {
 	memset(x, 0, sizeof(*x));
 	for (size_t i = 0; i < N_FILES; i++) {
-		x->src[i] = (struct source_entry){ .type = PLAN_FILE, .parent = PLAN_TOP,
-						   .end = i + 1 };
-		x->e[i] = (struct plan_entry){ .source = &x->src[i], .dst = (char *)names[i],
-					       .dst_name = names[i] };
+		x->src[i] = (struct source_entry){ .type = PLAN_FILE, .end = (uint32_t)i + 1,
+						   .strings = names[i] };
+		x->e[i] = (struct plan_entry){ .source = &x->src[i], .dst_named = true };
+		x->nm[i] = (struct plan_name){ .idx = i, .dst = (char *)names[i], .name = names[i] };
 	}
 	x->p.entries = x->e;
 	x->p.n_entries = N_FILES;
+	x->p.names = x->nm;
+	x->p.n_names = N_FILES;
 	x->dir_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	CHECK(x->dir_fd >= 0);
 	CHECK_INT(verify_new(&(struct verify_setup){
