@@ -50,7 +50,7 @@ _bench_gen_bigtree() {
 	n=$(bench_tree_files "$name")
 	bench_stream 281 $((n * 16 + 1024)) | python3 "$B_HERE/lib/gentree.py" sizes "$n" >"$B_SRC/$name.sizes" ||
 		return 1
-	total=$(awk -F'\t' '{ s += $1 } END { print s + 0 }' "$B_SRC/$name.sizes")
+	total=$(awk -F'\t' '{ s += $1 } END { printf "%.0f\n", s }' "$B_SRC/$name.sizes")
 	python3 "$B_HERE/lib/gentree.py" files "$B_SRC/$name" <"$B_SRC/$name.sizes" 3< <(bench_stream 28 "$total")
 }
 

@@ -49,7 +49,7 @@ bench_wl_bytes() {
 	1gib | card | two-sticks | card3 | card-split | verify | checksum | two-sticks-verify) echo $((1024 * MIB / B_DIV)) ;;
 	1000x1m) echo $(((1000 / B_DIV) * MIB)) ;; # whole files: the count is divided
 	noop | noop-rerun) echo $((B_NOOP_FILES * B_NOOP_SIZE)) ;; # not scaled: the target is 1000 files
-	tree | mixed | pack-zip | tree-100k | tree-1m | walk-1m) awk -F'\t' '{ s += $1 } END { print s }' "$B_SRC/$(bench_wl_kind "$1").sizes" ;;
+	tree | mixed | pack-zip | tree-100k | tree-1m | walk-1m) awk -F'\t' '{ s += $1 } END { printf "%.0f\n", s }' "$B_SRC/$(bench_wl_kind "$1").sizes" ;;
 	unpack) echo $((2000 / B_DIV * B_UNPACK_SIZE)) ;; # lib/unpack.bash
 	esac
 }
