@@ -69,7 +69,7 @@ _bench_gen_tree-1m() { _bench_gen_bigtree tree-1m; }
 #   exfat, fat32: 32 KiB clusters (mkfs.exfat's for volumes up to 32 GiB) for every file
 #        but the empty ones and every directory, plus 2% and 64 MiB. exFAT is kept at 32 GiB
 #        at most: beyond, mkfs.exfat picks 128 KiB clusters and a million files would need
-#        128 GiB (tree-1m needs 31.5 GiB).
+#        128 GiB (tree-1m needs 31 GiB).
 bench_tree_need_mib() {
 	local kind=$1 fs=$2 dirs
 	dirs=$(bench_tree_dirs "$kind")
