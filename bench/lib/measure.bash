@@ -358,7 +358,7 @@ bench_run_one() {
 	# --pack's target is exfat-fuse's (lib/pack.bash)
 	bench_wl_is_pack "$w" && fs=exfat
 	[[ $m == dd* ]] && fs=none
-	stick_up --fs "$fs" --size "$B_STICK_MIB" --rate "$B_RATE" --iops "$(bench_wl_iops "$w")" \
+	stick_up --fs "$fs" --size "$(bench_wl_stick_mib "$w")" --rate "$B_RATE" --iops "$(bench_wl_iops "$w")" \
 		--read-rate "$(bench_wl_read_rate "$w" "$B_RATE")" || return 1
 	bench_offload_prepare "$w" "$m" "$rep" || { stick_down "$STICK_ID"; return 1; }
 	mapfile -t stats < <(bench_bdi_stats)
@@ -372,6 +372,7 @@ bench_run_one() {
 	bench_kthread_snap "$daemon" >"$B_TMP/kt0"
 	t0=$(bench_now)
 	bench_sampler_start "$samples" "$t0" "$STICK_MAJMIN" "$base" "${stats[@]}"
+	bench_wl_first_write "$w" && bench_first_write_start "$B_TMP/first" "$STICK_MAJMIN" "$base"
 	tc=$(bench_now)
 	_bench_exec "$B_TMP/time.out"
 	rc=$?
@@ -385,6 +386,7 @@ bench_run_one() {
 	fi
 	tcl=$(_bench_wait_clean "${stats[@]}")
 	bench_sampler_stop
+	bench_wl_first_write "$w" && bench_first_write_log "$w" "$m" "$rep" "$tc" "$B_TMP/first"
 	# The last word: the sampler may have slept through the final completions.
 	printf '%s\t%d\t%d\n' "$(bench_us_s $(($(bench_now) - t0)))" "$(bench_pending_kib "${stats[@]}")" \
 		$((($(bench_sectors "$STICK_MAJMIN") - base) / 2)) >>"$samples"

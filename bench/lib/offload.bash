@@ -74,6 +74,7 @@ bench_offload_opts() {
 # outside issue 10's workloads.
 bench_wl_read_rate() {
 	bench_wl_is_offload "$1" || { echo 0; return 0; }
+	((B_RATE > 0)) || { echo "$B_READ_RATE"; return 0; } # --rate 0: no throttle to scale with
 	echo $(($2 * B_READ_RATE / B_RATE))
 }
 

@@ -212,7 +212,7 @@ bench_report_plot() {
 bench_report() {
 	local w
 	{
-		echo "### $B_FS, $(date -d "@${B_START%.*}" '+%Y-%m-%d %H:%M'), stick write rate $B_RATE B/s${B_CARD_RATE:+, card read rate $B_CARD_RATE B/s}, size scale 1/$B_DIV"
+		echo "### $B_FS, $(date -d "@${B_START%.*}" '+%Y-%m-%d %H:%M'), stick write rate $( ((B_RATE)) && echo "$B_RATE B/s" || echo "unthrottled (--rate 0)")${B_CARD_RATE:+, card read rate $B_CARD_RATE B/s}, size scale 1/$B_DIV"
 		echo
 		bench_report_table
 		echo
@@ -225,12 +225,14 @@ bench_report() {
 		bench_offload_report
 		bench_pack_report
 		bench_unpack_report
+		bench_trees_report
 	} >"$B_OUT/table.md"
 	cat "$B_OUT/table.md"
 	for w in "${B_WORKLOADS[@]}"; do
 		bench_wl_is_multi "$w" && continue
 		bench_wl_is_offload "$w" && continue # no cp to plot against
 		bench_wl_is_unpack "$w" && continue
+		bench_wl_is_walk "$w" && continue # no copy, no samples
 		bench_report_plot "$w" || bench_warn "gnuplot failed for $w"
 	done
 }

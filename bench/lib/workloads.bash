@@ -22,9 +22,15 @@
 #   pack-zip   the tree, packed into one zip on exfat-fuse (lib/pack.bash)
 #   noop-rerun   1000 files of 32 KiB in DCIM/100SAFE..109SAFE/     $B_SRC/noop/
 #                (lib/offload.bash; not scaled by --size-scale: the target is 1000 files)
+#   tree-100k    100000 files of 0-8 KiB (uniform 0..8192 bytes) in 1000 leaf directories
+#                of 100, d000-d009/s0-s9/t0-t9/ (depth 3)            $B_SRC/tree-100k/
+#   tree-1m      1000000 such files in 10000 leaf directories, d000-d099/s0-s9/t0-t9/
+#                (tree-100k's are its first 100000)                  $B_SRC/tree-1m/
+#   walk-1m      tree-1m walked, not copied: safecp --dry-run against find, warm and cold
+#                (lib/trees.bash, which also makes the trees: lib/gentree.py)
 #
 # --size-scale 1/N divides byte counts of 1gib and card and the file counts of 1000x1m,
-# tree and mixed by N (file sizes stay what a camera or a photo library has).
+# tree, mixed, tree-100k and tree-1m by N (file sizes stay what a camera or a photo library has).
 #
 # The card's read throttle is set here and lifted by bench_card_unthrottle (from the EXIT
 # trap): stick.bash only manages write rules (request in /work/notes/requests.md).
@@ -43,7 +49,7 @@ bench_wl_bytes() {
 	1gib | card | two-sticks | card3 | card-split | verify | checksum | two-sticks-verify) echo $((1024 * MIB / B_DIV)) ;;
 	1000x1m) echo $(((1000 / B_DIV) * MIB)) ;; # whole files: the count is divided
 	noop | noop-rerun) echo $((B_NOOP_FILES * B_NOOP_SIZE)) ;; # not scaled: the target is 1000 files
-	tree | mixed | pack-zip) awk -F'\t' '{ s += $1 } END { print s }' "$B_SRC/$(bench_wl_kind "$1").sizes" ;;
+	tree | mixed | pack-zip | tree-100k | tree-1m | walk-1m) awk -F'\t' '{ s += $1 } END { printf "%.0f\n", s }' "$B_SRC/$(bench_wl_kind "$1").sizes" ;;
 	unpack) echo $((2000 / B_DIV * B_UNPACK_SIZE)) ;; # lib/unpack.bash
 	esac
 }
@@ -57,6 +63,7 @@ bench_wl_files() {
 	mixed) echo $((2100 / B_DIV)) ;;
 	unpack) echo $((2000 / B_DIV)) ;;
 	card | card3 | card-split) echo 32 ;;
+	tree-100k | tree-1m | walk-1m) bench_tree_files "$1" ;; # lib/trees.bash
 	esac
 }
 
@@ -70,6 +77,7 @@ bench_wl_src() {
 	mixed) echo "$B_SRC/mixed" ;;
 	unpack) echo "$B_SRC/unpack/u" ;;
 	card | card3 | card-split) echo "$B_CARD_MNT/DCIM" ;;
+	tree-100k | tree-1m | walk-1m) echo "$B_SRC/$(bench_wl_kind "$1")" ;;
 	esac
 }
 
@@ -81,6 +89,7 @@ bench_wl_kind() {
 	card3 | card-split) echo card ;;
 	noop-rerun) echo noop ;;
 	pack-zip) echo tree ;;
+	walk-1m) echo tree-1m ;;
 	*) echo "$1" ;;
 	esac
 }
