@@ -180,7 +180,15 @@ check_cp_fsync_sync() {
 	sleep 0.5
 	head -c $((40 * MIB)) "$DS_SRC" >"$STICK_MNT/g"
 	sync
-	sleep 0.5
+	# the watch's readings after the sync: on a loaded machine a reading
+	# may come late, so wait (up to 10 s) for one that shows the drain
+	local i
+	for ((i = 0; i < 50; i++)); do
+		sleep 0.2
+		tail -n 1 "$log" | jq -e --argjson s "$slack" \
+			'.devices[0].dirty_bytes + .devices[0].writeback_bytes <= $s' >/dev/null 2>&1 && break
+	done
+	sleep 0.3
 	kill -INT "$pid"
 	wait "$pid" # SIGINT ends --watch with status 0
 
