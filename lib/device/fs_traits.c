@@ -87,7 +87,7 @@ enum row {
 #define POSIX_BLOCK(name, journal) \
 	{ .id = name, .on_block = true, .journaled = journal, .tmpfile = true, \
 	  .stores_modes = true, .stores_symlinks = true, .mtime_step_ns = NSEC, \
-	  .name_case = FS_CASE_SENSITIVE, .names = NAME_FS_POSIX, \
+	  .holes = true, .name_case = FS_CASE_SENSITIVE, .names = NAME_FS_POSIX, \
 	  .write = FS_WRITE_BY_DIO }
 
 /* A FUSE daemon on a block device: fsync per file, no O_TMPFILE, no modes,
@@ -162,6 +162,7 @@ static const struct fs_traits rows[N_ROWS] = {
 	},
 	[ROW_TMPFS] = {
 		.id = "tmpfs", .tmpfile = true, .stores_modes = true, .stores_symlinks = true,
+		.holes = true,
 		.mtime_step_ns = NSEC, .names = NAME_FS_POSIX, .write = FS_WRITE_BY_DIO,
 	},
 	/* nfs, overlay, cifs...: what the server or the lower layer keeps */
