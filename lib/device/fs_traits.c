@@ -135,10 +135,12 @@ static const struct fs_traits rows[N_ROWS] = {
 		.fsync_noop = true, .statfs_clusters = true, .dirents = FS_DIRENTS_FAT,
 		.no_rewrite = true,
 	},
-	/* symlinks: ntfs-3g stores them, but not counted so, as before the table */
+	/* symlinks: ntfs-3g stores them, but not counted so, as before the
+	 * table; holes: a write past the end leaves the gap unallocated
+	 * (measured: 1 MiB at 20 MiB of a 64 MiB file, 2048 blocks) */
 	[ROW_NTFS_3G] = {
 		FUSEBLK_DAEMON("ntfs-3g"), .volume_fsync = true, .mtime_step_ns = 100 * NSEC,
-		.names = NAME_FS_NTFS,
+		.names = NAME_FS_NTFS, .holes = true,
 	},
 	/* blkid could not say (no root): any of the three above, so what is
 	 * safe for all: fsync per file and the device synced after it (it
