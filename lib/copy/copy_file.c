@@ -14,6 +14,7 @@
 
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
+#include "copy/holes.h"
 #include "copy/resume.h"
 #include "io/writer.h"
 #include "copy/hook_paths.h"
@@ -82,37 +83,20 @@ static int write_hole(struct engine *g, struct batch_item *it, uint64_t len)
 	return r;
 }
 
-/* --sparse=always: the whole blocks of zeros in buf (at a multiple of
- * SPARSE_BLOCK in the file, as every chunk starts) become holes, the rest
- * is written.  A block is the least a filesystem can leave unallocated;
- * the file's last, shorter piece counts as one. */
-#define SPARSE_BLOCK 4096u
-
-static size_t zero_run(const char *p, size_t len, bool zero)
-{
-	size_t at = 0;
-
-	while (at < len) {
-		size_t n = MIN(len - at, (size_t)SPARSE_BLOCK);
-
-		if ((memcmp(p + at, reader_zeros(), n) == 0) != zero)
-			break;
-		at += n;
-	}
-	return at;
-}
-
+/* --sparse=always: the whole blocks of zeros in buf (the chunk starts
+ * at a multiple of HOLES_BLOCK in the file, as every chunk does) become
+ * holes, the rest is written. */
 static int write_punched(struct batch_item *it, const char *buf, size_t len)
 {
 	int r = 0;
 
 	while (r == 0 && len > 0) {
-		size_t n = zero_run(buf, len, true);
+		size_t n = holes_zero_run(buf, len, true);
 
 		r = n ? writer_skip(it->file.w, n) : 0;
 		buf += n;
 		len -= n;
-		n = r == 0 ? zero_run(buf, len, false) : 0;
+		n = r == 0 ? holes_zero_run(buf, len, false) : 0;
 		r = n ? writer_write(it->file.w, buf, n) : r;
 		buf += n;
 		len -= n;

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy/holes.h"
 #include "copy/reader.h"
 #include "copy/reader_internal.h"
 #include "copy/source_open.h"
@@ -197,28 +198,6 @@ static void source_again(struct reader *r, int fd, struct reader_chunk *c, uint6
 		c->reread_differs = true;
 }
 
-/* The next data of fd at or after off (a multiple of align), below
- * size: [*data, *end), both multiples of align but *end may be size;
- * *data == size when only a hole is left.  Rounded outwards to align, so
- * every chunk starts where an O_DIRECT write may (a hole's edge bytes
- * are read, as the zeros they are).  Where SEEK_DATA is not known
- * (EINVAL), it is all data. */
-static void next_data(int fd, uint64_t off, uint64_t size, size_t align, uint64_t *data,
-		      uint64_t *end)
-{
-	off_t d = lseek(fd, (off_t)off, SEEK_DATA), h;
-
-	if (d < 0 || (uint64_t)d >= size) {
-		*data = *end = d < 0 && errno != ENXIO ? off : size;
-		if (*data == off)
-			*end = size;
-		return;
-	}
-	h = lseek(fd, d, SEEK_HOLE);
-	*data = MAX(off, round_down_u64((uint64_t)d, align));
-	*end = h < 0 ? size : MIN(round_up_u64((uint64_t)h, align), size);
-}
-
 /* One file's read, chunk by chunk (read_file()). */
 struct file_read {
 	const struct source_entry *e;
@@ -251,7 +230,7 @@ static bool read_hole(struct reader *r, struct file_read *f, struct reader_chunk
 {
 	uint64_t data, end, size = c->offset + f->left;
 
-	next_data(f->fd, c->offset, size, r->align, &data, &end);
+	holes_next_data(f->fd, c->offset, size, r->align, &data, &end);
 	f->seg = end - data;
 	if (data == c->offset)
 		return true;
