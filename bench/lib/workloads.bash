@@ -20,6 +20,9 @@
 #   card3, card-split   the card, to three or two sticks at once (lib/multi.bash)
 #   verify, checksum, two-sticks-verify   the 1gib file (lib/offload.bash)
 #   pack-zip   the tree, packed into one zip on exfat-fuse (lib/pack.bash)
+#   sparse   a 2 GiB image with 256 MiB of data (issue 29: holes stay holes): eight
+#            32 MiB extents of seed 6's stream at 0, 256, ... 1792 MiB, holes between;
+#            its bytes are the data (the raw time: data / the raw rate)  $B_SRC/sparse.img
 #   noop-rerun   1000 files of 32 KiB in DCIM/100SAFE..109SAFE/     $B_SRC/noop/
 #                (lib/offload.bash; not scaled by --size-scale: the target is 1000 files)
 #   tree-100k    100000 files of 0-8 KiB (uniform 0..8192 bytes) in 1000 leaf directories
@@ -51,12 +54,13 @@ bench_wl_bytes() {
 	noop | noop-rerun) echo $((B_NOOP_FILES * B_NOOP_SIZE)) ;; # not scaled: the target is 1000 files
 	tree | mixed | pack-zip | tree-100k | tree-1m | walk-1m) awk -F'\t' '{ s += $1 } END { printf "%.0f\n", s }' "$B_SRC/$(bench_wl_kind "$1").sizes" ;;
 	unpack) echo $((2000 / B_DIV * B_UNPACK_SIZE)) ;; # lib/unpack.bash
+	sparse) echo $((256 * MIB / B_DIV)) ;; # its data; the image is 8 times as long
 	esac
 }
 
 bench_wl_files() {
 	case $1 in
-	1gib | two-sticks | verify | checksum | two-sticks-verify) echo 1 ;;
+	1gib | two-sticks | verify | checksum | two-sticks-verify | sparse) echo 1 ;;
 	1000x1m) echo $((1000 / B_DIV)) ;;
 	noop | noop-rerun) echo "$B_NOOP_FILES" ;;
 	tree | pack-zip) echo $((2000 / B_DIV)) ;;
@@ -72,6 +76,7 @@ bench_wl_src() {
 	case $1 in
 	1gib | two-sticks | verify | checksum | two-sticks-verify) echo "$B_SRC/big.bin" ;;
 	1000x1m) echo "$B_SRC/m1000" ;;
+	sparse) echo "$B_SRC/sparse.img" ;;
 	noop-rerun) echo "$B_SRC/noop" ;;
 	tree | pack-zip) echo "$B_SRC/tree" ;;
 	mixed) echo "$B_SRC/mixed" ;;
@@ -118,6 +123,20 @@ bench_wl_card_rate() {
 
 _bench_gen_1gib() {
 	bench_stream 1 "$(bench_wl_bytes 1gib)" >"$B_SRC/big.bin"
+}
+
+# Eight extents, each 1/8 of the data, at every eighth of the image; holes between (the
+# source lies on /dev/shm: tmpfs keeps holes and answers SEEK_DATA).
+_bench_gen_sparse() {
+	local data ext k
+	data=$(bench_wl_bytes sparse)
+	ext=$((data / 8))
+	truncate -s $((8 * data)) "$B_SRC/sparse.img" || return 1
+	for ((k = 0; k < 8; k++)); do
+		bench_stream $((6 + k)) "$ext" |
+			dd of="$B_SRC/sparse.img" bs="$ext" seek=$((8 * k)) iflag=fullblock conv=notrunc \
+				status=none || return 1
+	done
 }
 
 _bench_gen_1000x1m() {

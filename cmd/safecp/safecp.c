@@ -273,6 +273,8 @@ static int copy_options(const struct safecp_options *o, struct safecp_copy *c)
 		r = safecp_copy_set_checksums(c, o->checksums, o->n_checksums, o->sums_prefix);
 	if (r == 0 && o->skip_identical)
 		r = safecp_copy_set_skip_identical(c, o->skip_identical);
+	if (r == 0 && o->sparse)
+		r = safecp_copy_set_sparse(c, o->sparse);
 	if (r == 0 && o->pack)
 		r = safecp_copy_set_pack(c, o->pack_format);
 	if (r == 0 && o->unpack)

@@ -127,6 +127,8 @@ void jsonev_start(struct jsonev *ev, const struct safecp_copy *c, size_t d,
 	safecp_copy_write_plan(c, d, &w, sizeof(w));
 	begin(ev, "start", clock_realtime());
 	json_kv_u64(j, "bytes_total", p.bytes);
+	json_kv_u64(j, "bytes_apparent", p.bytes_apparent);
+	json_kv_bool(j, "holes", p.holes);
 	json_kv_u64(j, "files", p.files);
 	json_kv_u64(j, "directories", p.dirs);
 	json_kv_u64(j, "symlinks", p.symlinks);

@@ -59,6 +59,10 @@ static struct poptOption options[] = {
 	  "how to bound dirty data: auto, window, direct, sync-window", "NAME" },
 	{ "window", '\0', POPT_ARG_STRING, &raw.window, 0,
 	  "bytes written ahead of the device (e.g. 16M; default from the device)", "SIZE" },
+	{ "sparse", '\0', POPT_ARG_STRING, &raw.sparse, 0,
+	  "holes in files: auto (where the source has them, the default), always "
+	  "(also for blocks of zeros), never (every byte written); FAT and exFAT get "
+	  "zeros", "WHEN" },
 	{ "rename-invalid", '\0', POPT_ARG_NONE, &raw.rename_invalid, 0,
 	  "give names FAT, exFAT or NTFS cannot hold (or that differ only in case) "
 	  "other names, instead of refusing", NULL },
@@ -204,6 +208,11 @@ static void validate_values(struct safecp_options *o, bool progress_given)
 	o->strategy = raw.strategy;
 	if (raw.window)
 		parse_window(raw.window, o);
+	if (raw.sparse && strcmp(raw.sparse, "auto") != 0 && strcmp(raw.sparse, "always") != 0 &&
+	    strcmp(raw.sparse, "never") != 0)
+		cli_usage_error("unknown value %s for --sparse: use auto, always or never",
+				quote(raw.sparse));
+	o->sparse = raw.sparse;
 	if (raw.progress && progress_mode_parse(raw.progress, &o->progress) < 0)
 		cli_usage_error("unknown progress mode %s: use bar, plain, json or none",
 				quote(raw.progress));

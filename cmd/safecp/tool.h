@@ -68,6 +68,7 @@ struct safecp_options {
 	size_t n_checksums;
 	const char *sums_prefix;   /* --sums, or NULL */
 	const char *skip_identical; /* --skip-identical: "quick", "hash"; or NULL */
+	const char *sparse;        /* --sparse: "auto", "always", "never"; or NULL */
 	const char *check_dir;     /* --check DIR (safecp_check.c), or NULL */
 	bool pack;                 /* --pack=FORMAT (safecp_pack.c) */
 	const char *pack_format;   /* one of SAFECP_FEATURE_PACK's values */

@@ -100,6 +100,11 @@ int safecp_copy_set_checksums(struct safecp_copy *c, const char *const *algs, si
  * size and modification time, or a record of the run before vouches),
  * "hash" (the same content). */
 int safecp_copy_set_skip_identical(struct safecp_copy *c, const char *how);
+/* Holes, as cp's --sparse: "auto" (the default: where the source file
+ * has holes), "always" (also for whole blocks of zeros in its data),
+ * "never" (every byte written).  A destination whose filesystem keeps no
+ * holes (FAT, exFAT) gets zeros written for them, always. */
+int safecp_copy_set_sparse(struct safecp_copy *c, const char *when);
 /* The sources as one archive on each destination, of a format of
  * SAFECP_FEATURE_PACK ("tar", "tar.zst", "zip", ...). */
 int safecp_copy_set_pack(struct safecp_copy *c, const char *format);

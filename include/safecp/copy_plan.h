@@ -59,6 +59,10 @@ struct safecp_copy_plan {
 	/* SAFECP_PLACE_SYSTEM: "root" ("/" itself), "system-mount" (/usr,
 	 * /boot, ...), "root-disk" (on the disk that holds "/"), "swap" */
 	const char *system_what;
+	/* the files' sizes, holes included (bytes: what is written, which is
+	 * their data where the destination keeps holes) */
+	uint64_t bytes_apparent;
+	bool holes;               /* files get the source's holes (--sparse) */
 };
 /* 0, or -ENOENT before prepare or past the destinations prepared. */
 int safecp_copy_plan(const struct safecp_copy *c, size_t d, struct safecp_copy_plan *ret,

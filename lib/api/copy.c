@@ -125,6 +125,21 @@ int safecp_copy_set_skip_identical(struct safecp_copy *c, const char *how)
 	return options_set(c);
 }
 
+int safecp_copy_set_sparse(struct safecp_copy *c, const char *when)
+{
+	static const char *const names[] = { [SPARSE_AUTO] = "auto", [SPARSE_ALWAYS] = "always",
+					     [SPARSE_NEVER] = "never" };
+
+	if (c->did_prepare)
+		return -EBUSY;
+	for (size_t i = 0; when && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(when, names[i]) == 0) {
+			c->o.plan.sparse = (enum sparse_mode)i;
+			return options_set(c);
+		}
+	return -EINVAL;
+}
+
 /* A mode, once: a second one is -EINVAL. */
 static int mode_set(struct safecp_copy *c, enum copy_mode mode)
 {

@@ -67,6 +67,7 @@ int safecp_copy_plan(const struct safecp_copy *c, size_t d, struct safecp_copy_p
 		.stores_modes = j->space.stores_modes, .stores_symlinks = j->space.stores_symlinks,
 		.place = j->target ? place(j->place.place) : SAFECP_PLACE_NO_DISK,
 		.system_what = j->place.place == TARGET_SYSTEM ? system_what(j->place.kind) : NULL,
+		.bytes_apparent = p->apparent_bytes, .holes = p->holes,
 	};
 	return api_fill(ret, size, &v, sizeof(v));
 }

@@ -79,7 +79,7 @@ static uint64_t bytes_to_copy(const struct plan *p)
 
 	for (size_t i = 0; i < p->n_entries; i++)
 		if (p->entries[i].source->type == PLAN_FILE && !p->entries[i].skip_existing)
-			total += (uint64_t)p->entries[i].source->size;
+			total += plan_file_bytes(p, i);
 	return total;
 }
 

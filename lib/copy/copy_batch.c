@@ -91,7 +91,7 @@ int batch_parent_fd(struct engine *g, size_t idx)
 
 static uint64_t unconfirmed(const struct batch_item *it)
 {
-	return it->file.w ? writer_written(it->file.w) - writer_confirmed(it->file.w) : 0;
+	return it->file.w ? writer_data(it->file.w) - writer_confirmed_data(it->file.w) : 0;
 }
 
 /* exfat-fuse flushes the whole volume on any fsync (its fsync and
@@ -178,7 +178,7 @@ int batch_add(struct engine *g, struct batch_item *item)
 	b->items[b->n++] = *item;
 	b->pending += unconfirmed(item);
 	if (item->file.w)
-		b->bytes += writer_written(item->file.w);
+		b->bytes += writer_data(item->file.w);
 	return batch_wait_data(g, g->o->wplan->window);
 }
 

@@ -80,7 +80,7 @@ static int skip_subtree(struct engine *g, size_t idx, int err)
 		copy_count_failed(g);
 		if (c->source->type != PLAN_FILE)
 			continue;
-		atomic_fetch_sub(&g->stats->bytes_total, (uint64_t)c->source->size);
+		atomic_fetch_sub(&g->stats->bytes_total, plan_file_bytes(g->plan, i));
 		r = copy_drain(g, i);
 	}
 	g->next = e->source->end;

@@ -14,9 +14,11 @@
 
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
+#include "copy/holes.h"
 #include "copy/resume.h"
 #include "io/writer.h"
 #include "copy/hook_paths.h"
+#include "base/cleanup.h"
 
 /* How a file's stream ended. */
 enum stream_end {
@@ -34,7 +36,7 @@ static int start_item(struct engine *g, size_t idx, struct batch_item *it)
 	memset(it, 0, sizeof(*it));
 	it->entry = idx;
 	it->file.dirfd = -1;
-	it->size = (uint64_t)e->source->size;
+	it->size = plan_file_bytes(g->plan, idx);
 	fd = batch_parent_fd(g, source_parent(e->source, idx));
 	if (fd < 0)
 		return fd;
@@ -63,18 +65,63 @@ static size_t skip_to(const struct reader_chunk *c, uint64_t from)
 	return from > c->offset ? (size_t)(from - c->offset) : 0;
 }
 
+/* A hole of len bytes: left a hole where the destination keeps them,
+ * else written as zeros (through the writer, so they are bounded and
+ * counted as any bytes). */
+static int write_hole(struct engine *g, struct batch_item *it, uint64_t len)
+{
+	int r = 0;
+
+	if (g->plan->holes)
+		return writer_skip(it->file.w, len);
+	while (r == 0 && len > 0) {
+		size_t n = (size_t)MIN(len, (uint64_t)READER_ZEROS);
+
+		r = writer_write(it->file.w, reader_zeros(), n);
+		len -= n;
+	}
+	return r;
+}
+
+/* --sparse=always: the whole blocks of zeros in buf (the chunk starts
+ * at a multiple of HOLES_BLOCK in the file, as every chunk does) become
+ * holes, the rest is written. */
+static int write_punched(struct batch_item *it, const char *buf, size_t len)
+{
+	int r = 0;
+
+	while (r == 0 && len > 0) {
+		size_t n = holes_zero_run(buf, len, true);
+
+		r = n ? writer_skip(it->file.w, n) : 0;
+		buf += n;
+		len -= n;
+		n = r == 0 ? holes_zero_run(buf, len, false) : 0;
+		r = n ? writer_write(it->file.w, buf, n) : r;
+		buf += n;
+		len -= n;
+	}
+	return r;
+}
+
 /* A chunk the source lent and no tap mapped is spliced from the source;
- * any other is written from its buffer.  Only its bytes from `from` on:
- * a partial kept here may end inside a chunk the reader started earlier
- * for another destination (both are multiples of 4096: aligned). */
+ * any other is written from its buffer; a hole is a hole (write_hole()).
+ * Only its bytes from `from` on: a partial kept here may end inside a
+ * chunk the reader started earlier for another destination (both are
+ * multiples of 4096: aligned). */
 static int write_chunk(struct engine *g, struct batch_item *it, const struct reader_chunk *c,
 		       uint64_t from)
 {
 	size_t skip = skip_to(c, from);
 
+	if (c->hole)
+		return write_hole(g, it, c->len - skip);
 	if (c->lent && !c->mapped)
 		return writer_splice(it->file.w, &g->mover, c->src_fd, c->offset + skip,
 				     c->len - skip);
+	/* the reader kept the bytes in the ring for it (bytes_seen) */
+	if (g->plan->holes && g->plan->opts.sparse == SPARSE_ALWAYS)
+		return write_punched(it, (const char *)c->buf + skip, c->len - skip);
 	return writer_write(it->file.w, (const char *)c->buf + skip, c->len - skip);
 }
 
@@ -83,6 +130,7 @@ static int write_chunk(struct engine *g, struct batch_item *it, const struct rea
 static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 {
 	struct reader_chunk c;
+	uint64_t before;
 	int r;
 
 	for (;;) {
@@ -103,14 +151,14 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			reader_release(g->cursor, &c);
 			continue;
 		}
+		before = writer_data(it->file.w);
 		r = c.err || c.changed ? 0 : write_chunk(g, it, &c, it->from);
 		if (r >= 0)
 			dest_file_partial_note(&it->file, g->digests, it->entry);
 		/* the bytes we wrote, while the slot is still ours: once released
 		 * the reader fills it again (never mapped: --verify reads) */
 		if (r >= 0 && !c.err && !c.changed)
-			verify_file_add(&it->vf, (const char *)c.buf + skip_to(&c, it->from),
-					c.len - skip_to(&c, it->from));
+			reader_chunk_bytes(&c, skip_to(&c, it->from), verify_file_add_bytes, &it->vf);
 		reader_chunk_written(&c, r);
 		reader_release(g->cursor, &c);
 		/* found by the write (a lent chunk): the rest must not reach
@@ -130,12 +178,13 @@ static int stream_file(struct engine *g, struct batch_item *it, int *src_err)
 			return STREAM_REREAD_DIFFERS;
 		if (r < 0)
 			return r;
-		/* a chunk that starts before the partial's end: only its rest */
-		atomic_fetch_add(&g->stats->bytes_written, (uint64_t)(c.len - skip_to(&c, it->from)));
+		/* what reached the file: not a hole, nor what a partial keeps */
+		atomic_fetch_add(&g->stats->bytes_written, writer_data(it->file.w) - before);
 		if (c.last) {
 			/* a stream feed's entry ends where the feed ends it (a
-			 * file's ends at its size, or it changed) */
-			uint64_t n = writer_written(it->file.w);
+			 * file's ends at its size, or it changed); a file with
+			 * holes has the data it has, not what the walk saw */
+			uint64_t n = writer_data(it->file.w);
 
 			atomic_fetch_add(&g->stats->bytes_total, n - it->size);
 			it->size = n;

@@ -68,7 +68,7 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	const struct write_plan *wplans[COPY_DESTS_MAX];
 	struct copy_job *j;
 	sigset_t old;
-	bool verify = false, verify_source = false;
+	bool verify = false, verify_source = false, punch = false;
 	int r;
 
 	if (n == 0 || n > COPY_DESTS_MAX)
@@ -95,6 +95,8 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 		wplans[i] = dests[i].opts.wplan;
 		verify = verify || dests[i].opts.verify;
 		verify_source = verify_source || dests[i].opts.verify_source;
+		/* --sparse=always looks for zeros in the bytes: none lent */
+		punch = punch || (plans[i]->holes && plans[i]->opts.sparse == SPARSE_ALWAYS);
 	}
 	if (r == 0)
 		r = sizing_reader_plan(wplans, n, &j->rplan);
@@ -107,7 +109,7 @@ int copy_job_start(const struct copy_dest *dests, size_t n, const struct copy_jo
 	if (r == 0)
 		r = reader_start(&(struct reader_opts){ .plans = plans, .n = (unsigned)n,
 							.wp = &j->rplan, .feed = j->hooks.feed,
-							.tap = j->hooks.tap, .bytes_seen = verify,
+							.tap = j->hooks.tap, .bytes_seen = verify || punch,
 							.verify_source = verify_source,
 							.starts = j->hooks.starts,
 							.n_starts = j->hooks.n_starts,

@@ -84,8 +84,8 @@ void item_forget_bytes(struct engine *g, const struct batch_item *it)
 	if (e->source->type == PLAN_FILE)
 		atomic_fetch_sub(&g->stats->bytes_total, it->size);
 	if (it->file.w) {
-		atomic_fetch_sub(&g->stats->bytes_confirmed, writer_confirmed(it->file.w));
-		atomic_fetch_sub(&g->stats->bytes_written, writer_written(it->file.w));
+		atomic_fetch_sub(&g->stats->bytes_confirmed, writer_confirmed_data(it->file.w));
+		atomic_fetch_sub(&g->stats->bytes_written, writer_data(it->file.w));
 	}
 }
 

@@ -239,6 +239,7 @@ void dest_file_partial_note(struct dest_file *f, const struct partial_digests *d
 {
 	struct dest_partial *p = f->partial;
 	uint64_t k;
+	int settled;
 
 	if (!p || p->stalled)
 		return;
@@ -249,7 +250,11 @@ void dest_file_partial_note(struct dest_file *f, const struct partial_digests *d
 		return;
 	/* sync-window confirms only what its fdatasync (and device sync)
 	 * made durable; the others confirm data whose mapping may not be */
-	if (writer_strategy(f->w) != STRATEGY_SYNC_WINDOW && fdatasync(writer_fd(f->w)) < 0) {
+	/* a chunk that ends in a hole is kept only with the file's length,
+	 * which no window of sync-window made durable */
+	settled = writer_settle_size(f->w);
+	if (settled < 0 || ((settled > 0 || writer_strategy(f->w) != STRATEGY_SYNC_WINDOW) &&
+			    fdatasync(writer_fd(f->w)) < 0)) {
 		p->stalled = true;
 		return;
 	}

@@ -68,6 +68,13 @@ static void store(struct file_sums *s, size_t idx)
 	atomic_store_explicit(&s->texts[idx], t, memory_order_release);
 }
 
+static void add_bytes(void *ctx, const void *buf, size_t len)
+{
+	struct file_sums *s = ctx;
+
+	checksum_update(s->state, buf, len);
+}
+
 static void on_chunk(void *ctx, const struct reader_chunk *c)
 {
 	struct file_sums *s = ctx;
@@ -82,7 +89,7 @@ static void on_chunk(void *ctx, const struct reader_chunk *c)
 	if (c->err || c->changed)
 		s->cur_bad = true;
 	else if (!s->cur_bad)
-		checksum_update(s->state, c->buf, c->len);
+		reader_chunk_bytes(c, 0, add_bytes, s); /* a hole: its zeros */
 	if (!c->last)
 		return;
 	if (!s->cur_bad && !atomic_load(&s->texts[c->entry]))

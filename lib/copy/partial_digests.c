@@ -81,12 +81,19 @@ static const struct wanted *find(const struct partial_digests *d, size_t idx)
 	return i < d->n ? &d->v[i] : NULL;
 }
 
-/* The bytes of c, from d->at on, into the stream; a digest stored at
- * each chunk's end. */
-static void take(struct partial_digests *d, struct wanted *w, const struct reader_chunk *c)
+/* The bytes from d->at on into the stream; a digest stored at each
+ * chunk's end (a reader_bytes_fn: a hole comes as zeros). */
+struct take {
+	struct partial_digests *d;
+	struct wanted *w;
+};
+
+static void take(void *ctx, const void *buf, size_t len)
 {
-	const char *p = c->buf;
-	size_t left = c->len;
+	struct partial_digests *d = ((struct take *)ctx)->d;
+	struct wanted *w = ((struct take *)ctx)->w;
+	const char *p = buf;
+	size_t left = len;
 
 	while (left > 0) {
 		uint64_t end = (d->at / w->chunk + 1) * w->chunk;
@@ -125,7 +132,7 @@ static void on_chunk(void *ctx, const struct reader_chunk *c)
 		d->bad = true; /* what follows is not the file as one read */
 		return;
 	}
-	take(d, w, c);
+	reader_chunk_bytes(c, 0, take, &(struct take){ d, w });
 }
 
 struct reader_tap partial_digests_tap(struct partial_digests *d)

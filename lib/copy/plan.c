@@ -409,6 +409,8 @@ static int walk_tree(struct plan_builder *b, const struct source *s, size_t n)
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		r = source_tree_add(t, &s[i].e, &idx);
 		if (r >= 0)
+			r = source_tree_mark_holes(t, idx, &s[i].e.st);
+		if (r >= 0)
 			r = plan_add_entry(b, &s[i].d, &s[i].x, s[i].dst, s[i].dst_name);
 		if (r >= 0 && s[i].e.type == PLAN_DIR)
 			r = source_walk(t, idx, b->problem, plan_add_child, b);

@@ -115,7 +115,11 @@ struct plan {
 	size_t n_existing, cap_existing;
 	struct plan_name *names; /* sorted by idx: plan_entry.dst_named's */
 	size_t n_names, cap_names;
-	uint64_t total_bytes;   /* regular-file bytes to write (kept files excluded) */
+	uint64_t total_bytes;   /* regular-file bytes to write (kept files excluded):
+				 * with holes, the data the walk saw (plan_file_bytes) */
+	uint64_t apparent_bytes; /* the same files' sizes, holes included */
+	bool holes;             /* its files get the source's holes (--sparse not
+				 * never, and the filesystem keeps holes) */
 	size_t n_files;         /* regular files to write (kept ones excluded) */
 	size_t n_symlinks;      /* symlinks to create (kept ones excluded) */
 	size_t n_existing_kept; /* -n: files and symlinks left alone */
@@ -137,6 +141,14 @@ struct plan {
 				   * writes: dest_root and the existing
 				   * directories it merges into */
 };
+
+/* The bytes of file idx this destination writes: with holes the data
+ * the walk saw (source_data_bytes()), else its size. */
+uint64_t plan_file_bytes(const struct plan *p, size_t idx);
+
+/* Whether p's files get holes, now that its filesystem is known: fs_holes
+ * (fs_traits.holes) and --sparse not never.  Its totals are counted again. */
+void plan_set_holes(struct plan *p, bool fs_holes);
 
 /* Build the plan for sources -> dest (with -t, dest is the DIR).
  * Returns 0 with *ret filled, or -errno with *ret untouched.  A refusal

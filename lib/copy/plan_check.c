@@ -4,7 +4,9 @@
  * arithmetic: plan_space_needed(), plan_inodes_needed(), plan_check().
  *
  * Space, in bytes, every size rounded up to fs->cluster:
- *   new_i   = roundup(size_i)  for each regular file written (-n kept: 0)
+ *   new_i   = roundup(size_i)  for each regular file written (-n kept: 0);
+ *             a file with holes written where holes are kept: its data
+ *             (plan_file_bytes(): the blocks the source allocates)
  *   freed_i = blocks of the file it replaces (plan_entry.dst_freed: 0
  *             unless a regular file with a single link, whose blocks the
  *             rename really releases)
@@ -156,10 +158,11 @@ static uint64_t batch_overlap(const struct plan *p, uint64_t cl)
 
 	for (size_t hi = 0; hi < p->n_entries; hi++) {
 		const struct plan_entry *e = &p->entries[hi];
-		uint64_t n = round_up_u64((uint64_t)e->source->size, cl);
+		uint64_t n;
 
 		if (!batch_file(e))
 			continue;
+		n = round_up_u64(plan_file_bytes(p, hi), cl);
 		if (n > PLAN_BATCH_BIG) { /* committed alone */
 			bytes = sum = count = 0;
 			lo = hi;
@@ -170,7 +173,7 @@ static uint64_t batch_overlap(const struct plan *p, uint64_t cl)
 
 			if (!batch_file(o))
 				continue;
-			on = round_up_u64((uint64_t)o->source->size, cl);
+			on = round_up_u64(plan_file_bytes(p, lo - 1), cl);
 			bytes -= on;
 			sum -= MIN(on, round_up_u64(plan_existing_of(p, o)->dst_freed, cl));
 			count--;
@@ -204,7 +207,7 @@ uint64_t plan_space_needed(const struct plan *p, const struct fs_space *fs)
 			meta += cl; /* a new directory, a symlink */
 			continue;
 		}
-		n = round_up_u64((uint64_t)e->source->size, cl);
+		n = round_up_u64(plan_file_bytes(p, i), cl);
 		f = round_up_u64(plan_existing_of(p, e)->dst_freed, cl);
 		growth += n > f ? n - f : 0;
 	}

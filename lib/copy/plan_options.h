@@ -4,12 +4,22 @@
 
 #include <stdbool.h>
 
+/* cp's --sparse: where a destination file gets holes.  Only where its
+ * filesystem keeps them (fs_traits.holes); elsewhere every byte is
+ * written, zeros for the source's holes. */
+enum sparse_mode {
+	SPARSE_AUTO = 0, /* where the source has holes */
+	SPARSE_ALWAYS,   /* also for aligned runs of zeros in the data */
+	SPARSE_NEVER,    /* nowhere: every byte written */
+};
+
 struct plan_options {
 	bool recursive;        /* -r */
 	bool follow_symlinks;  /* -L (without -r, command-line symlinks are always followed) */
 	bool target_directory; /* -t DIR: dest is a directory, must exist */
 	bool no_target_directory; /* -T: dest is never treated as a directory */
 	bool no_clobber;       /* -n */
+	enum sparse_mode sparse; /* --sparse */
 	const char *beneath;   /* or NULL: the root DEST must be written under
 				* and reached from without a link, ".." or
 				* mount on the way (util/beneath.h); the engine

@@ -155,7 +155,7 @@ void plan_link_sources(struct plan *p)
 void plan_count(struct plan *p)
 {
 	p->n_existing_kept = p->n_symlinks = p->n_files = p->n_identical = 0;
-	p->total_bytes = p->identical_bytes = 0;
+	p->total_bytes = p->apparent_bytes = p->identical_bytes = 0;
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct plan_entry *e = &p->entries[i];
 		const struct source_entry *s = e->source;
@@ -171,7 +171,19 @@ void plan_count(struct plan *p)
 			p->n_symlinks++;
 		else {
 			p->n_files++;
-			p->total_bytes += s->size;
+			p->total_bytes += plan_file_bytes(p, i);
+			p->apparent_bytes += s->size;
 		}
 	}
+}
+
+uint64_t plan_file_bytes(const struct plan *p, size_t idx)
+{
+	return p->holes ? source_data_bytes(p->tree, idx) : p->entries[idx].source->size;
+}
+
+void plan_set_holes(struct plan *p, bool fs_holes)
+{
+	p->holes = fs_holes && p->opts.sparse != SPARSE_NEVER;
+	plan_count(p);
 }

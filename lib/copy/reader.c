@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy/holes.h"
 #include "copy/reader.h"
 #include "copy/reader_internal.h"
 #include "copy/source_open.h"
@@ -190,48 +191,117 @@ static void source_again(struct reader *r, int fd, struct reader_chunk *c, uint6
 	if (c->offset == 0)
 		verify_file_start(&r->src); /* holds one: cannot fail */
 	if (!c->err && !c->changed)
-		verify_file_add(&r->src, c->buf, c->len);
+		reader_chunk_bytes(c, 0, verify_file_add_bytes, &r->src);
 	if (!c->last || c->err || c->changed)
 		return;
 	if (verify_file_compare(&r->src, &r->src_rb, fd, size, false, -1, &how, NULL) != 0)
 		c->reread_differs = true;
 }
 
+/* One file's read, chunk by chunk (read_file()). */
+struct file_read {
+	const struct source_entry *e;
+	int fd;
+	uint64_t left;     /* bytes before the plan's size */
+	uint64_t seg;      /* of them, data before the next hole (holes: else left) */
+	bool holes;        /* its holes are chunks of their own (reader_chunk.hole) */
+	bool drop_behind;
+};
+
+/* The last chunk c (with n of want bytes read, or -errno): the byte past
+ * the plan's size, read unless the read asked for it, says whether the
+ * file grew; then its size and times must be the plan's. */
+static void end_check(struct file_read *f, struct reader_chunk *c, ssize_t n, size_t want,
+		      ssize_t more, bool asked)
+{
+	char probe;
+
+	if (c->last && n >= 0 && (size_t)n == want && !asked)
+		more = source_pread_full(f->fd, &probe, 1, c->offset + want);
+	if (more < 0)
+		c->err = (int)more;
+	else if (c->last && n >= 0)
+		c->changed = (size_t)c->len < want || more > 0 || !source_unchanged(f->fd, f->e);
+}
+
+/* The hole before the next data, as a chunk of its own; false when told
+ * to stop.  f->seg gets the data's length. */
+static bool read_hole(struct reader *r, struct file_read *f, struct reader_chunk *c)
+{
+	uint64_t data, end, size = c->offset + f->left;
+
+	holes_next_data(f->fd, c->offset, size, r->align, &data, &end);
+	f->seg = end - data;
+	if (data == c->offset)
+		return true;
+	c->buf = reader_claim(r, c->entry, c->offset, 0);
+	if (!c->buf)
+		return false;
+	c->hole = true;
+	c->lent = c->mapped = false;
+	c->err = 0;
+	c->len = (size_t)(data - c->offset);
+	f->left -= c->len;
+	c->last = f->left == 0;
+	end_check(f, c, (ssize_t)c->len, c->len, 0, false);
+	if (r->src.hash)
+		source_again(r, f->fd, c, (uint64_t)f->e->size);
+	reader_publish(r, c);
+	c->hole = false;
+	c->offset += c->len;
+	return true;
+}
+
 /* Read one file into the ring from `from`, never past the plan's size;
- * false when told to stop. */
+ * false when told to stop.  A file with holes (SOURCE_HOLES, unless
+ * --sparse=never) is read by its data, each hole one chunk of no
+ * bytes: from `from` (a multiple of the chunk) every boundary is a
+ * multiple of the reader's alignment, but the file's end. */
 static bool read_file(struct reader *r, size_t idx, uint64_t from)
 {
 	const struct source_entry *e = &r->tree->entries[idx];
 	struct reader_chunk c = { .entry = idx, .offset = from, .seen = e };
-	uint64_t left = (uint64_t)e->size > from ? (uint64_t)e->size - from : 0;
+	struct file_read f = { .e = e };
 	_cleanup_close_ int fd = -1;
-	bool drop_behind, lend = lend_file(r, e);
-	char probe;
+	bool lend = lend_file(r, e);
 	int rc;
 
+	f.left = f.seg = (uint64_t)e->size > from ? (uint64_t)e->size - from : 0;
+	f.holes = r->holes && (e->flags & SOURCE_HOLES);
 	if (idx < r->bad_dir_end)
 		return reader_publish_end(r, &c, r->bad_dir_err, false);
 	rc = source_open_in(r->tree, &r->dirs, e, &fd);
 	if (rc != 0)
 		return reader_publish_end(r, &c, rc < 0 ? rc : 0, rc == 1);
+	f.fd = fd;
 	/* a file that fits one read gains nothing from a larger readahead */
-	if (left > r->chunk)
+	if (f.left > r->chunk)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	drop_behind = drops_behind(r, idx, fd);
+	f.drop_behind = drops_behind(r, idx, fd);
+	if (f.holes)
+		f.seg = 0;
 	for (;;) {
-		size_t want = (size_t)MIN(left, (uint64_t)r->chunk);
-		/* the chunk that reaches the plan's size reads one byte more,
-		 * the byte that shows the file grew, where it fits the slot */
-		size_t ask = want == left && want < r->chunk ? want + 1 : want;
+		size_t want;
+		size_t ask;
 		ssize_t n, more = 0;
 
 		if (reader_skipped(r, idx))
 			return reader_publish_end(r, &c, -ECANCELED, false);
+		if (f.holes && f.seg == 0 && f.left > 0) {
+			if (!read_hole(r, &f, &c))
+				return false;
+			if (f.left == 0)
+				return true;
+		}
+		want = (size_t)MIN(f.seg, (uint64_t)r->chunk);
+		/* the chunk that reaches the plan's size reads one byte more,
+		 * the byte that shows the file grew, where it fits the slot */
+		ask = want == f.left && want < r->chunk ? want + 1 : want;
 		c.buf = reader_claim(r, idx, c.offset, ask);
 		if (!c.buf)
 			return false;
 		c.mapped = false;
-		c.lent = lend = lend && want > 0 && lend_chunk(r, fd, &c, want, drop_behind);
+		c.lent = lend = lend && want > 0 && lend_chunk(r, fd, &c, want, f.drop_behind);
 		n = c.lent ? (ssize_t)want : source_pread_least(fd, c.buf, ask, want, c.offset);
 		if (n > (ssize_t)want) {
 			n = (ssize_t)want;
@@ -239,22 +309,18 @@ static bool read_file(struct reader *r, size_t idx, uint64_t from)
 		}
 		c.err = n < 0 ? (int)n : 0;
 		c.len = n < 0 ? 0 : (size_t)n;
-		left -= c.len;
+		f.left -= c.len;
+		f.seg -= MIN(f.seg, (uint64_t)c.len);
 		atomic_fetch_add(&r->first->bytes_read, c.len);
 		if (r->second)
 			atomic_fetch_add(&r->first->bytes_reread, c.len);
 		/* short of the plan's size: it shrank; at it: one byte more
 		 * means it grew, and then its times and size must be the plan's */
-		c.last = n < 0 || (size_t)n < want || left == 0;
-		if (c.last && n >= 0 && (size_t)n == want && (c.lent || ask == want))
-			more = source_pread_full(fd, &probe, 1, c.offset + want);
-		if (more < 0)
-			c.err = (int)more;
-		else if (c.last && n >= 0)
-			c.changed = (size_t)c.len < want || more > 0 || !source_unchanged(fd, e);
+		c.last = n < 0 || (size_t)n < want || f.left == 0;
+		end_check(&f, &c, n, want, more, !c.lent && ask != want);
 		if (r->src.hash)
 			source_again(r, fd, &c, (uint64_t)e->size);
-		if (n >= 0 && drop_behind && !c.lent)
+		if (n >= 0 && f.drop_behind && !c.lent)
 			reader_drop_pages(fd, c.offset, c.len, c.last);
 		reader_publish(r, &c);
 		if (c.last)
@@ -357,6 +423,7 @@ int reader_new(const struct plan *const *plans, unsigned n, size_t chunk, size_t
 	r->align = MAX(align, 4096);
 	r->n = n;
 	r->hashing = n > 1;
+	r->holes = plans[0]->opts.sparse != SPARSE_NEVER;
 	r->first = r;
 	dirstack_init(&r->dirs, r->tree->follow_symlinks);
 	pthread_mutex_init(&r->lock, NULL);

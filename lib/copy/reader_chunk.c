@@ -1,4 +1,5 @@
-/* reader_chunk.c: the consumer's check of a lent chunk after its write.
+/* reader_chunk.c: the consumer's check of a lent chunk after its write,
+ * and a hole's bytes as the zeros it reads as.
  *
  * A lent chunk's bytes are read by the write itself (reader_lend.c), so
  * only the write knows whether it got them, and only after the file's
@@ -10,6 +11,31 @@
 
 #include "copy/reader_chunk.h"
 #include "copy/source_open.h"
+#include "base/cleanup.h"
+
+static char zeros[READER_ZEROS] __attribute__((aligned(4096)));
+
+const char *reader_zeros(void)
+{
+	return zeros;
+}
+
+void reader_chunk_bytes(const struct reader_chunk *c, size_t skip, reader_bytes_fn fn, void *ctx)
+{
+	size_t left = c->len > skip ? c->len - skip : 0;
+
+	if (!c->hole) {
+		if (left > 0)
+			fn(ctx, (const char *)c->buf + skip, left);
+		return;
+	}
+	while (left > 0) {
+		size_t n = MIN(left, (size_t)READER_ZEROS);
+
+		fn(ctx, zeros, n);
+		left -= n;
+	}
+}
 
 void reader_chunk_written(struct reader_chunk *ch, int write_result)
 {

@@ -22,6 +22,9 @@ struct reader_chunk {
 	size_t len;       /* chunk bytes, less for the last; may be 0 */
 	bool last;        /* the file ends with this chunk (EOF or error) */
 	int err;          /* -errno: reading the source failed; skip the file */
+	bool hole;        /* len bytes of zeros the source keeps as a hole:
+			   * buf holds nothing (reader_chunk_bytes() gives
+			   * them from a zero page); never lent */
 	bool changed;     /* last: the file is not the one the plan saw, or
 			   * changed while it was read, or a second read gave
 			   * other bytes than the first; skip the file */
@@ -36,6 +39,18 @@ struct reader_chunk {
 	int src_fd;       /* lent: the source's, until the release */
 	const struct source_entry *seen; /* lent: the source as the plan saw it */
 };
+
+/* Zeros for a hole's bytes: READER_ZEROS of them, page aligned (an
+ * O_DIRECT write may take them), never written: untouched pages of the
+ * bss, the kernel's one zero page, cost no memory. */
+#define READER_ZEROS (1u << 20)
+const char *reader_zeros(void);
+
+/* Hand chunk c's bytes from skip on to fn, in order: its buffer, or for
+ * a hole zeros in pieces of at most READER_ZEROS (a digest of the bytes
+ * sees a hole as the zeros it reads as). */
+typedef void (*reader_bytes_fn)(void *ctx, const void *buf, size_t len);
+void reader_chunk_bytes(const struct reader_chunk *c, size_t skip, reader_bytes_fn fn, void *ctx);
 
 /* A chunk tap: sees every chunk of the first read, in plan order, from
  * the reader's thread, before any destination takes it (the place for

@@ -82,6 +82,9 @@ struct reader {
 	bool started;
 	bool hashing;             /* chunks are hashed for a second read */
 	bool bytes_seen;          /* a consumer hashes the bytes: map nothing */
+	bool holes;               /* a SOURCE_HOLES file's holes are chunks of
+				   * their own (reader_chunk.hole): --sparse
+				   * is not never */
 	struct verify_file src;   /* verify_source: this file's first read */
 	struct read_back src_rb;  /*   and its second (verify.h) */
 	struct reader_tap tap;    /* the first reader only */

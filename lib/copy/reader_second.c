@@ -49,7 +49,7 @@ static void expect_add(struct reader_cursor *k, const struct reader_chunk *c)
 	struct reader_second *s = &k->second;
 	struct expect *x, **found;
 
-	if (c->len == 0 || c->lent || c->err || !s->detached || k->left ||
+	if (c->len == 0 || c->lent || c->hole || c->err || !s->detached || k->left ||
 	    atomic_load(&s->at) > c->entry)
 		return;
 	x = malloc(sizeof(*x));
@@ -121,7 +121,7 @@ void second_note(struct reader *r, struct reader_chunk *c)
 	if (r->second)
 		atomic_store(&r->second->at, c->entry);
 	/* a lent chunk has no bytes here: see reader_lend.c */
-	if (!r->hashing || c->lent || c->len == 0 || c->err)
+	if (!r->hashing || c->lent || c->hole || c->len == 0 || c->err)
 		return;
 	c->hash = chunk_hash(c->buf, c->len);
 	if (r->second) {

@@ -154,6 +154,7 @@ int session_prepare_dest(struct copy_session *s, size_t i, enum copy_prepare_sta
 	*stage = COPY_STAGE_EXAMINE;
 	if ((r = target_probe(root, &d->target)) < 0)
 		return r;
+	plan_set_holes(d->plan, fs_traits_of(d->target)->holes);
 	*stage = COPY_STAGE_SPACE;
 	if ((r = fs_space_read(root, fs_traits_of(d->target), &d->space)) < 0)
 		return r;

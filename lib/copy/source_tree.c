@@ -5,12 +5,15 @@
  * source_walk.c's. */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "copy/source_tree.h"
 #include "base/grow.h"
+#include "base/cleanup.h"
+#include "base/sorted.h"
 
 struct source_tree *source_tree_new(const struct plan_options *o)
 {
@@ -30,6 +33,7 @@ void source_tree_unref(struct source_tree *t)
 		return;
 	arena_free(&t->names);
 	free(t->entries);
+	free(t->holes);
 	free(t);
 }
 
@@ -148,6 +152,36 @@ int source_tree_add(struct source_tree *t, const struct source_found *f, size_t 
 	else if (n->type == PLAN_SKIP)
 		t->n_skipped++;
 	return 0;
+}
+
+/* Holes are only worth a look when a whole 4 KiB block is missing: a
+ * small file stored inline (btrfs) has no block at all, and nothing to
+ * skip. */
+#define HOLES_MIN 4096u
+
+int source_tree_mark_holes(struct source_tree *t, size_t idx, const struct stat *st)
+{
+	uint64_t size = (uint64_t)st->st_size, data = (uint64_t)st->st_blocks * 512;
+
+	if (!S_ISREG(st->st_mode) || data + HOLES_MIN > size)
+		return 0;
+	if (GROW(t->holes, t->cap_holes, t->n_holes + 1, 16) < 0)
+		return -ENOMEM;
+	t->holes[t->n_holes++] = (struct source_holes){ idx, data };
+	t->entries[idx].flags |= SOURCE_HOLES;
+	return 0;
+}
+
+uint64_t source_data_bytes(const struct source_tree *t, size_t idx)
+{
+	const struct source_entry *e = &t->entries[idx];
+	size_t i;
+
+	if (!(e->flags & SOURCE_HOLES))
+		return e->size;
+	i = sorted_find(t->holes, t->n_holes, sizeof(*t->holes),
+			offsetof(struct source_holes, idx), idx);
+	return i < t->n_holes ? MIN(t->holes[i].data, e->size) : e->size;
 }
 
 void source_tree_trim(struct source_tree *t)

@@ -65,6 +65,16 @@ struct source_entry {
 };
 
 #define SOURCE_LINK 0x01 /* strings hold a symlink's target */
+#define SOURCE_HOLES 0x02 /* a regular file with at least a block fewer
+			   * allocated than its size: it may have holes, and
+			   * the tree's holes list has its allocated bytes */
+
+/* The allocated bytes of a SOURCE_HOLES entry, kept aside: few files
+ * are sparse, and an entry has no room left (80 bytes). */
+struct source_holes {
+	size_t idx;
+	uint64_t data;  /* st_blocks * 512, at most its size */
+};
 
 /* What an operand's examination or a walk found, before it joins the
  * tree (source_tree_add() copies what it keeps). */
@@ -88,6 +98,8 @@ struct source_tree {
 	size_t cap;             /* allocated entries (while it is built) */
 	unsigned refs;          /* plans holding it (see the file comment) */
 	struct arena names;     /* every entry's strings */
+	struct source_holes *holes; /* SOURCE_HOLES entries, by index */
+	size_t n_holes, cap_holes;
 };
 
 /* Building a tree (plan_build(), pack_tree_build()). */
@@ -111,6 +123,15 @@ bool source_entry_same(const struct source_entry *a, const struct source_found *
  * *ret_idx is its index (may be NULL).  -ENOMEM; -EOVERFLOW past
  * SOURCE_TREE_MAX entries. */
 int source_tree_add(struct source_tree *t, const struct source_found *f, size_t *ret_idx);
+
+/* Entry idx, a regular file just added with stat st: flagged
+ * SOURCE_HOLES when it has fewer blocks than its size says (cheap: no
+ * look at its extents; the reader looks at them).  0 or -ENOMEM. */
+int source_tree_mark_holes(struct source_tree *t, size_t idx, const struct stat *st);
+
+/* The bytes of entry idx that hold data as the walk saw it: a
+ * SOURCE_HOLES file's allocated bytes, any other's size. */
+uint64_t source_data_bytes(const struct source_tree *t, size_t idx);
 
 /* The tree is complete: its array shrinks to its entries (a doubling
  * array may hold twice what it needs).  Before anything points into it. */

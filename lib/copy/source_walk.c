@@ -254,6 +254,8 @@ static int walk_visit(struct walk *w, struct frame *f, int fd, const char *name)
 	r = stat_child(w, f, fd, &e, link);
 	if (r >= 0)
 		r = source_tree_add(w->t, &e, &idx);
+	if (r >= 0)
+		r = source_tree_mark_holes(w->t, idx, &e.st);
 	if (r >= 0 && w->added)
 		r = w->added(w->ctx, idx);
 	if (r < 0 || e.type != PLAN_DIR)

@@ -72,6 +72,11 @@ void verify_file_add(struct verify_file *f, const void *buf, size_t len)
 		checksum_update(f->hash, buf, len);
 }
 
+void verify_file_add_bytes(void *ctx, const void *buf, size_t len)
+{
+	verify_file_add(ctx, buf, len);
+}
+
 void verify_file_free(struct verify_file *f)
 {
 	checksum_free(f->hash);

@@ -42,6 +42,8 @@ struct verify_file {
 int verify_file_start(struct verify_file *f);
 /* The next len bytes of the file (nothing when f is not digested). */
 void verify_file_add(struct verify_file *f, const void *buf, size_t len);
+/* The same for a callback (reader_chunk_bytes()): ctx is the verify_file. */
+void verify_file_add_bytes(void *ctx, const void *buf, size_t len);
 void verify_file_free(struct verify_file *f);
 
 /* f's bytes against what the durable file fd (size bytes) reads back

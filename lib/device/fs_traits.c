@@ -87,7 +87,7 @@ enum row {
 #define POSIX_BLOCK(name, journal) \
 	{ .id = name, .on_block = true, .journaled = journal, .tmpfile = true, \
 	  .stores_modes = true, .stores_symlinks = true, .mtime_step_ns = NSEC, \
-	  .name_case = FS_CASE_SENSITIVE, .names = NAME_FS_POSIX, \
+	  .holes = true, .name_case = FS_CASE_SENSITIVE, .names = NAME_FS_POSIX, \
 	  .write = FS_WRITE_BY_DIO }
 
 /* A FUSE daemon on a block device: fsync per file, no O_TMPFILE, no modes,
@@ -135,10 +135,12 @@ static const struct fs_traits rows[N_ROWS] = {
 		.fsync_noop = true, .statfs_clusters = true, .dirents = FS_DIRENTS_FAT,
 		.no_rewrite = true,
 	},
-	/* symlinks: ntfs-3g stores them, but not counted so, as before the table */
+	/* symlinks: ntfs-3g stores them, but not counted so, as before the
+	 * table; holes: a write past the end leaves the gap unallocated
+	 * (measured: 1 MiB at 20 MiB of a 64 MiB file, 2048 blocks) */
 	[ROW_NTFS_3G] = {
 		FUSEBLK_DAEMON("ntfs-3g"), .volume_fsync = true, .mtime_step_ns = 100 * NSEC,
-		.names = NAME_FS_NTFS,
+		.names = NAME_FS_NTFS, .holes = true,
 	},
 	/* blkid could not say (no root): any of the three above, so what is
 	 * safe for all: fsync per file and the device synced after it (it
@@ -162,6 +164,7 @@ static const struct fs_traits rows[N_ROWS] = {
 	},
 	[ROW_TMPFS] = {
 		.id = "tmpfs", .tmpfile = true, .stores_modes = true, .stores_symlinks = true,
+		.holes = true,
 		.mtime_step_ns = NSEC, .names = NAME_FS_POSIX, .write = FS_WRITE_BY_DIO,
 	},
 	/* nfs, overlay, cifs...: what the server or the lower layer keeps */

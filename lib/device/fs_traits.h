@@ -69,6 +69,9 @@ struct fs_traits {
 	bool statfs_clusters;  /* statfs counts clusters in f_files and f_ffree and
 				* says 1 KiB blocks, whatever the cluster (fusefat):
 				* the space check takes the cluster from them */
+	bool holes;            /* a file may have holes: a write past its end leaves
+				* the gap unallocated (where not, the gap is
+				* written as zeros by us, not by the filesystem) */
 	uint32_t mtime_step_ns; /* a stored mtime is a multiple of this; unknown
 				 * filesystems: FAT's 2 s, the coarsest known */
 	enum fs_case name_case;

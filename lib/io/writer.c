@@ -56,24 +56,33 @@ struct writer {
 	enum write_strategy strategy;
 	bool direct_on;        /* O_DIRECT currently set on fd */
 
-	uint64_t written;      /* bytes appended */
-	uint64_t confirmed;    /* bytes the device completed */
-	uint64_t window;       /* current window size */
+	uint64_t written;      /* bytes appended: the file's length, holes included */
+	uint64_t confirmed;    /* below it the device has every byte */
+	uint64_t data;         /* of written, bytes written (not skipped: holes) */
+	uint64_t confirmed_data; /* of confirmed, the same */
+	bool size_short;       /* the file ends in a hole its size does not cover yet */
+	uint64_t window;       /* current window size, in data bytes */
 	uint64_t win_start;    /* first byte not yet handed to writeback */
+	uint64_t win_data;     /* data at win_start */
 	bool have_prev;        /* a window started but not waited for */
 	uint64_t prev_start, prev_end;
+	uint64_t prev_data, prev_data_end; /* its data bytes, data at its end */
 	double prev_started;   /* monotonic time of its SYNC_FILE_RANGE_WRITE */
 
 	uint64_t checked_to;   /* direct: range already checked for fallback */
 };
 
-static void confirm_to(struct writer *w, uint64_t offset)
+/* Everything below offset, data bytes of it, is on the device; the hook
+ * hears of data only (a hole is nothing to write). */
+static void confirm_to(struct writer *w, uint64_t offset, uint64_t data)
 {
-	if (offset <= w->confirmed)
+	if (offset > w->confirmed)
+		w->confirmed = offset;
+	if (data <= w->confirmed_data)
 		return;
 	if (w->hooks.confirmed)
-		w->hooks.confirmed(w->hooks.ctx, offset - w->confirmed);
-	w->confirmed = offset;
+		w->hooks.confirmed(w->hooks.ctx, data - w->confirmed_data);
+	w->confirmed_data = data;
 }
 
 static void switch_strategy(struct writer *w, enum write_strategy to,
@@ -116,6 +125,7 @@ static int writer_new(int fd, uint64_t from, const struct write_plan *plan, uint
 	w->window = plan->window;
 	w->bdev_fd = bdev_fd;
 	w->written = w->confirmed = w->win_start = w->checked_to = from;
+	w->data = w->confirmed_data = w->win_data = from;
 	if (hooks)
 		w->hooks = *hooks;
 	if (w->strategy == STRATEGY_DIRECT && size_hint >= MIN(plan->chunk, DIRECT_MIN)) {
@@ -214,11 +224,11 @@ static int wait_prev(struct writer *w)
 	 * nothing) or that no device was involved (FUSE). */
 	took = clock_monotonic() - before < 0.002 ? 0 : clock_monotonic() - w->prev_started;
 	w->have_prev = false;
-	confirm_to(w, w->prev_end);
+	confirm_to(w, w->prev_end, w->prev_data_end);
 	/* only waited-for pages may be dropped: they are clean now */
 	posix_fadvise(w->fd, (off_t)w->prev_start, (off_t)(w->prev_end - w->prev_start),
 		      POSIX_FADV_DONTNEED);
-	w->window = sizing_adapt_window(&w->plan, w->window, w->prev_end - w->prev_start, took);
+	w->window = sizing_adapt_window(&w->plan, w->window, w->prev_data, took);
 	return 0;
 }
 
@@ -246,7 +256,8 @@ static int end_sync_window(struct writer *w)
 	if (w->plan.sync_device && (r = fs_sync_device(w->fd, w->bdev_fd)) < 0)
 		return r;
 	w->win_start = w->written;
-	confirm_to(w, w->written);
+	w->win_data = w->data;
+	confirm_to(w, w->written, w->data);
 	return 0;
 }
 
@@ -277,8 +288,11 @@ static int end_window(struct writer *w, bool full)
 	w->have_prev = true;
 	w->prev_start = start;
 	w->prev_end = end;
+	w->prev_data = w->data - w->win_data;
+	w->prev_data_end = w->data;
 	w->prev_started = clock_monotonic();
 	w->win_start = end;
+	w->win_data = w->data;
 	return 0;
 }
 
@@ -291,9 +305,10 @@ static int check_direct(struct writer *w)
 	uint64_t pending = cache_pending(w->fd, w->checked_to, w->written - w->checked_to);
 
 	if (pending == 0) {
-		confirm_to(w, w->written);
+		confirm_to(w, w->written, w->data);
 		w->checked_to = w->written;
 		w->win_start = w->written;
+		w->win_data = w->data;
 		return 0;
 	}
 	switch_strategy(w, STRATEGY_WINDOW, WRITER_SWITCH_FELL_BACK);
@@ -326,8 +341,11 @@ static int write_buffered_tail(struct writer *w, const struct input *in, size_t 
 	if (w->direct_on && (r = set_direct(w, false)) < 0)
 		return r;
 	r = put(w, in, at, len);
-	if (r == 0)
+	if (r == 0) {
 		w->written += len;
+		w->data += len;
+		w->size_short = false;
+	}
 	return r;
 }
 
@@ -343,6 +361,8 @@ static int write_direct(struct writer *w, const struct input *in, size_t len)
 	if (r < 0)
 		return r;
 	w->written += head;
+	w->data += head;
+	w->size_short = false;
 	/* cachestat of the range just written costs microseconds: check
 	 * every chunk, so nothing is confirmed that sits in the cache */
 	r = check_direct(w);
@@ -363,7 +383,9 @@ static int append(struct writer *w, const struct input *in, size_t len)
 	if (r < 0)
 		return r;
 	w->written += len;
-	if (w->written - w->win_start < w->window)
+	w->data += len;
+	w->size_short = false;
+	if (w->data - w->win_data < w->window)
 		return 0;
 	return w->strategy == STRATEGY_SYNC_WINDOW ? end_sync_window(w) : end_window(w, true);
 }
@@ -378,8 +400,38 @@ int writer_splice(struct writer *w, struct file_mover *mover, int fd, uint64_t o
 	return append(w, &(struct input){ .mover = mover, .fd = fd, .off = off }, len);
 }
 
+int writer_skip(struct writer *w, uint64_t len)
+{
+	bool all_confirmed = w->confirmed == w->written;
+
+	if (len == 0)
+		return 0;
+	if (lseek(w->fd, (off_t)len, SEEK_CUR) < 0)
+		return -errno;
+	w->written += len;
+	w->size_short = true;
+	/* nothing to wait for in a hole: past it once all before it is */
+	if (all_confirmed)
+		w->confirmed = w->written;
+	return 0;
+}
+
+int writer_settle_size(struct writer *w)
+{
+	if (!w->size_short)
+		return 0;
+	if (ftruncate(w->fd, (off_t)w->written) < 0)
+		return -errno;
+	w->size_short = false;
+	return 1;
+}
+
 int writer_start_data(struct writer *w)
 {
+	int r = writer_settle_size(w);
+
+	if (r < 0)
+		return r;
 	if (w->strategy == STRATEGY_SYNC_WINDOW)
 		return 0; /* nothing async exists for FUSE */
 	if (w->written == w->win_start)
@@ -399,7 +451,7 @@ int writer_finish_data(struct writer *w)
 	r = wait_prev(w);
 	if (r < 0)
 		return r;
-	confirm_to(w, w->written);
+	confirm_to(w, w->written, w->data);
 	return 0;
 }
 
@@ -408,7 +460,8 @@ void writer_confirm_flushed(struct writer *w)
 	if (w->strategy != STRATEGY_SYNC_WINDOW)
 		return;
 	w->win_start = w->written;
-	confirm_to(w, w->written);
+	w->win_data = w->data;
+	confirm_to(w, w->written, w->data);
 }
 
 uint64_t writer_written(const struct writer *w)
@@ -424,6 +477,16 @@ enum write_strategy writer_strategy(const struct writer *w)
 uint64_t writer_confirmed(const struct writer *w)
 {
 	return w->confirmed;
+}
+
+uint64_t writer_data(const struct writer *w)
+{
+	return w->data;
+}
+
+uint64_t writer_confirmed_data(const struct writer *w)
+{
+	return w->confirmed_data;
 }
 
 int writer_fd(const struct writer *w)

@@ -57,6 +57,19 @@ int writer_write(struct writer *w, const void *buf, size_t len);
 struct file_mover;
 int writer_splice(struct writer *w, struct file_mover *mover, int fd, uint64_t off, size_t len);
 
+/* Leave a hole of len bytes: the next byte goes len bytes further, and
+ * none is written in between.  Only where the filesystem keeps holes
+ * (elsewhere the caller writes zeros); len a multiple of the plan's
+ * offset alignment but at the file's end.  Holes count as written (the
+ * file's length) and as confirmed once all before them is, but not as
+ * data (writer_data(), the confirmed hook).  0 or -errno. */
+int writer_skip(struct writer *w, uint64_t len);
+
+/* A file that ends in a hole gets its length (ftruncate): before any
+ * sync meant to make its length durable.  writer_start_data() does it.
+ * 1 when it set the length, 0 when there was nothing to do, or -errno. */
+int writer_settle_size(struct writer *w);
+
 /* Start writeback of what is buffered without waiting for it, so a batch
  * of small files can be waited for together. */
 int writer_start_data(struct writer *w);
@@ -70,7 +83,11 @@ int writer_finish_data(struct writer *w);
  * Only for the sync-window strategy, which keeps no writeback state. */
 void writer_confirm_flushed(struct writer *w);
 
+/* The file's length so far, holes included, and of it what was written
+ * (holes excluded), all of it and what the device confirmed. */
 uint64_t writer_written(const struct writer *w);
+uint64_t writer_data(const struct writer *w);
+uint64_t writer_confirmed_data(const struct writer *w);
 /* The strategy the file is written with now (it may have switched). */
 enum write_strategy writer_strategy(const struct writer *w);
 uint64_t writer_confirmed(const struct writer *w);

@@ -92,6 +92,8 @@ options_and_values() {
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "bar json none plain " ]
 	comp_ok "$1" safecp --progress = j
 	[ "$output" = json ]
+	comp_ok "$1" safecp --sparse = a
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "always auto " ]
 	comp_ok "$1" safecp --checksum = md5,sh
 	[ "$(tr '\n' ' ' <<<"$output")" = "md5,sha1 md5,sha256 " ]
 	comp_ok "$1" safeunmount --wait = 3
