@@ -66,6 +66,12 @@ enum safecp_copy_flags {
 					      * same files goes on from (safecp(1), RESUME
 					      * INSIDE A FILE); without it such partials
 					      * are removed as stale temporaries */
+	SAFECP_COPY_KEEP_LINKS = 1 << 15,    /* (0.5.0) cp's --preserve=links: files with
+					      * several names in the tree keep them as one
+					      * file where the destination can (hard links:
+					      * each further name made once the first is
+					      * durable); elsewhere a note, and copies
+					      */
 };
 
 /* A copy with these flags: 0, or -errno (-EINVAL: a flag this library
@@ -247,6 +253,10 @@ enum safecp_note_kind {
 	SAFECP_NOTE_PARTIAL_DISCARDED,   /* (0.3.0) path, entry, why: a stopped copy's
 					  * partial that cannot be resumed; the file
 					  * is copied whole */
+	SAFECP_NOTE_LINKS_COPIED,        /* (0.5.0) path (the destination root), count:
+					  * KEEP_LINKS, but the filesystem holds no hard
+					  * links: count names are copied as files of
+					  * their own */
 };
 
 struct safecp_note {

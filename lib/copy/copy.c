@@ -67,7 +67,7 @@ static int copy_entry(struct engine *g, size_t idx)
 	case PLAN_SYMLINK:
 		return copy_symlink(g, idx);
 	case PLAN_FILE:
-		return copy_file(g, idx);
+		return e->linked ? copy_link(g, idx) : copy_file(g, idx);
 	default:
 		return 0;
 	}
@@ -281,6 +281,7 @@ static void engine_done(struct engine *g)
 	free(g->batch.items);
 	free(g->done_dirs);
 	free(g->made);
+	free(g->leaders);
 	verify_free(g->verify);
 	file_mover_done(&g->mover);
 }

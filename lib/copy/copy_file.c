@@ -211,7 +211,7 @@ static int open_failed(struct engine *g, struct batch_item *it, int err)
 		return err;
 	}
 	plan_dst_path(g->plan, it->entry, dst);
-	if (e->source->type != PLAN_FILE) {
+	if (e->source->type != PLAN_FILE || e->linked) { /* no chunks come for it */
 		fail_item(g, it, COPY_STEP_CREATE, err, dst);
 		return 0;
 	}
@@ -272,6 +272,36 @@ int copy_file(struct engine *g, size_t idx)
 		return r;
 	}
 	return batch_add(g, &it);
+}
+
+/* A follower (source_links.c): another name of its leader's copy, made
+ * only once that copy is durable under its name: a leader still in the
+ * open batch is committed first.  (Deferring the follower to the next
+ * batch instead would save that commit, but needs its directory's fd
+ * kept until then.)  A leader that was not copied fails it too: they are
+ * one file. */
+int copy_link(struct engine *g, size_t idx)
+{
+	const struct batch *b = &g->batch;
+	size_t leader = source_leader(g->plan->tree, idx);
+	const struct copied_inode *c;
+	char target[PATH_MAX];
+	struct batch_item it;
+	int r;
+
+	if (leader == PLAN_TOP)
+		return -EINVAL;
+	if (!g->published[leader] && b->n > 0 && leader >= b->items[0].entry &&
+	    (r = batch_commit(g)) < 0)
+		return r;
+	c = copy_leader_copied(g, leader);
+	r = start_item(g, idx, &it);
+	it.size = 0; /* no bytes of its own: bytes_total has none */
+	if (r == 0)
+		r = c ? dest_file_hard_link(&g->files, &it.file, plan_dst_path(g->plan, leader, target),
+					    c->dev, c->ino)
+		      : -ENOENT;
+	return r < 0 ? open_failed(g, &it, r) : batch_add(g, &it);
 }
 
 int copy_symlink(struct engine *g, size_t idx)

@@ -10,6 +10,8 @@ struct plan_options {
 	bool target_directory; /* -t DIR: dest is a directory, must exist */
 	bool no_target_directory; /* -T: dest is never treated as a directory */
 	bool no_clobber;       /* -n */
+	bool keep_links;       /* --preserve=links: a file with several names in the
+				* tree keeps them as one file (source_links.c) */
 	const char *beneath;   /* or NULL: the root DEST must be written under
 				* and reached from without a link, ".." or
 				* mount on the way (util/beneath.h); the engine

@@ -29,6 +29,7 @@ void source_tree_unref(struct source_tree *t)
 	if (!t || --t->refs > 0)
 		return;
 	arena_free(&t->names);
+	free(t->links);
 	free(t->entries);
 	free(t);
 }
@@ -137,6 +138,8 @@ int source_tree_add(struct source_tree *t, const struct source_found *f, size_t 
 	keep_stat(n, &f->st);
 	n->up = f->parent == PLAN_TOP ? 0 : (uint32_t)(idx - f->parent);
 	n->flags = f->link_target ? SOURCE_LINK : 0;
+	if (f->type == PLAN_FILE && f->st.st_nlink > 1)
+		n->flags |= SOURCE_NLINK;
 	n->strings = store_strings(t, f);
 	if (!n->strings)
 		return -ENOMEM;
