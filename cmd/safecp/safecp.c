@@ -11,6 +11,7 @@
  * EXIT_USAGE.  --dry-run prints the prepared job (safecp_dryrun.c);
  * otherwise safecp_run.c runs it and chooses the status. */
 #include <errno.h>
+#include <inttypes.h>
 #include <popt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,12 @@ static void say_note(const struct safecp_options *o, const struct safecp_note *n
 	case SAFECP_NOTE_RESUMED:
 	case SAFECP_NOTE_PARTIAL_DISCARDED:
 		resume_say(o, n);
+		break;
+	case SAFECP_NOTE_LINKS_COPIED:
+		if (o->verbosity >= VERBOSITY_NORMAL)
+			msg_note("the filesystem of %s holds no hard links: %" PRIu64 " further %s of "
+				 "files copied as files of their own", quote(n->path), n->count,
+				 n->count == 1 ? "name is" : "names are");
 		break;
 	default:
 		identical_say(o, n);
