@@ -26,7 +26,7 @@ enum stream_end {
 	STREAM_REREAD_DIFFERS, /* a second read of it gave other bytes (verify_source) */
 };
 
-static int start_item(struct engine *g, size_t idx, struct batch_item *it)
+int copy_item_start(struct engine *g, size_t idx, struct batch_item *it)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
 	int fd;
@@ -200,7 +200,7 @@ static void fail_item(struct engine *g, struct batch_item *it, enum copy_step st
 
 /* Opening it failed: the copy stops, or it is dropped and its chunks
  * must not reach the next file. */
-static int open_failed(struct engine *g, struct batch_item *it, int err)
+int copy_item_open_failed(struct engine *g, struct batch_item *it, int err)
 {
 	const struct plan_entry *e = &g->plan->entries[it->entry];
 	char dst[PATH_MAX];
@@ -250,14 +250,14 @@ int copy_file(struct engine *g, size_t idx)
 	/* a file larger than a window bounds itself: commit the batch first */
 	if ((uint64_t)e->source->size > g->o->wplan->window && (r = batch_commit(g)) < 0)
 		return r;
-	r = start_item(g, idx, &it);
+	r = copy_item_start(g, idx, &it);
 	if (r == 0 && g->verify)
 		r = verify_file_start(&it.vf);
 	if (r == 0)
 		r = open_file(g, &it, &how);
 	it.vf.from = it.from; /* the kept part was read back before the copy */
 	if (r < 0)
-		return open_failed(g, &it, r);
+		return copy_item_open_failed(g, &it, r);
 	r = stream_file(g, &it, &src_err);
 	if (r > STREAM_WHOLE)
 		return source_failed(g, &it, (enum stream_end)r, src_err);
@@ -274,43 +274,13 @@ int copy_file(struct engine *g, size_t idx)
 	return batch_add(g, &it);
 }
 
-/* A follower (source_links.c): another name of its leader's copy, made
- * only once that copy is durable under its name: a leader still in the
- * open batch is committed first.  (Deferring the follower to the next
- * batch instead would save that commit, but needs its directory's fd
- * kept until then.)  A leader that was not copied fails it too: they are
- * one file. */
-int copy_link(struct engine *g, size_t idx)
-{
-	const struct batch *b = &g->batch;
-	size_t leader = source_leader(g->plan->tree, idx);
-	const struct copied_inode *c;
-	char target[PATH_MAX];
-	struct batch_item it;
-	int r;
-
-	if (leader == PLAN_TOP)
-		return -EINVAL;
-	if (!g->published[leader] && b->n > 0 && leader >= b->items[0].entry &&
-	    (r = batch_commit(g)) < 0)
-		return r;
-	c = copy_leader_copied(g, leader);
-	r = start_item(g, idx, &it);
-	it.size = 0; /* no bytes of its own: bytes_total has none */
-	if (r == 0)
-		r = c ? dest_file_hard_link(&g->files, &it.file, plan_dst_path(g->plan, leader, target),
-					    c->dev, c->ino)
-		      : -ENOENT;
-	return r < 0 ? open_failed(g, &it, r) : batch_add(g, &it);
-}
-
 int copy_symlink(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
 	struct batch_item it;
-	int r = start_item(g, idx, &it);
+	int r = copy_item_start(g, idx, &it);
 
 	if (r == 0)
 		r = dest_file_symlink(&g->files, &it.file, source_link(e->source));
-	return r < 0 ? open_failed(g, &it, r) : batch_add(g, &it);
+	return r < 0 ? copy_item_open_failed(g, &it, r) : batch_add(g, &it);
 }

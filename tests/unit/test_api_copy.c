@@ -335,11 +335,14 @@ TEST(hard_links_are_kept_as_one_file)
 	   "ln lk/src/a/one lk/src/b/two && ln lk/src/a/one lk/src/a/three && "
 	   "printf 'second' > lk/src/solo && ln lk/src/solo lk/src/a/solo2 && "
 	   "printf 'out' > lk/src/b/out && ln lk/src/b/out lk/outside && mkdir lk/d lk/e");
+	/* 1100 pairs side by side: most leaders still in the open batch when
+	 * their followers come, and more than a batch's 1000 files */
+	sh("mkdir lk/src/p && cd lk/src/p && for i in $(seq 1100); do echo $i > $i; ln $i $i.l; done");
 	c = copy_of(SAFECP_COPY_KEEP_LINKS, "lk/src", "lk/d");
 	CHECK_INT(safecp_copy_prepare(c), 0);
 	CHECK_INT(safecp_copy_plan(c, 0, &p, sizeof(p)), 0);
-	CHECK_U64(p.files, 6);
-	CHECK_U64(p.bytes, strlen("one file") + strlen("second") + strlen("out"));
+	CHECK_U64(p.files, 6 + 2200);
+	CHECK_U64(p.bytes, strlen("one file") + strlen("second") + strlen("out") + 4393);
 	CHECK_INT(run_to_end(c), 0);
 	safecp_copy_free(c);
 	CHECK(ino_of("lk/d/src/a/one", &n1) == ino_of("lk/d/src/b/two", &n2));
@@ -350,6 +353,8 @@ TEST(hard_links_are_kept_as_one_file)
 	ino_of("lk/d/src/b/out", &n6);
 	CHECK_INT(n6, 1); /* its other name is not the copy's */
 	sh("cmp lk/d/src/b/two lk/src/a/one && cmp lk/d/src/a/solo2 lk/src/solo");
+	sh("diff -r lk/src/p lk/d/src/p && [ $(find lk/d/src/p -type f -links 2 | wc -l) = 2200 ] && "
+	   "[ $(find lk/d/src/p -type f -printf '%i\\n' | sort -u | wc -l) = 1100 ]");
 
 	c = copy_of(0, "lk/src", "lk/e");
 	CHECK_INT(safecp_copy_prepare(c), 0);
