@@ -72,6 +72,12 @@ enum safecp_copy_flags {
 					      * each further name made once the first is
 					      * durable); elsewhere a note, and copies
 					      */
+	SAFECP_COPY_ONE_FILE_SYSTEM = 1 << 16, /* (0.5.0) -x: a directory on another
+						* filesystem than its source operand's
+						* is copied empty */
+	SAFECP_COPY_UPDATE = 1 << 17,        /* (0.5.0) -u: an existing file is replaced
+					      * only when older than its source, as the
+					      * destination keeps times */
 };
 
 /* A copy with these flags: 0, or -errno (-EINVAL: a flag this library

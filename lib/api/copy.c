@@ -10,7 +10,7 @@
 
 #include "api/copy_internal.h"
 
-#define KNOWN_FLAGS ((1u << 16) - 1)
+#define KNOWN_FLAGS ((1u << 18) - 1)
 
 int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 {
@@ -22,6 +22,8 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 			.no_target_directory = flags & SAFECP_COPY_NO_TARGET_DIRECTORY,
 			.no_clobber = flags & SAFECP_COPY_NO_CLOBBER,
 			.keep_links = flags & SAFECP_COPY_KEEP_LINKS,
+			.one_file_system = flags & SAFECP_COPY_ONE_FILE_SYSTEM,
+			.update = flags & SAFECP_COPY_UPDATE,
 		},
 		.strategy = STRATEGY_AUTO,
 		.keep_times = flags & SAFECP_COPY_KEEP_TIMES,

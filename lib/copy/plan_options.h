@@ -12,6 +12,10 @@ struct plan_options {
 	bool no_clobber;       /* -n */
 	bool keep_links;       /* --preserve=links: a file with several names in the
 				* tree keeps them as one file (source_links.c) */
+	bool one_file_system;  /* -x: a directory on another filesystem than its
+				* operand's is copied empty (source_walk.c) */
+	bool update;           /* -u: an existing file is replaced only when it is
+				* older than the source (plan_keep_newer()) */
 	const char *beneath;   /* or NULL: the root DEST must be written under
 				* and reached from without a link, ".." or
 				* mount on the way (util/beneath.h); the engine

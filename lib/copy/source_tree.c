@@ -20,6 +20,7 @@ struct source_tree *source_tree_new(const struct plan_options *o)
 		return NULL;
 	t->recursive = o->recursive;
 	t->follow_symlinks = o->follow_symlinks;
+	t->one_file_system = o->one_file_system;
 	t->refs = 1;
 	return t;
 }

@@ -72,7 +72,7 @@ TEST(options_refuse_what_the_library_does_not_know)
 	struct safecp_copy *c = copy_of(0, "src", "d");
 
 	CHECK_INT(safecp_copy_new(1u << 20, &(struct safecp_copy *){ NULL }), -EINVAL);
-	CHECK_INT(safecp_copy_new(1u << 16, &(struct safecp_copy *){ NULL }), -EINVAL);
+	CHECK_INT(safecp_copy_new(1u << 18, &(struct safecp_copy *){ NULL }), -EINVAL);
 	{
 		struct safecp_copy *r = NULL;
 
@@ -364,6 +364,30 @@ TEST(hard_links_are_kept_as_one_file)
 	CHECK_INT(n1, 1);
 }
 
+/* UPDATE (-u): an existing copy is replaced only when older than its
+ * source; one as new (to the second, as ext4 keeps times exactly) or
+ * newer is kept, and a missing one is copied. */
+TEST(update_replaces_only_older_copies)
+{
+	struct safecp_copy *c;
+	struct safecp_copy_plan p;
+
+	sh("mkdir -p up/src up/d && printf one > up/src/older && printf two > up/src/newer && "
+	   "printf three > up/src/same && printf four > up/src/missing && cp -a up/src up/d/ && "
+	   "rm up/d/src/missing && printf ONE > up/src/older && printf TWO > up/src/newer && "
+	   "printf THREE > up/src/same && touch -d '2030-01-01 00:00:00' up/src/older && "
+	   "touch -d '2020-01-01 00:00:00' up/src/newer && touch -r up/d/src/same up/src/same");
+	c = copy_of(SAFECP_COPY_UPDATE, "up/src", "up/d");
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(safecp_copy_plan(c, 0, &p, sizeof(p)), 0);
+	CHECK_U64(p.files, 2);
+	CHECK_U64(p.kept, 2);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	sh("[ \"$(cat up/d/src/older)\" = ONE ] && [ \"$(cat up/d/src/newer)\" = two ] && "
+	   "[ \"$(cat up/d/src/same)\" = three ] && [ \"$(cat up/d/src/missing)\" = four ]");
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp) || chdir(tmp) < 0)
@@ -376,6 +400,7 @@ int main(void)
 	RUN(the_plan_its_entries_target_and_strategy_are_readable);
 	RUN(events_carry_their_details_and_the_figures_add_up);
 	RUN(hard_links_are_kept_as_one_file);
+	RUN(update_replaces_only_older_copies);
 	if (chdir("/") == 0) {
 		char rm[128];
 
