@@ -247,6 +247,8 @@ static unsigned copy_flags(const struct safecp_options *o)
 		{ o->target_directory, SAFECP_COPY_TARGET_DIRECTORY },
 		{ o->no_target_directory, SAFECP_COPY_NO_TARGET_DIRECTORY },
 		{ o->no_clobber, SAFECP_COPY_NO_CLOBBER },
+		{ o->update, SAFECP_COPY_UPDATE },
+		{ o->one_file_system, SAFECP_COPY_ONE_FILE_SYSTEM },
 		{ !o->no_resume, SAFECP_COPY_RESUME },
 		{ o->keep_times, SAFECP_COPY_KEEP_TIMES },
 		{ o->keep_mode, SAFECP_COPY_KEEP_MODE },
