@@ -78,6 +78,12 @@ enum safecp_copy_flags {
 	SAFECP_COPY_UPDATE = 1 << 17,        /* (0.5.0) -u: an existing file is replaced
 					      * only when older than its source, as the
 					      * destination keeps times */
+	SAFECP_COPY_DEREFERENCE_OPERANDS = 1 << 18, /* (0.5.0) -H: a symbolic link named as
+						     * a source is followed, also with
+						     * RECURSIVE (links below are not) */
+	SAFECP_COPY_NO_DEREFERENCE = 1 << 19, /* (0.5.0) -P: a symbolic link named as a
+					       * source is copied as a link, also
+					       * without RECURSIVE */
 };
 
 /* A copy with these flags: 0, or -errno (-EINVAL: a flag this library

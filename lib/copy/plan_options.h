@@ -7,6 +7,9 @@
 struct plan_options {
 	bool recursive;        /* -r */
 	bool follow_symlinks;  /* -L (without -r, command-line symlinks are always followed) */
+	bool follow_operands;  /* -H: command-line symlinks are followed, with -r too */
+	bool no_dereference;   /* -P: command-line symlinks are copied as links, without
+				* -r too (cp's -P; -L wins where both are given last) */
 	bool target_directory; /* -t DIR: dest is a directory, must exist */
 	bool no_target_directory; /* -T: dest is never treated as a directory */
 	bool no_clobber;       /* -n */
@@ -22,5 +25,12 @@ struct plan_options {
 				* opens DEST's directory the same way.  Must
 				* outlive the plan (an argv string) */
 };
+
+/* Is a symlink named on the command line followed?  cp: with -L or -H;
+ * without -r unless -P. */
+static inline bool plan_follows_operands(const struct plan_options *o)
+{
+	return o->follow_symlinks || o->follow_operands || (!o->recursive && !o->no_dereference);
+}
 
 #endif

@@ -21,6 +21,7 @@ struct source_tree *source_tree_new(const struct plan_options *o)
 	t->recursive = o->recursive;
 	t->follow_symlinks = o->follow_symlinks;
 	t->one_file_system = o->one_file_system;
+	t->follow_operands = plan_follows_operands(o);
 	t->refs = 1;
 	return t;
 }
@@ -49,7 +50,7 @@ enum plan_entry_type plan_type_of(mode_t mode)
 int source_examine(const struct plan_options *o, const char *arg, struct source_found *f,
 		   struct plan_problem *pr)
 {
-	bool follow = o->follow_symlinks || !o->recursive;
+	bool follow = plan_follows_operands(o);
 	int r = follow ? stat(arg, &f->st) : lstat(arg, &f->st);
 	char link[PATH_MAX];
 	ssize_t n;

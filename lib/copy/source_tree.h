@@ -95,6 +95,7 @@ struct source_tree {
 	bool recursive;         /* walked with -r: symlink operands are entries */
 	bool follow_symlinks;   /* walked with -L: symlinks below were followed */
 	bool one_file_system;   /* walked with -x: not into other filesystems */
+	bool follow_operands;   /* the operands were followed (plan_follows_operands()) */
 	size_t cap;             /* allocated entries (while it is built) */
 	unsigned refs;          /* plans holding it (see the file comment) */
 	struct arena names;     /* every entry's strings */

@@ -198,7 +198,8 @@ static int walk_push(struct walk *w, int fd, size_t idx)
 /* The frame's fd, reopened by path if it was closed for depth. */
 static int frame_fd(struct walk *w, struct frame *f)
 {
-	int nofollow = w->t->follow_symlinks ? 0 : O_NOFOLLOW;
+	bool top = !w->t->entries[f->idx].up;
+	int nofollow = (top ? w->t->follow_operands : w->t->follow_symlinks) ? 0 : O_NOFOLLOW;
 	char path[PATH_MAX];
 	struct stat st;
 

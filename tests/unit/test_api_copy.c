@@ -72,7 +72,7 @@ TEST(options_refuse_what_the_library_does_not_know)
 	struct safecp_copy *c = copy_of(0, "src", "d");
 
 	CHECK_INT(safecp_copy_new(1u << 20, &(struct safecp_copy *){ NULL }), -EINVAL);
-	CHECK_INT(safecp_copy_new(1u << 18, &(struct safecp_copy *){ NULL }), -EINVAL);
+	CHECK_INT(safecp_copy_new(1u << 20, &(struct safecp_copy *){ NULL }), -EINVAL);
 	{
 		struct safecp_copy *r = NULL;
 
@@ -388,6 +388,36 @@ TEST(update_replaces_only_older_copies)
 	   "[ \"$(cat up/d/src/same)\" = three ] && [ \"$(cat up/d/src/missing)\" = four ]");
 }
 
+/* Symbolic links named as sources: -H follows one with RECURSIVE (links
+ * below stay links), -P copies one as a link without RECURSIVE, as cp. */
+TEST(operand_links_follow_h_and_p)
+{
+	struct safecp_copy *c = NULL;
+	struct stat st;
+
+	sh("mkdir -p ol/real/sub ol/d ol/e ol/f && printf data > ol/real/file && "
+	   "ln -s file ol/real/inner && ln -s real ol/dirlink && ln -s real/file ol/filelink");
+	c = copy_of(SAFECP_COPY_DEREFERENCE_OPERANDS, "ol/dirlink", "ol/d");
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	CHECK(lstat("ol/d/dirlink", &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK(lstat("ol/d/dirlink/inner", &st) == 0 && S_ISLNK(st.st_mode));
+	c = copy_of(0, "ol/dirlink", "ol/e"); /* -r alone: the link itself */
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	CHECK(lstat("ol/e/dirlink", &st) == 0 && S_ISLNK(st.st_mode));
+	c = NULL;
+	CHECK_INT(safecp_copy_new(SAFECP_COPY_NO_DEREFERENCE | SAFECP_COPY_SYSTEM_DISK, &c), 0);
+	CHECK_INT(safecp_copy_add_source(c, "ol/filelink"), 0);
+	CHECK_INT(safecp_copy_add_dest(c, "ol/f"), 0);
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	CHECK(lstat("ol/f/filelink", &st) == 0 && S_ISLNK(st.st_mode));
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp) || chdir(tmp) < 0)
@@ -401,6 +431,7 @@ int main(void)
 	RUN(events_carry_their_details_and_the_figures_add_up);
 	RUN(hard_links_are_kept_as_one_file);
 	RUN(update_replaces_only_older_copies);
+	RUN(operand_links_follow_h_and_p);
 	if (chdir("/") == 0) {
 		char rm[128];
 
