@@ -11,6 +11,7 @@
  * EXIT_USAGE.  --dry-run prints the prepared job (safecp_dryrun.c);
  * otherwise safecp_run.c runs it and chooses the status. */
 #include <errno.h>
+#include <inttypes.h>
 #include <popt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +199,12 @@ static void say_note(const struct safecp_options *o, const struct safecp_note *n
 	case SAFECP_NOTE_PARTIAL_DISCARDED:
 		resume_say(o, n);
 		break;
+	case SAFECP_NOTE_LINKS_COPIED:
+		if (o->verbosity >= VERBOSITY_NORMAL)
+			msg_note("the filesystem of %s holds no hard links: %" PRIu64 " further %s of "
+				 "files copied as files of their own", quote(n->path), n->count,
+				 n->count == 1 ? "name is" : "names are");
+		break;
 	default:
 		identical_say(o, n);
 		break;
@@ -240,6 +247,8 @@ static unsigned copy_flags(const struct safecp_options *o)
 		{ o->target_directory, SAFECP_COPY_TARGET_DIRECTORY },
 		{ o->no_target_directory, SAFECP_COPY_NO_TARGET_DIRECTORY },
 		{ o->no_clobber, SAFECP_COPY_NO_CLOBBER },
+		{ o->update, SAFECP_COPY_UPDATE },
+		{ o->one_file_system, SAFECP_COPY_ONE_FILE_SYSTEM },
 		{ !o->no_resume, SAFECP_COPY_RESUME },
 		{ o->keep_times, SAFECP_COPY_KEEP_TIMES },
 		{ o->keep_mode, SAFECP_COPY_KEEP_MODE },

@@ -37,6 +37,7 @@ struct safecp_raw raw;
 static struct poptOption options[] = {
 	{ "recursive", 'r', POPT_ARG_NONE, &raw.recursive, 0,
 	  "copy directories and everything in them", NULL },
+	{ NULL, 'R', POPT_ARG_NONE, &raw.recursive, 0, "the same as -r", NULL },
 	{ "dereference", 'L', POPT_ARG_NONE, &raw.dereference, 0,
 	  "follow symbolic links in SOURCE (default: copy them as links)", NULL },
 	{ "target-directory", 't', POPT_ARG_STRING, NULL, OPT_TARGET,
@@ -50,6 +51,11 @@ static struct poptOption options[] = {
 	  "are refused as no stick", NULL },
 	{ "no-target-directory", 'T', POPT_ARG_NONE, &raw.no_target_dir, 0,
 	  "treat DEST as a file name, even if it is a directory", NULL },
+	{ "update", 'u', POPT_ARG_NONE, &raw.update, 0,
+	  "replace an existing file only when it is older than its SOURCE (as the "
+	  "stick keeps times); copy missing ones", NULL },
+	{ "one-file-system", 'x', POPT_ARG_NONE, &raw.one_file_system, 0,
+	  "copy a directory on another filesystem than its SOURCE empty", NULL },
 	{ "no-clobber", 'n', POPT_ARG_NONE, NULL, OPT_NO_CLOBBER,
 	  "keep existing files (the last of -n and -f counts)", NULL },
 	{ "force", 'f', POPT_ARG_NONE, NULL, OPT_FORCE,
@@ -456,6 +462,8 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 	o->dereference = raw.dereference;
 	o->target_directory = raw.n_target_dirs > 0;
 	o->no_target_directory = raw.no_target_dir;
+	o->update = raw.update;
+	o->one_file_system = raw.one_file_system;
 	o->dry_run = raw.dry_run;
 	o->rename_invalid = raw.rename_invalid;
 	o->system_disk = raw.system_disk;

@@ -41,6 +41,7 @@
 struct safecp_options {
 	/* cp's operand rules */
 	bool recursive, dereference, target_directory, no_target_directory, no_clobber;
+	bool update, one_file_system; /* -u, -x: as cp */
 	const char *const *sources;
 	size_t n_sources;
 	const char *dest;          /* dests[0] */

@@ -66,6 +66,24 @@ enum safecp_copy_flags {
 					      * same files goes on from (safecp(1), RESUME
 					      * INSIDE A FILE); without it such partials
 					      * are removed as stale temporaries */
+	SAFECP_COPY_KEEP_LINKS = 1 << 15,    /* (0.5.0) cp's --preserve=links: files with
+					      * several names in the tree keep them as one
+					      * file where the destination can (hard links:
+					      * each further name made once the first is
+					      * durable); elsewhere a note, and copies
+					      */
+	SAFECP_COPY_ONE_FILE_SYSTEM = 1 << 16, /* (0.5.0) -x: a directory on another
+						* filesystem than its source operand's
+						* is copied empty */
+	SAFECP_COPY_UPDATE = 1 << 17,        /* (0.5.0) -u: an existing file is replaced
+					      * only when older than its source, as the
+					      * destination keeps times */
+	SAFECP_COPY_DEREFERENCE_OPERANDS = 1 << 18, /* (0.5.0) -H: a symbolic link named as
+						     * a source is followed, also with
+						     * RECURSIVE (links below are not) */
+	SAFECP_COPY_NO_DEREFERENCE = 1 << 19, /* (0.5.0) -P: a symbolic link named as a
+					       * source is copied as a link, also
+					       * without RECURSIVE */
 };
 
 /* A copy with these flags: 0, or -errno (-EINVAL: a flag this library
@@ -252,6 +270,10 @@ enum safecp_note_kind {
 	SAFECP_NOTE_PARTIAL_DISCARDED,   /* (0.3.0) path, entry, why: a stopped copy's
 					  * partial that cannot be resumed; the file
 					  * is copied whole */
+	SAFECP_NOTE_LINKS_COPIED,        /* (0.5.0) path (the destination root), count:
+					  * KEEP_LINKS, but the filesystem holds no hard
+					  * links: count names are copied as files of
+					  * their own */
 };
 
 struct safecp_note {

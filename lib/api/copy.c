@@ -10,7 +10,7 @@
 
 #include "api/copy_internal.h"
 
-#define KNOWN_FLAGS ((1u << 15) - 1)
+#define KNOWN_FLAGS ((1u << 20) - 1)
 
 int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 {
@@ -21,6 +21,11 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 			.target_directory = flags & SAFECP_COPY_TARGET_DIRECTORY,
 			.no_target_directory = flags & SAFECP_COPY_NO_TARGET_DIRECTORY,
 			.no_clobber = flags & SAFECP_COPY_NO_CLOBBER,
+			.keep_links = flags & SAFECP_COPY_KEEP_LINKS,
+			.one_file_system = flags & SAFECP_COPY_ONE_FILE_SYSTEM,
+			.update = flags & SAFECP_COPY_UPDATE,
+			.follow_operands = flags & SAFECP_COPY_DEREFERENCE_OPERANDS,
+			.no_dereference = flags & SAFECP_COPY_NO_DEREFERENCE,
 		},
 		.strategy = STRATEGY_AUTO,
 		.keep_times = flags & SAFECP_COPY_KEEP_TIMES,

@@ -67,7 +67,7 @@ static int copy_entry(struct engine *g, size_t idx)
 	case PLAN_SYMLINK:
 		return copy_symlink(g, idx);
 	case PLAN_FILE:
-		return copy_file(g, idx);
+		return e->linked ? copy_link(g, idx) : copy_file(g, idx);
 	default:
 		return 0;
 	}
@@ -263,7 +263,8 @@ static int run_entries(struct engine *g)
 		if (r >= 0 && batch_due(g))
 			r = batch_commit(g);
 	}
-	if (r >= 0)
+	/* a commit may leave hard links it made linkable in a new batch */
+	while (r >= 0 && g->batch.n > 0)
 		r = batch_commit(g);
 	return r;
 }
@@ -281,6 +282,8 @@ static void engine_done(struct engine *g)
 	free(g->batch.items);
 	free(g->done_dirs);
 	free(g->made);
+	free(g->leaders);
+	copy_links_drop(g);
 	verify_free(g->verify);
 	file_mover_done(&g->mover);
 }

@@ -338,7 +338,7 @@ int batch_commit(struct engine *g)
 	if (r < 0)
 		return r; /* batch_abort removes what was not renamed */
 	reset(b);
-	return 0;
+	return g->n_deferred ? copy_links_deferred(g) : 0;
 }
 
 void batch_abort(struct engine *g, int why)

@@ -28,7 +28,7 @@ enum stream_end {
 	STREAM_REREAD_DIFFERS, /* a second read of it gave other bytes (verify_source) */
 };
 
-static int start_item(struct engine *g, size_t idx, struct batch_item *it)
+int copy_item_start(struct engine *g, size_t idx, struct batch_item *it)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
 	int fd;
@@ -249,7 +249,7 @@ static void fail_item(struct engine *g, struct batch_item *it, enum copy_step st
 
 /* Opening it failed: the copy stops, or it is dropped and its chunks
  * must not reach the next file. */
-static int open_failed(struct engine *g, struct batch_item *it, int err)
+int copy_item_open_failed(struct engine *g, struct batch_item *it, int err)
 {
 	const struct plan_entry *e = &g->plan->entries[it->entry];
 	char dst[PATH_MAX];
@@ -260,7 +260,7 @@ static int open_failed(struct engine *g, struct batch_item *it, int err)
 		return err;
 	}
 	plan_dst_path(g->plan, it->entry, dst);
-	if (e->source->type != PLAN_FILE) {
+	if (e->source->type != PLAN_FILE || e->linked) { /* no chunks come for it */
 		fail_item(g, it, COPY_STEP_CREATE, err, dst);
 		return 0;
 	}
@@ -299,14 +299,14 @@ int copy_file(struct engine *g, size_t idx)
 	/* a file larger than a window bounds itself: commit the batch first */
 	if ((uint64_t)e->source->size > g->o->wplan->window && (r = batch_commit(g)) < 0)
 		return r;
-	r = start_item(g, idx, &it);
+	r = copy_item_start(g, idx, &it);
 	if (r == 0 && g->verify)
 		r = verify_file_start(&it.vf);
 	if (r == 0)
 		r = open_file(g, &it, &how);
 	it.vf.from = it.from; /* the kept part was read back before the copy */
 	if (r < 0)
-		return open_failed(g, &it, r);
+		return copy_item_open_failed(g, &it, r);
 	r = stream_file(g, &it, &src_err);
 	if (r > STREAM_WHOLE)
 		return source_failed(g, &it, (enum stream_end)r, src_err);
@@ -327,9 +327,9 @@ int copy_symlink(struct engine *g, size_t idx)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
 	struct batch_item it;
-	int r = start_item(g, idx, &it);
+	int r = copy_item_start(g, idx, &it);
 
 	if (r == 0)
 		r = dest_file_symlink(&g->files, &it.file, source_link(e->source));
-	return r < 0 ? open_failed(g, &it, r) : batch_add(g, &it);
+	return r < 0 ? copy_item_open_failed(g, &it, r) : batch_add(g, &it);
 }

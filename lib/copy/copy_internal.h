@@ -110,7 +110,25 @@ struct engine {
 	size_t failed;
 	struct verify *verify;    /* --verify; NULL: none */
 	struct file_mover mover;  /* lent chunks: the source's pages to the files */
+	/* --preserve=links: the copies of link groups' leaders under their
+	 * names, in entry order (copy_publish.c), for their followers */
+	struct copied_inode *leaders;
+	size_t n_leaders, cap_leaders;
+	/* followers whose leader was in the open batch: linked after its
+	 * commit, each with a dup of its directory's fd (copy_file.c) */
+	struct batch_dir *deferred;
+	size_t n_deferred, cap_deferred;
 };
+
+/* A leader's copy: what its followers' links must lead to. */
+struct copied_inode {
+	size_t idx;
+	dev_t dev;
+	ino_t ino;
+};
+
+/* The copy of leader idx under its name here, or NULL (not copied). */
+const struct copied_inode *copy_leader_copied(const struct engine *g, size_t idx);
 
 static inline bool copy_cancelled(const struct engine *g)
 {
@@ -184,6 +202,17 @@ int copy_leave_dirs(struct engine *g, size_t idx);
  * the batch.  0, or -errno when the copy stops. */
 int copy_file(struct engine *g, size_t idx);
 int copy_symlink(struct engine *g, size_t idx);
+int copy_link(struct engine *g, size_t idx);
+/* copy_file.c: an item for entry idx in its directory (nothing made yet);
+ * one whose making failed: the copy stops (a fatal err) or it is
+ * dropped, reported, and its chunks drained.  0 or -errno. */
+int copy_item_start(struct engine *g, size_t idx, struct batch_item *it);
+int copy_item_open_failed(struct engine *g, struct batch_item *it, int err);
+/* After a commit: the followers it made linkable join the new batch.
+ * 0 or -errno (the copy stops). */
+int copy_links_deferred(struct engine *g);
+/* Close what is still deferred (a copy that stops). */
+void copy_links_drop(struct engine *g);
 /* Take what the reader has of entry idx and will not be written; 0 or
  * -ECANCELED. */
 int copy_drain(struct engine *g, size_t idx);

@@ -19,6 +19,7 @@
 #include "copy/copy_internal.h"
 #include "io/writer.h"
 #include "base/cleanup.h"
+#include "base/grow.h"
 #include "util/debug.h"
 #include "copy/hook_paths.h"
 
@@ -30,6 +31,9 @@ void publish_attrs(struct engine *g, struct batch_item *it)
 	int fd = it->file.w ? writer_fd(it->file.w) : -1;
 	char dst[PATH_MAX];
 	int r = 0;
+
+	if (e->linked)
+		return; /* its leader's inode: set when the leader was named */
 
 	if (g->o->keep_times) {
 		r = fd >= 0 ? futimens(fd, times)
@@ -98,8 +102,42 @@ static bool name_clash(struct engine *g, struct batch_item *it)
 	return true;
 }
 
+const struct copied_inode *copy_leader_copied(const struct engine *g, size_t idx)
+{
+	size_t lo = 0, hi = g->n_leaders;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->leaders[mid].idx == idx)
+			return &g->leaders[mid];
+		if (g->leaders[mid].idx < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* A file that may lead a link group: its copy's inode, for the followers
+ * to check their links against (in entry order: items are named so). */
+static void note_leader(struct engine *g, const struct batch_item *it)
+{
+	const struct source_entry *s = g->plan->entries[it->entry].source;
+	struct stat st;
+
+	if (!g->plan->tree->n_links || !(s->flags & SOURCE_NLINK) || (s->flags & SOURCE_FOLLOWER) ||
+	    fstatat(it->file.dirfd, it->file.name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (GROW(g->leaders, g->cap_leaders, g->n_leaders + 1, 64) < 0)
+		return; /* its followers then fail: reported, not lost */
+	g->leaders[g->n_leaders++] = (struct copied_inode){ .idx = it->entry, .dev = st.st_dev,
+							     .ino = st.st_ino };
+}
+
 void publish_done(struct engine *g, const struct batch_item *it)
 {
+	note_leader(g, it);
 	verify_named(g->verify, &it->vf, it->entry, it->size);
 	atomic_fetch_add(&g->stats->files_done, 1);
 	g->published[it->entry] = true;

@@ -153,6 +153,37 @@ int dest_file_symlink(struct dest_files *fs, struct dest_file *f, const char *ta
 	return make_named(fs, f, make_symlink, target);
 }
 
+struct hard_link {
+	const char *target;
+	dev_t dev;
+	ino_t ino;
+};
+
+/* The link is made by path (the leader's copy is already named and may
+ * be anywhere in the destination), so what it leads to is checked after:
+ * a directory on the way swapped for a symlink would have linked another
+ * file, which is unlinked again. */
+static int make_hard_link(struct dest_file *f, const void *arg)
+{
+	const struct hard_link *l = arg;
+	struct stat st;
+
+	if (linkat(AT_FDCWD, l->target, f->dirfd, f->tmp, 0) < 0)
+		return -errno;
+	if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_dev == l->dev && st.st_ino == l->ino)
+		return 0;
+	unlinkat(f->dirfd, f->tmp, 0);
+	return -ESTALE;
+}
+
+int dest_file_hard_link(struct dest_files *fs, struct dest_file *f, const char *target, dev_t dev,
+			ino_t ino)
+{
+	return make_named(fs, f, make_hard_link,
+			  &(struct hard_link){ .target = target, .dev = dev, .ino = ino });
+}
+
 static int make_regular(struct dest_file *f, const void *mode)
 {
 	int fd = openat(f->dirfd, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,

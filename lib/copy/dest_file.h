@@ -135,6 +135,13 @@ uint64_t dest_file_stop(struct dest_file *f);
 /* f as a symlink to target, under a temporary name.  0 or -errno. */
 int dest_file_symlink(struct dest_files *fs, struct dest_file *f, const char *target);
 
+/* f as another name of the file at path target (the copy of a hard
+ * link's first name, durable already), under a temporary name: -ESTALE
+ * when what the path led to is not the file (dev, ino) said.  0 or
+ * -errno. */
+int dest_file_hard_link(struct dest_files *fs, struct dest_file *f, const char *target, dev_t dev,
+			ino_t ino);
+
 /* f as a new regular file of mode (less the umask) under a temporary
  * name, for the caller to write: the fd (the caller's to close before
  * dest_file_publish) or -errno. */

@@ -111,6 +111,26 @@ static int digest_source(const struct source_entry *s, checksum_set algs, void *
 	return fd < 0 ? fd : digest_fd(fd, (off_t)s->size, algs, buf, ret);
 }
 
+static bool newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+void plan_keep_newer(struct plan *p, uint32_t step_ns)
+{
+	for (size_t i = 0; i < p->n_entries; i++) {
+		struct plan_entry *e = &p->entries[i];
+		const struct timespec *dst = &plan_existing_of(p, e)->dst_mtim;
+		struct timespec src = source_mtim(e->source);
+
+		if (e->dst_exists && !e->skip_existing && e->source->type != PLAN_DIR &&
+		    e->source->type != PLAN_SKIP &&
+		    (identical_mtime(&src, dst, step_ns) || newer(dst, &src)))
+			e->skip_existing = true;
+	}
+	plan_count(p);
+}
+
 /* A judgement's scratch: the read buffers, made on first use, and the
  * source's digests of the file being judged (src.algs 0: not read). */
 struct judge {

@@ -114,6 +114,12 @@ struct identical_options {
  * hour's difference, the file is copied again). */
 bool identical_mtime(const struct timespec *src, const struct timespec *dst, uint32_t step_ns);
 
+/* -u (cp's --update): an existing file or symlink whose mtime is not older
+ * than its source's, as the destination keeps times (the same within a
+ * step of step_ns: identical_mtime(), or newer), is left alone (kept, as
+ * -n keeps); the totals are counted again. */
+void plan_keep_newer(struct plan *p, uint32_t step_ns);
+
 /* Mark p's identical files (see the file comment) and recount its totals.
  * Returns 0, or -ENOMEM. */
 int plan_skip_identical(struct plan *p, const struct identical_options *o);

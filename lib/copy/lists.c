@@ -37,6 +37,11 @@ static const char *digest_of(const struct copy_lists *l, const struct copy_lists
 			     bool *unknown)
 {
 	const char *digest = file_sums_text(l->sums, idx, list->alg);
+	size_t leader = source_leader(d->plans[0]->tree, idx);
+
+	/* a hard link's further name was not read: its first name's */
+	if (!digest && leader != PLAN_TOP)
+		digest = file_sums_text(l->sums, leader, list->alg);
 
 	if (published_on(d, list->holder, idx))
 		return digest;

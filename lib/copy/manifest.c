@@ -97,6 +97,11 @@ static int add_entry(struct mhl_generation *g, const struct manifest_input *in, 
 	for (size_t i = 0; i < N_FORMATS; i++) {
 		const char *v = file_sums_text(in->sums, idx, FORMATS[i].alg);
 
+		/* a hard link's further name was not read: its first name's */
+		if (!v && e->linked)
+			v = file_sums_text(in->sums, source_leader(in->plan->tree, idx),
+					   FORMATS[i].alg);
+
 		if (v)
 			h[n++] = (struct mhl_hash){
 				FORMATS[i].format, v,

@@ -415,6 +415,8 @@ static int walk_tree(struct plan_builder *b, const struct source *s, size_t n)
 		if (r >= 0 && s[i].e.type == PLAN_DIR)
 			r = source_walk(t, idx, b->problem, plan_add_child, b);
 	}
+	if (r >= 0 && b->opts->keep_links)
+		r = source_tree_link_groups(t);
 	return r;
 }
 

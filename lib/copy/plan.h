@@ -94,6 +94,8 @@ struct plan_entry {
 	 * be read): copied again, not left alone */
 	bool read_back_differs : 1;
 	bool dst_named : 1; /* its name (and a top entry's path) is plan.names' */
+	bool linked : 1;    /* a follower (source_links.c) made a name of its
+			     * leader's copy here, not written (plan_links_here()) */
 };
 
 /* A destination name that is not the source's: each top entry's (with
@@ -120,7 +122,9 @@ struct plan {
 	uint64_t apparent_bytes; /* the same files' sizes, holes included */
 	bool holes;             /* its files get the source's holes (--sparse not
 				 * never, and the filesystem keeps holes) */
-	size_t n_files;         /* regular files to write (kept ones excluded) */
+	size_t n_files;         /* regular files to write (kept ones excluded;
+				 * linked ones included, with no bytes) */
+	size_t n_linked;        /* of them, names linked to another's copy */
 	size_t n_symlinks;      /* symlinks to create (kept ones excluded) */
 	size_t n_existing_kept; /* -n: files and symlinks left alone */
 	size_t n_identical;     /* files left alone as identical (identical.h) */
@@ -234,6 +238,13 @@ int fs_space_read(const char *dir, const struct fs_traits *traits, struct fs_spa
 #define PLAN_BATCH_BYTES (256ULL << 20)
 #define PLAN_BATCH_FILES 1000
 #define PLAN_BATCH_BIG (64ULL << 20)
+
+/* --preserve=links: each follower of the tree (source_links.c) whose
+ * leader this destination writes, and which is not left alone itself,
+ * becomes a name of the leader's copy (linked), where the filesystem
+ * holds hard links (fs_links); else it is copied as a file of its own.
+ * After the identical files are judged; the totals are counted again. */
+void plan_links_here(struct plan *p, bool fs_links);
 
 /* Bytes the plan will occupy at its peak: each file rounded up to the
  * cluster, a cluster per new directory and per symlink, on FAT and exfat

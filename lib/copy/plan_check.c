@@ -207,6 +207,8 @@ uint64_t plan_space_needed(const struct plan *p, const struct fs_space *fs)
 			meta += cl; /* a new directory, a symlink */
 			continue;
 		}
+		if (e->linked)
+			continue; /* another name of a file counted once: its entry only */
 		n = round_up_u64(plan_file_bytes(p, i), cl);
 		f = round_up_u64(plan_existing_of(p, e)->dst_freed, cl);
 		growth += n > f ? n - f : 0;

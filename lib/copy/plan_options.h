@@ -16,15 +16,31 @@ enum sparse_mode {
 struct plan_options {
 	bool recursive;        /* -r */
 	bool follow_symlinks;  /* -L (without -r, command-line symlinks are always followed) */
+	bool follow_operands;  /* -H: command-line symlinks are followed, with -r too */
+	bool no_dereference;   /* -P: command-line symlinks are copied as links, without
+				* -r too (cp's -P; -L wins where both are given last) */
 	bool target_directory; /* -t DIR: dest is a directory, must exist */
 	bool no_target_directory; /* -T: dest is never treated as a directory */
 	bool no_clobber;       /* -n */
 	enum sparse_mode sparse; /* --sparse */
+	bool keep_links;       /* --preserve=links: a file with several names in the
+				* tree keeps them as one file (source_links.c) */
+	bool one_file_system;  /* -x: a directory on another filesystem than its
+				* operand's is copied empty (source_walk.c) */
+	bool update;           /* -u: an existing file is replaced only when it is
+				* older than the source (plan_keep_newer()) */
 	const char *beneath;   /* or NULL: the root DEST must be written under
 				* and reached from without a link, ".." or
 				* mount on the way (util/beneath.h); the engine
 				* opens DEST's directory the same way.  Must
 				* outlive the plan (an argv string) */
 };
+
+/* Is a symlink named on the command line followed?  cp: with -L or -H;
+ * without -r unless -P. */
+static inline bool plan_follows_operands(const struct plan_options *o)
+{
+	return o->follow_symlinks || o->follow_operands || (!o->recursive && !o->no_dereference);
+}
 
 #endif

@@ -152,9 +152,21 @@ void plan_link_sources(struct plan *p)
 		p->entries[i].source = &p->tree->entries[i];
 }
 
+void plan_links_here(struct plan *p, bool fs_links)
+{
+	for (size_t i = 0; i < p->n_entries; i++) {
+		struct plan_entry *e = &p->entries[i];
+		size_t leader = source_leader(p->tree, i);
+
+		e->linked = fs_links && leader != PLAN_TOP && !e->skip_existing &&
+			    !p->entries[leader].skip_existing;
+	}
+	plan_count(p);
+}
+
 void plan_count(struct plan *p)
 {
-	p->n_existing_kept = p->n_symlinks = p->n_files = p->n_identical = 0;
+	p->n_existing_kept = p->n_symlinks = p->n_files = p->n_identical = p->n_linked = 0;
 	p->total_bytes = p->apparent_bytes = p->identical_bytes = 0;
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct plan_entry *e = &p->entries[i];
@@ -171,8 +183,9 @@ void plan_count(struct plan *p)
 			p->n_symlinks++;
 		else {
 			p->n_files++;
-			p->total_bytes += plan_file_bytes(p, i);
-			p->apparent_bytes += s->size;
+			p->n_linked += e->linked;
+			p->total_bytes += e->linked ? 0 : plan_file_bytes(p, i);
+			p->apparent_bytes += e->linked ? 0 : s->size;
 		}
 	}
 }

@@ -63,7 +63,7 @@ bool reader_wants(const struct plan *p, size_t idx)
 {
 	const struct plan_entry *e = &p->entries[idx];
 
-	return e->source->type == PLAN_FILE && !e->skip_existing;
+	return e->source->type == PLAN_FILE && !e->skip_existing && !e->linked;
 }
 
 /* DONTNEED skips a large folio that is not wholly inside the range, and

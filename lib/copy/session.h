@@ -117,6 +117,8 @@ enum copy_finding_kind {
 				    * from the device and are written again) */
 	COPY_NOTE_PARTIAL_DISCARDED, /* dest, entry, resume: a stopped copy's partial
 				      * that cannot be resumed; the file is copied whole */
+	COPY_NOTE_LINKS_COPIED,    /* dest, count: keep_links, but the filesystem holds
+				    * no hard links: count names copied as files */
 };
 
 struct copy_finding {

@@ -109,6 +109,22 @@ static int identical_judge(struct copy_session *s, size_t i, int *err)
 	return r;
 }
 
+/* --preserve=links: which names become links here (after the identical
+ * files are judged: a leader left alone is not written); a filesystem
+ * without hard links copies them all, with a note. */
+static int links_here(struct copy_session *s, size_t i)
+{
+	struct copy_prepared *d = &s->prep[i];
+	bool fs_links = fs_traits_of(d->target)->hard_links;
+
+	plan_links_here(d->plan, fs_links);
+	if (fs_links || d->plan->tree->n_links == 0)
+		return 0;
+	return session_find(s, &(struct copy_finding){ .kind = COPY_NOTE_LINKS_COPIED, .dest = i,
+						      .count = d->plan->tree->n_links },
+			    d->plan->dest_root);
+}
+
 /* Space and file size limits (deferred), then how to write. */
 static int space_and_strategy(struct copy_session *s, size_t i, enum copy_prepare_stage *stage)
 {
@@ -169,5 +185,9 @@ int session_prepare_dest(struct copy_session *s, size_t i, enum copy_prepare_sta
 		return r;
 	if (err < 0)
 		return err;
+	if (s->o.plan.update) /* -u: as the destination keeps times */
+		plan_keep_newer(d->plan, fs_traits_of(d->target)->mtime_step_ns);
+	if (s->o.plan.keep_links && (r = links_here(s, i)) < 0)
+		return r;
 	return space_and_strategy(s, i, stage);
 }

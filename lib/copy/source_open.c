@@ -83,7 +83,7 @@ static bool is_entry(const struct stat *st, const struct source_entry *e)
 int source_open(const struct source_tree *t, const struct source_entry *e, int dfd,
 		int *ret_fd)
 {
-	bool follow = !e->up ? t->follow_symlinks || !t->recursive : t->follow_symlinks;
+	bool follow = !e->up ? t->follow_operands : t->follow_symlinks;
 	struct stat st;
 	int fd;
 
@@ -131,6 +131,7 @@ int source_enter_dir(const struct source_tree *t, struct dirstack *dirs, size_t 
 	dfd = parent_fd(t, dirs, e);
 	if (dfd < 0 && dfd != AT_FDCWD)
 		return dfd;
-	fd = dirstack_open_checked(dfd, source_open_name(e), t->follow_symlinks, e->dev, e->ino);
+	fd = dirstack_open_checked(dfd, source_open_name(e),
+				   !e->up ? t->follow_operands : t->follow_symlinks, e->dev, e->ino);
 	return fd < 0 ? fd : dirstack_push(dirs, idx, source_name(e), fd);
 }

@@ -23,6 +23,8 @@ struct source_tree *source_tree_new(const struct plan_options *o)
 		return NULL;
 	t->recursive = o->recursive;
 	t->follow_symlinks = o->follow_symlinks;
+	t->one_file_system = o->one_file_system;
+	t->follow_operands = plan_follows_operands(o);
 	t->refs = 1;
 	return t;
 }
@@ -32,6 +34,7 @@ void source_tree_unref(struct source_tree *t)
 	if (!t || --t->refs > 0)
 		return;
 	arena_free(&t->names);
+	free(t->links);
 	free(t->entries);
 	free(t->holes);
 	free(t);
@@ -51,7 +54,7 @@ enum plan_entry_type plan_type_of(mode_t mode)
 int source_examine(const struct plan_options *o, const char *arg, struct source_found *f,
 		   struct plan_problem *pr)
 {
-	bool follow = o->follow_symlinks || !o->recursive;
+	bool follow = plan_follows_operands(o);
 	int r = follow ? stat(arg, &f->st) : lstat(arg, &f->st);
 	char link[PATH_MAX];
 	ssize_t n;
@@ -141,6 +144,8 @@ int source_tree_add(struct source_tree *t, const struct source_found *f, size_t 
 	keep_stat(n, &f->st);
 	n->up = f->parent == PLAN_TOP ? 0 : (uint32_t)(idx - f->parent);
 	n->flags = f->link_target ? SOURCE_LINK : 0;
+	if (f->type == PLAN_FILE && f->st.st_nlink > 1)
+		n->flags |= SOURCE_NLINK;
 	n->strings = store_strings(t, f);
 	if (!n->strings)
 		return -ENOMEM;

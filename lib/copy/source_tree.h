@@ -64,16 +64,25 @@ struct source_entry {
 	uint8_t flags;        /* SOURCE_* */
 };
 
-#define SOURCE_LINK 0x01 /* strings hold a symlink's target */
-#define SOURCE_HOLES 0x02 /* a regular file with at least a block fewer
-			   * allocated than its size: it may have holes, and
-			   * the tree's holes list has its allocated bytes */
+#define SOURCE_LINK 0x01     /* strings hold a symlink's target */
+#define SOURCE_HOLES 0x02    /* a regular file with at least a block fewer
+			      * allocated than its size: it may have holes, and
+			      * the tree's holes list has its allocated bytes */
+#define SOURCE_NLINK 0x04    /* a regular file with more than one name (st_nlink > 1) */
+#define SOURCE_FOLLOWER 0x08 /* source_tree_link_groups(): another entry of the tree
+			      * is the same file, earlier (tree.links says which) */
 
 /* The allocated bytes of a SOURCE_HOLES entry, kept aside: few files
  * are sparse, and an entry has no room left (80 bytes). */
 struct source_holes {
 	size_t idx;
 	uint64_t data;  /* st_blocks * 512, at most its size */
+};
+
+/* A file the tree holds under several names: entry idx is the same file
+ * (st_dev, st_ino) as the earlier entry leader, the group's first. */
+struct source_link {
+	uint32_t idx, leader;
 };
 
 /* What an operand's examination or a walk found, before it joins the
@@ -95,11 +104,15 @@ struct source_tree {
 	size_t n_skipped;       /* PLAN_SKIP entries */
 	bool recursive;         /* walked with -r: symlink operands are entries */
 	bool follow_symlinks;   /* walked with -L: symlinks below were followed */
+	bool one_file_system;   /* walked with -x: not into other filesystems */
+	bool follow_operands;   /* the operands were followed (plan_follows_operands()) */
 	size_t cap;             /* allocated entries (while it is built) */
 	unsigned refs;          /* plans holding it (see the file comment) */
 	struct arena names;     /* every entry's strings */
 	struct source_holes *holes; /* SOURCE_HOLES entries, by index */
 	size_t n_holes, cap_holes;
+	struct source_link *links; /* SOURCE_FOLLOWER entries, by idx (link groups) */
+	size_t n_links;
 };
 
 /* Building a tree (plan_build(), pack_tree_build()). */
@@ -184,6 +197,17 @@ static inline struct timespec source_atim(const struct source_entry *e)
 
 /* The stat the entry keeps (the rest zero): for an archive's header. */
 void source_entry_stat(const struct source_entry *e, struct stat *ret);
+
+/* source_links.c.  Group the tree's files that are one file under several
+ * names (SOURCE_NLINK entries of one st_dev and st_ino): each group's
+ * first entry leads, the others become SOURCE_FOLLOWER with tree.links
+ * naming their leader.  Once, when the tree is complete (before plans
+ * point into it).  0 or -ENOMEM. */
+int source_tree_link_groups(struct source_tree *t);
+
+/* The leader of follower idx (source_tree_link_groups()), or PLAN_TOP
+ * for an entry that is no follower. */
+size_t source_leader(const struct source_tree *t, size_t idx);
 
 /* source_walk.c.  Walk the directory entry idx of t (already added) and
  * append everything below it; added(ctx, i) (may be NULL) is called for

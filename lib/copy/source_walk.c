@@ -21,6 +21,10 @@
  * so a copy never silently leaves out part of a tree; this also catches
  * bind-mount loops without -L.
  *
+ * With -x (tree.one_file_system) a directory on another device than the
+ * operand's is an entry, but not walked: cp -x makes the mount point and
+ * leaves it empty.
+ *
  * Each entry is handed to the caller as soon as it is added (plan.c
  * classifies it against the first destination then), so refusals come
  * in the order cp would meet them, one file at a time. */
@@ -53,6 +57,7 @@ struct frame {
 
 struct walk {
 	struct source_tree *t;
+	dev_t root_dev;     /* -x: the operand's filesystem */
 	struct plan_problem *pr;
 	source_added_fn added;
 	void *ctx;
@@ -193,7 +198,8 @@ static int walk_push(struct walk *w, int fd, size_t idx)
 /* The frame's fd, reopened by path if it was closed for depth. */
 static int frame_fd(struct walk *w, struct frame *f)
 {
-	int nofollow = w->t->follow_symlinks ? 0 : O_NOFOLLOW;
+	bool top = !w->t->entries[f->idx].up;
+	int nofollow = (top ? w->t->follow_operands : w->t->follow_symlinks) ? 0 : O_NOFOLLOW;
 	char path[PATH_MAX];
 	struct stat st;
 
@@ -260,6 +266,8 @@ static int walk_visit(struct walk *w, struct frame *f, int fd, const char *name)
 		r = w->added(w->ctx, idx);
 	if (r < 0 || e.type != PLAN_DIR)
 		return r;
+	if (w->t->one_file_system && e.st.st_dev != w->root_dev)
+		return 0; /* -x: the mount point is copied, empty, as cp -x does */
 	cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow);
 	if (cfd < 0)
 		return refuse_child(w, f, name, PLAN_SOURCE_UNREADABLE, errno);
@@ -269,7 +277,8 @@ static int walk_visit(struct walk *w, struct frame *f, int fd, const char *name)
 int source_walk(struct source_tree *t, size_t idx, struct plan_problem *pr,
 		source_added_fn added, void *ctx)
 {
-	struct walk w = { .t = t, .pr = pr, .added = added, .ctx = ctx };
+	struct walk w = { .t = t, .pr = pr, .added = added, .ctx = ctx,
+			  .root_dev = t->entries[idx].dev };
 	int fd, r;
 
 	w.dents = malloc(DENTS_SIZE);

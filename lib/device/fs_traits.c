@@ -86,8 +86,9 @@ enum row {
 /* A kernel filesystem on a block device that keeps POSIX metadata. */
 #define POSIX_BLOCK(name, journal) \
 	{ .id = name, .on_block = true, .journaled = journal, .tmpfile = true, \
-	  .stores_modes = true, .stores_symlinks = true, .mtime_step_ns = NSEC, \
-	  .holes = true, .name_case = FS_CASE_SENSITIVE, .names = NAME_FS_POSIX, \
+	  .stores_modes = true, .stores_symlinks = true, .hard_links = true, \
+	  .mtime_step_ns = NSEC, .holes = true, .name_case = FS_CASE_SENSITIVE, \
+	  .names = NAME_FS_POSIX, \
 	  .write = FS_WRITE_BY_DIO }
 
 /* A FUSE daemon on a block device: fsync per file, no O_TMPFILE, no modes,
@@ -120,6 +121,7 @@ static const struct fs_traits rows[N_ROWS] = {
 	 * before the table, which knew it only by its names */
 	[ROW_NTFS3] = {
 		.id = "ntfs3", .on_block = true, .stores_modes = true, .stores_symlinks = true,
+		.hard_links = true,
 		.mtime_step_ns = 100 * NSEC, .name_case = FS_CASE_INSENSITIVE,
 		.names = NAME_FS_NTFS, .write = FS_WRITE_BY_DIO,
 	},
@@ -140,6 +142,7 @@ static const struct fs_traits rows[N_ROWS] = {
 	 * (measured: 1 MiB at 20 MiB of a 64 MiB file, 2048 blocks) */
 	[ROW_NTFS_3G] = {
 		FUSEBLK_DAEMON("ntfs-3g"), .volume_fsync = true, .mtime_step_ns = 100 * NSEC,
+		.hard_links = true,
 		.names = NAME_FS_NTFS, .holes = true,
 	},
 	/* blkid could not say (no root): any of the three above, so what is
@@ -164,7 +167,7 @@ static const struct fs_traits rows[N_ROWS] = {
 	},
 	[ROW_TMPFS] = {
 		.id = "tmpfs", .tmpfile = true, .stores_modes = true, .stores_symlinks = true,
-		.holes = true,
+		.holes = true, .hard_links = true,
 		.mtime_step_ns = NSEC, .names = NAME_FS_POSIX, .write = FS_WRITE_BY_DIO,
 	},
 	/* nfs, overlay, cifs...: what the server or the lower layer keeps */

@@ -57,6 +57,7 @@ struct fs_traits {
 				* back when it fails) */
 	bool stores_modes;
 	bool stores_symlinks;
+	bool hard_links;       /* one file may have several names (link(2)) */
 	bool volume_fsync;     /* any fsync flushes the whole volume (exfat-fuse, ntfs-3g) */
 	bool fsync_noop;       /* the daemon answers FSYNC with success and writes
 				* nothing (fusefat): its writes wait in the block

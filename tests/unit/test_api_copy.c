@@ -72,11 +72,14 @@ TEST(options_refuse_what_the_library_does_not_know)
 	struct safecp_copy *c = copy_of(0, "src", "d");
 
 	CHECK_INT(safecp_copy_new(1u << 20, &(struct safecp_copy *){ NULL }), -EINVAL);
-	CHECK_INT(safecp_copy_new(1u << 15, &(struct safecp_copy *){ NULL }), -EINVAL);
+	CHECK_INT(safecp_copy_new(1u << 20, &(struct safecp_copy *){ NULL }), -EINVAL);
 	{
 		struct safecp_copy *r = NULL;
 
 		CHECK_INT(safecp_copy_new(SAFECP_COPY_RESUME, &r), 0); /* 0.3.0 */
+		safecp_copy_free(r);
+		r = NULL;
+		CHECK_INT(safecp_copy_new(SAFECP_COPY_KEEP_LINKS, &r), 0); /* 0.5.0 */
 		safecp_copy_free(r);
 	}
 	CHECK_INT(safecp_copy_set_strategy(c, "fast", 0), -EINVAL);
@@ -306,6 +309,115 @@ TEST(events_carry_their_details_and_the_figures_add_up)
 	safecp_copy_free(c);
 }
 
+/* Files with several names in the tree (one of them also named outside
+ * it) keep them as one file with KEEP_LINKS: each group is one inode at
+ * the destination with as many names as the tree gives it, its bytes
+ * counted once; without the flag each name is a file of its own. */
+static ino_t ino_of(const char *rel, nlink_t *nlink)
+{
+	struct stat st;
+
+	if (stat(rel, &st) < 0) {
+		FAIL_AT("no %s", rel);
+		return 0;
+	}
+	*nlink = st.st_nlink;
+	return st.st_ino;
+}
+
+TEST(hard_links_are_kept_as_one_file)
+{
+	struct safecp_copy *c;
+	struct safecp_copy_plan p;
+	nlink_t n1, n2, n3, n4, n5, n6;
+
+	sh("mkdir -p lk/src/a lk/src/b && printf 'one file' > lk/src/a/one && "
+	   "ln lk/src/a/one lk/src/b/two && ln lk/src/a/one lk/src/a/three && "
+	   "printf 'second' > lk/src/solo && ln lk/src/solo lk/src/a/solo2 && "
+	   "printf 'out' > lk/src/b/out && ln lk/src/b/out lk/outside && mkdir lk/d lk/e");
+	/* 1100 pairs side by side: most leaders still in the open batch when
+	 * their followers come, and more than a batch's 1000 files */
+	sh("mkdir lk/src/p && cd lk/src/p && for i in $(seq 1100); do echo $i > $i; ln $i $i.l; done");
+	c = copy_of(SAFECP_COPY_KEEP_LINKS, "lk/src", "lk/d");
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(safecp_copy_plan(c, 0, &p, sizeof(p)), 0);
+	CHECK_U64(p.files, 6 + 2200);
+	CHECK_U64(p.bytes, strlen("one file") + strlen("second") + strlen("out") + 4393);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	CHECK(ino_of("lk/d/src/a/one", &n1) == ino_of("lk/d/src/b/two", &n2));
+	CHECK(ino_of("lk/d/src/a/one", &n1) == ino_of("lk/d/src/a/three", &n3));
+	CHECK_INT(n1, 3);
+	CHECK(ino_of("lk/d/src/solo", &n4) == ino_of("lk/d/src/a/solo2", &n5));
+	CHECK_INT(n4, 2);
+	ino_of("lk/d/src/b/out", &n6);
+	CHECK_INT(n6, 1); /* its other name is not the copy's */
+	sh("cmp lk/d/src/b/two lk/src/a/one && cmp lk/d/src/a/solo2 lk/src/solo");
+	sh("diff -r lk/src/p lk/d/src/p && [ $(find lk/d/src/p -type f -links 2 | wc -l) = 2200 ] && "
+	   "[ $(find lk/d/src/p -type f -printf '%i\\n' | sort -u | wc -l) = 1100 ]");
+
+	c = copy_of(0, "lk/src", "lk/e");
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	CHECK(ino_of("lk/e/src/a/one", &n1) != ino_of("lk/e/src/b/two", &n2));
+	CHECK_INT(n1, 1);
+}
+
+/* UPDATE (-u): an existing copy is replaced only when older than its
+ * source; one as new (to the second, as ext4 keeps times exactly) or
+ * newer is kept, and a missing one is copied. */
+TEST(update_replaces_only_older_copies)
+{
+	struct safecp_copy *c;
+	struct safecp_copy_plan p;
+
+	sh("mkdir -p up/src up/d && printf one > up/src/older && printf two > up/src/newer && "
+	   "printf three > up/src/same && printf four > up/src/missing && cp -a up/src up/d/ && "
+	   "rm up/d/src/missing && printf ONE > up/src/older && printf TWO > up/src/newer && "
+	   "printf THREE > up/src/same && touch -d '2030-01-01 00:00:00' up/src/older && "
+	   "touch -d '2020-01-01 00:00:00' up/src/newer && touch -r up/d/src/same up/src/same");
+	c = copy_of(SAFECP_COPY_UPDATE, "up/src", "up/d");
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(safecp_copy_plan(c, 0, &p, sizeof(p)), 0);
+	CHECK_U64(p.files, 2);
+	CHECK_U64(p.kept, 2);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	sh("[ \"$(cat up/d/src/older)\" = ONE ] && [ \"$(cat up/d/src/newer)\" = two ] && "
+	   "[ \"$(cat up/d/src/same)\" = three ] && [ \"$(cat up/d/src/missing)\" = four ]");
+}
+
+/* Symbolic links named as sources: -H follows one with RECURSIVE (links
+ * below stay links), -P copies one as a link without RECURSIVE, as cp. */
+TEST(operand_links_follow_h_and_p)
+{
+	struct safecp_copy *c = NULL;
+	struct stat st;
+
+	sh("mkdir -p ol/real/sub ol/d ol/e ol/f && printf data > ol/real/file && "
+	   "ln -s file ol/real/inner && ln -s real ol/dirlink && ln -s real/file ol/filelink");
+	c = copy_of(SAFECP_COPY_DEREFERENCE_OPERANDS, "ol/dirlink", "ol/d");
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	CHECK(lstat("ol/d/dirlink", &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK(lstat("ol/d/dirlink/inner", &st) == 0 && S_ISLNK(st.st_mode));
+	c = copy_of(0, "ol/dirlink", "ol/e"); /* -r alone: the link itself */
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	CHECK(lstat("ol/e/dirlink", &st) == 0 && S_ISLNK(st.st_mode));
+	c = NULL;
+	CHECK_INT(safecp_copy_new(SAFECP_COPY_NO_DEREFERENCE | SAFECP_COPY_SYSTEM_DISK, &c), 0);
+	CHECK_INT(safecp_copy_add_source(c, "ol/filelink"), 0);
+	CHECK_INT(safecp_copy_add_dest(c, "ol/f"), 0);
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	CHECK(lstat("ol/f/filelink", &st) == 0 && S_ISLNK(st.st_mode));
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp) || chdir(tmp) < 0)
@@ -317,6 +429,9 @@ int main(void)
 	RUN(unpack_refuses_an_unsafe_entry_or_leaves_it_out);
 	RUN(the_plan_its_entries_target_and_strategy_are_readable);
 	RUN(events_carry_their_details_and_the_figures_add_up);
+	RUN(hard_links_are_kept_as_one_file);
+	RUN(update_replaces_only_older_copies);
+	RUN(operand_links_follow_h_and_p);
 	if (chdir("/") == 0) {
 		char rm[128];
 
