@@ -169,6 +169,9 @@ static void say_refusal(const struct safecp_options *o, const struct refusal *r)
 	case SAFECP_REFUSED_HISTORY_CHAIN:
 		mhl_say(o, r);
 		return;
+	case SAFECP_REFUSED_PRESERVE:
+		preserve_say(o, r->dest, (unsigned)r->need, true);
+		return;
 	default:
 		break;
 	}
@@ -197,6 +200,9 @@ static void say_note(const struct safecp_options *o, const struct safecp_note *n
 	case SAFECP_NOTE_RESUMED:
 	case SAFECP_NOTE_PARTIAL_DISCARDED:
 		resume_say(o, n);
+		break;
+	case SAFECP_NOTE_NOT_KEPT:
+		preserve_say(o, n->dest, (unsigned)n->count, false);
 		break;
 	default:
 		identical_say(o, n);
@@ -288,6 +294,8 @@ static int session_new(struct safecp_options *o)
 	if (r < 0)
 		return r;
 	r = copy_options(o, o->copy);
+	if (r == 0)
+		r = preserve_set(o, o->copy);
 	for (size_t i = 0; r == 0 && i < o->n_sources; i++)
 		r = safecp_copy_add_source(o->copy, o->sources[i]);
 	for (size_t i = 0; r == 0 && i < o->n_dests; i++)

@@ -59,19 +59,12 @@ void finish_dir_popped(void *ctx, size_t idx, int fd)
 }
 
 /* Through the fd the directory was made with: whatever a user renames
- * or plants at its name since, the mode and times go to our directory.
- * The owner is not kept, so neither are setuid, setgid and sticky. */
+ * or plants at its name since, its metadata goes to our directory
+ * (copy_meta.c). */
 static void dir_attrs(struct engine *g, size_t idx, int fd)
 {
-	const struct plan_entry *e = &g->plan->entries[idx];
-	const struct timespec times[2] = { source_atim(e->source), source_mtim(e->source) };
-	mode_t mode = g->o->keep_mode ? e->source->mode & 0777 : 0777 & ~g->umask;
-
 	test_hook_dst("dir-attrs", g->plan, idx);
-	if (g->fs_has_modes && fchmod(fd, mode) < 0)
-		copy_report_dst(g, idx, COPY_STEP_ATTRS, -errno, false);
-	if (g->o->keep_times && futimens(fd, times) < 0)
-		copy_report_dst(g, idx, COPY_STEP_ATTRS, -errno, false);
+	meta_dir(g, idx, fd);
 }
 
 /* A made directory is complete once the walk has left it (popped from

@@ -10,6 +10,8 @@ struct plan_options {
 	bool target_directory; /* -t DIR: dest is a directory, must exist */
 	bool no_target_directory; /* -T: dest is never treated as a directory */
 	bool no_clobber;       /* -n */
+	bool keep_owners;      /* --preserve=ownership: the tree keeps each entry's
+				* owner and group (source_tree.owners) */
 	const char *beneath;   /* or NULL: the root DEST must be written under
 				* and reached from without a link, ".." or
 				* mount on the way (util/beneath.h); the engine
