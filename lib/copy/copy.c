@@ -148,6 +148,7 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	g->fs_has_modes = fs->stores_modes;
 	g->meta_lost = o->meta_noted;
 	g->mode_noted = o->meta_noted & META_MODE;
+	g->meta_merged = o->keep_mode || o->keep_owners || o->keep_xattrs;
 	g->times_after_rename = fs->rename_sets_mtime;
 	/* the daemon's data is in the device's cache: watch it (root only) */
 	g->bdev_fd = read_back_device_open(t);

@@ -44,7 +44,9 @@ void finish_dir_popped(void *ctx, size_t idx, int fd)
 {
 	struct engine *g = ctx;
 
-	if (!g->made[idx] || fd < 0) {
+	/* one merged into gets the source's metadata too when more than the
+	 * times is asked (-p: cp sets it on an existing directory) */
+	if (!(g->made[idx] || g->meta_merged) || fd < 0) {
 		if (fd >= 0)
 			close(fd);
 		else if (g->made[idx]) /* swapped while its fd was closed for depth */

@@ -105,6 +105,7 @@ struct engine {
 	bool mode_noted;
 	unsigned meta_lost; /* META_* not kept here: noted (by the session or once
 			     * by copy_meta.c), not tried again */
+	bool meta_merged;   /* directories merged into get their metadata too */
 	mode_t umask;     /* new files and directories without --preserve mode */
 	struct dest_files files; /* temporary names, what the fs refused */
 	struct batch batch;

@@ -147,6 +147,10 @@ static void keep_mode(struct engine *g, const struct meta_dst *d, bool owned)
 
 	if (!g->fs_has_modes) /* the session noted it when the mode was asked */
 		return;
+	/* a directory merged into keeps its own mode unless the source's is asked */
+	if (!g->o->keep_mode && g->plan->entries[d->idx].source->type == PLAN_DIR &&
+	    !g->made[d->idx])
+		return;
 	r = fchmod(d->fd, mode_of(g, d->idx, owned)) < 0 ? -errno : 0;
 	/* only these say the filesystem keeps no modes (a FUSE daemon's
 	 * refusal); any other failure is this file's */
