@@ -107,6 +107,10 @@ void preserve_validate(struct safecp_options *o)
 		cli_usage_error("cannot preserve security context without an SELinux-enabled "
 				"kernel (safecp keeps no SELinux contexts); leave 'context' out of "
 				"--preserve");
+	/* an archive's entries carry their mode and times; the rest is not read */
+	if (raw.unpack && (o->preserve_required & (SAFECP_ATTR_OWNERSHIP | SAFECP_ATTR_XATTR)))
+		cli_usage_error("--unpack keeps the entries' modes and times: it does not take "
+				"--preserve=ownership or xattr; leave them out");
 	o->keep_times = o->preserve & SAFECP_ATTR_TIMESTAMPS;
 	o->keep_mode = o->preserve & SAFECP_ATTR_MODE;
 }

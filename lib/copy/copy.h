@@ -76,6 +76,8 @@ struct copy_options {
 	bool keep_xattrs;                 /* extended attributes (meta_copy.h) */
 	bool drop_mode;                   /* --no-preserve=mode: a new file gets
 					   * 0666/0777 & ~umask, not the source's bits */
+	bool meta_from_source;            /* the entries are files whose xattrs and ACLs
+					   * can be read (not --unpack's) */
 	unsigned meta_noted;              /* META_* (meta_attrs.h) the session noted
 					   * this filesystem cannot hold: not tried,
 					   * not noted again */

@@ -104,8 +104,10 @@ static bool keep_owner(struct engine *g, const struct meta_dst *d)
 static void keep_xattrs_acl(struct engine *g, const struct meta_dst *d)
 {
 	const struct source_entry *e = g->plan->entries[d->idx].source;
-	bool xattrs = g->o->keep_xattrs && wanted(g, META_XATTR);
-	bool acl = g->o->keep_mode && g->fs_has_modes && wanted(g, META_ACL);
+	/* an archive's entry (--unpack) has no inode to read them from */
+	bool xattrs = g->o->meta_from_source && g->o->keep_xattrs && wanted(g, META_XATTR);
+	bool acl = g->o->meta_from_source && g->o->keep_mode && g->fs_has_modes &&
+		   wanted(g, META_ACL);
 	int src, r;
 
 	if (!xattrs && !acl)

@@ -192,6 +192,7 @@ int copy_session_start(struct copy_session *s)
 				.keep_xattrs = s->o.keep_xattrs,
 				.drop_mode = s->o.drop_mode,
 				.meta_noted = d->meta_lost,
+				.meta_from_source = s->o.mode == COPY_MODE_COPY,
 				.verify = s->o.verify,
 				.verify_source = s->o.verify_source,
 			},

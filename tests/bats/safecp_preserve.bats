@@ -324,3 +324,20 @@ one_note() {
 		assert_no_temporaries "$STICK_MNT"
 	done
 }
+
+@test "--unpack -p keeps the entries' modes and times quietly; --preserve=xattr is refused there" {
+	require_cmd tar
+	stick_up --size 64 --rate 0
+	mkdir -p "$SRC/t"
+	make_file "$SRC/t/a" 100
+	chmod 0640 "$SRC/t/a"
+	touch -m -d '2017-01-02 03:04:05' "$SRC/t/a"
+	tar -C "$SRC" -cf "$BATS_TEST_TMPDIR/t.tar" t
+	run -0 --separate-stderr safecp --unpack -p "$BATS_TEST_TMPDIR/t.tar" "$STICK_MNT"
+	echo "$stderr"
+	[[ -z $stderr ]]
+	[[ $(stat -c '%a %Y' "$STICK_MNT/t/a") == "640 $(stat -c %Y "$SRC/t/a")" ]]
+	run -2 --separate-stderr safecp --unpack --preserve=xattr "$BATS_TEST_TMPDIR/t.tar" "$STICK_MNT/u"
+	[[ $stderr == "safecp: --unpack keeps the entries' modes and times: it does not take --preserve=ownership or xattr; leave them out" ]]
+	[[ ! -e $STICK_MNT/u ]]
+}
