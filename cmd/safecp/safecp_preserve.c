@@ -111,6 +111,10 @@ void preserve_validate(struct safecp_options *o)
 	if (raw.unpack && (o->preserve_required & (SAFECP_ATTR_OWNERSHIP | SAFECP_ATTR_XATTR)))
 		cli_usage_error("--unpack keeps the entries' modes and times: it does not take "
 				"--preserve=ownership or xattr; leave them out");
+	/* an archive is extracted as tar does as root: its entries' own modes,
+	 * not less the umask (as safecp did before issue 29) */
+	if (raw.unpack && !(o->preserve_dropped & SAFECP_ATTR_MODE))
+		o->preserve |= SAFECP_ATTR_MODE;
 	o->keep_times = o->preserve & SAFECP_ATTR_TIMESTAMPS;
 	o->keep_mode = o->preserve & SAFECP_ATTR_MODE;
 }
