@@ -65,8 +65,10 @@ declare -A EXT_RE=(
 	[systemd]='^systemd/'
 	[libxml]='^libxml/'
 	[zlib]='^zlib\.h$'
+	[attr]='^attr/'
+	[acl]='^(acl/libacl|sys/acl)\.h$'
 )
-declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash [libxml]=mhl [systemd]=unmount [libarchive]=archive [zlib]=archive)
+declare -A EXT_OWNER=([libmount]=device [blkid]=device [unistring]=device [xxhash]=hash [nettle]=hash [libxml]=mhl [systemd]=unmount [libarchive]=archive [zlib]=archive [attr]=copy [acl]=copy)
 
 LIB_PARTS=$(printf '%s\n' "${!MAY[@]}" | sort | tr '\n' ' ')
 CMD_PARTS=$(for d in cmd/*/; do d=${d%/}; printf '%s ' "${d#cmd/}"; done)

@@ -189,6 +189,9 @@ bench_method_cmd() {
 		# (sync(2) would also wait for other engineers' throttled sticks).
 		B_CMD=(sh -c 'cp "$@" && sync -f "$DEST" && sync "$DEV"' sh "${r[@]}" "$src" "$dest/") ;;
 	safecp) B_CMD=("$B_SAFECP" --progress=none "${r[@]}" "${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
+	# issue 29: the fullest metadata set safecp keeps (-a but hard links)
+	safecp-preserve) B_CMD=("$B_SAFECP" --progress=none "${r[@]}" -p --preserve=xattr \
+		"${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
 	safecp-*) B_CMD=("$B_SAFECP" --progress=none "${r[@]}" --strategy="${m#safecp-}" \
 		"${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
 	safecp+unpack) # lib/unpack.bash: the tree's tar, extracted

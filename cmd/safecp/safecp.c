@@ -170,6 +170,9 @@ static void say_refusal(const struct safecp_options *o, const struct refusal *r)
 	case SAFECP_REFUSED_HISTORY_CHAIN:
 		mhl_say(o, r);
 		return;
+	case SAFECP_REFUSED_PRESERVE:
+		preserve_say(o, r->dest, (unsigned)r->need, true);
+		return;
 	default:
 		break;
 	}
@@ -204,6 +207,8 @@ static void say_note(const struct safecp_options *o, const struct safecp_note *n
 			msg_note("the filesystem of %s holds no hard links: %" PRIu64 " further %s of "
 				 "files copied as files of their own", quote(n->path), n->count,
 				 n->count == 1 ? "name is" : "names are");
+	case SAFECP_NOTE_NOT_KEPT:
+		preserve_say(o, n->dest, (unsigned)n->count, false);
 		break;
 	default:
 		identical_say(o, n);
@@ -299,6 +304,8 @@ static int session_new(struct safecp_options *o)
 	if (r < 0)
 		return r;
 	r = copy_options(o, o->copy);
+	if (r == 0)
+		r = preserve_set(o, o->copy);
 	for (size_t i = 0; r == 0 && i < o->n_sources; i++)
 		r = safecp_copy_add_source(o->copy, o->sources[i]);
 	for (size_t i = 0; r == 0 && i < o->n_dests; i++)

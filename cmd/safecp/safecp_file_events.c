@@ -154,7 +154,7 @@ static void on_error(struct events *ctx, const struct safecp_entry *e, enum safe
 /* The modes note is a fact about the stick, said once for it: the engine
  * passes the first file it chmod-ed, which read as "something is wrong
  * with IMG_0031.JPG" (issue 25 item 7). */
-static const char *modes_fs_word(const struct safecp_target_facts *t)
+const char *words_fs_kind(const struct safecp_target_facts *t)
 {
 	const char *rules = t ? t->name_rules : NULL;
 
@@ -175,11 +175,11 @@ static void on_note(struct events *ctx, enum safecp_event_note kind, const char 
 	/* --pack: the sources' modes are in the archive; its own is a new file's */
 	if (ev->o->pack && kind == SAFECP_NOTE_NO_MODES)
 		return;
-	if (kind == SAFECP_NOTE_NO_MODES) {
+	if (kind == SAFECP_NOTE_NO_MODES || kind == SAFECP_NOTE_ATTRS_NOT_KEPT) {
 		const struct safecp_target_facts *t = ev->facts;
 
 		path = t && t->mountpoint ? t->mountpoint : ev->o->dests[ev->d];
-		fs = modes_fs_word(t);
+		fs = words_fs_kind(t);
 	}
 	if (ev->o->verbosity >= VERBOSITY_NORMAL) {
 		if (path && fs)

@@ -116,6 +116,30 @@ static void start_resumed(struct jsonev *ev, const struct safecp_copy *c, size_t
 	}
 }
 
+/* -p onto a stick that cannot hold it all (issue 29): "not_kept":
+ * ["ownership", "mode", "xattr", "acl"], what its filesystem does not
+ * store of what was asked; [] when it stores everything asked */
+static void start_not_kept(struct jsonev *ev, const struct safecp_copy *c, size_t d)
+{
+	static const struct { unsigned attr; const char *name; } names[] = {
+		{ SAFECP_ATTR_OWNERSHIP, "ownership" }, { SAFECP_ATTR_MODE, "mode" },
+		{ SAFECP_ATTR_XATTR, "xattr" }, { SAFECP_ATTR_ACL, "acl" },
+	};
+	struct json *j = &ev->json;
+	struct safecp_note n;
+	unsigned lost = 0;
+
+	for (size_t i = 0; safecp_copy_note(c, i, &n, sizeof(n)) == 0; i++)
+		if (n.kind == SAFECP_NOTE_NOT_KEPT && n.dest == d)
+			lost |= (unsigned)n.count;
+	json_key(j, "not_kept");
+	json_array_begin(j);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (lost & names[i].attr)
+			json_string(j, names[i].name);
+	json_array_end(j);
+}
+
 void jsonev_start(struct jsonev *ev, const struct safecp_copy *c, size_t d,
 		  const struct safecp_target_facts *t)
 {
@@ -153,6 +177,7 @@ void jsonev_start(struct jsonev *ev, const struct safecp_copy *c, size_t d,
 	json_kv_u64(j, "space_free", p.space_free);
 	start_renamed(ev, c, d);
 	start_resumed(ev, c, d);
+	start_not_kept(ev, c, d);
 	event_end(j);
 }
 

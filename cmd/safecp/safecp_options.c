@@ -29,6 +29,11 @@ enum {
 	OPT_SKIP_IDENTICAL,
 	OPT_BENEATH,
 	OPT_FEATURES,
+	/* cp's metadata (safecp_preserve.c) */
+	OPT_PRESERVE,
+	OPT_NO_PRESERVE,
+	OPT_P,
+	OPT_ARCHIVE,
 };
 
 /* popt's view of the command line, before validation */
@@ -76,8 +81,21 @@ static struct poptOption options[] = {
 	  "show the plan, the target and the strategy; write nothing", NULL },
 	{ "progress", '\0', POPT_ARG_STRING, &raw.progress, 0,
 	  "bar, plain, json or none (default: bar on a terminal)", "MODE" },
-	{ "no-preserve", '\0', POPT_ARG_STRING, &raw.no_preserve, 0,
-	  "do not keep these attributes: timestamps, mode, all", "LIST" },
+	/* cp's metadata (issue 29: safecp_preserve.c) */
+	{ NULL, 'p', POPT_ARG_NONE, NULL, OPT_P,
+	  "same as --preserve=mode,ownership,timestamps, kept where the stick can hold "
+	  "them (one note says what it cannot)", NULL },
+	{ "preserve", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_PRESERVE,
+	  "keep these attributes (default: mode,ownership,timestamps): mode (with ACLs), "
+	  "ownership (root), timestamps, xattr, context, links, all; one named that the "
+	  "stick cannot hold is refused before the first byte; give the list with '='",
+	  "LIST" },
+	{ "no-preserve", '\0', POPT_ARG_STRING, NULL, OPT_NO_PRESERVE,
+	  "do not keep these attributes (the same names); the times are kept unless "
+	  "timestamps is given here", "LIST" },
+	{ "archive", 'a', POPT_ARG_NONE, NULL, OPT_ARCHIVE,
+	  "cp's -dR --preserve=all: refused until hard links are kept; use -r "
+	  "--preserve=mode,ownership,timestamps,xattr", NULL },
 	{ "verify", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_VERIFY,
 	  "read every file back from the device before it gets its name; one that "
 	  "differs is not named (exit 4); =source: read every source file twice too",
@@ -127,26 +145,6 @@ static struct poptOption options[] = {
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
-
-static void parse_no_preserve(const char *list, struct safecp_options *o)
-{
-	_cleanup_free_ char *copy = strdup(list);
-	char *save = NULL;
-
-	if (!copy)
-		cli_usage_error("out of memory");
-	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		if (strcmp(w, "timestamps") == 0)
-			o->keep_times = false;
-		else if (strcmp(w, "mode") == 0)
-			o->keep_mode = false;
-		else if (strcmp(w, "all") == 0)
-			o->keep_times = o->keep_mode = false;
-		else
-			cli_usage_error("unknown attribute %s for --no-preserve: use timestamps, mode or all",
-					quote(w));
-	}
-}
 
 static void parse_window(const char *s, struct safecp_options *o)
 {
@@ -225,8 +223,6 @@ static void validate_values(struct safecp_options *o, bool progress_given)
 	if (!progress_given)
 		o->progress = o->verbosity == VERBOSITY_QUIET ? PROGRESS_NONE
 							    : progress_default_mode(stderr);
-	if (raw.no_preserve)
-		parse_no_preserve(raw.no_preserve, o);
 	if (raw.checksum)
 		parse_checksum(raw.checksum, o);
 	if (raw.sums && !raw.sums[0])
@@ -356,6 +352,30 @@ static void skip_identical_option(poptContext ctx, int argc, const char **argv,
 	}
 }
 
+/* --preserve[=LIST]: as --skip-identical, only an attached LIST is one
+ * (cp's --preserve takes no separate word); without, -p's set.
+ * --no-preserve=LIST.  In the order given. */
+static void preserve_option(poptContext ctx, int argc, const char **argv, int rc,
+			    struct safecp_options *o)
+{
+	_cleanup_free_ char *arg = poptGetOptArg(ctx);
+	bool attached = false;
+
+	if (rc == OPT_NO_PRESERVE) {
+		raw.no_preserve = true;
+		preserve_list(o, arg ? arg : "", false);
+		return;
+	}
+	for (int i = 1; arg && i < argc && !attached; i++)
+		attached = strncmp(argv[i], "--preserve=", 11) == 0 && strcmp(argv[i] + 11, arg) == 0;
+	if (arg && !attached)
+		poptStuffArgs(ctx, (const char *[]){ arg, NULL });
+	if (attached)
+		preserve_list(o, arg, true);
+	else
+		preserve_p(o);
+}
+
 /* -t DIR, once per destination; the same directory twice is a typo. */
 static void add_target_dir(poptContext ctx)
 {
@@ -439,7 +459,8 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 	int rc;
 
 	poptSetOtherOptionHelp(ctx, "[OPTION]... SOURCE... DEST  or  --unpack ARCHIVE... DEST");
-	*o = (struct safecp_options){ .keep_times = true, .keep_mode = true };
+	*o = (struct safecp_options){ .keep_times = true };
+	preserve_init(o);
 	while ((rc = poptGetNextOpt(ctx)) > 0) {
 		if (cli_verbosity_option(rc, &o->verbosity))
 			continue;
@@ -451,6 +472,10 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 		case OPT_VERIFY: parse_verify(ctx, argc, argv, o); break;
 		case OPT_SKIP_IDENTICAL: skip_identical_option(ctx, argc, argv, o); break;
 		case OPT_FEATURES: features_print(); exit(EXIT_OK);
+		case OPT_P: preserve_p(o); break;
+		case OPT_PRESERVE:
+		case OPT_NO_PRESERVE: preserve_option(ctx, argc, argv, rc, o); break;
+		case OPT_ARCHIVE: preserve_archive();
 		}
 	}
 	if (rc != -1)
@@ -469,6 +494,7 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 	o->system_disk = raw.system_disk;
 	o->no_resume = raw.no_resume;
 	validate_values(o, progress_given);
+	preserve_validate(o);
 	validate_pack(o);
 	validate_operands(ctx, o);
 	assign_beneath(o);

@@ -13,7 +13,8 @@
 struct safecp_raw {
 	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl, unmount, power_off;
 	int unpack, skip_unsafe, system_disk, no_resume, update, one_file_system;
-	char *strategy, *window, *progress, *no_preserve, *checksum, *sums, *check, *pack, *events;
+	bool no_preserve;  /* --no-preserve given (--pack refuses it) */
+	char *strategy, *window, *progress, *checksum, *sums, *check, *pack, *events;
 	char *sparse;
 	char *target_dirs[SAFECP_DESTINATIONS_MAX]; /* -t, each one (popt's copies) */
 	size_t n_target_dirs;

@@ -296,7 +296,8 @@ static char *failed_action(const struct safecp_entry *e, enum safecp_copy_step s
 			       : words_format("cannot rename the copy of %s into place",
 					quote(dst ? dst : "?"));
 	case SAFECP_STEP_ATTRS:
-		return words_format("cannot keep the timestamps and mode of %s", quote(dst ? dst : "?"));
+		return words_format("cannot keep the times, mode, owner, extended attributes or ACL "
+				    "of %s", quote(dst ? dst : "?"));
 	case SAFECP_STEP_FINAL_SYNC:
 		return words_format("cannot flush %s to the device",
 			      path ? quote(path) : "the destination");
@@ -451,6 +452,8 @@ char *words_note(enum safecp_event_note kind, int err, uint64_t bytes)
 	case SAFECP_NOTE_NO_MODES:
 		return words_format("this filesystem does not store file modes; files get its "
 				    "default");
+	case SAFECP_NOTE_ATTRS_NOT_KEPT:
+		return words_not_kept((unsigned)bytes);
 	case SAFECP_NOTE_VERIFY_CACHED:
 		return words_format("verified, device cache not bypassed: the read-back may come "
 				    "from memory, not from the stick (on FUSE, run safecp as root "

@@ -77,6 +77,9 @@ struct safecp_options {
 	bool skip_unsafe;          /* --skip-unsafe */
 	bool system_disk;          /* --system-disk */
 	bool no_resume;            /* --no-resume */
+	/* -p, --preserve, --no-preserve (safecp_preserve.c): enum safecp_attr
+	 * sets, what is kept, named explicitly, turned off */
+	unsigned preserve, preserve_required, preserve_dropped;
 	/* the run's copy (safecp.c): what was read and decided, the copy */
 	struct safecp_copy *copy;
 };
@@ -145,6 +148,25 @@ void identical_say(const struct safecp_options *o, const struct safecp_note *n);
  * words; and destination d's kept bytes, the sum of its RESUMED notes. */
 void resume_say(const struct safecp_options *o, const struct safecp_note *n);
 uint64_t resume_bytes(const struct safecp_options *o, size_t d);
+
+/* safecp_preserve.c: cp's -p, --preserve[=LIST], --no-preserve=LIST in
+ * the order given (preserve_init first, preserve_validate after them);
+ * -a refused until hard links are kept; preserve_set hands the result to
+ * the copy (0 or -errno); the words of the note and the refusal for what
+ * a destination's filesystem cannot hold (enum safecp_attr sets). */
+void preserve_init(struct safecp_options *o);
+void preserve_p(struct safecp_options *o);
+void preserve_list(struct safecp_options *o, const char *list, bool on);
+void preserve_archive(void) __attribute__((noreturn));
+void preserve_validate(struct safecp_options *o);
+int preserve_set(const struct safecp_options *o, struct safecp_copy *c);
+char *words_attrs(unsigned attrs, const char *last_joint);
+char *words_not_kept(unsigned attrs);
+char *words_preserve_refused(unsigned attrs, const char *where);
+void preserve_say(const struct safecp_options *o, size_t d, unsigned attrs, bool refused);
+/* safecp_file_events.c: "FAT", "exFAT", "NTFS", or the mount's type: a
+ * stick's filesystem as its notes name it */
+const char *words_fs_kind(const struct safecp_target_facts *t);
 
 /* "same size and modification time", ...: the -v line's */
 const char *identical_basis_words(enum safecp_identical_basis basis);

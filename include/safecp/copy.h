@@ -131,6 +131,41 @@ int safecp_copy_set_pack(struct safecp_copy *c, const char *format);
  * archives' order wait (NULL: $TMPDIR if absolute, else /var/tmp). */
 int safecp_copy_set_unpack(struct safecp_copy *c, const char *spool_dir);
 
+/* (0.5.0) The attributes of cp's --preserve and --no-preserve. */
+enum safecp_attr {
+	SAFECP_ATTR_MODE = 1 << 0,       /* the permission bits and POSIX ACLs (default
+					  * ACLs of directories too) */
+	SAFECP_ATTR_OWNERSHIP = 1 << 1,  /* owner and group (chown: root; without it
+					  * the group where it is one of the caller's);
+					  * with it setuid, setgid and sticky are kept */
+	SAFECP_ATTR_TIMESTAMPS = 1 << 2, /* atime and mtime, of directories and
+					  * symbolic links too, to the filesystem's step */
+	SAFECP_ATTR_LINKS = 1 << 3,      /* hard links: not kept yet (-EOPNOTSUPP) */
+	SAFECP_ATTR_XATTR = 1 << 4,      /* extended attributes (user.*; as root also
+					  * trusted.* and security.*), but what
+					  * /etc/xattr.conf skips */
+	SAFECP_ATTR_CONTEXT = 1 << 5,    /* the SELinux context: none is kept; asked
+					  * for as required, -EOPNOTSUPP */
+	SAFECP_ATTR_ACL = 1 << 6,        /* only in what a note or refusal says is not
+					  * kept: the ACLs SAFECP_ATTR_MODE asks */
+};
+/* What each file, symbolic link and directory keeps of its source
+ * (cp's --preserve): keep, a set of enum safecp_attr, replaces what the
+ * flags KEEP_TIMES and KEEP_MODE said.  required: those of keep named
+ * explicitly (cp's --preserve=LIST): a destination whose filesystem
+ * cannot hold one is refused before the first byte
+ * (SAFECP_REFUSED_PRESERVE); the others it cannot hold are said in one
+ * note (SAFECP_NOTE_NOT_KEPT), and the copy goes on.  dropped: cp's
+ * --no-preserve: SAFECP_ATTR_MODE gives a new file 0666 (a directory
+ * 0777) less the umask instead of the source's bits less the umask.
+ * Without SAFECP_ATTR_MODE a file that replaces another keeps that one's
+ * permission bits, as cp's write in place does (0.4.0 gave 0666 less the
+ * umask to every file).  0; -EOPNOTSUPP for LINKS in keep or CONTEXT in
+ * required; -EINVAL for a bit this library does not know; -EBUSY after
+ * prepare. */
+int safecp_copy_set_preserve(struct safecp_copy *c, unsigned keep, unsigned required,
+			     unsigned dropped);
+
 enum safecp_refusal_kind {
 	SAFECP_REFUSED_OTHER = 0,        /* a kind this header does not name */
 	SAFECP_REFUSED_SOURCE_MISSING,   /* path; err */
@@ -185,6 +220,9 @@ enum safecp_refusal_kind {
 	SAFECP_REFUSED_NAME_RESERVED,    /* path, path2: a device name on Windows */
 	SAFECP_REFUSED_NAME_CLASH,       /* path, path2: names the filesystem holds as
 					  * one (exists: path2 is there already) */
+	SAFECP_REFUSED_PRESERVE,         /* (0.5.0) path2: the destination; need: the
+					  * attributes required (enum safecp_attr) that
+					  * its filesystem cannot hold ("preserve") */
 };
 
 struct safecp_refusal {
@@ -274,6 +312,10 @@ enum safecp_note_kind {
 					  * KEEP_LINKS, but the filesystem holds no hard
 					  * links: count names are copied as files of
 					  * their own */
+	SAFECP_NOTE_NOT_KEPT,            /* (0.5.0) path: the destination; count: the
+					  * attributes asked (enum safecp_attr) that its
+					  * filesystem cannot hold: the copies get its
+					  * defaults ("not-kept") */
 };
 
 struct safecp_note {
@@ -423,6 +465,9 @@ enum safecp_event_note {
 	SAFECP_NOTE_PARTIAL_KEPT,      /* (0.3.0) path: the copy stopped in this file; bytes
 					* of it are kept hidden for the next copy, which
 					* goes on from there */
+	SAFECP_NOTE_ATTRS_NOT_KEPT,    /* (0.5.0) path: the first file whose attributes
+					* the filesystem refused as such; count: which
+					* (enum safecp_attr), once each per destination */
 };
 /* Why a writer changed strategy (STRATEGY). */
 enum safecp_switch_reason {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/copy_internal.h"
+#include "copy/meta_attrs.h"
 
 #define KNOWN_FLAGS ((1u << 20) - 1)
 
@@ -187,6 +188,37 @@ int safecp_copy_set_unpack(struct safecp_copy *c, const char *spool_dir)
 	if (r < 0)
 		return r;
 	c->o.spool_dir = c->spool_dir;
+	return options_set(c);
+}
+
+_Static_assert((int)SAFECP_ATTR_MODE == (int)META_MODE &&
+	       (int)SAFECP_ATTR_OWNERSHIP == (int)META_OWNERSHIP &&
+	       (int)SAFECP_ATTR_TIMESTAMPS == (int)META_TIMESTAMPS &&
+	       (int)SAFECP_ATTR_LINKS == (int)META_LINKS &&
+	       (int)SAFECP_ATTR_XATTR == (int)META_XATTR &&
+	       (int)SAFECP_ATTR_CONTEXT == (int)META_CONTEXT &&
+	       (int)SAFECP_ATTR_ACL == (int)META_ACL, "enum safecp_attr");
+
+/* cp's --preserve: CONTEXT in keep is --preserve=all's, which cp takes
+ * without SELinux and keeps nothing of; named (required) it is refused,
+ * as cp refuses it there.  Hard links are not kept yet. */
+int safecp_copy_set_preserve(struct safecp_copy *c, unsigned keep, unsigned required,
+			     unsigned dropped)
+{
+	const unsigned known = (unsigned)SAFECP_ATTR_ACL * 2 - 1;
+
+	if (c->did_prepare)
+		return -EBUSY;
+	if ((keep | required | dropped) & ~known)
+		return -EINVAL;
+	if ((keep & SAFECP_ATTR_LINKS) || (required & SAFECP_ATTR_CONTEXT))
+		return -EOPNOTSUPP;
+	c->o.keep_mode = keep & SAFECP_ATTR_MODE;
+	c->o.keep_times = keep & SAFECP_ATTR_TIMESTAMPS;
+	c->o.keep_owners = keep & SAFECP_ATTR_OWNERSHIP;
+	c->o.keep_xattrs = keep & SAFECP_ATTR_XATTR;
+	c->o.meta_required = required & keep;
+	c->o.drop_mode = (dropped & SAFECP_ATTR_MODE) && !c->o.keep_mode;
 	return options_set(c);
 }
 

@@ -160,6 +160,10 @@ static void modes_refusal(const struct safecp_copy *c, const struct copy_finding
 		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_HISTORY_CHAIN,
 			.name = "mhl-chain", .path = "ascmhl_chain.xml", .path2 = p->dest_dir };
 		return;
+	case COPY_REFUSED_PRESERVE:
+		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_PRESERVE, .name = "preserve",
+			.path2 = p ? p->dest_root : NULL, .need = f->attrs };
+		return;
 	default:
 		*ret = (struct refusal_all){ .kind = SAFECP_REFUSED_OTHER, .name = "other" };
 		return;
@@ -312,6 +316,12 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 		ret->name = "read-back-differs";
 		ret->path = api_keep(c, plan_dst_path(p, f->entry, buf));
 		ret->entry = f->entry;
+		break;
+	case COPY_NOTE_META_LOST:
+		ret->kind = SAFECP_NOTE_NOT_KEPT;
+		ret->name = "not-kept";
+		ret->path = p ? p->dest_root : NULL;
+		ret->count = f->attrs;
 		break;
 	case COPY_NOTE_RESUMED:
 	case COPY_NOTE_PARTIAL_DISCARDED:

@@ -22,6 +22,7 @@
 #include "copy/copy.h"
 #include "copy/copy_internal.h"
 #include "copy/resume.h"
+#include "copy/meta_attrs.h"
 #include "device/fs_traits.h"
 #include "util/beneath.h"
 #include "base/cleanup.h"
@@ -145,6 +146,9 @@ static int engine_init(struct engine *g, const struct plan *p, const struct copy
 	if (g->device_sync && o->wplan->strategy == STRATEGY_SYNC_WINDOW)
 		g->volume_fsync = true;
 	g->fs_has_modes = fs->stores_modes;
+	g->meta_lost = o->meta_noted;
+	g->mode_noted = o->meta_noted & META_MODE;
+	g->meta_merged = o->keep_mode || o->keep_owners || o->keep_xattrs;
 	g->times_after_rename = fs->rename_sets_mtime;
 	/* the daemon's data is in the device's cache: watch it (root only) */
 	g->bdev_fd = read_back_device_open(t);

@@ -66,9 +66,21 @@ struct copy_options {
 	const struct write_plan *wplan;   /* from sizing_plan() */
 	const struct target *target;      /* destination facts */
 	bool keep_times;                  /* default true */
-	bool keep_mode;                   /* the permission bits (never setuid, setgid
-					   * or sticky: the owner is not kept); else
-					   * 0666/0777 & ~umask, as new files get */
+	bool keep_mode;                   /* the permission bits and ACLs (setuid, setgid
+					   * and sticky only with keep_owners); else
+					   * cp's: the source's bits less the umask, and a
+					   * replaced file keeps the mode it had */
+	/* issue 29, cp's --preserve beyond times and mode (copy_meta.c) */
+	bool keep_owners;                 /* owner and group (chown: root); the tree
+					   * keeps them (plan_options.keep_owners) */
+	bool keep_xattrs;                 /* extended attributes (meta_copy.h) */
+	bool drop_mode;                   /* --no-preserve=mode: a new file gets
+					   * 0666/0777 & ~umask, not the source's bits */
+	bool meta_from_source;            /* the entries are files whose xattrs and ACLs
+					   * can be read (not --unpack's) */
+	unsigned meta_noted;              /* META_* (meta_attrs.h) the session noted
+					   * this filesystem cannot hold: not tried,
+					   * not noted again */
 	/* read every file back from the device before it gets its name
 	 * (read_back.h): one that differs is not published */
 	bool verify;

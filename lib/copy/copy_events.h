@@ -59,6 +59,8 @@ enum copy_note_kind {
 	COPY_NOTE_PARTIAL_KEPT,  /* entry, path (its destination), bytes: the copy
 				  * stopped in it; its partial keeps that much for
 				  * the next run (resume.h) */
+	COPY_NOTE_META_NOT_KEPT, /* path, count: META_* (meta_attrs.h) asked that the
+				  * filesystem refused as such, once each */
 };
 
 enum copy_event_kind {

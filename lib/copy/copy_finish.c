@@ -44,7 +44,9 @@ void finish_dir_popped(void *ctx, size_t idx, int fd)
 {
 	struct engine *g = ctx;
 
-	if (!g->made[idx] || fd < 0) {
+	/* one merged into gets the source's metadata too when more than the
+	 * times is asked (-p: cp sets it on an existing directory) */
+	if (!(g->made[idx] || g->meta_merged) || fd < 0) {
 		if (fd >= 0)
 			close(fd);
 		else if (g->made[idx]) /* swapped while its fd was closed for depth */
@@ -59,19 +61,12 @@ void finish_dir_popped(void *ctx, size_t idx, int fd)
 }
 
 /* Through the fd the directory was made with: whatever a user renames
- * or plants at its name since, the mode and times go to our directory.
- * The owner is not kept, so neither are setuid, setgid and sticky. */
+ * or plants at its name since, its metadata goes to our directory
+ * (copy_meta.c). */
 static void dir_attrs(struct engine *g, size_t idx, int fd)
 {
-	const struct plan_entry *e = &g->plan->entries[idx];
-	const struct timespec times[2] = { source_atim(e->source), source_mtim(e->source) };
-	mode_t mode = g->o->keep_mode ? e->source->mode & 0777 : 0777 & ~g->umask;
-
 	test_hook_dst("dir-attrs", g->plan, idx);
-	if (g->fs_has_modes && fchmod(fd, mode) < 0)
-		copy_report_dst(g, idx, COPY_STEP_ATTRS, -errno, false);
-	if (g->o->keep_times && futimens(fd, times) < 0)
-		copy_report_dst(g, idx, COPY_STEP_ATTRS, -errno, false);
+	meta_dir(g, idx, fd);
 }
 
 /* A made directory is complete once the walk has left it (popped from

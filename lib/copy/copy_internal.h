@@ -103,6 +103,9 @@ struct engine {
 	bool times_after_rename; /* the rename resets the mtime (fusefat): set it again */
 	bool fs_has_modes;
 	bool mode_noted;
+	unsigned meta_lost; /* META_* not kept here: noted (by the session or once
+			     * by copy_meta.c), not tried again */
+	bool meta_merged;   /* directories merged into get their metadata too */
 	mode_t umask;     /* new files and directories without --preserve mode */
 	struct dest_files files; /* temporary names, what the fs refused */
 	struct batch batch;
@@ -230,10 +233,14 @@ int batch_commit(struct engine *g);
  * goes; what was named early is counted only when the user stopped it. */
 void batch_abort(struct engine *g, int why);
 
-/* copy_publish.c: a durable item under its name */
-/* Its times and mode where the filesystem keeps them; a failure is a
- * note, not a failed copy. */
+/* copy_meta.c: what --preserve keeps, where the filesystem keeps it; a
+ * failure is a warning, not a failed copy. */
+/* A file's or symlink's, on its temporary. */
 void publish_attrs(struct engine *g, struct batch_item *it);
+/* A made directory's, through its fd, once complete. */
+void meta_dir(struct engine *g, size_t idx, int fd);
+
+/* copy_publish.c: a durable item under its name */
 /* Name it (or keep or drop it); -errno only for an error that stops the
  * copy, and then it and the rest are batch_abort's. */
 int publish_item(struct engine *g, struct batch_item *it);

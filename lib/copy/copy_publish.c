@@ -1,7 +1,7 @@
 /* copy_publish.c: a durable item of the batch under its name.
  *
- * Its times and mode go onto the open file first (a symlink's times onto
- * its temporary name).  Then dest_file.c links or renames it into place,
+ * Its metadata goes onto the open file first (a symlink's onto its
+ * temporary name: copy_meta.c).  Then dest_file.c links or renames it into place,
  * replacing only what the plan saw and meant to replace: a name the plan
  * saw free is never replaced.  When it is taken after all (someone made
  * it during the copy, or the filesystem counts the name as the same as
@@ -22,46 +22,6 @@
 #include "base/grow.h"
 #include "util/debug.h"
 #include "copy/hook_paths.h"
-
-/* FAT stores no modes: a note once, not an error per file. */
-void publish_attrs(struct engine *g, struct batch_item *it)
-{
-	const struct plan_entry *e = &g->plan->entries[it->entry];
-	const struct timespec times[2] = { source_atim(e->source), source_mtim(e->source) };
-	int fd = it->file.w ? writer_fd(it->file.w) : -1;
-	char dst[PATH_MAX];
-	int r = 0;
-
-	if (e->linked)
-		return; /* its leader's inode: set when the leader was named */
-
-	if (g->o->keep_times) {
-		r = fd >= 0 ? futimens(fd, times)
-			    : utimensat(it->file.dirfd, it->file.tmp, times, AT_SYMLINK_NOFOLLOW);
-		if (r < 0)
-			copy_report_dst(g, it->entry, COPY_STEP_ATTRS, -errno, false);
-	}
-	if (fd < 0)
-		return;
-	/* the owner is not kept, so neither are setuid, setgid and sticky
-	 * (GNU cp without --preserve=ownership); without --preserve=mode a
-	 * file gets what a new file gets: 0666 & ~umask */
-	r = g->fs_has_modes &&
-		    fchmod(fd, g->o->keep_mode ? e->source->mode & 0777 : 0666 & ~g->umask) < 0
-	    ? -errno : 0;
-	/* only these say the filesystem keeps no modes (a FUSE daemon's
-	 * refusal); any other failure is this file's */
-	if (!g->fs_has_modes || r == -EPERM || r == -ENOTSUP || r == -EOPNOTSUPP) {
-		if (!g->mode_noted)
-			copy_emit(g, &(struct copy_event){ .kind = COPY_EVENT_NOTE,
-							   .note = COPY_NOTE_NO_MODES,
-							   .path = (char *)plan_dst_path(g->plan, it->entry,
-											 dst) });
-		g->mode_noted = true;
-	} else if (r < 0) {
-		copy_report_dst(g, it->entry, COPY_STEP_ATTRS, r, false);
-	}
-}
 
 /* The path of `holder` (a name in entry idx's directory), for messages. */
 static char *holder_path(const struct plan *p, size_t idx, const char *holder)

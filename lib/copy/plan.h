@@ -67,6 +67,8 @@ struct plan_existing {
 	uint64_t dst_freed; /* bytes replacing it frees: its st_blocks * 512 if a
 			     * regular file with one link, else 0 */
 	struct timespec dst_mtim; /* st_mtim of the existing non-directory */
+	mode_t dst_mode;    /* its st_mode: a file replaced without --preserve=mode
+			     * keeps it, as cp's write in place does */
 	/* the source's digests the judgement computed (content, list), when
 	 * asked to keep them (identical_options.keep_algs); else NULL.  Only
 	 * judged files pay for one: most entries never are. */

@@ -29,6 +29,8 @@ struct plan_options {
 				* operand's is copied empty (source_walk.c) */
 	bool update;           /* -u: an existing file is replaced only when it is
 				* older than the source (plan_keep_newer()) */
+	bool keep_owners;      /* --preserve=ownership: the tree keeps each entry's
+				* owner and group (source_tree.owners) */
 	const char *beneath;   /* or NULL: the root DEST must be written under
 				* and reached from without a link, ".." or
 				* mount on the way (util/beneath.h); the engine

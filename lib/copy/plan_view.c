@@ -63,6 +63,7 @@ int plan_classify_dst(const struct plan_options *o, const struct plan_src *s, co
 		return plan_refuse(pr, PLAN_DIR_ONTO_NONDIR, s->path, dst, ENOTDIR);
 	x->dst_old_size = (uint64_t)d.st_size;
 	x->dst_mtim = d.st_mtim;
+	x->dst_mode = d.st_mode;
 	e->dst_regular = S_ISREG(d.st_mode);
 	e->skip_existing = o->no_clobber;
 	if (!e->skip_existing && S_ISREG(d.st_mode) && d.st_nlink == 1)

@@ -54,6 +54,13 @@ struct copy_session_options {
 	uint64_t window;               /* 0: derived from the device */
 	bool keep_times;
 	bool keep_mode;
+	/* issue 29, cp's --preserve beyond times and mode (copy.h) */
+	bool keep_owners;
+	bool keep_xattrs;
+	bool drop_mode;
+	unsigned meta_required;        /* META_* named explicitly (--preserve=LIST):
+				        * refused where the filesystem cannot hold
+				        * them; the others asked are a note there */
 	bool verify;                   /* read every file back before it is named */
 	bool verify_source;
 	bool rename_invalid;           /* names the stick cannot hold get one it can */
@@ -101,6 +108,8 @@ enum copy_finding_kind {
 	COPY_REFUSED_HISTORY_DAMAGED, /* dest, history: the ASC MHL history is unreadable */
 	COPY_REFUSED_HISTORY_CHAIN, /* dest: the chain does not vouch for the newest
 				     * manifest (another C4 ID) */
+	COPY_REFUSED_PRESERVE,     /* dest, attrs: attributes named explicitly that
+				    * its filesystem cannot hold (issue 29) */
 	COPY_NOTE_FIXED_DISK,      /* dest: on a fixed disk, not a removable one */
 	COPY_NOTE_PACK_SKIPPED,    /* entry: a source that is no file, dir or link */
 	COPY_NOTE_UNPACK_SKIPPED,  /* count: unsafe entries left out (skip_unsafe) */
@@ -119,6 +128,9 @@ enum copy_finding_kind {
 				      * that cannot be resumed; the file is copied whole */
 	COPY_NOTE_LINKS_COPIED,    /* dest, count: keep_links, but the filesystem holds
 				    * no hard links: count names copied as files */
+	COPY_NOTE_META_LOST,       /* dest, attrs: attributes asked (-p, all) that its
+				    * filesystem cannot hold: the copies get its
+				    * defaults, once for the run (issue 29) */
 };
 
 struct copy_finding {
@@ -139,6 +151,7 @@ struct copy_finding {
 	const struct judge_result *judge;   /* NOTE_HISTORY */
 	const struct mhl_read_problem *history; /* HISTORY_DAMAGED: the session's */
 	enum resume_outcome resume;         /* PARTIAL_DISCARDED: why */
+	unsigned attrs;                     /* PRESERVE, META_NOT_KEPT: META_* */
 };
 
 /* What was decided for one destination (copy_session_prepared()). */
@@ -157,6 +170,7 @@ struct copy_prepared {
 	 * manifest carries its entries of the files left alone), or NULL */
 	struct mhl_record *identical_mhl;
 	struct recorded_sums identical_rec;
+	unsigned meta_lost;          /* META_* asked that its filesystem cannot hold */
 };
 
 /* Where preparing stopped on an error that is no refusal. */

@@ -8,6 +8,7 @@
  * device with the next journal commit). */
 #include <errno.h>
 
+#include "copy/meta_attrs.h"
 #include "copy/plan_given.h"
 #include "copy/session_internal.h"
 #include "device/fs_traits.h"
@@ -25,6 +26,7 @@ static int plan_dest(struct copy_session *s, size_t i)
 	size_t n;
 
 	po.beneath = s->beneath[i];
+	po.keep_owners = s->o.keep_owners;
 	switch (s->o.mode) {
 	case COPY_MODE_PACK:
 		return pack_plan_build(s->pack_tree, src[0], s->o.pack_format, s->dirs[i], &po,
@@ -59,6 +61,35 @@ static int place_check(struct copy_session *s, size_t i)
 		return session_find(s, &(struct copy_finding){ .kind = COPY_NOTE_FIXED_DISK,
 							       .dest = i, .place = *p }, NULL);
 	return 0;
+}
+
+/* What --preserve asks that the filesystem cannot hold (issue 29): an
+ * attribute named explicitly is refused, naming it and the filesystem;
+ * -p and all keep what it can, said in one note for the run (GNU cp
+ * complains per file and fails).  Only a plain copy: an archive keeps
+ * its entries' own. */
+static int meta_check(struct copy_session *s, size_t i)
+{
+	struct copy_prepared *d = &s->prep[i];
+	unsigned asked = (s->o.keep_mode ? META_MODE : 0) | (s->o.keep_owners ? META_OWNERSHIP : 0) |
+			 (s->o.keep_xattrs ? META_XATTR : 0);
+	unsigned required = s->o.meta_required & asked, refused;
+	int r;
+
+	if (s->o.mode == COPY_MODE_PACK)
+		return 0;
+	d->meta_lost = meta_attrs_lost(fs_traits_of(d->target), asked);
+	/* an ACL comes with the mode: refused with it, else noted */
+	refused = d->meta_lost & (required | ((required & META_MODE) ? META_ACL : 0));
+	if (refused) {
+		r = session_find(s, &(struct copy_finding){ .kind = COPY_REFUSED_PRESERVE,
+							    .dest = i, .attrs = refused }, NULL);
+		return r < 0 ? r : 1;
+	}
+	if (!d->meta_lost)
+		return 0;
+	return session_find(s, &(struct copy_finding){ .kind = COPY_NOTE_META_LOST, .dest = i,
+						       .attrs = d->meta_lost }, NULL);
 }
 
 static int refuse_deferred(struct copy_session *s, size_t i, const struct plan_problem *p)
@@ -176,6 +207,8 @@ int session_prepare_dest(struct copy_session *s, size_t i, enum copy_prepare_sta
 		return r;
 	*stage = COPY_STAGE_PLACE;
 	if ((r = target_place(d->target, &d->place)) < 0 || (r = place_check(s, i)) != 0)
+		return r;
+	if ((r = meta_check(s, i)) != 0)
 		return r;
 	*stage = COPY_STAGE_NAMES;
 	if ((r = names_check(s, i)) < 0)

@@ -1,6 +1,7 @@
 /* source_open.c: opening a source file as the tree saw it (source_open.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -134,4 +135,24 @@ int source_enter_dir(const struct source_tree *t, struct dirstack *dirs, size_t 
 	fd = dirstack_open_checked(dfd, source_open_name(e),
 				   !e->up ? t->follow_operands : t->follow_symlinks, e->dev, e->ino);
 	return fd < 0 ? fd : dirstack_push(dirs, idx, source_name(e), fd);
+}
+
+int source_open_meta(const struct source_tree *t, const struct source_entry *e)
+{
+	bool follow = !e->up ? t->follow_symlinks || !t->recursive : t->follow_symlinks;
+	char path[PATH_MAX];
+	struct stat st;
+	int fd, r = source_path(e, path, sizeof(path));
+
+	if (r < 0)
+		return r;
+	fd = open(path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || plan_type_of(st.st_mode) != e->type || st.st_dev != e->dev ||
+	    st.st_ino != e->ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
 }

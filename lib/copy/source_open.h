@@ -45,6 +45,14 @@ int source_open_in(const struct source_tree *t, struct dirstack *dirs,
  * pushed.  0 or -errno. */
 int source_enter_dir(const struct source_tree *t, struct dirstack *dirs, size_t idx);
 
+/* e (an entry of t) as an O_PATH fd, for its metadata (copy_meta.c),
+ * from a thread that has no directory fds: reached by its path
+ * (source_path()), following a final symlink only as source_open() does,
+ * and checked to be the inode the tree saw (type, st_dev, st_ino): a
+ * path swapped since leads elsewhere and is refused (-ESTALE), so what
+ * is read is the tree's file whatever its names do.  The fd, or -errno. */
+int source_open_meta(const struct source_tree *t, const struct source_entry *e);
+
 /* Still the file the tree saw, as it was then (identity, size, mtime,
  * ctime)? */
 bool source_unchanged(int fd, const struct source_entry *seen);

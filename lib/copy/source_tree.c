@@ -26,6 +26,12 @@ struct source_tree *source_tree_new(const struct plan_options *o)
 	t->one_file_system = o->one_file_system;
 	t->follow_operands = plan_follows_operands(o);
 	t->refs = 1;
+	t->owners = o->keep_owners ? malloc(sizeof(*t->owners)) : NULL;
+	t->cap_owners = t->owners ? 1 : 0;
+	if (o->keep_owners && !t->owners) {
+		free(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -37,6 +43,7 @@ void source_tree_unref(struct source_tree *t)
 	free(t->links);
 	free(t->entries);
 	free(t->holes);
+	free(t->owners);
 	free(t);
 }
 
@@ -139,6 +146,11 @@ int source_tree_add(struct source_tree *t, const struct source_found *f, size_t 
 		return -EINVAL;
 	if (GROW(t->entries, t->cap, idx + 1, 1024) < 0)
 		return -ENOMEM;
+	if (t->owners) {
+		if (GROW(t->owners, t->cap_owners, idx + 1, 1024) < 0)
+			return -ENOMEM;
+		t->owners[idx] = (struct source_owner){ f->st.st_uid, f->st.st_gid };
+	}
 	n = &t->entries[idx];
 	*n = (struct source_entry){ .type = f->type, .end = (uint32_t)idx + 1 };
 	keep_stat(n, &f->st);
@@ -193,6 +205,14 @@ void source_tree_trim(struct source_tree *t)
 {
 	struct source_entry *e;
 
+	if (t->owners && t->cap_owners > t->n_entries && t->n_entries) {
+		struct source_owner *o = realloc(t->owners, t->n_entries * sizeof(*o));
+
+		if (o) {
+			t->owners = o;
+			t->cap_owners = t->n_entries;
+		}
+	}
 	if (t->cap <= t->n_entries || t->n_entries == 0)
 		return;
 	e = realloc(t->entries, t->n_entries * sizeof(*e));

@@ -97,6 +97,13 @@ struct source_found {
 	const char *link_target;  /* PLAN_SYMLINK, else NULL */
 };
 
+/* An entry's owner and group, kept beside the entries (not in them: the
+ * 80 bytes of an entry are what every copy pays) only when ownership is
+ * preserved. */
+struct source_owner {
+	uint32_t uid, gid;
+};
+
 struct source_tree {
 	struct source_entry *entries;
 	size_t n_entries;
@@ -113,6 +120,8 @@ struct source_tree {
 	size_t n_holes, cap_holes;
 	struct source_link *links; /* SOURCE_FOLLOWER entries, by idx (link groups) */
 	size_t n_links;
+	struct source_owner *owners; /* walked with keep_owners: per entry; else NULL */
+	size_t cap_owners;
 };
 
 /* Building a tree (plan_build(), pack_tree_build()). */
@@ -164,6 +173,16 @@ const char *source_name(const struct source_entry *e);
 static inline const char *source_open_name(const struct source_entry *e)
 {
 	return e->strings;
+}
+
+/* Entry idx's owner and group: false when the tree keeps none. */
+static inline bool source_owner_of(const struct source_tree *t, size_t idx,
+				   struct source_owner *ret)
+{
+	if (!t->owners || idx >= t->n_entries)
+		return false;
+	*ret = t->owners[idx];
+	return true;
 }
 
 /* Entry e's index in t. */

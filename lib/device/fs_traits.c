@@ -13,6 +13,16 @@
  * - mtime step: FAT stores 2 s, exFAT 10 ms (its 10 ms increment field),
  *   but exfat-fuse converts from whole seconds (libexfat
  *   exfat_unix2exfat takes a time_t), NTFS 100 ns.
+ * - owners, xattrs, ACLs (issue 29): the POSIX block filesystems keep all
+ *   three (ext4 and xfs have user_xattr and acl on by default, btrfs
+ *   always); FAT and exFAT none; ntfs-3g without a user mapping takes
+ *   chown, chmod and setfacl and keeps nothing of them (its "silent"
+ *   default), but keeps user.* as named streams (streams_interface=xattr,
+ *   its default; measured: setfattr and getfattr on a fresh mkntfs -Q
+ *   stick); fusefat and exfat-fuse have no xattr handlers.  Where the
+ *   table cannot know (FUSE, tmpfs without CONFIG_TMPFS_POSIX_ACL, a
+ *   network) the row says yes and the engine takes EOPNOTSUPP as the
+ *   answer, once per run (copy_meta.c).
  * - max file size: FAT's 32-bit size field; every other row asks
  *   fpathconf(_PC_FILESIZEBITS) (plan_check.c).
  * - volume fsync: exfat-fuse's fsync and fsyncdir flush every node, the
@@ -87,8 +97,9 @@ enum row {
 #define POSIX_BLOCK(name, journal) \
 	{ .id = name, .on_block = true, .journaled = journal, .tmpfile = true, \
 	  .stores_modes = true, .stores_symlinks = true, .hard_links = true, \
-	  .mtime_step_ns = NSEC, .holes = true, .name_case = FS_CASE_SENSITIVE, \
-	  .names = NAME_FS_POSIX, \
+	  .mtime_step_ns = NSEC, .holes = true, \
+	  .stores_owners = true, .stores_xattrs = true, .stores_acls = true, \
+	  .name_case = FS_CASE_SENSITIVE, .names = NAME_FS_POSIX, \
 	  .write = FS_WRITE_BY_DIO }
 
 /* A FUSE daemon on a block device: fsync per file, no O_TMPFILE, no modes,
@@ -122,6 +133,7 @@ static const struct fs_traits rows[N_ROWS] = {
 	[ROW_NTFS3] = {
 		.id = "ntfs3", .on_block = true, .stores_modes = true, .stores_symlinks = true,
 		.hard_links = true,
+		.stores_owners = true, .stores_xattrs = true, .stores_acls = true,
 		.mtime_step_ns = 100 * NSEC, .name_case = FS_CASE_INSENSITIVE,
 		.names = NAME_FS_NTFS, .write = FS_WRITE_BY_DIO,
 	},
@@ -142,7 +154,7 @@ static const struct fs_traits rows[N_ROWS] = {
 	 * (measured: 1 MiB at 20 MiB of a 64 MiB file, 2048 blocks) */
 	[ROW_NTFS_3G] = {
 		FUSEBLK_DAEMON("ntfs-3g"), .volume_fsync = true, .mtime_step_ns = 100 * NSEC,
-		.hard_links = true,
+		.hard_links = true, .stores_xattrs = true,
 		.names = NAME_FS_NTFS, .holes = true,
 	},
 	/* blkid could not say (no root): any of the three above, so what is
@@ -158,26 +170,31 @@ static const struct fs_traits rows[N_ROWS] = {
 	 * the 4 GiB limit as before the table */
 	[ROW_FUSEFAT] = {
 		.id = "fusefat", .fuse = true, .stores_modes = true, .stores_symlinks = true,
+		.stores_owners = true,
 		.mtime_step_ns = 2 * SEC, .name_case = FS_CASE_INSENSITIVE, .names = NAME_FS_FUSEFAT,
 		.write = FS_WRITE_SYNC_WINDOW, .rename_sets_mtime = true, .no_rewrite = true,
 	},
 	[ROW_FUSE] = {
 		.id = "fuse", .fuse = true, .stores_modes = true, .stores_symlinks = true,
+		.stores_owners = true, .stores_xattrs = true, .stores_acls = true,
 		.mtime_step_ns = 2 * SEC, .names = NAME_FS_POSIX, .write = FS_WRITE_SYNC_WINDOW,
 	},
 	[ROW_TMPFS] = {
 		.id = "tmpfs", .tmpfile = true, .stores_modes = true, .stores_symlinks = true,
 		.holes = true, .hard_links = true,
+		.stores_owners = true, .stores_xattrs = true, .stores_acls = true,
 		.mtime_step_ns = NSEC, .names = NAME_FS_POSIX, .write = FS_WRITE_BY_DIO,
 	},
 	/* nfs, overlay, cifs...: what the server or the lower layer keeps */
 	[ROW_NOBLOCK] = {
 		.id = "noblock", .tmpfile = true, .stores_modes = true, .stores_symlinks = true,
+		.stores_owners = true, .stores_xattrs = true, .stores_acls = true,
 		.mtime_step_ns = 2 * SEC, .names = NAME_FS_POSIX, .write = FS_WRITE_BY_DIO,
 	},
 	[ROW_OTHER] = {
 		.id = "other", .on_block = true, .tmpfile = true, .stores_modes = true,
-		.stores_symlinks = true, .mtime_step_ns = 2 * SEC, .names = NAME_FS_POSIX,
+		.stores_symlinks = true, .stores_owners = true, .stores_xattrs = true,
+		.stores_acls = true, .mtime_step_ns = 2 * SEC, .names = NAME_FS_POSIX,
 		.write = FS_WRITE_BY_DIO,
 	},
 };

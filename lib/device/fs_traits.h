@@ -58,6 +58,11 @@ struct fs_traits {
 	bool stores_modes;
 	bool stores_symlinks;
 	bool hard_links;       /* one file may have several names (link(2)) */
+	/* issue 29, what --preserve can keep: owners (chown), extended
+	 * attributes (user.*; trusted.* and security.* as root), POSIX ACLs */
+	bool stores_owners;
+	bool stores_xattrs;
+	bool stores_acls;
 	bool volume_fsync;     /* any fsync flushes the whole volume (exfat-fuse, ntfs-3g) */
 	bool fsync_noop;       /* the daemon answers FSYNC with success and writes
 				* nothing (fusefat): its writes wait in the block

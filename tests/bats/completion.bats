@@ -96,6 +96,10 @@ options_and_values() {
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "always auto " ]
 	comp_ok "$1" safecp --checksum = md5,sh
 	[ "$(tr '\n' ' ' <<<"$output")" = "md5,sha1 md5,sha256 " ]
+	comp_ok "$1" safecp --preserve = mode,ti
+	[ "$output" = mode,timestamps ]
+	comp_ok "$1" safecp --no-preserve = x
+	[ "$output" = xattr ]
 	comp_ok "$1" safeunmount --wait = 3
 	[ "$(tr '\n' ' ' <<<"$output")" = "30 300 " ]
 	comp_ok "$1" dirtystat --watch

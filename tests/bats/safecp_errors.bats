@@ -220,13 +220,13 @@ assert_nothing_written() {
 	# LeakSanitizer cannot run under ptrace: off for these runs of an ASan build
 	local asan="${ASAN_OPTIONS-}:detect_leaks=0"
 	ASAN_OPTIONS=$asan run --separate-stderr strace -f -qq -o /dev/null -e trace=fchmod -e inject=fchmod:error=EIO \
-		safecp "$SRC/a" "$STICK_MNT"/
+		safecp -p "$SRC/a" "$STICK_MNT"/
 	echo "$stderr"
-	[[ $stderr == *"cannot keep the timestamps and mode of '$STICK_MNT/a': Input/output error"* ]]
+	[[ $stderr == *"cannot keep the times, mode, owner, extended attributes or ACL of '$STICK_MNT/a': Input/output error"* ]]
 	[[ $stderr != *"does not store file modes"* ]]
 	cmp "$SRC/a" "$STICK_MNT/a"
 	ASAN_OPTIONS=$asan run --separate-stderr strace -f -qq -o /dev/null -e trace=fchmod -e inject=fchmod:error=EPERM \
-		safecp "$SRC/b" "$STICK_MNT"/
+		safecp -p "$SRC/b" "$STICK_MNT"/
 	echo "$stderr"
 	[[ $stderr == *"does not store file modes"* && $stderr != *"cannot keep"* ]]
 }

@@ -254,7 +254,7 @@ swap_photos_test() {
 	chmod 0777 "$SRC/newdir"
 	touch -d '2010-01-01 00:00:00' "$SRC/newdir"
 	invariant_begin
-	hostile_start dir-attrs:/newdir safecp -r --progress=json "$SRC/newdir" "$DEST"/
+	hostile_start dir-attrs:/newdir safecp -r --preserve=mode --progress=json "$SRC/newdir" "$DEST"/
 	nobody_sh 'mv "$DEST/newdir" "$DEST/newdir.moved" && ln -s "$SECRET" "$DEST/newdir"'
 	hostile_finish
 	invariant_check
@@ -266,7 +266,7 @@ swap_photos_test() {
 
 # ---------------------------------------------------------------------------- 3
 
-@test "3: setuid, setgid and sticky bits are dropped; --no-preserve=mode gives new-file modes" {
+@test "3: setuid, setgid and sticky bits are dropped without ownership; --no-preserve=mode gives new-file modes" {
 	stick
 	src_file t/suid 3000
 	src_file t/sticky/f 10
@@ -276,7 +276,7 @@ swap_photos_test() {
 	chmod 0640 "$SRC/t/sticky/f"
 	[[ $(stat -c '%a %U' "$SRC/t/suid") == "6755 nobody" ]]
 	invariant_begin
-	run -0 safecp -r --progress=none "$SRC/t" "$DEST"/
+	run -0 safecp -r --preserve=mode --progress=none "$SRC/t" "$DEST"/
 	invariant_check
 	[[ $(mode_of "$DEST/t/suid") == 755 ]]
 	[[ $(mode_of "$DEST/t/sticky") == 777 ]]

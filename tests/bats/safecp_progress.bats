@@ -384,9 +384,9 @@ no_bare_pending() {
 	mkdir -p "$SRC/DCIM"
 	local i
 	for i in 1 2 3; do make_file "$SRC/DCIM/IMG_003$i.JPG" 3000; done
-	run -0 --separate-stderr safecp -r "$SRC/DCIM" "$STICK_MNT/"
+	run -0 --separate-stderr safecp -r -p "$SRC/DCIM" "$STICK_MNT/"
 	echo "$stderr"
-	[[ $(grep -c 'does not store file modes' <<<"$stderr") == 1 ]]
-	grep -qF "note: '$STICK_MNT' (exFAT): this filesystem does not store file modes" <<<"$stderr"
+	[[ $(grep -c 'does not store owners, file modes' <<<"$stderr") == 1 ]]
+	grep -qF "note: '$STICK_MNT' (exFAT): this filesystem does not store owners, file modes" <<<"$stderr"
 	refute grep -q 'IMG_003' <<<"$stderr"
 }
