@@ -11,7 +11,6 @@
  * EXIT_USAGE.  --dry-run prints the prepared job (safecp_dryrun.c);
  * otherwise safecp_run.c runs it and chooses the status. */
 #include <errno.h>
-#include <inttypes.h>
 #include <popt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,11 +201,6 @@ static void say_note(const struct safecp_options *o, const struct safecp_note *n
 	case SAFECP_NOTE_PARTIAL_DISCARDED:
 		resume_say(o, n);
 		break;
-	case SAFECP_NOTE_LINKS_COPIED:
-		if (o->verbosity >= VERBOSITY_NORMAL)
-			msg_note("the filesystem of %s holds no hard links: %" PRIu64 " further %s of "
-				 "files copied as files of their own", quote(n->path), n->count,
-				 n->count == 1 ? "name is" : "names are");
 	case SAFECP_NOTE_NOT_KEPT:
 		preserve_say(o, n->dest, (unsigned)n->count, false);
 		break;
@@ -249,6 +243,8 @@ static unsigned copy_flags(const struct safecp_options *o)
 	const struct { bool on; unsigned flag; } map[] = {
 		{ o->recursive, SAFECP_COPY_RECURSIVE },
 		{ o->dereference, SAFECP_COPY_DEREFERENCE },
+		{ o->no_dereference, SAFECP_COPY_NO_DEREFERENCE },
+		{ o->dereference_operands, SAFECP_COPY_DEREFERENCE_OPERANDS },
 		{ o->target_directory, SAFECP_COPY_TARGET_DIRECTORY },
 		{ o->no_target_directory, SAFECP_COPY_NO_TARGET_DIRECTORY },
 		{ o->no_clobber, SAFECP_COPY_NO_CLOBBER },

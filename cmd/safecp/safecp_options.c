@@ -34,6 +34,10 @@ enum {
 	OPT_NO_PRESERVE,
 	OPT_P,
 	OPT_ARCHIVE,
+	OPT_NO_DEREF_LINKS,
+	OPT_DEREF_L,
+	OPT_DEREF_P,
+	OPT_DEREF_H,
 };
 
 /* popt's view of the command line, before validation */
@@ -43,8 +47,16 @@ static struct poptOption options[] = {
 	{ "recursive", 'r', POPT_ARG_NONE, &raw.recursive, 0,
 	  "copy directories and everything in them", NULL },
 	{ NULL, 'R', POPT_ARG_NONE, &raw.recursive, 0, "the same as -r", NULL },
-	{ "dereference", 'L', POPT_ARG_NONE, &raw.dereference, 0,
+	{ "dereference", 'L', POPT_ARG_NONE, NULL, OPT_DEREF_L,
 	  "follow symbolic links in SOURCE (default: copy them as links)", NULL },
+	{ "no-dereference", 'P', POPT_ARG_NONE, NULL, OPT_DEREF_P,
+	  "copy symbolic links as links, also those named as SOURCE without -r (the "
+	  "last of -L, -P and -H counts)", NULL },
+	{ NULL, 'H', POPT_ARG_NONE, NULL, OPT_DEREF_H,
+	  "follow the symbolic links named as SOURCE, also with -r; copy those below "
+	  "them as links", NULL },
+	{ NULL, 'd', POPT_ARG_NONE, NULL, OPT_NO_DEREF_LINKS,
+	  "the same as --no-dereference --preserve=links", NULL },
 	{ "target-directory", 't', POPT_ARG_STRING, NULL, OPT_TARGET,
 	  "copy every SOURCE into DIR; repeat for several destinations, each at its "
 	  "own pace", "DIR" },
@@ -94,8 +106,8 @@ static struct poptOption options[] = {
 	  "do not keep these attributes (the same names); the times are kept unless "
 	  "timestamps is given here", "LIST" },
 	{ "archive", 'a', POPT_ARG_NONE, NULL, OPT_ARCHIVE,
-	  "cp's -dR --preserve=all: refused until hard links are kept; use -r "
-	  "--preserve=mode,ownership,timestamps,xattr", NULL },
+	  "the same as -dR --preserve=all: everything the stick can hold (one note "
+	  "says what it cannot)", NULL },
 	{ "verify", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_VERIFY,
 	  "read every file back from the device before it gets its name; one that "
 	  "differs is not named (exit 4); =source: read every source file twice too",
@@ -268,7 +280,7 @@ static void validate_unpack(struct safecp_options *o)
 {
 	if (raw.pack)
 		cli_usage_error("--pack and --unpack do not go together: give one");
-	if (raw.dereference || raw.no_target_dir || o->verify_source || o->skip_identical ||
+	if (o->dereference || raw.no_target_dir || o->verify_source || o->skip_identical ||
 	    raw.mhl || raw.checksum || raw.sums)
 		cli_usage_error("--unpack takes -t, -n, -f, --verify, --dry-run and the writing "
 				"options, not -L, -T, --verify=source, --skip-identical, --mhl, "
@@ -475,7 +487,11 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 		case OPT_P: preserve_p(o); break;
 		case OPT_PRESERVE:
 		case OPT_NO_PRESERVE: preserve_option(ctx, argc, argv, rc, o); break;
-		case OPT_ARCHIVE: preserve_archive();
+		case OPT_ARCHIVE: preserve_archive(o); raw.recursive = 1; raw.deref = 'P'; break;
+		case OPT_NO_DEREF_LINKS: preserve_list(o, "links", true); raw.deref = 'P'; break;
+		case OPT_DEREF_L: raw.deref = 'L'; break;
+		case OPT_DEREF_P: raw.deref = 'P'; break;
+		case OPT_DEREF_H: raw.deref = 'H'; break;
 		}
 	}
 	if (rc != -1)
@@ -484,7 +500,9 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 		cli_usage_error("--skip-unsafe goes with --unpack");
 	progress_given = raw.progress != NULL;
 	o->recursive = raw.recursive;
-	o->dereference = raw.dereference;
+	o->dereference = raw.deref == 'L';
+	o->no_dereference = raw.deref == 'P';
+	o->dereference_operands = raw.deref == 'H';
 	o->target_directory = raw.n_target_dirs > 0;
 	o->no_target_directory = raw.no_target_dir;
 	o->update = raw.update;

@@ -11,7 +11,7 @@
 /* popt's view of the command line, before validation; main() frees
  * the -t strings and names --events' file from it at the end */
 struct safecp_raw {
-	int recursive, dereference, no_target_dir, dry_run, rename_invalid, mhl, unmount, power_off;
+	int recursive, deref, no_target_dir, dry_run, rename_invalid, mhl, unmount, power_off;
 	int unpack, skip_unsafe, system_disk, no_resume, update, one_file_system;
 	bool no_preserve;  /* --no-preserve given (--pack refuses it) */
 	char *strategy, *window, *progress, *checksum, *sums, *check, *pack, *events;

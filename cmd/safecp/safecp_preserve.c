@@ -4,9 +4,9 @@
  * asks, and the refusal of an attribute named explicitly that it cannot.
  *
  * safecp keeps the times by default (cp does not): --skip-identical and
- * the checksum lists' runs compare them.  Hard links are not kept yet:
- * links (and -a, which asks for them) are refused before anything runs,
- * with what to use instead.  context: without SELinux there is none to
+ * the checksum lists' runs compare them.  links (with -a, -d): the library
+ * keeps a file's names in the tree as one file where the stick holds hard
+ * links.  context: without SELinux there is none to
  * copy; cp refuses it named and takes it in "all", and so does safecp. */
 #include <stdio.h>
 #include <string.h>
@@ -34,10 +34,6 @@ static const struct {
 	{ "xattr", SAFECP_ATTR_XATTR },
 	{ "all", ATTRS_ALL },
 };
-
-#define LINKS_LINE "hard links are not kept yet (%s): copy with -p, or with -r " \
-	"--preserve=mode,ownership,timestamps,xattr for what -a keeps but links (each " \
-	"hard link is then a file of its own)"
 
 void preserve_init(struct safecp_options *o)
 {
@@ -93,16 +89,17 @@ void preserve_p(struct safecp_options *o)
 	o->preserve_dropped &= ~ATTRS_P;
 }
 
-void preserve_archive(void)
+/* -a: everything cp -a keeps, where the stick can (-R and -P are the
+ * caller's) */
+void preserve_archive(struct safecp_options *o)
 {
-	cli_usage_error(LINKS_LINE, "-a, --archive");
+	o->preserve |= ATTRS_ALL;
+	o->preserve_dropped &= ~ATTRS_ALL;
 }
 
 /* After every option: what cannot be done refused before anything runs. */
 void preserve_validate(struct safecp_options *o)
 {
-	if (o->preserve & SAFECP_ATTR_LINKS)
-		cli_usage_error(LINKS_LINE, "--preserve=links");
 	if (o->preserve_required & SAFECP_ATTR_CONTEXT)
 		cli_usage_error("cannot preserve security context without an SELinux-enabled "
 				"kernel (safecp keeps no SELinux contexts); leave 'context' out of "
@@ -133,7 +130,7 @@ int preserve_set(const struct safecp_options *o, struct safecp_copy *c)
 /* "owners, file modes and ACLs": the attributes of attrs in words. */
 char *words_attrs(unsigned attrs, const char *last_joint)
 {
-	const char *w[5];
+	const char *w[6];
 	size_t n = 0;
 
 	if (attrs & SAFECP_ATTR_OWNERSHIP)
@@ -144,6 +141,8 @@ char *words_attrs(unsigned attrs, const char *last_joint)
 		w[n++] = "extended attributes";
 	if (attrs & SAFECP_ATTR_ACL)
 		w[n++] = "ACLs";
+	if (attrs & SAFECP_ATTR_LINKS)
+		w[n++] = "hard links (each name is a file of its own)";
 	if (n == 0)
 		return words_format("nothing");
 	if (n == 1)
@@ -152,7 +151,9 @@ char *words_attrs(unsigned attrs, const char *last_joint)
 		return words_format("%s %s %s", w[0], last_joint, w[1]);
 	if (n == 3)
 		return words_format("%s, %s %s %s", w[0], w[1], last_joint, w[2]);
-	return words_format("%s, %s, %s %s %s", w[0], w[1], w[2], last_joint, w[3]);
+	if (n == 4)
+		return words_format("%s, %s, %s %s %s", w[0], w[1], w[2], last_joint, w[3]);
+	return words_format("%s, %s, %s, %s %s %s", w[0], w[1], w[2], w[3], last_joint, w[4]);
 }
 
 /* The --preserve names of attrs, for a refusal. */
@@ -160,7 +161,8 @@ static char *preserve_names(unsigned attrs)
 {
 	return words_format("%s%s%s%s", attrs & (SAFECP_ATTR_MODE | SAFECP_ATTR_ACL) ? ",mode" : "",
 			    attrs & SAFECP_ATTR_OWNERSHIP ? ",ownership" : "",
-			    attrs & SAFECP_ATTR_XATTR ? ",xattr" : "", "");
+			    attrs & SAFECP_ATTR_XATTR ? ",xattr" : "",
+			    attrs & SAFECP_ATTR_LINKS ? ",links" : "");
 }
 
 char *words_not_kept(unsigned attrs)

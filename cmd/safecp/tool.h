@@ -42,6 +42,7 @@ struct safecp_options {
 	/* cp's operand rules */
 	bool recursive, dereference, target_directory, no_target_directory, no_clobber;
 	bool update, one_file_system; /* -u, -x: as cp */
+	bool no_dereference, dereference_operands; /* -P, -H: as cp */
 	const char *const *sources;
 	size_t n_sources;
 	const char *dest;          /* dests[0] */
@@ -157,7 +158,7 @@ uint64_t resume_bytes(const struct safecp_options *o, size_t d);
 void preserve_init(struct safecp_options *o);
 void preserve_p(struct safecp_options *o);
 void preserve_list(struct safecp_options *o, const char *list, bool on);
-void preserve_archive(void) __attribute__((noreturn));
+void preserve_archive(struct safecp_options *o);
 void preserve_validate(struct safecp_options *o);
 int preserve_set(const struct safecp_options *o, struct safecp_copy *c);
 char *words_attrs(unsigned attrs, const char *last_joint);

@@ -70,7 +70,8 @@ enum safecp_copy_flags {
 					      * several names in the tree keep them as one
 					      * file where the destination can (hard links:
 					      * each further name made once the first is
-					      * durable); elsewhere a note, and copies
+					      * durable); elsewhere copies, in the note
+					      * SAFECP_NOTE_NOT_KEPT (SAFECP_ATTR_LINKS)
 					      */
 	SAFECP_COPY_ONE_FILE_SYSTEM = 1 << 16, /* (0.5.0) -x: a directory on another
 						* filesystem than its source operand's
@@ -308,10 +309,6 @@ enum safecp_note_kind {
 	SAFECP_NOTE_PARTIAL_DISCARDED,   /* (0.3.0) path, entry, why: a stopped copy's
 					  * partial that cannot be resumed; the file
 					  * is copied whole */
-	SAFECP_NOTE_LINKS_COPIED,        /* (0.5.0) path (the destination root), count:
-					  * KEEP_LINKS, but the filesystem holds no hard
-					  * links: count names are copied as files of
-					  * their own */
 	SAFECP_NOTE_NOT_KEPT,            /* (0.5.0) path: the destination; count: the
 					  * attributes asked (enum safecp_attr) that its
 					  * filesystem cannot hold: the copies get its

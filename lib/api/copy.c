@@ -201,7 +201,7 @@ _Static_assert((int)SAFECP_ATTR_MODE == (int)META_MODE &&
 
 /* cp's --preserve: CONTEXT in keep is --preserve=all's, which cp takes
  * without SELinux and keeps nothing of; named (required) it is refused,
- * as cp refuses it there.  Hard links are not kept yet. */
+ * as cp refuses it there.  LINKS is SAFECP_COPY_KEEP_LINKS. */
 int safecp_copy_set_preserve(struct safecp_copy *c, unsigned keep, unsigned required,
 			     unsigned dropped)
 {
@@ -211,8 +211,10 @@ int safecp_copy_set_preserve(struct safecp_copy *c, unsigned keep, unsigned requ
 		return -EBUSY;
 	if ((keep | required | dropped) & ~known)
 		return -EINVAL;
-	if ((keep & SAFECP_ATTR_LINKS) || (required & SAFECP_ATTR_CONTEXT))
+	if (required & SAFECP_ATTR_CONTEXT)
 		return -EOPNOTSUPP;
+	if (keep & SAFECP_ATTR_LINKS) /* as SAFECP_COPY_KEEP_LINKS */
+		c->o.plan.keep_links = true;
 	c->o.keep_mode = keep & SAFECP_ATTR_MODE;
 	c->o.keep_times = keep & SAFECP_ATTR_TIMESTAMPS;
 	c->o.keep_owners = keep & SAFECP_ATTR_OWNERSHIP;

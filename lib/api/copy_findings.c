@@ -307,10 +307,6 @@ int safecp_copy_note(const struct safecp_copy *c, size_t i, struct safecp_note *
 		ret->problem = record_problem_of_mhl(f->judge->why.kind);
 		ret->line = (size_t)f->judge->why.line;
 		break;
-	case COPY_NOTE_LINKS_COPIED:
-		ret->kind = SAFECP_NOTE_LINKS_COPIED;
-		ret->name = "links-copied";
-		break;
 	case COPY_NOTE_READ_BACK_DIFFERS:
 		ret->kind = SAFECP_NOTE_READ_BACK_DIFFERS;
 		ret->name = "read-back-differs";

@@ -12,7 +12,7 @@ enum meta_attr {
 	META_MODE = 1 << 0,       /* permission bits, and the ACLs with them (cp) */
 	META_OWNERSHIP = 1 << 1,  /* owner and group; then setuid, setgid, sticky */
 	META_TIMESTAMPS = 1 << 2, /* atime and mtime */
-	META_LINKS = 1 << 3,      /* hard links: not kept yet (refused) */
+	META_LINKS = 1 << 3,      /* hard links (plan_options.keep_links, source_links.c) */
 	META_XATTR = 1 << 4,      /* extended attributes */
 	META_CONTEXT = 1 << 5,    /* the SELinux context: none is kept */
 	META_ACL = 1 << 6,        /* only in what is lost: ACLs (asked with MODE) */
@@ -34,6 +34,8 @@ static inline unsigned meta_attrs_lost(const struct fs_traits *fs, unsigned aske
 		lost |= META_OWNERSHIP;
 	if ((asked & META_XATTR) && !fs->stores_xattrs)
 		lost |= META_XATTR;
+	if ((asked & META_LINKS) && !fs->hard_links)
+		lost |= META_LINKS;
 	return lost;
 }
 

@@ -126,8 +126,6 @@ enum copy_finding_kind {
 				    * from the device and are written again) */
 	COPY_NOTE_PARTIAL_DISCARDED, /* dest, entry, resume: a stopped copy's partial
 				      * that cannot be resumed; the file is copied whole */
-	COPY_NOTE_LINKS_COPIED,    /* dest, count: keep_links, but the filesystem holds
-				    * no hard links: count names copied as files */
 	COPY_NOTE_META_LOST,       /* dest, attrs: attributes asked (-p, all) that its
 				    * filesystem cannot hold: the copies get its
 				    * defaults, once for the run (issue 29) */

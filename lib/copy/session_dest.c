@@ -72,7 +72,8 @@ static int meta_check(struct copy_session *s, size_t i)
 {
 	struct copy_prepared *d = &s->prep[i];
 	unsigned asked = (s->o.keep_mode ? META_MODE : 0) | (s->o.keep_owners ? META_OWNERSHIP : 0) |
-			 (s->o.keep_xattrs ? META_XATTR : 0);
+			 (s->o.keep_xattrs ? META_XATTR : 0) |
+			 (s->o.plan.keep_links ? META_LINKS : 0);
 	unsigned required = s->o.meta_required & asked, refused;
 	int r;
 
@@ -142,18 +143,14 @@ static int identical_judge(struct copy_session *s, size_t i, int *err)
 
 /* --preserve=links: which names become links here (after the identical
  * files are judged: a leader left alone is not written); a filesystem
- * without hard links copies them all, with a note. */
+ * without hard links copies them all (meta_check()'s one note says so,
+ * or refuses a links named explicitly). */
 static int links_here(struct copy_session *s, size_t i)
 {
 	struct copy_prepared *d = &s->prep[i];
-	bool fs_links = fs_traits_of(d->target)->hard_links;
 
-	plan_links_here(d->plan, fs_links);
-	if (fs_links || d->plan->tree->n_links == 0)
-		return 0;
-	return session_find(s, &(struct copy_finding){ .kind = COPY_NOTE_LINKS_COPIED, .dest = i,
-						      .count = d->plan->tree->n_links },
-			    d->plan->dest_root);
+	plan_links_here(d->plan, fs_traits_of(d->target)->hard_links);
+	return 0;
 }
 
 /* Space and file size limits (deferred), then how to write. */

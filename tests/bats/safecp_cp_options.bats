@@ -6,7 +6,14 @@
 #   (inode unchanged) one as new or newer; onto a FAT32 stick (fusefat: times to 2 s) a
 #   rerun with -u copies nothing, where times rounded by FAT would make cp -u copy again;
 # - -x copies a directory that is another filesystem (a tmpfs mounted inside the source)
-#   as an empty directory; without -x its files are copied.
+#   as an empty directory; without -x its files are copied;
+# - hard links (--preserve=links, -d, -a): a tree with 200 hard-linked pairs, a group of
+#   three and a file whose other name is outside the tree arrives with each group one
+#   inode (du of the copy equals du of the source), the -v and JSON events naming every
+#   name; -a onto exFAT copies each name as a file, with one note naming hard links, exit
+#   0; --preserve=links named onto FAT32 is refused before the first byte;
+# - -P copies a symlink named without -r as a link, -H follows one with -r, -L -P -H: the
+#   last counts.
 
 load helpers
 load safecp_common
@@ -84,4 +91,73 @@ ino() {
 	rm -r "${STICK_MNT:?}/card"
 	run -0 safecp -r "$SRC/card" "$STICK_MNT"
 	cmp "$INNER/on-tmpfs" "$STICK_MNT/card/inner/on-tmpfs"
+}
+
+make_links() {
+	mkdir -p "$SRC/lk/a" "$SRC/lk/b"
+	for ((i = 0; i < 200; i++)); do
+		head -c $((1000 + i)) /dev/urandom >"$SRC/lk/a/f$i"
+		ln "$SRC/lk/a/f$i" "$SRC/lk/b/g$i"
+	done
+	make_file "$SRC/lk/three" 5000
+	ln "$SRC/lk/three" "$SRC/lk/a/three2"
+	ln "$SRC/lk/three" "$SRC/lk/b/three3"
+	make_file "$SRC/lk/out" 3000
+	ln "$SRC/lk/out" "$BATS_TEST_TMPDIR/outside"
+}
+
+@test "hard links: --preserve=links, -d and -a keep each group one file; du as the source's" {
+	stick_up --size 64 --rate 0
+	make_links
+	run -0 --separate-stderr safecp -r --preserve=links --progress=json "$SRC/lk" "$STICK_MNT"
+	printf '%s\n' "$output" >"$EV"
+	diff -r "$SRC/lk" "$STICK_MNT/lk"
+	[ "$(stat -c %i "$STICK_MNT/lk/a/f7")" = "$(stat -c %i "$STICK_MNT/lk/b/g7")" ]
+	[ "$(stat -c %h "$STICK_MNT/lk/three")" = 3 ]
+	[ "$(stat -c %h "$STICK_MNT/lk/out")" = 1 ]
+	# each group once: the files' blocks (each inode counted once) as those of cp -a's
+	# copy on the same stick (its block size is not the source's); copies would
+	# double them. (du of the whole trees differs by the directories' blocks.)
+	local ref ours
+	cp -a "$SRC/lk" "$STICK_MNT/ref"
+	ref=$(find "$STICK_MNT/ref" -type f -printf '%i %b\n' | sort -u | awk '{ s += $2 } END { print s }')
+	ours=$(find "$STICK_MNT/lk" -type f -printf '%i %b\n' | sort -u | awk '{ s += $2 } END { print s }')
+	echo "file blocks: cp -a's copy $ref, safecp's $ours"
+	[ "$ours" = "$ref" ]
+	rm -r "${STICK_MNT:?}/ref"
+	jq -s -e '[.[] | select(.event == "file" and .state == "finished" and .type == "file")]
+		| length == 404' "$EV"
+	rm -r "${STICK_MNT:?}/lk"
+	run -0 safecp -a "$SRC/lk" "$STICK_MNT"
+	[ "$(stat -c %i "$STICK_MNT/lk/a/f0")" = "$(stat -c %i "$STICK_MNT/lk/b/g0")" ]
+	rm -r "${STICK_MNT:?}/lk"
+	run -0 safecp -r -d "$SRC/lk" "$STICK_MNT"
+	[ "$(stat -c %i "$STICK_MNT/lk/a/three2")" = "$(stat -c %i "$STICK_MNT/lk/b/three3")" ]
+}
+
+@test "hard links: -a onto exFAT copies each name, one note; --preserve=links onto FAT32 is refused" {
+	stick_up --fs exfat --size 64 --rate 0
+	make_links
+	run -0 --separate-stderr safecp -a "$SRC/lk" "$STICK_MNT"
+	diff -r "$SRC/lk" "$STICK_MNT/lk"
+	[ "$(grep -c "note:" <<<"$stderr")" = 1 ]
+	grep -q "hard links" <<<"$stderr"
+	stick_up --fs fat32 --size 64 --rate 0
+	run -2 --separate-stderr safecp -r --preserve=links "$SRC/lk" "$STICK_MNT"
+	grep -q "links" <<<"$stderr"
+	[ -z "$(ls -A "$STICK_MNT")" ]
+}
+
+@test "-P copies a link named without -r as a link, -H follows one with -r; the last counts" {
+	stick_up --size 32 --rate 0
+	ln -s card "$SRC/dirlink"
+	ln -s card/older "$SRC/filelink"
+	run -0 safecp -P "$SRC/filelink" "$STICK_MNT"
+	[ -L "$STICK_MNT/filelink" ]
+	run -0 safecp -r -H "$SRC/dirlink" "$STICK_MNT"
+	[ -d "$STICK_MNT/dirlink" ] && [ ! -L "$STICK_MNT/dirlink" ]
+	cmp "$SRC/card/older" "$STICK_MNT/dirlink/older"
+	rm -rf "${STICK_MNT:?}/filelink"
+	run -0 safecp -H -P "$SRC/filelink" "$STICK_MNT"
+	[ -L "$STICK_MNT/filelink" ]
 }
