@@ -154,6 +154,8 @@ static struct poptOption options[] = {
 	{ "features", '\0', POPT_ARG_NONE, NULL, OPT_FEATURES,
 	  "show what this safecp can do, one feature a line with its values (for "
 	  "scripts), and exit", NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, cp_compat_options, 0,
+	  "cp's options that safecp takes only to say what they do here:", NULL },
 	CLI_COMMON_TABLE,
 	POPT_TABLEEND
 };
@@ -326,6 +328,7 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 			o->dests[i] = raw.target_dirs[i];
 		o->n_dests = raw.n_target_dirs;
 		o->dest = o->dests[0];
+		cp_compat_operands(args, o->n_sources);
 		return;
 	}
 	if (n == 1)
@@ -337,6 +340,7 @@ static void validate_operands(poptContext ctx, struct safecp_options *o)
 	o->n_sources = n - 1;
 	o->dest = o->dests[0] = args[n - 1];
 	o->n_dests = 1;
+	cp_compat_operands(args, o->n_sources);
 }
 
 /* --skip-identical[=quick|hash].  popt takes the next word as the
@@ -492,6 +496,7 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 		case OPT_DEREF_L: raw.deref = 'L'; break;
 		case OPT_DEREF_P: raw.deref = 'P'; break;
 		case OPT_DEREF_H: raw.deref = 'H'; break;
+		default: cp_compat_option(ctx, argc, argv, rc); break;
 		}
 	}
 	if (rc != -1)

@@ -23,6 +23,13 @@ struct safecp_raw {
 };
 extern struct safecp_raw raw;
 
+/* safecp_cp_compat.c: cp's options that need no library (a popt table
+ * included in safecp's); each one's handling (true: it was one of them;
+ * a refusal exits); --strip-trailing-slashes on the sources. */
+extern struct poptOption cp_compat_options[];
+bool cp_compat_option(poptContext ctx, int argc, const char **argv, int rc);
+void cp_compat_operands(const char **args, size_t n_sources);
+
 /* Parses argv into *o; exits EXIT_USAGE on any mistake.  The operand
  * strings live in the returned context. */
 poptContext parse_options(int argc, const char **argv, struct safecp_options *o);

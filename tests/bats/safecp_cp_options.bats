@@ -161,3 +161,33 @@ make_links() {
 	run -0 safecp -H -P "$SRC/filelink" "$STICK_MNT"
 	[ -L "$STICK_MNT/filelink" ]
 }
+
+@test "cp's options without a library part: accepted ones copy, refused ones say why before the first byte" {
+	stick_up --size 32 --rate 0
+	ln -s card "$SRC/dirlink"
+	local opt
+	# accepted: copy as without them
+	for opt in --remove-destination --reflink --reflink=auto --reflink=never -Z --context; do
+		run -0 safecp -r "$opt" "$SRC/card" "$STICK_MNT"
+		diff -r "$SRC/card" "$STICK_MNT/card"
+	done
+	run -0 --separate-stderr safecp -r --context=system_u:object_r:tmp_t:s0 "$SRC/card" "$STICK_MNT"
+	grep -q "ignoring --context" <<<"$stderr"
+	rm -r "${STICK_MNT:?}/card"
+	# refused: exit 2, one line naming the option, nothing written
+	for opt in -l --link -s --symbolic-link --reflink=always --attributes-only --copy-contents \
+		--keep-directory-symlink --debug -i --interactive -b --backup --backup=numbered \
+		"-S .bak" --parents; do
+		# shellcheck disable=SC2086 # -S takes its word
+		run -2 --separate-stderr safecp -r $opt "$SRC/card" "$STICK_MNT"
+		[ "$(wc -l <<<"$stderr")" = 1 ] || { echo "$opt: $stderr"; false; }
+		[[ $stderr == "safecp: "* ]]
+		[ ! -e "$STICK_MNT/card" ] || { echo "$opt wrote"; false; }
+	done
+	# --strip-trailing-slashes: "dirlink/" is the link, copied as a link with -r
+	run -0 safecp -r "$SRC/dirlink/" "$STICK_MNT"
+	[ -d "$STICK_MNT/dirlink" ] && [ ! -L "$STICK_MNT/dirlink" ]
+	rm -r "${STICK_MNT:?}/dirlink"
+	run -0 safecp -r --strip-trailing-slashes "$SRC/dirlink/" "$STICK_MNT"
+	[ -L "$STICK_MNT/dirlink" ]
+}
