@@ -61,7 +61,7 @@ ino() {
 	printf '%s\n' "$output" >"$EV"
 	cmp "$SRC/card/older" "$STICK_MNT/card/older"
 	cmp "$SRC/card/sub/missing" "$STICK_MNT/card/sub/missing"
-	! cmp -s "$SRC/card/newer" "$STICK_MNT/card/newer" || false
+	run ! cmp -s "$SRC/card/newer" "$STICK_MNT/card/newer"
 	[ "$(ino "$STICK_MNT/card/newer")" = "$newer" ]
 	[ "$(ino "$STICK_MNT/card/same")" = "$same" ]
 	jq -s -e 'last | .event == "done" and .files == 2' "$EV"
