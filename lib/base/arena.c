@@ -24,7 +24,6 @@ static int arena_grow(struct arena *a, size_t len)
 	a->head = b;
 	a->used = 0;
 	a->room = room;
-	a->bytes += sizeof(*b) + room;
 	return 0;
 }
 

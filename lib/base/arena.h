@@ -19,7 +19,6 @@ struct arena {
 	struct arena_block *head; /* the block being filled, then older ones */
 	size_t used;              /* bytes of head taken */
 	size_t room;              /* bytes head can hold */
-	size_t bytes;             /* all blocks' bytes: for memory accounting */
 };
 
 /* Room for len bytes (not zeroed), or NULL (ENOMEM).  Never moves what

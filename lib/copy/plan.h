@@ -126,7 +126,6 @@ struct plan {
 				 * never, and the filesystem keeps holes) */
 	size_t n_files;         /* regular files to write (kept ones excluded;
 				 * linked ones included, with no bytes) */
-	size_t n_linked;        /* of them, names linked to another's copy */
 	size_t n_symlinks;      /* symlinks to create (kept ones excluded) */
 	size_t n_existing_kept; /* -n: files and symlinks left alone */
 	size_t n_identical;     /* files left alone as identical (identical.h) */

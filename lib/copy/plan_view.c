@@ -167,7 +167,7 @@ void plan_links_here(struct plan *p, bool fs_links)
 
 void plan_count(struct plan *p)
 {
-	p->n_existing_kept = p->n_symlinks = p->n_files = p->n_identical = p->n_linked = 0;
+	p->n_existing_kept = p->n_symlinks = p->n_files = p->n_identical = 0;
 	p->total_bytes = p->apparent_bytes = p->identical_bytes = 0;
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct plan_entry *e = &p->entries[i];
@@ -184,7 +184,6 @@ void plan_count(struct plan *p)
 			p->n_symlinks++;
 		else {
 			p->n_files++;
-			p->n_linked += e->linked;
 			p->total_bytes += e->linked ? 0 : plan_file_bytes(p, i);
 			p->apparent_bytes += e->linked ? 0 : s->size;
 		}

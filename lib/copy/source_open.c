@@ -33,19 +33,14 @@ ssize_t source_pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return source_pread_least(fd, buf, len, len, off);
 }
 
-static bool same_times(const struct timespec *a, int64_t sec, uint32_t ns)
-{
-	return a->tv_sec == sec && (uint64_t)a->tv_nsec == ns;
-}
-
 bool source_unchanged(int fd, const struct source_entry *seen)
 {
 	struct stat st;
 
 	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == seen->dev &&
 	       st.st_ino == seen->ino && (uint64_t)st.st_size == seen->size &&
-	       same_times(&st.st_mtim, seen->mtime, seen->mtime_ns) &&
-	       same_times(&st.st_ctim, seen->ctime, seen->ctime_ns);
+	       source_time_is(&st.st_mtim, seen->mtime, seen->mtime_ns) &&
+	       source_time_is(&st.st_ctim, seen->ctime, seen->ctime_ns);
 }
 
 /* A readable fd of the regular file the O_PATH fd names: through /proc,

@@ -86,11 +86,6 @@ int source_examine(const struct plan_options *o, const char *arg, struct source_
 	return 0;
 }
 
-static bool same_time(int64_t sec, uint32_t ns, const struct timespec *b)
-{
-	return sec == b->tv_sec && ns == (uint64_t)b->tv_nsec;
-}
-
 static bool same_str(const char *a, const char *b)
 {
 	return a == b || (a && b && strcmp(a, b) == 0);
@@ -99,8 +94,8 @@ static bool same_str(const char *a, const char *b)
 bool source_entry_same(const struct source_entry *a, const struct source_found *b)
 {
 	return a->type == b->type && a->dev == b->st.st_dev && a->ino == b->st.st_ino &&
-	       a->size == (uint64_t)b->st.st_size && same_time(a->mtime, a->mtime_ns, &b->st.st_mtim) &&
-	       same_time(a->ctime, a->ctime_ns, &b->st.st_ctim) && same_str(source_arg(a), b->src) &&
+	       a->size == (uint64_t)b->st.st_size && source_time_is(&b->st.st_mtim, a->mtime, a->mtime_ns) &&
+	       source_time_is(&b->st.st_ctim, a->ctime, a->ctime_ns) && same_str(source_arg(a), b->src) &&
 	       same_str(source_link(a), b->link_target);
 }
 

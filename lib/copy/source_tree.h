@@ -204,6 +204,12 @@ const char *source_link(const struct source_entry *e);
 int source_path(const struct source_entry *e, char *buf, size_t size);
 int source_rel(const struct source_entry *e, char *buf, size_t size);
 
+/* Is t the time sec.ns an entry keeps (its mtime, ctime...)? */
+static inline bool source_time_is(const struct timespec *t, int64_t sec, uint32_t ns)
+{
+	return t->tv_sec == sec && (uint64_t)t->tv_nsec == ns;
+}
+
 static inline struct timespec source_mtim(const struct source_entry *e)
 {
 	return (struct timespec){ .tv_sec = e->mtime, .tv_nsec = e->mtime_ns };
