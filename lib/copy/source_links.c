@@ -52,7 +52,8 @@ int source_tree_link_groups(struct source_tree *t)
 		}
 		v[n++] = (uint32_t)i;
 	}
-	qsort_r(v, n, sizeof(*v), cmp_inode, t);
+	if (n > 1) /* qsort's array may not be NULL, even empty */
+		qsort_r(v, n, sizeof(*v), cmp_inode, t);
 	for (size_t i = 1, lead = 0; i < n; i++) {
 		if (!same_inode(&t->entries[v[i]], &t->entries[v[lead]])) {
 			lead = i; /* the next group's first */
@@ -66,7 +67,8 @@ int source_tree_link_groups(struct source_tree *t)
 		t->entries[v[i]].flags |= SOURCE_FOLLOWER;
 	}
 	free(v);
-	qsort(t->links, t->n_links, sizeof(*t->links), cmp_idx);
+	if (t->n_links > 1)
+		qsort(t->links, t->n_links, sizeof(*t->links), cmp_idx);
 	return 0;
 }
 

@@ -279,7 +279,8 @@ int devices_list(struct device_entry **ret, size_t *ret_n)
 		}
 		es.v[kept++] = es.v[i];
 	}
-	qsort(es.v, kept, sizeof(*es.v), entry_cmp);
+	if (kept > 1)
+		qsort(es.v, kept, sizeof(*es.v), entry_cmp);
 	*ret = es.v;
 	*ret_n = kept;
 	return 0;
