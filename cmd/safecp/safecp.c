@@ -302,6 +302,8 @@ static int session_new(struct safecp_options *o)
 	r = copy_options(o, o->copy);
 	if (r == 0)
 		r = preserve_set(o, o->copy);
+	if (r == 0)
+		r = replacing_set(o, o->copy);
 	for (size_t i = 0; r == 0 && i < o->n_sources; i++)
 		r = safecp_copy_add_source(o->copy, o->sources[i]);
 	for (size_t i = 0; r == 0 && i < o->n_dests; i++)

@@ -61,14 +61,17 @@ struct poptOption cp_compat_options[] = {
 	{ "debug", '\0', POPT_ARG_NONE, NULL, OPT_DEBUG,
 	  "refused for now: -v and --dry-run say how each file is written", NULL },
 	{ "interactive", 'i', POPT_ARG_NONE, NULL, OPT_INTERACTIVE,
-	  "refused for now: use --dry-run to see what would be replaced, -n to keep it",
-	  NULL },
+	  "ask before replacing each existing file, every question before the first "
+	  "byte (answers from standard input; the last of -i and -n counts)", NULL },
 	{ "backup", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_BACKUP,
-	  "refused for now: copy the old files aside first, or use -n", "CONTROL" },
+	  "keep each file a copy replaces under a backup name first: CONTROL none, "
+	  "simple, existing or numbered (default: $VERSION_CONTROL, else existing)",
+	  "CONTROL" },
 	{ NULL, 'b', POPT_ARG_NONE, NULL, OPT_BACKUP_SIMPLE,
-	  "the same as --backup, refused for now", NULL },
+	  "like --backup, without an argument", NULL },
 	{ "suffix", 'S', POPT_ARG_STRING, NULL, OPT_SUFFIX,
-	  "with --backup, refused for now", "SUFFIX" },
+	  "the simple backups' suffix (default: $SIMPLE_BACKUP_SUFFIX, else ~); implies "
+	  "--backup", "SUFFIX" },
 	{ "parents", '\0', POPT_ARG_NONE, NULL, OPT_PARENTS,
 	  "refused for now: copy the directory that holds the path with -r", NULL },
 	POPT_TABLEEND
@@ -99,7 +102,8 @@ static char *attached_arg(poptContext ctx, int argc, const char **argv, const ch
 	return arg;
 }
 
-bool cp_compat_option(poptContext ctx, int argc, const char **argv, int rc)
+bool cp_compat_option(poptContext ctx, int argc, const char **argv, int rc,
+		      struct safecp_options *o)
 {
 	_cleanup_free_ char *arg = rc == OPT_REFLINK ? attached_arg(ctx, argc, argv, "--reflink")
 				 : rc == OPT_CONTEXT ? attached_arg(ctx, argc, argv, "--context")
@@ -140,13 +144,19 @@ bool cp_compat_option(poptContext ctx, int argc, const char **argv, int rc)
 	case OPT_DEBUG:
 		refuse("--debug", "not yet: -v and --dry-run say how each file is written");
 	case OPT_INTERACTIVE:
-		refuse("-i, --interactive", "not yet: --dry-run lists what would be replaced, -n "
-		       "keeps existing files");
+		o->interactive = true;
+		o->no_clobber = false;
+		return true;
 	case OPT_BACKUP:
+		replacing_backup(o, arg); /* its string kept there */
+		arg = NULL;
+		return true;
 	case OPT_BACKUP_SIMPLE:
+		replacing_backup(o, NULL);
+		return true;
 	case OPT_SUFFIX:
-		refuse("-b, --backup, -S", "not yet: copy the files to be replaced aside first, or "
-		       "keep them with -n");
+		replacing_suffix(o, poptGetOptArg(ctx));
+		return true;
 	case OPT_PARENTS:
 		refuse("--parents", "not yet: copy the directory holding the path with -r");
 	default:

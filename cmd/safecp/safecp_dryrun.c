@@ -82,8 +82,11 @@ static void print_plan(const struct safecp_options *o, size_t d, const struct sa
 	if (p->skipped)
 		printf("skipped: %" PRIu64 " (devices, FIFOs, sockets)\n", p->skipped);
 	if (p->kept)
-		printf("kept: %" PRIu64 " existing %s (--no-clobber)\n", p->kept,
-		       plural(p->kept, "file", "files"));
+		printf("kept: %" PRIu64 " existing %s (%s)\n", p->kept,
+		       plural(p->kept, "file", "files"),
+		       o->no_clobber ? "--no-clobber"
+		       : o->update && o->interactive ? "--update: not older, or answered no"
+		       : o->update ? "--update: not older than the source" : "answered no");
 	if (o->skip_identical) {
 		size_format(total, sizeof(total), p->identical_bytes);
 		printf("identical: %" PRIu64 " %s, %s (%" PRIu64 " bytes), already there: not "

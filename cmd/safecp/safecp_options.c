@@ -481,7 +481,7 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 		if (cli_verbosity_option(rc, &o->verbosity))
 			continue;
 		switch (rc) {
-		case OPT_NO_CLOBBER: o->no_clobber = true; o->force = false; break;
+		case OPT_NO_CLOBBER: o->no_clobber = true; o->force = o->interactive = false; break;
 		case OPT_FORCE: o->force = true; o->no_clobber = false; break;
 		case OPT_TARGET: add_target_dir(ctx); break;
 		case OPT_BENEATH: add_beneath(ctx); break;
@@ -496,7 +496,7 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 		case OPT_DEREF_L: raw.deref = 'L'; break;
 		case OPT_DEREF_P: raw.deref = 'P'; break;
 		case OPT_DEREF_H: raw.deref = 'H'; break;
-		default: cp_compat_option(ctx, argc, argv, rc); break;
+		default: cp_compat_option(ctx, argc, argv, rc, o); break;
 		}
 	}
 	if (rc != -1)
@@ -518,6 +518,7 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 	o->no_resume = raw.no_resume;
 	validate_values(o, progress_given);
 	preserve_validate(o);
+	replacing_validate(o);
 	validate_pack(o);
 	validate_operands(ctx, o);
 	assign_beneath(o);

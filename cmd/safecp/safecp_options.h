@@ -27,7 +27,8 @@ extern struct safecp_raw raw;
  * included in safecp's); each one's handling (true: it was one of them;
  * a refusal exits); --strip-trailing-slashes on the sources. */
 extern struct poptOption cp_compat_options[];
-bool cp_compat_option(poptContext ctx, int argc, const char **argv, int rc);
+bool cp_compat_option(poptContext ctx, int argc, const char **argv, int rc,
+		      struct safecp_options *o);
 void cp_compat_operands(const char **args, size_t n_sources);
 
 /* Parses argv into *o; exits EXIT_USAGE on any mistake.  The operand

@@ -82,6 +82,7 @@ const char *words_step_name(enum safecp_copy_step step)
 	case SAFECP_STEP_VERIFY: return "verify";
 	case SAFECP_STEP_SOURCE_VERIFY: return "source-verify";
 	case SAFECP_STEP_NAME_CLASH: return "name-clash";
+	case SAFECP_STEP_BACKUP: return "backup";
 	}
 	return "unknown";
 }
@@ -261,6 +262,12 @@ static const char *hint(enum safecp_copy_step step, int err)
 			       "place, and is not followed; remove it and copy again";
 		break;
 	}
+	if (step == SAFECP_STEP_BACKUP)
+		return err == ENAMETOOLONG
+			       ? "its backup name would be too long; use a shorter --suffix, or "
+				 "rename the file"
+			       : "the old file is left as it was; make room for its backup name, or "
+				 "copy without --backup";
 	return NULL;
 }
 
@@ -311,6 +318,10 @@ static char *failed_action(const struct safecp_entry *e, enum safecp_copy_step s
 	case SAFECP_STEP_NAME_CLASH:
 		return words_format("cannot copy %s to %s", quote(src ? src : "?"),
 				    quote(dst ? dst : "?"));
+	case SAFECP_STEP_BACKUP:
+		return path ? words_format("cannot back up %s as %s", quote(dst ? dst : "?"),
+					   quote(path))
+			    : words_format("cannot back up %s", quote(dst ? dst : "?"));
 	}
 	return words_format("cannot copy %s", quote(src ? src : "?"));
 }
@@ -425,7 +436,7 @@ const char *words_switch_reason(enum safecp_switch_reason r)
 const char *words_skip_reason(enum safecp_skip_reason why)
 {
 	switch (why) {
-	case SAFECP_SKIP_KEPT: return "exists, not replaced (--no-clobber)";
+	case SAFECP_SKIP_KEPT: return "exists, not replaced (-n, -u or -i's answer)";
 	/* a word, not a sentence: scripts count these (--skip-identical) */
 	case SAFECP_SKIP_IDENTICAL: return "identical";
 	case SAFECP_SKIP_APPEARED:

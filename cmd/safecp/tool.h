@@ -59,6 +59,11 @@ struct safecp_options {
 	bool keep_times;
 	bool keep_mode;
 	bool force;                /* -f: cp's; a copy replaces by rename anyway */
+	bool interactive;          /* -i: asked during the plan (safecp_replacing.c) */
+	bool backup_asked;         /* -b, --backup, -S */
+	const char *backup_control; /* --backup=CONTROL, or NULL: $VERSION_CONTROL */
+	const char *backup_suffix; /* -S, $SIMPLE_BACKUP_SUFFIX, or NULL: "~" */
+	enum safecp_backup backup; /* as decided by replacing_validate() */
 	bool rename_invalid;       /* --rename-invalid */
 	bool verify;               /* --verify */
 	bool verify_source;        /* --verify=source */
@@ -152,7 +157,7 @@ uint64_t resume_bytes(const struct safecp_options *o, size_t d);
 
 /* safecp_preserve.c: cp's -p, --preserve[=LIST], --no-preserve=LIST in
  * the order given (preserve_init first, preserve_validate after them);
- * -a refused until hard links are kept; preserve_set hands the result to
+ * preserve_set hands the result to
  * the copy (0 or -errno); the words of the note and the refusal for what
  * a destination's filesystem cannot hold (enum safecp_attr sets). */
 void preserve_init(struct safecp_options *o);
@@ -161,6 +166,17 @@ void preserve_list(struct safecp_options *o, const char *list, bool on);
 void preserve_archive(struct safecp_options *o);
 void preserve_validate(struct safecp_options *o);
 int preserve_set(const struct safecp_options *o, struct safecp_copy *c);
+
+/* safecp_replacing.c: -b, --backup[=CONTROL], -S as given, then checked
+ * against -n and made o->backup (replacing_validate; the strings given,
+ * popt's, are kept there until exit); -i's question
+ * (ask_replace, the library's callback); replacing_set hands both to the
+ * copy (0 or -errno). */
+void replacing_backup(struct safecp_options *o, char *control);
+void replacing_suffix(struct safecp_options *o, char *suffix);
+void replacing_validate(struct safecp_options *o);
+int ask_replace(void *data, const char *source, const char *dest);
+int replacing_set(const struct safecp_options *o, struct safecp_copy *c);
 char *words_attrs(unsigned attrs, const char *last_joint);
 char *words_not_kept(unsigned attrs);
 char *words_preserve_refused(unsigned attrs, const char *where);

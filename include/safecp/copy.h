@@ -167,6 +167,31 @@ enum safecp_attr {
 int safecp_copy_set_preserve(struct safecp_copy *c, unsigned keep, unsigned required,
 			     unsigned dropped);
 
+/* (0.5.0) cp's -i: during safecp_copy_prepare(), on its thread, ask(data,
+ * source, dest) is called for each file or symlink that would replace one
+ * at a destination (once per destination; not for one left alone already:
+ * NO_CLOBBER, UPDATE, identical).  It returns 1 to replace it, 0 to leave
+ * the one there (counted as kept, as NO_CLOBBER keeps it), or a negative
+ * errno, which stops prepare and is its result.  So every question is
+ * answered before the first byte.  ask NULL: none asked.  0; -EBUSY after
+ * prepare. */
+typedef int (*safecp_copy_ask_fn)(void *data, const char *source, const char *dest);
+int safecp_copy_set_ask_replace(struct safecp_copy *c, safecp_copy_ask_fn ask, void *data);
+
+/* (0.5.0) cp's --backup: what a file or symlink the copy replaces is kept
+ * as.  It gets its backup name, durably, before the new one takes its
+ * name (a backup of the same name is replaced, as cp does). */
+enum safecp_backup {
+	SAFECP_BACKUP_NONE = 0,
+	SAFECP_BACKUP_SIMPLE,     /* NAME + suffix */
+	SAFECP_BACKUP_EXISTING,   /* numbered where NAME has numbered backups, else simple */
+	SAFECP_BACKUP_NUMBERED,   /* NAME.~N~, one past the highest N in its directory */
+};
+/* suffix: SIMPLE's, NULL for "~".  0; -EINVAL for an unknown how, an empty
+ * suffix or one with '/', or with NO_CLOBBER (cp: they exclude each
+ * other); -EBUSY after prepare. */
+int safecp_copy_set_backup(struct safecp_copy *c, enum safecp_backup how, const char *suffix);
+
 enum safecp_refusal_kind {
 	SAFECP_REFUSED_OTHER = 0,        /* a kind this header does not name */
 	SAFECP_REFUSED_SOURCE_MISSING,   /* path; err */
@@ -442,6 +467,8 @@ enum safecp_copy_step {
 	SAFECP_STEP_SOURCE_VERIFY,  /* VERIFY_SOURCE: the source read again differed */
 	SAFECP_STEP_NAME_CLASH,     /* EEXIST: its name was taken when it was to get it
 				     * (path_given: the file there, or NULL) */
+	SAFECP_STEP_BACKUP,         /* (0.5.0) set_backup: the file there could not get
+				     * its backup name; it is left, the new one not named */
 };
 /* Why an entry is not copied (SKIPPED). */
 enum safecp_skip_reason {

@@ -131,6 +131,36 @@ int safecp_copy_set_skip_identical(struct safecp_copy *c, const char *how)
 	return options_set(c);
 }
 
+int safecp_copy_set_ask_replace(struct safecp_copy *c, safecp_copy_ask_fn ask, void *data)
+{
+	if (c->did_prepare)
+		return -EBUSY;
+	c->o.ask_replace = ask;
+	c->o.ask_data = data;
+	return options_set(c);
+}
+
+_Static_assert((int)SAFECP_BACKUP_NONE == (int)BACKUP_NONE &&
+	       (int)SAFECP_BACKUP_SIMPLE == (int)BACKUP_SIMPLE &&
+	       (int)SAFECP_BACKUP_EXISTING == (int)BACKUP_EXISTING &&
+	       (int)SAFECP_BACKUP_NUMBERED == (int)BACKUP_NUMBERED, "enum safecp_backup");
+
+int safecp_copy_set_backup(struct safecp_copy *c, enum safecp_backup how, const char *suffix)
+{
+	int r;
+
+	if (c->did_prepare)
+		return -EBUSY;
+	if ((unsigned)how > SAFECP_BACKUP_NUMBERED || c->o.plan.no_clobber ||
+	    (suffix && (!*suffix || strchr(suffix, '/'))))
+		return -EINVAL;
+	if ((r = own_string(&c->backup_suffix, suffix ? suffix : "~")) < 0)
+		return r;
+	c->o.plan.backup = (enum backup_mode)how;
+	c->o.plan.backup_suffix = c->backup_suffix;
+	return options_set(c);
+}
+
 int safecp_copy_set_sparse(struct safecp_copy *c, const char *when)
 {
 	static const char *const names[] = { [SPARSE_AUTO] = "auto", [SPARSE_ALWAYS] = "always",
@@ -362,6 +392,7 @@ void safecp_copy_free(struct safecp_copy *c)
 	free(c->unsafe);
 	free(c->sums_prefix);
 	free(c->spool_dir);
+	free(c->backup_suffix);
 	arena_free(&c->str->kept);
 	free(c->str);
 	free(c);

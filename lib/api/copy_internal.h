@@ -36,6 +36,7 @@ struct safecp_copy {
 	struct copy_session_options o; /* as set; its strings are the two below */
 	char *sums_prefix;
 	char *spool_dir;
+	char *backup_suffix;
 	struct copy_event last; /* its strings live until the next poll */
 	bool polled;            /* last holds the event the last poll returned */
 	bool did_prepare;       /* prepare was called: the options are fixed */

@@ -11,7 +11,9 @@
  *      flushes the whole volume);
  *   3. without a journal (vfat, exfat, ...): syncfs, so every temporary
  *      file is durable, data and metadata, before any rename;
- *   4. puts each under its final name (copy_publish.c, dest_file.c): an
+ *   4. (--backup) gives each file it replaces its backup name, synced
+ *      where no journal orders the renames (copy_backup.c), then
+ *      puts each under its final name (copy_publish.c, dest_file.c): an
  *      unnamed (O_TMPFILE) file is linked there (onto an existing file:
  *      linked under a temporary name and renamed over it), a named
  *      temporary is renamed;
@@ -309,6 +311,18 @@ static int publish_early(struct engine *g, struct batch_item *it)
 	return publish_item(g, it);
 }
 
+/* --backup: the old files under their backup names, durable before the
+ * new ones take their names (copy_backup.c). */
+static int backups_first(struct engine *g)
+{
+	bool made;
+	int r = batch_backups(g, &made);
+
+	if (r == 0 && made && !g->journaled && (r = sync_dirs(g)) < 0)
+		copy_dest_failed(g, g->batch.items[0].entry, COPY_STEP_SYNC, r);
+	return r;
+}
+
 int batch_commit(struct engine *g)
 {
 	struct batch *b = &g->batch;
@@ -321,6 +335,8 @@ int batch_commit(struct engine *g)
 	r = g->device_sync && g->volume_fsync ? 0 : batch_wait_data(g, 0);
 	if (r == 0)
 		r = durable_files(g);
+	if (r == 0 && g->plan->opts.backup != BACKUP_NONE)
+		r = backups_first(g);
 	for (size_t i = 0; r == 0 && i < b->n; i++)
 		if (!b->items[i].rejected && !b->items[i].settled)
 			r = publish_item(g, &b->items[i]);

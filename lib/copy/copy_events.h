@@ -36,6 +36,9 @@ enum copy_step {
 			       * counts the two as one, e.g. an exFAT volume's
 			       * own up-case table) or NULL (not found); not
 			       * published, nothing replaced, the copy goes on */
+	COPY_STEP_BACKUP,   /* --backup: the file to be replaced could not get its
+			     * backup name: not published, nothing replaced,
+			     * the copy goes on */
 };
 
 /* Why an entry is not copied (cmd/ words it). */

@@ -37,6 +37,7 @@ struct batch_item {
 	bool renamed;    /* under its final name */
 	bool settled;    /* renamed, kept (-n) or dropped in its commit */
 	bool rejected;   /* --verify: read back different; not to be named */
+	bool backed_up;  /* --backup: the file it replaces has its backup name */
 	uint64_t from;   /* a resumed partial: the bytes kept, not written now */
 	struct verify_file vf; /* --verify: the bytes written, what read back */
 };
@@ -193,6 +194,20 @@ void item_done(struct batch_item *it);
 /* The copy stopped with it unnamed: a partial is kept (and the caller
  * told how much of it), any other temporary removed. */
 void item_stop(struct engine *g, struct batch_item *it);
+
+/* The path of name, another entry in entry idx's destination directory,
+ * for messages (malloc'd; NULL without memory). */
+char *dst_sibling_path(const struct plan *p, size_t idx, const char *name);
+
+/* copy_backup.c: --backup */
+/* Does the file it replaces still need its backup name? */
+bool item_needs_backup(const struct engine *g, const struct batch_item *it);
+/* Give the file it replaces its backup name (not synced): 0, or -errno;
+ * when the copy goes on without it, the item is dropped, reported. */
+int item_backup(struct engine *g, struct batch_item *it);
+/* The backups of the batch's items still to be named, before their
+ * names (the caller syncs when *made); -errno when the copy stops. */
+int batch_backups(struct engine *g, bool *made);
 
 /* copy_dir.c */
 /* Make (or, merging, enter) directory idx; one that cannot be made is

@@ -23,8 +23,7 @@
 #include "util/debug.h"
 #include "copy/hook_paths.h"
 
-/* The path of `holder` (a name in entry idx's directory), for messages. */
-static char *holder_path(const struct plan *p, size_t idx, const char *holder)
+char *dst_sibling_path(const struct plan *p, size_t idx, const char *holder)
 {
 	const char *name = plan_dst_name(p, idx);
 	char dst[PATH_MAX];
@@ -56,7 +55,7 @@ static bool name_clash(struct engine *g, struct batch_item *it)
 	holder = dest_file_holder(&it->file);
 	if (g->plan->opts.no_clobber && (!holder || strcmp(holder, it->file.name) == 0))
 		return false;
-	path = holder ? holder_path(g->plan, it->entry, holder) : NULL;
+	path = holder ? dst_sibling_path(g->plan, it->entry, holder) : NULL;
 	DEBUG(DEBUG_COPY, "name clash: '%s' taken by '%s'", it->file.name, path ? path : "?");
 	item_drop(g, it, COPY_STEP_NAME_CLASH, -EEXIST, path);
 	return true;
@@ -147,8 +146,14 @@ static void kept(struct engine *g, struct batch_item *it)
 
 int publish_item(struct engine *g, struct batch_item *it)
 {
-	int r = put_in_place(g, it);
+	/* --backup, named early (journaled: the journal keeps the order) */
+	int r = item_needs_backup(g, it) ? item_backup(g, it) : 0;
 
+	if (copy_fatal_error(r))
+		return item_fatal(g, it, COPY_STEP_BACKUP, r);
+	if (r < 0)
+		return 0; /* dropped */
+	r = put_in_place(g, it);
 	if (copy_fatal_error(r))
 		return item_fatal(g, it, COPY_STEP_RENAME, r);
 	it->settled = true; /* renamed, kept or dropped: not batch_abort's */

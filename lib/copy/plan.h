@@ -247,6 +247,14 @@ int fs_space_read(const char *dir, const struct fs_traits *traits, struct fs_spa
  * After the identical files are judged; the totals are counted again. */
 void plan_links_here(struct plan *p, bool fs_links);
 
+/* -i: ask(data, source, dest) of each file or symlink that would replace
+ * one at its destination and is not left alone already (-n, -u,
+ * identical): 1 replaces it, 0 leaves the one there (kept, as -n keeps
+ * it), a negative errno stops the asking and is returned.  The totals are
+ * counted again.  0 or that error. */
+typedef int (*plan_ask_fn)(void *data, const char *source, const char *dest);
+int plan_ask_replace(struct plan *p, plan_ask_fn ask, void *data);
+
 /* Bytes the plan will occupy at its peak: each file rounded up to the
  * cluster, a cluster per new directory and per symlink, on FAT and exfat
  * the directory entries (long names included); a replaced file frees its

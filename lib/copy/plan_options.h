@@ -13,6 +13,15 @@ enum sparse_mode {
 	SPARSE_NEVER,    /* nowhere: every byte written */
 };
 
+/* cp's --backup: what a file the copy replaces is kept as, first
+ * (backup_name.h). */
+enum backup_mode {
+	BACKUP_NONE = 0,
+	BACKUP_SIMPLE,   /* NAME + suffix */
+	BACKUP_EXISTING, /* numbered where NAME has numbered backups, else simple */
+	BACKUP_NUMBERED, /* NAME.~N~, one past the highest N there */
+};
+
 struct plan_options {
 	bool recursive;        /* -r */
 	bool follow_symlinks;  /* -L (without -r, command-line symlinks are always followed) */
@@ -29,6 +38,9 @@ struct plan_options {
 				* operand's is copied empty (source_walk.c) */
 	bool update;           /* -u: an existing file is replaced only when it is
 				* older than the source (plan_keep_newer()) */
+	enum backup_mode backup; /* --backup: the replaced file is kept under a
+				  * backup name (its space is not freed) */
+	const char *backup_suffix; /* BACKUP_SIMPLE's ("~"); must outlive the plan */
 	bool keep_owners;      /* --preserve=ownership: the tree keeps each entry's
 				* owner and group (source_tree.owners) */
 	const char *beneath;   /* or NULL: the root DEST must be written under

@@ -66,7 +66,8 @@ int plan_classify_dst(const struct plan_options *o, const struct plan_src *s, co
 	x->dst_mode = d.st_mode;
 	e->dst_regular = S_ISREG(d.st_mode);
 	e->skip_existing = o->no_clobber;
-	if (!e->skip_existing && S_ISREG(d.st_mode) && d.st_nlink == 1)
+	if (!e->skip_existing && o->backup == BACKUP_NONE && S_ISREG(d.st_mode) &&
+	    d.st_nlink == 1)
 		x->dst_freed = (uint64_t)d.st_blocks * 512;
 	return 0;
 }

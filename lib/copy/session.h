@@ -83,6 +83,9 @@ struct copy_session_options {
 	bool no_resume;                /* large files are not written as resumable
 				        * partials, and kept ones are not resumed
 				        * (they go as stale temporaries) */
+	plan_ask_fn ask_replace;       /* -i: asked of each file that would replace
+				        * one (plan_ask_replace()), or NULL */
+	void *ask_data;
 };
 
 /* What preparing found, in the order found: refusals (the session cannot

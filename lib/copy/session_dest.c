@@ -217,6 +217,8 @@ int session_prepare_dest(struct copy_session *s, size_t i, enum copy_prepare_sta
 		return err;
 	if (s->o.plan.update) /* -u: as the destination keeps times */
 		plan_keep_newer(d->plan, fs_traits_of(d->target)->mtime_step_ns);
+	if (s->o.ask_replace && (r = plan_ask_replace(d->plan, s->o.ask_replace, s->o.ask_data)) < 0)
+		return r;
 	if (s->o.plan.keep_links && (r = links_here(s, i)) < 0)
 		return r;
 	return space_and_strategy(s, i, stage);

@@ -94,6 +94,8 @@ options_and_values() {
 	[ "$output" = json ]
 	comp_ok "$1" safecp --sparse = a
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "always auto " ]
+	comp_ok "$1" safecp --backup = n
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "never nil none numbered " ]
 	comp_ok "$1" safecp --checksum = md5,sh
 	[ "$(tr '\n' ' ' <<<"$output")" = "md5,sha1 md5,sha256 " ]
 	comp_ok "$1" safecp --preserve = mode,ti

@@ -176,8 +176,7 @@ make_links() {
 	rm -r "${STICK_MNT:?}/card"
 	# refused: exit 2, one line naming the option, nothing written
 	for opt in -l --link -s --symbolic-link --reflink=always --attributes-only --copy-contents \
-		--keep-directory-symlink --debug -i --interactive -b --backup --backup=numbered \
-		"-S .bak" --parents; do
+		--keep-directory-symlink --debug --parents; do
 		# shellcheck disable=SC2086 # -S takes its word
 		run -2 --separate-stderr safecp -r $opt "$SRC/card" "$STICK_MNT"
 		[ "$(wc -l <<<"$stderr")" = 1 ] || { echo "$opt: $stderr"; false; }

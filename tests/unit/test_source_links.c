@@ -82,10 +82,24 @@ TEST(a_large_group)
 	free(f);
 }
 
+/* No file with another name: no groups, and nothing sorted (qsort of
+ * none is given no array: UBSan's nonnull report under --sanitize) */
+TEST(no_links)
+{
+	const struct file f[] = { { "a", 1, 10, 1 }, { "b", 1, 11, 1 } };
+	struct source_tree *t = tree_of(f, 2);
+
+	CHECK_INT(source_tree_link_groups(t), 0);
+	CHECK_U64(t->n_links, 0);
+	CHECK_U64(source_leader(t, 1), PLAN_TOP);
+	source_tree_unref(t);
+}
+
 int main(void)
 {
-	TEST_PLAN(2);
+	TEST_PLAN(3);
 	RUN(groups_lead_by_write_order);
 	RUN(a_large_group);
+	RUN(no_links);
 	return test_summary();
 }
