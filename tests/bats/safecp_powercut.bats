@@ -41,9 +41,20 @@ pull_after_safecp() {
 	shift
 	stick_up --fs "$fs" "$@"
 	run -0 safecp -r "$SRC/t" "$STICK_MNT"/
-	cp --sparse=always "$STICK_BACKING_DIR/safecp-$STICK_ID.img" "$PC_IMG"
+	pull_image
 	# the stick goes (its umount syncs, but the image is already taken)
 	stick_down_all
+	mount_pulled "$fs"
+}
+
+# pull_image: the stick's image as its device holds it now
+pull_image() {
+	cp --sparse=always "$STICK_BACKING_DIR/safecp-$STICK_ID.img" "$PC_IMG"
+}
+
+# mount_pulled FS: the pulled image, mounted as at the next plug-in
+mount_pulled() {
+	local fs=$1
 	PC_LOOP=$(losetup --show -f "$PC_IMG")
 	mkdir -p "$PC_MNT"
 	case $fs in
@@ -154,4 +165,52 @@ pulled_tree_is_whole() {
 	[[ -d $PC_MNT/t/empty ]]
 	[[ $(stat -c %Y "$PC_MNT/t/deep/er/big") == $(stat -c %Y "$SRC/t/deep/er/big") ]]
 	unmount_and_fsck ntfs
+}
+
+# backup_pulled_at_first_name FS: onto a stick holding t/a and t/b, safecp -b pauses where
+# the new a is to get its name (the batch's backups made) and the stick is pulled then:
+# it holds each old file under its backup name, whole (read by mtools on FAT).
+backup_pulled_at_first_name() {
+	local fs=$1 pid rc=0 f
+	require_hooks
+	stick_up --fs "$fs" --size 64 --rate 0
+	mkdir -p "$STICK_MNT/t" "$SRC/u"
+	make_file "$STICK_MNT/t/a" 70000
+	make_file "$STICK_MNT/t/b" 9000
+	cp "$STICK_MNT/t/a" "$SRC/old-a"
+	cp "$STICK_MNT/t/b" "$SRC/old-b"
+	sync
+	make_file "$SRC/u/a" 50000
+	make_file "$SRC/u/b" 5000
+	SAFECP_TEST_PAUSE=publish:/t/a safecp -b "$SRC/u/a" "$SRC/u/b" "$STICK_MNT/t/" \
+		>"$BATS_TEST_TMPDIR/out" 2>&1 &
+	pid=$!
+	wait_paused "$pid" || { kill "$pid"; wait "$pid"; cat "$BATS_TEST_TMPDIR/out"; return 1; }
+	pull_image
+	kill -CONT "$pid"
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/out"
+	((rc == 0))
+	stick_down_all
+	mount_pulled "$fs"
+	for f in a b; do
+		if [[ $fs == fat32 ]]; then
+			MTOOLS_SKIP_CHECK=1 mcopy -n -i "$PC_LOOP" "::/t/$f~" - 2>/dev/null | cmp - "$SRC/old-$f"
+		else
+			cmp "$PC_MNT/t/$f~" "$SRC/old-$f"
+		fi
+	done
+	unmount_and_fsck "$fs"
+}
+
+# without a journal the two renames are ordered only by a sync between them
+@test "--backup on fat32 (fusefat), pulled as the first new file is to be named: each old file is under its backup name" {
+	require_cmd fusefat
+	require_cmd mcopy
+	backup_pulled_at_first_name fat32
+}
+
+@test "--backup on exfat-fuse, pulled as the first new file is to be named: each old file is under its backup name" {
+	require_cmd mount.exfat-fuse
+	backup_pulled_at_first_name exfat
 }
