@@ -59,7 +59,8 @@ struct poptOption cp_compat_options[] = {
 	{ "keep-directory-symlink", '\0', POPT_ARG_NONE, NULL, OPT_KEEP_DIRECTORY_SYMLINK,
 	  "refused: safecp writes nothing through a symbolic link on the stick", NULL },
 	{ "debug", '\0', POPT_ARG_NONE, NULL, OPT_DEBUG,
-	  "refused for now: -v and --dry-run say how each file is written", NULL },
+	  "-v, and after each file cp's line of how it is written (--dry-run tells more)",
+	  NULL },
 	{ "interactive", 'i', POPT_ARG_NONE, NULL, OPT_INTERACTIVE,
 	  "ask before replacing each existing file, every question before the first "
 	  "byte (answers from standard input; the last of -i and -n counts)", NULL },
@@ -142,7 +143,9 @@ bool cp_compat_option(poptContext ctx, int argc, const char **argv, int rc,
 		refuse("--keep-directory-symlink", "safecp writes nothing through a symbolic link "
 		       "on the destination; give the directory it leads to as DEST");
 	case OPT_DEBUG:
-		refuse("--debug", "not yet: -v and --dry-run say how each file is written");
+		o->debug = true;
+		o->verbosity = VERBOSITY_VERBOSE;
+		return true;
 	case OPT_INTERACTIVE:
 		o->interactive = true;
 		o->no_clobber = false;

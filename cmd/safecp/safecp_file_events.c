@@ -21,12 +21,27 @@ static void json_file(struct events *ev, const struct safecp_entry *e, const cha
 	stdout_check(ev);
 }
 
+/* --debug: cp's line after each file's, from what safecp knows: no copy
+ * offload or clone reaches another device; holes found by SEEK_HOLE where
+ * the destination keeps them; how the bytes are written. */
+static void debug_line(struct events *ev, const struct safecp_entry *e)
+{
+	struct safecp_write_plan w;
+	const char *writes = safecp_copy_write_plan(ev->o->copy, ev->d, &w, sizeof(w)) == 0
+				     ? safecp_strategy_name(w.strategy) : "?";
+
+	say(ev, "copy offload: avoided, reflink: unsupported, sparse detection: %s, writes: %s",
+	    e->holes ? "SEEK_HOLE" : "no", writes);
+}
+
 static void on_file_start(struct events *ctx, const struct safecp_entry *e, uint64_t resumed)
 {
 	struct events *ev = ctx;
 
 	if (ev->o->verbosity >= VERBOSITY_VERBOSE)
 		say(ev, "%s -> %s", quote(e->source), quote(e->dest));
+	if (ev->o->debug)
+		debug_line(ev, e);
 	if (ev->json_out) {
 		jsonev_file_started(&ev->jev, e, resumed);
 		stdout_check(ev);

@@ -60,6 +60,7 @@ struct safecp_options {
 	bool keep_mode;
 	bool force;                /* -f: cp's; a copy replaces by rename anyway */
 	bool interactive;          /* -i: asked during the plan (safecp_replacing.c) */
+	bool debug;                /* --debug: -v and cp's line of how each file is written */
 	bool backup_asked;         /* -b, --backup, -S */
 	const char *backup_control; /* --backup=CONTROL, or NULL: $VERSION_CONTROL */
 	const char *backup_suffix; /* -S, $SIMPLE_BACKUP_SUFFIX, or NULL: "~" */

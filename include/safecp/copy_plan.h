@@ -100,6 +100,9 @@ struct safecp_entry {
 	/* identical and read back from the device this run, equal to the
 	 * source; cached: the page cache could not be bypassed */
 	bool read_back, read_back_cached;
+	/* (0.5.0) its copy gets the source's holes (the source has some, and
+	 * this destination keeps them: safecp_copy_set_sparse()) */
+	bool holes;
 };
 /* Entry i of destination d (the same sources in the same order on every
  * destination): 0, or -ENOENT.  Its strings (source, rel, dest) are built

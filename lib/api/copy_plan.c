@@ -126,6 +126,7 @@ int safecp_copy_entry(const struct safecp_copy *c, size_t d, size_t i, struct sa
 		.identical = basis(e->identical),
 		.read_back = e->identical_read_back != PLAN_READ_BACK_NONE,
 		.read_back_cached = e->identical_read_back == PLAN_READ_BACK_CACHED,
+		.holes = j->plan->holes && (e->source->flags & SOURCE_HOLES),
 	};
 	return api_fill(ret, size, &v, sizeof(v));
 }

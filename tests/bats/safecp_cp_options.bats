@@ -176,7 +176,7 @@ make_links() {
 	rm -r "${STICK_MNT:?}/card"
 	# refused: exit 2, one line naming the option, nothing written
 	for opt in -l --link -s --symbolic-link --reflink=always --attributes-only --copy-contents \
-		--keep-directory-symlink --debug --parents; do
+		--keep-directory-symlink --parents; do
 		# shellcheck disable=SC2086 # -S takes its word
 		run -2 --separate-stderr safecp -r $opt "$SRC/card" "$STICK_MNT"
 		[ "$(wc -l <<<"$stderr")" = 1 ] || { echo "$opt: $stderr"; false; }
@@ -189,4 +189,20 @@ make_links() {
 	rm -r "${STICK_MNT:?}/dirlink"
 	run -0 safecp -r --strip-trailing-slashes "$SRC/dirlink/" "$STICK_MNT"
 	[ -L "$STICK_MNT/dirlink" ]
+}
+
+@test "--debug: -v's line and cp's line of how each file is written, holes found by SEEK_HOLE" {
+	stick_up --size 32 --rate 0
+	truncate -s 4M "$SRC/card/sparse"
+	echo end >>"$SRC/card/sparse"
+	run -0 safecp --debug "$SRC/card/same" "$SRC/card/sparse" "$STICK_MNT"
+	echo "$output"
+	grep -qxF "'$SRC/card/same' -> '$STICK_MNT/same'" <<<"$output"
+	grep -qxF "copy offload: avoided, reflink: unsupported, sparse detection: no, writes: direct" <<<"$output"
+	grep -qxF "'$SRC/card/sparse' -> '$STICK_MNT/sparse'" <<<"$output"
+	grep -qxF "copy offload: avoided, reflink: unsupported, sparse detection: SEEK_HOLE, writes: direct" <<<"$output"
+	cmp "$SRC/card/sparse" "$STICK_MNT/sparse"
+	# --sparse=never: no holes looked for
+	run -0 safecp --debug --sparse=never "$SRC/card/sparse" "$STICK_MNT/s2"
+	grep -qF "sparse detection: no" <<<"$output"
 }
