@@ -250,6 +250,7 @@ static unsigned copy_flags(const struct safecp_options *o)
 		{ o->no_clobber, SAFECP_COPY_NO_CLOBBER },
 		{ o->update, SAFECP_COPY_UPDATE },
 		{ o->one_file_system, SAFECP_COPY_ONE_FILE_SYSTEM },
+		{ o->parents, SAFECP_COPY_PARENTS },
 		{ !o->no_resume, SAFECP_COPY_RESUME },
 		{ o->keep_times, SAFECP_COPY_KEEP_TIMES },
 		{ o->keep_mode, SAFECP_COPY_KEEP_MODE },

@@ -74,7 +74,8 @@ struct poptOption cp_compat_options[] = {
 	  "the simple backups' suffix (default: $SIMPLE_BACKUP_SUFFIX, else ~); implies "
 	  "--backup", "SUFFIX" },
 	{ "parents", '\0', POPT_ARG_NONE, NULL, OPT_PARENTS,
-	  "refused for now: copy the directory that holds the path with -r", NULL },
+	  "copy each SOURCE to DEST/its path, making the directories on it (DEST: a "
+	  "directory; a path with '..' is refused)", NULL },
 	POPT_TABLEEND
 };
 
@@ -161,7 +162,8 @@ bool cp_compat_option(poptContext ctx, int argc, const char **argv, int rc,
 		replacing_suffix(o, poptGetOptArg(ctx));
 		return true;
 	case OPT_PARENTS:
-		refuse("--parents", "not yet: copy the directory holding the path with -r");
+		o->parents = true;
+		return true;
 	default:
 		return false;
 	}

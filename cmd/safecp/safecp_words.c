@@ -149,10 +149,14 @@ static char *dest_problem(const struct refusal *p, const char *a, const char *b)
 			      quote(a));
 	case SAFECP_REFUSED_DEST_CLASH:
 		return words_format("%s would overwrite %s, copied from another source; rename one "
-			      "of them", quote(a), quote(b));
+			      "of them, or leave one out", quote(a), quote(b));
 	case SAFECP_REFUSED_DEST_UNWRITABLE:
 		return words_format("cannot write into %s: %s", quote(b), strerror(p->err ? p->err : EACCES));
 	case SAFECP_REFUSED_DEST_NOT_BENEATH:
+		if (p->err == EINVAL) /* --parents */
+			return words_format("refusing to copy %s with --parents: the '..' on its "
+					    "path would lead out of %s; give the path without '..'",
+					    quote(a), quote(b));
 		if (p->err == ELOOP)
 			return words_format("refusing to copy to %s: a symbolic link is on the way from "
 					    "%s (--beneath); remove the link or choose another "

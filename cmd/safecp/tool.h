@@ -42,6 +42,7 @@ struct safecp_options {
 	/* cp's operand rules */
 	bool recursive, dereference, target_directory, no_target_directory, no_clobber;
 	bool update, one_file_system; /* -u, -x: as cp */
+	bool parents;              /* --parents: as cp */
 	bool no_dereference, dereference_operands; /* -P, -H: as cp */
 	const char *const *sources;
 	size_t n_sources;

@@ -171,21 +171,10 @@ static int dest_resolve(struct plan_builder *b, size_t n_sources, const char *de
 	return plan_dest_dir_stat(o, dest, d->root, b->problem, &st);
 }
 
-/* An operand as this destination sees it, before it joins the tree.
- * Its strings are small heap ones: `safecp *.JPG /media/usb` may pass
- * tens of thousands. */
-struct source {
-	const char *arg;
-	struct source_found e;  /* src is arg; rel, link_target owned */
-	struct plan_entry d;
-	struct plan_existing x; /* d.dst_exists: what is there */
-	char *dst;              /* its destination path */
-	const char *dst_name;   /* in dst, or "." */
-};
-
 static void sources_free(struct source *s, size_t n)
 {
 	for (size_t i = 0; s && i < n; i++) {
+		free(s[i].path);
 		free(s[i].dst);
 		free((char *)s[i].e.rel);
 		free((char *)s[i].e.link_target);
@@ -230,6 +219,9 @@ static int source_prepare(struct plan_builder *b, const struct dest *d, struct s
 		return plan_refuse(b->problem, PLAN_DEST_NOT_DIR, d->given, d->given, ENOTDIR);
 	if (strlen(s->arg) >= PATH_MAX)
 		return plan_refuse(b->problem, PLAN_NAME_TOO_LONG, s->arg, NULL, ENAMETOOLONG);
+	if (b->opts->parents &&
+	    (r = parents_prepare(b, d->given, d->into_dir ? d->path : NULL, s)) != 1)
+		return r;
 	r = operand_name(s->arg, name, rel);
 	if (r < 0)
 		return plan_refuse(b->problem, PLAN_SOURCE_UNREADABLE, s->arg, NULL, -r);
@@ -292,23 +284,32 @@ static bool path_within(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-/* realpath of a destination that may not exist yet (its parent does). */
+/* realpath of a destination that may not exist yet: its deepest existing
+ * ancestor's, and the rest (with --parents, directories below DEST may
+ * not exist either). */
 static int dst_realpath(const char *dst, char real[PATH_MAX])
 {
-	char parent[PATH_MAX], buf[PATH_MAX];
-	const char *base;
+	char head[PATH_MAX], tail[PATH_MAX] = "", buf[PATH_MAX], up[PATH_MAX];
 
-	if (realpath(dst, real))
+	snprintf(head, sizeof(head), "%s", dst);
+	plan_strip_slashes(head);
+	while (!realpath(head, real)) {
+		const char *base = strrchr(head, '/') ? strrchr(head, '/') + 1 : head;
+
+		if (errno != ENOENT)
+			return -errno;
+		if (snprintf(buf, sizeof(buf), "%s%s%s", base, *tail ? "/" : "", tail) >= PATH_MAX)
+			return -ENAMETOOLONG;
+		memcpy(tail, buf, sizeof(tail));
+		parent_of(head, up);
+		if (strcmp(up, head) == 0)
+			return -ENOENT;
+		memcpy(head, up, sizeof(head));
+	}
+	if (!*tail)
 		return 0;
-	if (errno != ENOENT)
-		return -errno;
-	parent_of(dst, parent);
-	snprintf(buf, sizeof(buf), "%s", dst);
-	plan_strip_slashes(buf);
-	base = strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf;
-	if (!realpath(parent, real))
-		return -errno;
-	return plan_join(real, strcpy(parent, real), base);
+	memcpy(buf, real, sizeof(buf));
+	return plan_join(real, buf, tail);
 }
 
 static int check_into_itself(struct plan_builder *b, const struct source *s)
@@ -461,6 +462,8 @@ static int plan_sources(struct plan_builder *b, const char *const *sources, size
 	}
 	if (r >= 0)
 		r = check_clashes(b, s, n);
+	if (r >= 0 && b->opts->parents)
+		parents_sort(s, n);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct plan_src ps = { .type = s[i].e.type, .dev = s[i].e.st.st_dev,
 				       .ino = s[i].e.st.st_ino, .path = s[i].e.src };
@@ -471,7 +474,9 @@ static int plan_sources(struct plan_builder *b, const char *const *sources, size
 	}
 	if (r >= 0)
 		r = dest_root_check(b, d, s, n);
-	if (r >= 0)
+	if (r >= 0 && b->opts->parents)
+		r = parents_tree(b, s, n);
+	else if (r >= 0)
 		r = b->first ? take_tree(b, s, n) : walk_tree(b, s, n);
 	if (r >= 0)
 		plan_link_sources(b->p);

@@ -37,6 +37,20 @@ struct plan_src {
 	const char *path;   /* for messages, and to follow a symlink source */
 };
 
+/* An operand as this destination sees it, before it joins the tree.
+ * Its strings are small heap ones: `safecp *.JPG /media/usb` may pass
+ * tens of thousands. */
+struct source {
+	const char *arg;
+	struct source_found e;  /* src is arg; rel, link_target owned */
+	struct plan_entry d;
+	struct plan_existing x; /* d.dst_exists: what is there */
+	char *dst;              /* its destination path */
+	const char *dst_name;   /* in dst, or "." */
+	char *path;             /* --parents: arg's directories and name, without
+				 * "." or empty components (owned) */
+};
+
 /* Join dir and name into buf (PATH_MAX bytes) with one '/' between them.
  * Returns 0 or -ENAMETOOLONG. */
 int plan_join(char buf[PATH_MAX], const char *dir, const char *name);
@@ -95,6 +109,20 @@ int plan_name_top(struct plan *p, size_t idx, const char *dst, const char *name)
 
 /* Free what plan_dst.c keeps in p (names, existing records). */
 void plan_dst_free(struct plan *p);
+
+/* plan_parents.c: --parents.  s's path below DEST (s->path) and its
+ * destination in dir (DEST as given, copied into; NULL: it is no
+ * directory, refused); 1 when the path is empty ("." or "/": copied as
+ * without --parents); a refusal for a '..' on it. */
+int parents_prepare(struct plan_builder *b, const char *given, const char *dir, struct source *s);
+/* The operands in an order that puts those sharing directories together. */
+void parents_sort(struct source *s, size_t n);
+/* The tree of the sorted operands: each one below the directories of its
+ * path, which are entries of their own (SOURCE_ON_PATH: made at the
+ * destination, only that child walked), shared by the operands that
+ * share them.  With b->first, its tree is taken instead, entry by entry
+ * as it was built.  0, a refusal, or -errno. */
+int parents_tree(struct plan_builder *b, const struct source *s, size_t n);
 
 /* plan.c.  The dead copies' temporaries in the directories p writes
  * into (p->stale).  0 or -ENOMEM (an unreadable directory goes unswept). */

@@ -41,6 +41,8 @@ struct plan_options {
 	enum backup_mode backup; /* --backup: the replaced file is kept under a
 				  * backup name (its space is not freed) */
 	const char *backup_suffix; /* BACKUP_SIMPLE's ("~"); must outlive the plan */
+	bool parents;          /* --parents: an operand goes to DEST/its path, the
+				* directories on it made (plan_parents.c) */
 	bool keep_owners;      /* --preserve=ownership: the tree keeps each entry's
 				* owner and group (source_tree.owners) */
 	const char *beneath;   /* or NULL: the root DEST must be written under

@@ -253,7 +253,7 @@ static int check_one(struct resume_plan *const *rps, size_t n, const struct plan
 	if (source_path(e, src, sizeof(src)) < 0)
 		return -ENAMETOOLONG;
 	fd = source_open_regular(AT_FDCWD, src,
-				 !e->up ? p->tree->follow_operands : p->tree->follow_symlinks, &st);
+				 source_follows(p->tree, e), &st);
 	if (fd < 0)
 		return fd;
 	if (st.st_dev != e->dev || st.st_ino != e->ino)

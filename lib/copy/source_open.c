@@ -79,7 +79,7 @@ static bool is_entry(const struct stat *st, const struct source_entry *e)
 int source_open(const struct source_tree *t, const struct source_entry *e, int dfd,
 		int *ret_fd)
 {
-	bool follow = !e->up ? t->follow_operands : t->follow_symlinks;
+	bool follow = source_follows(t, e);
 	struct stat st;
 	int fd;
 
@@ -128,13 +128,15 @@ int source_enter_dir(const struct source_tree *t, struct dirstack *dirs, size_t 
 	if (dfd < 0 && dfd != AT_FDCWD)
 		return dfd;
 	fd = dirstack_open_checked(dfd, source_open_name(e),
-				   !e->up ? t->follow_operands : t->follow_symlinks, e->dev, e->ino);
+				   source_follows(t, e), e->dev, e->ino);
 	return fd < 0 ? fd : dirstack_push(dirs, idx, source_name(e), fd);
 }
 
 int source_open_meta(const struct source_tree *t, const struct source_entry *e)
 {
-	bool follow = !e->up ? t->follow_symlinks || !t->recursive : t->follow_symlinks;
+	bool operand = !e->up || (e->flags & SOURCE_OPERAND);
+	bool follow = (e->flags & SOURCE_ON_PATH) ||
+		      (operand ? t->follow_symlinks || !t->recursive : t->follow_symlinks);
 	char path[PATH_MAX];
 	struct stat st;
 	int fd, r = source_path(e, path, sizeof(path));

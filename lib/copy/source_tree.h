@@ -71,6 +71,10 @@ struct source_entry {
 #define SOURCE_NLINK 0x04    /* a regular file with more than one name (st_nlink > 1) */
 #define SOURCE_FOLLOWER 0x08 /* source_tree_link_groups(): another entry of the tree
 			      * is the same file, earlier (tree.links says which) */
+#define SOURCE_OPERAND 0x10  /* --parents: an operand below its path's directories
+			      * (followed as an operand is) */
+#define SOURCE_ON_PATH 0x20  /* --parents: a directory on an operand's path, made at
+			      * the destination; followed, only that child walked */
 
 /* The allocated bytes of a SOURCE_HOLES entry, kept aside: few files
  * are sparse, and an entry has no room left (80 bytes). */
@@ -163,6 +167,16 @@ void source_tree_trim(struct source_tree *t);
 static inline size_t source_parent(const struct source_entry *e, size_t idx)
 {
 	return e->up ? idx - e->up : PLAN_TOP;
+}
+
+/* Is e opened through a symbolic link (to read it, walk it, or open its
+ * children's directory)?  An operand as cp follows operands, a directory
+ * on an operand's path (--parents) always, any other as -L says. */
+static inline bool source_follows(const struct source_tree *t, const struct source_entry *e)
+{
+	if (e->flags & SOURCE_ON_PATH)
+		return true;
+	return !e->up || (e->flags & SOURCE_OPERAND) ? t->follow_operands : t->follow_symlinks;
 }
 
 /* Its name in its parent's directory; at the top the listed name or NULL. */

@@ -198,8 +198,7 @@ static int walk_push(struct walk *w, int fd, size_t idx)
 /* The frame's fd, reopened by path if it was closed for depth. */
 static int frame_fd(struct walk *w, struct frame *f)
 {
-	bool top = !w->t->entries[f->idx].up;
-	int nofollow = (top ? w->t->follow_operands : w->t->follow_symlinks) ? 0 : O_NOFOLLOW;
+	int nofollow = source_follows(w->t, &w->t->entries[f->idx]) ? 0 : O_NOFOLLOW;
 	char path[PATH_MAX];
 	struct stat st;
 
@@ -279,14 +278,20 @@ int source_walk(struct source_tree *t, size_t idx, struct plan_problem *pr,
 {
 	struct walk w = { .t = t, .pr = pr, .added = added, .ctx = ctx,
 			  .root_dev = t->entries[idx].dev };
+	char path[PATH_MAX];
 	int fd, r;
 
 	w.dents = malloc(DENTS_SIZE);
 	if (!w.dents)
 		return -ENOMEM;
-	fd = open(source_arg(&t->entries[idx]), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	r = fd < 0 ? plan_refuse(pr, PLAN_SOURCE_UNREADABLE, source_arg(&t->entries[idx]), NULL,
-				 errno) :
+	/* an operand below its path (--parents) is not a top */
+	if (source_path(&t->entries[idx], path, sizeof(path)) < 0) {
+		free(w.dents);
+		return plan_refuse(pr, PLAN_NAME_TOO_LONG, source_name(&t->entries[idx]), NULL,
+				   ENAMETOOLONG);
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 ? plan_refuse(pr, PLAN_SOURCE_UNREADABLE, path, NULL, errno) :
 		     walk_push(&w, fd, idx);
 	while (r >= 0 && w.depth > 0) {
 		struct frame *f = &w.f[w.depth - 1];

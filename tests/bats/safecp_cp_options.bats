@@ -176,7 +176,7 @@ make_links() {
 	rm -r "${STICK_MNT:?}/card"
 	# refused: exit 2, one line naming the option, nothing written
 	for opt in -l --link -s --symbolic-link --reflink=always --attributes-only --copy-contents \
-		--keep-directory-symlink --parents; do
+		--keep-directory-symlink; do
 		# shellcheck disable=SC2086 # -S takes its word
 		run -2 --separate-stderr safecp -r $opt "$SRC/card" "$STICK_MNT"
 		[ "$(wc -l <<<"$stderr")" = 1 ] || { echo "$opt: $stderr"; false; }
@@ -205,4 +205,60 @@ make_links() {
 	# --sparse=never: no holes looked for
 	run -0 safecp --debug --sparse=never "$SRC/card/sparse" "$STICK_MNT/s2"
 	grep -qF "sparse detection: no" <<<"$output"
+}
+
+# listing DIR: each entry's path, type and mode (and with "times" its mtime to the ns)
+listing() {
+	(cd "$1" && find . -mindepth 1 -printf "%p %y %m${2:+ %T@}\n" | LC_ALL=C sort)
+}
+
+@test "--parents: each operand at DEST/its path, the directories on it made as cp makes them" {
+	stick_up --size 32 --rate 0
+	local D=$STICK_MNT/pp
+	mkdir -p "$D" "$SRC/p/a/b/c" "$SRC/p/a/x" "$BATS_TEST_TMPDIR/cp"
+	echo f >"$SRC/p/a/b/c/f"
+	echo g >"$SRC/p/a/x/g"
+	echo t >"$SRC/p/top"
+	chmod 750 "$SRC/p/a/b"
+	chmod 705 "$SRC/p/a/x"
+	touch -d '2001-02-03 04:05:06.789' "$SRC/p/a/b" "$SRC/p/a"
+	cd "$SRC/p"
+	# operands out of order, sharing directories, with "./" and "//"
+	cp --parents a/x/g top ./a//b/c/f "$BATS_TEST_TMPDIR/cp/"
+	run -0 safecp --parents a/x/g top ./a//b/c/f "$D/"
+	diff <(listing "$BATS_TEST_TMPDIR/cp") <(listing "$D")
+	cmp a/b/c/f "$D/a/b/c/f"
+	# -p: the directories on the path keep their times too; -r: a directory's tree
+	rm -rf "${D:?}"/* "$BATS_TEST_TMPDIR/cp"/*
+	cp -p -r --parents a/b a/x "$BATS_TEST_TMPDIR/cp/"
+	run -0 safecp -p -r --parents a/b a/x "$D/"
+	# but a's time: cp sets it with a/b's copy, and a/x's copy then changes it; safecp
+	# sets each directory's after its last entry
+	diff <(listing "$BATS_TEST_TMPDIR/cp" times | grep -v '^\./a d') \
+		<(listing "$D" times | grep -v '^\./a d')
+	[[ $(stat -c %y "$D/a") == "2001-02-03 04:05:06.789000000 "* ]]
+	# merged into what is there; an absolute path keeps its directories
+	run -0 safecp --parents "$SRC/p/top" a/b/c/f "$D/"
+	cmp top "$D/$SRC/p/top"
+	[[ -d $D/tmp && -f $D/a/b/c/f ]]
+	# two destinations, each the same tree
+	mkdir "$STICK_MNT/d1" "$STICK_MNT/d2"
+	run -0 safecp --parents -t "$STICK_MNT/d1" -t "$STICK_MNT/d2" a/x/g a/b/c/f
+	diff <(listing "$STICK_MNT/d1") <(listing "$STICK_MNT/d2")
+	[[ $(listing "$STICK_MNT/d1" | wc -l) == 6 ]]
+}
+
+@test "--parents refused before the first byte: '..' on the path, DEST not a directory, a tree and a path in it" {
+	stick_up --size 32 --rate 0
+	mkdir -p "$SRC/p/a/b"
+	echo t >"$SRC/p/top"
+	cd "$SRC/p"
+	run -2 --separate-stderr safecp --parents ../p/top "$STICK_MNT/"
+	[[ $stderr == "safecp: refusing to copy '../p/top' with --parents: the '..' on its path would lead out of '$STICK_MNT/'"* ]]
+	run -2 --separate-stderr safecp --parents top "$STICK_MNT/new"
+	[[ $stderr == *"'$STICK_MNT/new' is not a directory"* ]]
+	# cp copies a, then a/b over its own copy; safecp says it once, whole
+	run -2 --separate-stderr safecp -r --parents a a/b "$STICK_MNT/"
+	[[ $stderr == "safecp: 'a/b' would overwrite '$STICK_MNT/a', copied from another source"* ]]
+	[[ -z $(ls -A "$STICK_MNT" | grep -v lost+found) ]]
 }

@@ -71,8 +71,7 @@ TEST(options_refuse_what_the_library_does_not_know)
 	const char *crc[] = { "sha256", "crc32" }, *sha[] = { "sha256" };
 	struct safecp_copy *c = copy_of(0, "src", "d");
 
-	CHECK_INT(safecp_copy_new(1u << 20, &(struct safecp_copy *){ NULL }), -EINVAL);
-	CHECK_INT(safecp_copy_new(1u << 20, &(struct safecp_copy *){ NULL }), -EINVAL);
+	CHECK_INT(safecp_copy_new(1u << 21, &(struct safecp_copy *){ NULL }), -EINVAL);
 	{
 		struct safecp_copy *r = NULL;
 
@@ -388,6 +387,81 @@ TEST(update_replaces_only_older_copies)
 	   "[ \"$(cat up/d/src/same)\" = three ] && [ \"$(cat up/d/src/missing)\" = four ]");
 }
 
+static int answers_left;
+
+/* -i's callback: yes for the first answers_left questions, then no. */
+static int answer(void *data, const char *source, const char *dest)
+{
+	(*(int *)data)++;
+	CHECK(strstr(source, "ask/src/") && strstr(dest, "ask/d/src/"));
+	return answers_left-- > 0;
+}
+
+static int stop_asking(void *data, const char *source, const char *dest)
+{
+	return -ECANCELED;
+}
+
+/* -i: asked during prepare of each file that would replace one; no keeps
+ * it as NO_CLOBBER does; an error stops prepare.  --backup: the old
+ * file under its backup name, refused with NO_CLOBBER and odd suffixes. */
+TEST(ask_and_backup_before_replacing)
+{
+	struct safecp_copy *c;
+	struct safecp_copy_plan p;
+	int asked = 0;
+
+	sh("mkdir -p ask/src ask/d && printf a > ask/src/a && printf b > ask/src/b && "
+	   "printf new > ask/src/new && cp -a ask/src ask/d/ && rm ask/d/src/new && "
+	   "printf A > ask/src/a && printf B > ask/src/b");
+	c = copy_of(0, "ask/src", "ask/d");
+	CHECK_INT(safecp_copy_set_ask_replace(c, answer, &asked), 0);
+	answers_left = 1;
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(asked, 2);
+	CHECK_INT(safecp_copy_plan(c, 0, &p, sizeof(p)), 0);
+	CHECK_U64(p.kept, 1);
+	CHECK_U64(p.files, 2);
+	CHECK_INT(safecp_copy_set_ask_replace(c, answer, &asked), -EBUSY);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	sh("[ \"$(cat ask/d/src/a)\" = A ] && [ \"$(cat ask/d/src/b)\" = b ] && "
+	   "[ \"$(cat ask/d/src/new)\" = new ]");
+	c = copy_of(0, "ask/src", "ask/d");
+	CHECK_INT(safecp_copy_set_ask_replace(c, stop_asking, NULL), 0);
+	CHECK_INT(safecp_copy_prepare(c), -ECANCELED);
+	safecp_copy_free(c);
+	c = copy_of(SAFECP_COPY_NO_CLOBBER, "ask/src", "ask/d");
+	CHECK_INT(safecp_copy_set_backup(c, SAFECP_BACKUP_SIMPLE, NULL), -EINVAL);
+	safecp_copy_free(c);
+	c = copy_of(0, "ask/src", "ask/d");
+	CHECK_INT(safecp_copy_set_backup(c, SAFECP_BACKUP_SIMPLE, ""), -EINVAL);
+	CHECK_INT(safecp_copy_set_backup(c, SAFECP_BACKUP_SIMPLE, "x/y"), -EINVAL);
+	CHECK_INT(safecp_copy_set_backup(c, (enum safecp_backup)9, NULL), -EINVAL);
+	CHECK_INT(safecp_copy_set_backup(c, SAFECP_BACKUP_NUMBERED, NULL), 0);
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	sh("[ \"$(cat ask/d/src/b)\" = B ] && [ \"$(cat ask/d/src/b.~1~)\" = b ] && "
+	   "[ \"$(cat ask/d/src/a.~1~)\" = A ] && [ \"$(cat ask/d/src/new.~1~)\" = new ]");
+}
+
+/* --parents: a source at DEST/its path, the directories on it made. */
+TEST(parents_make_the_path)
+{
+	struct safecp_copy *c = NULL;
+
+	sh("mkdir -p pa/s/x/y pa/d && printf f > pa/s/x/y/f && printf g > pa/s/x/g");
+	CHECK_INT(safecp_copy_new(SAFECP_COPY_PARENTS | SAFECP_COPY_SYSTEM_DISK, &c), 0);
+	CHECK_INT(safecp_copy_add_source(c, "pa/s/x/y/f"), 0);
+	CHECK_INT(safecp_copy_add_source(c, "pa/s/x/g"), 0);
+	CHECK_INT(safecp_copy_add_dest(c, "pa/d"), 0);
+	CHECK_INT(safecp_copy_prepare(c), 0);
+	CHECK_INT(run_to_end(c), 0);
+	safecp_copy_free(c);
+	sh("[ \"$(cat pa/d/pa/s/x/y/f)\" = f ] && [ \"$(cat pa/d/pa/s/x/g)\" = g ]");
+}
+
 /* Symbolic links named as sources: -H follows one with RECURSIVE (links
  * below stay links), -P copies one as a link without RECURSIVE, as cp. */
 TEST(operand_links_follow_h_and_p)
@@ -432,6 +506,8 @@ int main(void)
 	RUN(hard_links_are_kept_as_one_file);
 	RUN(update_replaces_only_older_copies);
 	RUN(operand_links_follow_h_and_p);
+	RUN(ask_and_backup_before_replacing);
+	RUN(parents_make_the_path);
 	if (chdir("/") == 0) {
 		char rm[128];
 
