@@ -251,6 +251,7 @@ static unsigned copy_flags(const struct safecp_options *o)
 		{ o->update, SAFECP_COPY_UPDATE },
 		{ o->one_file_system, SAFECP_COPY_ONE_FILE_SYSTEM },
 		{ o->parents, SAFECP_COPY_PARENTS },
+		{ o->remove_destination, SAFECP_COPY_REMOVE_DESTINATION },
 		{ !o->no_resume, SAFECP_COPY_RESUME },
 		{ o->keep_times, SAFECP_COPY_KEEP_TIMES },
 		{ o->keep_mode, SAFECP_COPY_KEEP_MODE },

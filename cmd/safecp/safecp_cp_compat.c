@@ -38,8 +38,8 @@ struct poptOption cp_compat_options[] = {
 	{ "strip-trailing-slashes", '\0', POPT_ARG_NONE, &strip_slashes, 0,
 	  "remove trailing slashes from each SOURCE (a link 'dir/' is then the link)", NULL },
 	{ "remove-destination", '\0', POPT_ARG_NONE, NULL, OPT_REMOVE_DESTINATION,
-	  "accepted: an existing file is always replaced whole (renamed over, never "
-	  "written in place)", NULL },
+	  "an existing file is replaced as if removed first: the copy gets a new file's "
+	  "mode, a dangling link there is replaced", NULL },
 	{ "reflink", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_REFLINK,
 	  "auto or never: copies (a clone cannot reach another device); always is refused",
 	  "WHEN" },
@@ -114,6 +114,8 @@ bool cp_compat_option(poptContext ctx, int argc, const char **argv, int rc,
 
 	switch (rc) {
 	case OPT_REMOVE_DESTINATION:
+		o->remove_destination = true;
+		return true;
 	case OPT_CONTEXT_Z:
 		return true;
 	case OPT_CONTEXT:

@@ -76,7 +76,8 @@ static struct poptOption options[] = {
 	{ "no-clobber", 'n', POPT_ARG_NONE, NULL, OPT_NO_CLOBBER,
 	  "keep existing files (the last of -n and -f counts)", NULL },
 	{ "force", 'f', POPT_ARG_NONE, NULL, OPT_FORCE,
-	  "replace existing files, read-only ones too (the default)", NULL },
+	  "replace existing files, read-only ones too (the default; ignored with -n, as cp)",
+	  NULL },
 	CLI_VERBOSITY_OPTIONS("name each file, the write strategy and why", "print errors only"),
 	{ "strategy", '\0', POPT_ARG_STRING, &raw.strategy, 0,
 	  "how to bound dirty data: auto, window, direct, sync-window", "NAME" },
@@ -482,7 +483,7 @@ poptContext parse_options(int argc, const char **argv, struct safecp_options *o)
 			continue;
 		switch (rc) {
 		case OPT_NO_CLOBBER: o->no_clobber = true; o->force = o->interactive = false; break;
-		case OPT_FORCE: o->force = true; o->no_clobber = false; break;
+		case OPT_FORCE: o->force = true; break; /* cp 9.1: ignored with -n */
 		case OPT_TARGET: add_target_dir(ctx); break;
 		case OPT_BENEATH: add_beneath(ctx); break;
 		case OPT_VERIFY: parse_verify(ctx, argc, argv, o); break;

@@ -216,6 +216,10 @@ char *words_problem(const struct refusal *p, const struct safecp_target_facts *t
 	case SAFECP_REFUSED_DEST_UNWRITABLE:
 	case SAFECP_REFUSED_DEST_NOT_BENEATH:
 		return dest_problem(p, a, b);
+	case SAFECP_REFUSED_DEST_DANGLING:
+		return words_format("not writing through dangling symbolic link %s (for %s), as cp "
+				    "does not; remove the link, or give --remove-destination to "
+				    "replace it", quote(b), quote(a));
 	default:
 		break;
 	}

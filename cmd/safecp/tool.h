@@ -43,6 +43,7 @@ struct safecp_options {
 	bool recursive, dereference, target_directory, no_target_directory, no_clobber;
 	bool update, one_file_system; /* -u, -x: as cp */
 	bool parents;              /* --parents: as cp */
+	bool remove_destination;   /* --remove-destination: as cp */
 	bool no_dereference, dereference_operands; /* -P, -H: as cp */
 	const char *const *sources;
 	size_t n_sources;

@@ -85,6 +85,11 @@ enum safecp_copy_flags {
 	SAFECP_COPY_NO_DEREFERENCE = 1 << 19, /* (0.5.0) -P: a symbolic link named as a
 					       * source is copied as a link, also
 					       * without RECURSIVE */
+	SAFECP_COPY_REMOVE_DESTINATION = 1 << 21, /* (0.5.0) cp's --remove-destination:
+					      * a replaced file is as if removed
+					      * first: the copy gets a new file's
+					      * mode, a link there is replaced,
+					      * not followed */
 	SAFECP_COPY_PARENTS = 1 << 20,       /* (0.5.0) --parents: a source goes to
 					      * DEST/its path (without '.' parts;
 					      * '..' refused), the directories on it
@@ -254,6 +259,9 @@ enum safecp_refusal_kind {
 	SAFECP_REFUSED_PRESERVE,         /* (0.5.0) path2: the destination; need: the
 					  * attributes required (enum safecp_attr) that
 					  * its filesystem cannot hold ("preserve") */
+	SAFECP_REFUSED_DEST_DANGLING,    /* (0.5.0) path, path2: a file onto a symbolic
+					  * link that leads nowhere, as cp refuses it
+					  * (REMOVE_DESTINATION replaces the link) */
 };
 
 struct safecp_refusal {

@@ -11,7 +11,7 @@
 #include "api/copy_internal.h"
 #include "copy/meta_attrs.h"
 
-#define KNOWN_FLAGS ((1u << 21) - 1)
+#define KNOWN_FLAGS ((1u << 22) - 1)
 
 int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 {
@@ -28,6 +28,7 @@ int safecp_copy_new(unsigned flags, struct safecp_copy **ret)
 			.follow_operands = flags & SAFECP_COPY_DEREFERENCE_OPERANDS,
 			.no_dereference = flags & SAFECP_COPY_NO_DEREFERENCE,
 			.parents = flags & SAFECP_COPY_PARENTS,
+			.remove_destination = flags & SAFECP_COPY_REMOVE_DESTINATION,
 		},
 		.strategy = STRATEGY_AUTO,
 		.keep_times = flags & SAFECP_COPY_KEEP_TIMES,

@@ -53,6 +53,7 @@ static enum safecp_refusal_kind plan_kind(enum plan_problem_kind k)
 		[PLAN_SOURCE_CHANGED] = SAFECP_REFUSED_SOURCE_CHANGED,
 		[PLAN_SOURCE_TWICE] = SAFECP_REFUSED_SOURCE_TWICE,
 		[PLAN_DEST_NOT_BENEATH] = SAFECP_REFUSED_DEST_NOT_BENEATH,
+		[PLAN_DEST_DANGLING] = SAFECP_REFUSED_DEST_DANGLING,
 	};
 
 	return (unsigned)k < sizeof(kinds) / sizeof(kinds[0]) ? kinds[k] : SAFECP_REFUSED_OTHER;

@@ -76,17 +76,43 @@ static void dir_attrs(struct engine *g, size_t idx, int fd)
  * their own.  Deepest first, so a parent's mtime is set after its
  * children's.  all: the copy ends (or stops): every directory still on
  * the stack too. */
-void finish_dirs(struct engine *g, bool all)
+/* A hard link waits to be made in dir (copy_link.c: its leader was in the
+ * batch just committed): dir's times must wait for it too, or the link
+ * would leave it with the time of the copy. */
+static bool awaits_link(const struct engine *g, size_t dir)
 {
+	for (size_t k = 0; k < g->n_deferred; k++) {
+		size_t idx = g->deferred[k].idx;
+
+		if (source_parent(g->plan->entries[idx].source, idx) == dir)
+			return true;
+	}
+	return false;
+}
+
+/* The done directories' attributes; all: none waits (the copy ends). */
+static void finish_done(struct engine *g, bool all)
+{
+	size_t kept = 0;
+
 	for (size_t k = 0; k < g->n_done_dirs; k++) {
+		if (!all && awaits_link(g, g->done_dirs[k].idx)) {
+			g->done_dirs[kept++] = g->done_dirs[k]; /* the next commit's */
+			continue;
+		}
 		dir_attrs(g, g->done_dirs[k].idx, g->done_dirs[k].fd);
 		close(g->done_dirs[k].fd);
 	}
-	g->n_done_dirs = 0;
+	g->n_done_dirs = kept;
+}
+
+void finish_dirs(struct engine *g, bool all)
+{
+	finish_done(g, all);
 	/* one frame at a time: a 2000-level tree must not hold 2000 fds */
 	while (all && dirstack_top(&g->dirs) != PLAN_TOP) {
 		dirstack_pop(&g->dirs, finish_dir_popped, g);
-		finish_dirs(g, false);
+		finish_done(g, true);
 	}
 }
 

@@ -21,7 +21,12 @@
 static int link_now(struct engine *g, size_t idx)
 {
 	size_t leader = source_leader(g->plan->tree, idx);
-	const struct copied_inode *c = copy_leader_copied(g, leader);
+	const struct plan_entry *l = &g->plan->entries[leader];
+	/* identical, left alone: the file there is the group's */
+	const struct copied_inode there = {
+		leader, l->identical ? plan_existing_of(g->plan, l)->dst_dev : 0,
+		l->identical ? plan_existing_of(g->plan, l)->dst_ino : 0 };
+	const struct copied_inode *c = l->identical ? &there : copy_leader_copied(g, leader);
 	char target[PATH_MAX];
 	struct batch_item it;
 	int r = copy_item_start(g, idx, &it);
@@ -42,7 +47,8 @@ int copy_link(struct engine *g, size_t idx)
 
 	if (leader == PLAN_TOP)
 		return -EINVAL;
-	if (g->published[leader] || b->n == 0 || leader < b->items[0].entry)
+	if (g->published[leader] || g->plan->entries[leader].identical || b->n == 0 ||
+	    leader < b->items[0].entry)
 		return link_now(g, idx);
 	fd = batch_parent_fd(g, source_parent(g->plan->entries[idx].source, idx));
 	if (fd >= 0 && (fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)

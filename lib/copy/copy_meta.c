@@ -8,8 +8,9 @@
  * file capabilities, security.capability), then the extended attributes
  * (before the mode: a read-only mode would refuse user.* to us), then
  * the ACLs with the permission bits, then the bits themselves with
- * setuid, setgid and sticky (kept only when the owner was: else a copy
- * would be setuid to whoever ran it), and the times last but one with
+ * setuid and setgid (kept only when the copy's owner and group are the
+ * source's: else a copy would be setuid to whoever ran it) and a
+ * directory's sticky bit, and the times last but one with
  * fusefat's rename (copy_publish.c).  The source is read through an
  * O_PATH fd checked against the tree (source_open_meta()), never by a
  * name that could have been swapped.
@@ -17,7 +18,7 @@
  * Without --preserve=mode the bits are cp's: a new file gets the
  * source's less the umask (--no-preserve=mode: 0666/0777 less the
  * umask), a file replaced keeps the mode of the one it replaces, as
- * cp's write in place does.  Without root, ownership is kept where chown
+ * cp's write in place does (--remove-destination: a new file's).  Without root, ownership is kept where chown
  * allows (the group, to one of ours) and its failure is no error, as
  * cp's.  What a filesystem refuses as such (EOPNOTSUPP; EPERM from a
  * daemon for modes) is said once for the destination, and not tried
@@ -130,17 +131,40 @@ static void keep_xattrs_acl(struct engine *g, const struct meta_dst *d)
 	close(src);
 }
 
-/* The mode a file or directory gets (see the file comment). */
+/* The mode a file or directory gets (see the file comment).  A
+ * directory's sticky bit is kept in every case, as cp keeps it. */
 static mode_t mode_of(const struct engine *g, size_t idx, bool owned)
 {
 	const struct plan_entry *e = &g->plan->entries[idx];
-	mode_t src = e->source->mode, all = e->source->type == PLAN_DIR ? 0777 : 0666;
+	bool dir = e->source->type == PLAN_DIR;
+	mode_t src = e->source->mode, sticky = dir ? src & S_ISVTX : 0;
 
 	if (g->o->keep_mode)
-		return src & (owned ? 07777 : 0777);
-	if (e->dst_exists && e->dst_regular)
+		return src & (owned ? 07777 : 0777 | S_ISVTX);
+	if (e->dst_exists && e->dst_regular && !g->plan->opts.remove_destination)
 		return plan_existing_of(g->plan, e)->dst_mode & 0777;
-	return (g->o->drop_mode ? all : src & 0777) & ~g->umask;
+	return ((g->o->drop_mode ? (dir ? 0777 : 0666) : src & 0777) | sticky) & ~g->umask;
+}
+
+/* Without ownership kept, the copy may still be the source's owner's (as
+ * root copying root's files, or yours): then setuid and setgid are as
+ * safe to keep as cp keeps them. */
+static bool owner_as_source(const struct engine *g, const struct meta_dst *d)
+{
+	struct stat s, t;
+	bool same;
+	int src;
+
+	if (!g->o->keep_mode || !g->o->meta_from_source || d->fd < 0 ||
+	    !(g->plan->entries[d->idx].source->mode & (S_ISUID | S_ISGID)))
+		return false;
+	src = source_open_meta(g->plan->tree, g->plan->entries[d->idx].source);
+	if (src < 0)
+		return false;
+	same = fstat(src, &s) == 0 && fstat(d->fd, &t) == 0 && s.st_uid == t.st_uid &&
+	       s.st_gid == t.st_gid;
+	close(src);
+	return same;
 }
 
 static void keep_mode(struct engine *g, const struct meta_dst *d, bool owned)
@@ -187,7 +211,7 @@ static void keep_times(struct engine *g, const struct meta_dst *d)
 
 static void apply(struct engine *g, const struct meta_dst *d)
 {
-	bool owned = keep_owner(g, d);
+	bool owned = keep_owner(g, d) || owner_as_source(g, d);
 
 	if (d->fd >= 0) {
 		keep_xattrs_acl(g, d);

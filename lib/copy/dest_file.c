@@ -386,9 +386,20 @@ void dest_file_free(struct dest_file *f)
 	f->name = NULL;
 }
 
+/* A dead copy's temporary, ours to remove: made by this user; as root any
+ * owner's, since with --preserve=ownership root's temporaries get their
+ * source's owner before their name (a name that merely looks like ours
+ * loses only that name: the file's data goes with its last name). */
 static bool mine(const struct stat *st)
 {
-	return st->st_uid == geteuid() && st->st_nlink == 1;
+	return geteuid() == 0 || st->st_uid == geteuid();
+}
+
+/* What removing it frees: nothing while another name holds the file (a
+ * hard link's temporary, --preserve=links, left by a dead copy). */
+static uint64_t frees(const struct stat *st)
+{
+	return st->st_nlink == 1 ? (uint64_t)st->st_blocks * 512 : 0;
 }
 
 static int add(struct stale_temps *list, const char *dir_path, size_t dir, const char *name,
@@ -404,9 +415,9 @@ static int add(struct stale_temps *list, const char *dir_path, size_t dir, const
 		free(path);
 		return -ENOMEM;
 	}
-	list->v[list->n++] = (struct stale_temp){ path, path + dl + strlen(sep), dir,
-						  (uint64_t)st->st_blocks * 512, false };
-	list->bytes += (uint64_t)st->st_blocks * 512;
+	list->v[list->n++] = (struct stale_temp){ path, path + dl + strlen(sep), dir, frees(st),
+						  false };
+	list->bytes += frees(st);
 	return 0;
 }
 
@@ -453,9 +464,8 @@ int stale_temps_find_at(int dfd, const char *dir_path, size_t dir,
 		if (!(stale_temp_parse(de->d_name, &pid) && !pid_alive(pid)) &&
 		    !(partial = partial_name_parse(de->d_name, &record)))
 			continue;
-		/* ours to remove: made by this user (root must not remove
-		 * another user's file that merely looks like ours), and a
-		 * hard link would free nothing */
+		/* ours to remove (mine()); another name of a file only loses
+		 * that name */
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) || !mine(&st) ||
 		    (partial && partial_in_use(dirfd(d), de->d_name, record)))

@@ -161,6 +161,17 @@ static int dest_resolve(struct plan_builder *b, size_t n_sources, const char *de
 		snprintf(d->root, sizeof(d->root), "%s", d->path);
 		return 0;
 	}
+	/* DEST a link to a file: cp writes through it, so the file it leads to
+	 * is replaced (whole, by rename); a link that leads nowhere is
+	 * plan_classify_dst()'s refusal */
+	if (r == 0 && S_ISREG(st.st_mode) && !o->beneath && !o->remove_destination &&
+	    lstat(d->path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char real[PATH_MAX];
+
+		if (!realpath(d->path, real))
+			return refuse_dest(b, dest, -errno);
+		snprintf(d->path, sizeof(d->path), "%s", real);
+	}
 	if (!o->no_target_directory && has_trailing_slash(dest)) {
 		/* "DEST/": GNU cp creates it only for a directory source */
 		if (lstat(d->path, &st) == 0)

@@ -241,7 +241,8 @@ int fs_space_read(const char *dir, const struct fs_traits *traits, struct fs_spa
 #define PLAN_BATCH_BIG (64ULL << 20)
 
 /* --preserve=links: each follower of the tree (source_links.c) whose
- * leader this destination writes, and which is not left alone itself,
+ * leader this destination writes or holds identical already, and which
+ * is not left alone itself,
  * becomes a name of the leader's copy (linked), where the filesystem
  * holds hard links (fs_links); else it is copied as a file of its own.
  * After the identical files are judged; the totals are counted again. */

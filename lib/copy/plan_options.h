@@ -41,6 +41,9 @@ struct plan_options {
 	enum backup_mode backup; /* --backup: the replaced file is kept under a
 				  * backup name (its space is not freed) */
 	const char *backup_suffix; /* BACKUP_SIMPLE's ("~"); must outlive the plan */
+	bool remove_destination; /* --remove-destination: an existing file is
+				  * replaced as if removed first (its mode not
+				  * kept, a dangling link replaced) */
 	bool parents;          /* --parents: an operand goes to DEST/its path, the
 				* directories on it made (plan_parents.c) */
 	bool keep_owners;      /* --preserve=ownership: the tree keeps each entry's

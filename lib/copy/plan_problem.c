@@ -31,6 +31,7 @@ static const char *const kind_names[] = {
 	[PLAN_SOURCE_CHANGED] = "source-changed",
 	[PLAN_DEST_NOT_BENEATH] = "dest-not-beneath",
 	[PLAN_SOURCE_TWICE] = "source-twice",
+	[PLAN_DEST_DANGLING] = "dest-dangling",
 };
 
 const char *plan_problem_kind_name(enum plan_problem_kind kind)

@@ -43,6 +43,9 @@ enum plan_problem_kind {
 	PLAN_DEST_NOT_BENEATH, /* path (DEST), path2 (the root), err: EXDEV (the
 				* path leaves the root or crosses a mount), ELOOP
 				* (a symbolic link on the way) */
+	PLAN_DEST_DANGLING,    /* path (src), path2 (dst): a file onto a symbolic
+				* link that leads nowhere (cp's "not writing
+				* through dangling symlink") */
 };
 
 struct plan_problem {

@@ -61,6 +61,10 @@ int plan_classify_dst(const struct plan_options *o, const struct plan_src *s, co
 	}
 	if (s->type == PLAN_DIR) /* even with -n, as GNU cp */
 		return plan_refuse(pr, PLAN_DIR_ONTO_NONDIR, s->path, dst, ENOTDIR);
+	/* cp neither writes through a link that leads nowhere nor replaces it */
+	if (S_ISLNK(d.st_mode) && s->type == PLAN_FILE && !o->no_clobber &&
+	    !o->remove_destination && access(dst, F_OK) < 0 && errno == ENOENT)
+		return plan_refuse(pr, PLAN_DEST_DANGLING, s->path, dst, ENOENT);
 	x->dst_old_size = (uint64_t)d.st_size;
 	x->dst_mtim = d.st_mtim;
 	x->dst_mode = d.st_mode;
@@ -160,8 +164,9 @@ void plan_links_here(struct plan *p, bool fs_links)
 		struct plan_entry *e = &p->entries[i];
 		size_t leader = source_leader(p->tree, i);
 
+		/* a leader left alone as identical is the group's file there */
 		e->linked = fs_links && leader != PLAN_TOP && !e->skip_existing &&
-			    !p->entries[leader].skip_existing;
+			    (!p->entries[leader].skip_existing || p->entries[leader].identical);
 	}
 	plan_count(p);
 }

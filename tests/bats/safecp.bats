@@ -187,7 +187,7 @@ sync_window_tree() {
 	cmp "$SRC/f" "$STICK_MNT/f"
 }
 
-@test "the last of -n and -f counts" {
+@test "-n keeps an existing file, -f before or after it too (cp 9.1 ignores -f with -n)" {
 	require_root
 	stick_up --size 64
 	make_file "$SRC/f" 3000
@@ -195,6 +195,8 @@ sync_window_tree() {
 	run -0 safecp -f -n "$SRC/f" "$STICK_MNT"/
 	[[ $(cat "$STICK_MNT/f") == old ]]
 	run -0 safecp -n -f "$SRC/f" "$STICK_MNT"/
+	[[ $(cat "$STICK_MNT/f") == old ]]
+	run -0 safecp -f "$SRC/f" "$STICK_MNT"/
 	cmp "$SRC/f" "$STICK_MNT/f"
 }
 

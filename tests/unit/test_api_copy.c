@@ -71,7 +71,7 @@ TEST(options_refuse_what_the_library_does_not_know)
 	const char *crc[] = { "sha256", "crc32" }, *sha[] = { "sha256" };
 	struct safecp_copy *c = copy_of(0, "src", "d");
 
-	CHECK_INT(safecp_copy_new(1u << 21, &(struct safecp_copy *){ NULL }), -EINVAL);
+	CHECK_INT(safecp_copy_new(1u << 22, &(struct safecp_copy *){ NULL }), -EINVAL);
 	{
 		struct safecp_copy *r = NULL;
 

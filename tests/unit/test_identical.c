@@ -190,8 +190,10 @@ static void quick_tree(void)
 	write_text("src/not regular", "abc");
 	if (mkfifo("d/src/not regular", 0644) < 0)
 		FAIL_AT("mkfifo");
-	/* a symlink of the file's size and mtime ("xyz": 3 bytes) is no copy */
+	/* a symlink of the file's size and mtime ("xyz": 3 bytes) is no copy
+	 * (it leads to a file: one that leads nowhere is refused) */
 	write_text("src/a link", "abc");
+	write_text("d/src/xyz", "q");
 	if (symlink("xyz", "d/src/a link") < 0 ||
 	    utimensat(AT_FDCWD, "src/a link", (struct timespec[2]){ ts(1700000000, 0), ts(1700000000, 0) }, 0) < 0 ||
 	    utimensat(AT_FDCWD, "d/src/a link", (struct timespec[2]){ ts(1700000000, 0), ts(1700000000, 0) },

@@ -365,12 +365,12 @@ TEST(two_sources_one_name)
 
 TEST(problem_kind_names)
 {
-	for (int i = PLAN_OK; i <= PLAN_DEST_NOT_BENEATH; i++) {
+	for (int i = PLAN_OK; i <= PLAN_DEST_DANGLING; i++) {
 		CHECK(strcmp(plan_problem_kind_name(i), "unknown") != 0);
 		for (int j = PLAN_OK; j < i; j++)
 			CHECK(strcmp(plan_problem_kind_name(i), plan_problem_kind_name(j)) != 0);
 	}
-	CHECK_STR(plan_problem_kind_name(PLAN_DEST_NOT_BENEATH + 1), "unknown");
+	CHECK_STR(plan_problem_kind_name(PLAN_DEST_DANGLING + 1), "unknown");
 	CHECK_STR(plan_problem_kind_name(PLAN_NO_SPACE), "no-space");
 }
 
