@@ -158,7 +158,9 @@ static void judge_kept(const struct resume_plan *rp, const struct plan *p, size_
 			f->outcome = RESUME_DISCARDED_PARTIAL;
 	}
 	if (f->outcome != RESUME_FROM || f->claimed == 0) {
-		f->outcome = f->outcome == RESUME_FROM ? RESUME_DISCARDED_PREFIX : f->outcome;
+		/* stopped before its first chunk was on the device: nothing to
+		 * resume, the two are an interrupted copy's temporaries */
+		f->outcome = f->outcome == RESUME_FROM ? RESUME_NEW : f->outcome;
 		partial_record_free(&kept);
 		return;
 	}

@@ -124,6 +124,22 @@ resume_after_kill() {
 	resume_after_kill ntfs
 }
 
+@test "kill -9 before the first chunk is on the device: the rerun removes the two temporaries, with no word of a resume" {
+	# 8 MiB/s: the first 16 MiB chunk takes 2 s, the kill comes at 2 MiB
+	stick_up --fs ext4 --size 160 --rate $((8 * MIB))
+	kill_at $((2 * MIB)) "$SRC/clip.mp4" "$STICK_MNT"/
+	echo "killed at $KILLED_AT bytes on the device"
+	p=$(partial_of "$STICK_MNT")
+	# the record lists no chunk: the kill came before the first one was confirmed
+	[[ $(record_claims "$p") == 0 ]] || skip "the first chunk was recorded before the kill"
+	run -0 --separate-stderr safecp "$SRC/clip.mp4" "$STICK_MNT"/
+	echo "$stderr"
+	[[ $stderr != *"cannot be resumed"* && $stderr != *"first part"* ]]
+	[[ $stderr == *"removed a temporary file left by an interrupted copy"* ]]
+	cmp "$SRC/clip.mp4" "$STICK_MNT/clip.mp4"
+	assert_no_temporaries "$STICK_MNT"
+}
+
 @test "a source with other bytes and another time: its partial is removed, the file copied whole" {
 	stick_up --size 160
 	kill_at $((30 * MIB)) "$SRC/clip.mp4" "$STICK_MNT"/
