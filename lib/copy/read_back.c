@@ -40,13 +40,19 @@ void read_back_done(struct read_back *rb)
 	rb->buf = NULL;
 }
 
-/* A new fd on the same inode (an O_TMPFILE file has no name). */
+/* A new fd on the same inode (an O_TMPFILE file has no name).  O_NOATIME:
+ * reading a copy back must not give it a new access time (-a keeps the
+ * source's); only the owner or root may ask it, else it is read without. */
 static int reopen(int fd, int flags)
 {
 	char proc[48];
+	int rfd;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	return open(proc, flags | O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	rfd = open(proc, flags | O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOATIME);
+	if (rfd < 0 && errno == EPERM)
+		rfd = open(proc, flags | O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	return rfd;
 }
 
 /* Drop fd's pages and check that none is left; true when proved. */

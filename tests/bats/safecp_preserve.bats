@@ -340,3 +340,17 @@ one_note() {
 	[[ $stderr == "safecp: --unpack keeps the entries' modes and times: it does not take --preserve=ownership or xattr; leave them out" ]]
 	[[ ! -e $STICK_MNT/u ]]
 }
+
+@test "-a --verify: reading the copies back leaves them the source's access time (O_NOATIME)" {
+	stick_up --size 64 --rate 0
+	mkdir -p "$SRC/t"
+	make_file "$SRC/t/a" 70000
+	touch -a -d '2001-02-03 04:05:06.123456789' "$SRC/t/a"
+	touch -m -d '2002-02-03 04:05:06' "$SRC/t/a"
+	run -0 safecp -q -a --verify "$SRC/t" "$STICK_MNT"/
+	[[ $(stat -c %x "$STICK_MNT/t/a") == "2001-02-03 04:05:06.123456789 "* ]]
+	# --skip-identical=hash reads the copy back too
+	touch -a -d '2001-02-03 04:05:06.123456789' "$SRC/t/a"
+	run -0 safecp -q -a --skip-identical=hash "$SRC/t" "$STICK_MNT"/
+	[[ $(stat -c %x "$STICK_MNT/t/a") == "2001-02-03 04:05:06.123456789 "* ]]
+}
