@@ -184,6 +184,7 @@ bench_method_cmd() {
 	bench_wl_is_pack "$w" && { bench_pack_cmd "$m" "$dest"; return; }
 	case $m in
 	cp) B_CMD=(cp "${r[@]}" "$src" "$dest/") ;;
+	cp-a) B_CMD=(cp -a "$src" "$dest/") ;; # issue 29: hard links kept (links-500)
 	cp-sync)
 		# sync(2) scoped to this stick: syncfs of its fs, then fsync of its block device
 		# (sync(2) would also wait for other engineers' throttled sticks).
@@ -192,6 +193,8 @@ bench_method_cmd() {
 	# issue 29: the fullest metadata set safecp keeps (-a but hard links)
 	safecp-preserve) B_CMD=("$B_SAFECP" --progress=none "${r[@]}" -p --preserve=xattr \
 		"${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
+	# issue 29: -a, which is -dR --preserve=all: that set and the hard links
+	safecp-a) B_CMD=("$B_SAFECP" --progress=none -a "${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
 	safecp-*) B_CMD=("$B_SAFECP" --progress=none "${r[@]}" --strategy="${m#safecp-}" \
 		"${B_SAFECP_OPTS[@]}" "$src" "$dest/") ;;
 	safecp+unpack) # lib/unpack.bash: the tree's tar, extracted
@@ -340,6 +343,7 @@ _bench_verify() {
 		cmp "$src" "$dst" >"$B_TMP/verify.out" 2>&1 || res=DIFF
 	fi
 	bench_wl_is_offload "$w" && bench_offload_check "$w" "$m" "$rep"
+	bench_wl_is_links "$w" && bench_links_check "$w" "$m" "$rep" "$src" "$dst"
 	umount "$STICK_MNT" || res=UMOUNT
 	while ((pid > 0)) && [[ -d /proc/$pid ]]; do sleep 0.1; done
 	echo "$res"
@@ -364,6 +368,7 @@ bench_run_one() {
 	stick_up --fs "$fs" --size "$(bench_wl_stick_mib "$w")" --rate "$B_RATE" --iops "$(bench_wl_iops "$w")" \
 		--read-rate "$(bench_wl_read_rate "$w" "$B_RATE")" || return 1
 	bench_offload_prepare "$w" "$m" "$rep" || { stick_down "$STICK_ID"; return 1; }
+	bench_wl_is_links "$w" && bench_links_before
 	mapfile -t stats < <(bench_bdi_stats)
 	bench_method_cmd "$w" "$m" "$STICK_MNT" || return 1
 	bench_wl_is_card "$w" && { bench_card_rate "$(bench_wl_card_rate "$w")"; bench_card_cold; }

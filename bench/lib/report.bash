@@ -10,7 +10,9 @@
 #   sparse   its data bytes / dd's rate: holes are nothing to write (issue 29)
 #   mixed    as tree (data bytes / dd's rate); its sticks also take only 300 write
 #            requests/s (unless --iops), which dd's 240 KiB requests never reach.
-# "× cp" divides by the total of cp + umount on the same workload.
+# "× cp" divides by the total of cp + umount on the same workload (where it has no cp row,
+# cp -a's: links-500). Issue 29's safecp-preserve and safecp-a are also held to safecp -r's
+# total on the same workload (<= 1.05 ×).
 # tree and mixed run --repeat times; results.tsv holds the median of every column over
 # those runs (bench_collapse: each figure its own median, so returns + umount need not add
 # up to total exactly), and the table shows the range of the totals.
@@ -33,7 +35,8 @@ NR == 1 { next }
 	DONE[n] = LASTW[n] > TOT[n] + 0.1 ? LASTW[n] : TOT[n]
 	if ($1 == "1gib" && $2 == "dd") { rate = $3 / DONE[n] }
 	if ($1 == "verify" && ($2 == "dd" || $2 == "dd-read")) rawverify += DONE[n]
-	if ($2 == "cp") { CPT[$1] = DONE[n]; CPCPU[$1] = $12 + $13; CPKT[$1] = $17; CPALL[$1] = ALL[n]; CPIOS[$1] = $19; CPBIOS[$1] = $20 }
+	if ($2 == "cp" || ($2 == "cp-a" && !($1 in CPT))) { CPT[$1] = DONE[n]; CPCPU[$1] = $12 + $13; CPKT[$1] = $17; CPALL[$1] = ALL[n]; CPIOS[$1] = $19; CPBIOS[$1] = $20 }
+	if ($2 == "safecp") SAFECPT[$1] = DONE[n]
 	if (!($1 in SEEN)) { SEEN[$1] = 1; order[++nw] = $1 }
 	bytes[$1] = $3
 }
@@ -161,6 +164,9 @@ END {
 		    "<= 1.05", r <= 1.05)
 		if (W[i] == "1000x1m" || W[i] == "tree" || W[i] == "mixed")
 			line("total", sprintf("%.2f s vs cp+umount %.2f s", DONE[i], CPT[W[i]]), "<= cp", DONE[i] <= CPT[W[i]])
+		if ((M[i] == "safecp-a" || M[i] == "safecp-preserve") && SAFECPT[W[i]] > 0)
+			line("total", sprintf("%.2f s vs safecp -r %.2f s (%s)", DONE[i], SAFECPT[W[i]], ratio(DONE[i], SAFECPT[W[i]])),
+			    "<= 1.05x safecp (issue 29)", DONE[i] <= 1.05 * SAFECPT[W[i]])
 		if (W[i] == "mixed" && CPIOS[W[i]] > 0)
 			printf "- %s %s: write requests %d vs cp+umount %d (%.3f), bios %d vs %d (%.3f) (reported, no target)\n",
 			    W[i], M[i], WIOS[i], CPIOS[W[i]], WIOS[i] / CPIOS[W[i]], WBIOS[i], CPBIOS[W[i]],
@@ -188,9 +194,9 @@ _bench_event() {
 # bench_report_plot WORKLOAD: device dirty and on-device MiB over time, cp vs safecp.
 bench_report_plot() {
 	local w=$1 m plots=() color arrows=
-	declare -A colors=([cp]='#d62728' [cp-sync]='#ff7f0e' [safecp]='#1f77b4' [dd]='#7f7f7f')
+	declare -A colors=([cp]='#d62728' [cp-a]='#d62728' [cp-sync]='#ff7f0e' [safecp]='#1f77b4' [dd]='#7f7f7f')
 	for m in "${B_METHODS[@]}"; do
-		[[ $m == cp || $m == safecp* ]] || continue
+		[[ $m == cp || $m == cp-a || $m == safecp* ]] || continue
 		[[ -s $B_OUT/samples/$w-$m.tsv ]] || continue
 		color=${colors[$m]:-#2ca02c}
 		plots+=("'$B_OUT/samples/$w-$m.tsv' using 1:(\$2/1024) with lines lw 2 lc rgb '$color' title '$m: device dirty+writeback'")
@@ -229,6 +235,7 @@ bench_report() {
 		bench_pack_report
 		bench_unpack_report
 		bench_trees_report
+		bench_links_report
 	} >"$B_OUT/table.md"
 	cat "$B_OUT/table.md"
 	for w in "${B_WORKLOADS[@]}"; do

@@ -31,9 +31,15 @@
 #                (tree-100k's are its first 100000)                  $B_SRC/tree-1m/
 #   walk-1m      tree-1m walked, not copied: safecp --dry-run against find, warm and cold
 #                (lib/trees.bash, which also makes the trees: lib/gentree.py)
+#   links-500    1000 files of 1-128 KiB in originals/d00-d19/ (file n in d(n % 20));
+#                sizes uniform in [1024, 131072] bytes from bash's RANDOM seeded with 29;
+#                each even-numbered one (500) also has a second name, a hard link, in
+#                albums/a00-a19/ (issue 29: -a keeps each pair one file; lib/links.bash
+#                checks the stick)                                   $B_SRC/links-500/
 #
 # --size-scale 1/N divides byte counts of 1gib and card and the file counts of 1000x1m,
-# tree, mixed, tree-100k and tree-1m by N (file sizes stay what a camera or a photo library has).
+# tree, mixed, links-500, tree-100k and tree-1m by N (file sizes stay what a camera or a
+# photo library has).
 #
 # The card's read throttle is set here and lifted by bench_card_unthrottle (from the EXIT
 # trap): stick.bash only manages write rules (request in /work/notes/requests.md).
@@ -52,7 +58,7 @@ bench_wl_bytes() {
 	1gib | card | two-sticks | card3 | card-split | verify | checksum | two-sticks-verify) echo $((1024 * MIB / B_DIV)) ;;
 	1000x1m) echo $(((1000 / B_DIV) * MIB)) ;; # whole files: the count is divided
 	noop | noop-rerun) echo $((B_NOOP_FILES * B_NOOP_SIZE)) ;; # not scaled: the target is 1000 files
-	tree | mixed | pack-zip | tree-100k | tree-1m | walk-1m) awk -F'\t' '{ s += $1 } END { printf "%.0f\n", s }' "$B_SRC/$(bench_wl_kind "$1").sizes" ;;
+	tree | mixed | pack-zip | links-500 | tree-100k | tree-1m | walk-1m) awk -F'\t' '{ s += $1 } END { printf "%.0f\n", s }' "$B_SRC/$(bench_wl_kind "$1").sizes" ;;
 	unpack) echo $((2000 / B_DIV * B_UNPACK_SIZE)) ;; # lib/unpack.bash
 	sparse) echo $((256 * MIB / B_DIV)) ;; # its data; the image is 8 times as long
 	esac
@@ -65,6 +71,7 @@ bench_wl_files() {
 	noop | noop-rerun) echo "$B_NOOP_FILES" ;;
 	tree | pack-zip) echo $((2000 / B_DIV)) ;;
 	mixed) echo $((2100 / B_DIV)) ;;
+	links-500) echo $((1000 / B_DIV)) ;; # files, not names: 500 of them have two
 	unpack) echo $((2000 / B_DIV)) ;;
 	card | card3 | card-split) echo 32 ;;
 	tree-100k | tree-1m | walk-1m) bench_tree_files "$1" ;; # lib/trees.bash
@@ -80,6 +87,7 @@ bench_wl_src() {
 	noop-rerun) echo "$B_SRC/noop" ;;
 	tree | pack-zip) echo "$B_SRC/tree" ;;
 	mixed) echo "$B_SRC/mixed" ;;
+	links-500) echo "$B_SRC/links-500" ;;
 	unpack) echo "$B_SRC/unpack/u" ;;
 	card | card3 | card-split) echo "$B_CARD_MNT/DCIM" ;;
 	tree-100k | tree-1m | walk-1m) echo "$B_SRC/$(bench_wl_kind "$1")" ;;
@@ -197,6 +205,29 @@ _bench_gen_tree() {
 
 _bench_gen_mixed() {
 	_bench_mixed_sizes >"$B_SRC/mixed.sizes" && _bench_gen_files mixed 5
+}
+
+# links-500: every file once in .sizes, by its first name (so the workload's bytes count
+# each file once, as a copy that keeps the links writes them); .links has one line per
+# second name: the first name, tab, the link.
+_bench_links_sizes() {
+	local n nfiles
+	nfiles=$(bench_wl_files links-500)
+	RANDOM=29
+	for ((n = 0; n < nfiles; n++)); do
+		printf '%d\toriginals/d%02d/f%04d.jpg\n' $((1024 + (RANDOM * 32768 + RANDOM) % 130049)) $((n % 20)) "$n"
+	done
+}
+
+# shellcheck disable=SC2329 # called as _bench_gen_$KIND
+_bench_gen_links-500() {
+	local dir=$B_SRC/links-500 rel link
+	_bench_links_sizes >"$B_SRC/links-500.sizes" && _bench_gen_files links-500 29 || return 1
+	awk -F'\t' 'NR % 2 == 1 { n = NR - 1; printf "%s\talbums/a%02d/f%04d.jpg\n", $2, n / 2 % 20, n }' \
+		"$B_SRC/links-500.sizes" >"$B_SRC/links-500.links" || return 1
+	while IFS=$'\t' read -r rel link; do
+		mkdir -p "$dir/${link%/*}" && ln "$dir/$rel" "$dir/$link" || return 1
+	done <"$B_SRC/links-500.links"
 }
 
 # The card: a stick with room to spare, filled unthrottled, then read-throttled.
