@@ -398,7 +398,9 @@ paused_at() {
 	[[ $(stat -c %i "$STICK_MNT/t/a/f") == "$(stat -c %i "$STICK_MNT/t/b/g")" ]]
 }
 
-@test "-a killed while a hard link waits under its temporary name: the rerun removes that name" {
+# killed_at_follower: t/f and its second name t/g, safecp -a killed paused where t/g,
+# linked under its temporary name, is to get its name
+killed_at_follower() {
 	require_hooks
 	stick_up --fs ext4 --size 64 --rate 0
 	mkdir -p "$SRC/t"
@@ -410,23 +412,17 @@ paused_at() {
 	kill -9 "$SAFECP_PID"
 	wait "$SAFECP_PID" 2>/dev/null || true
 	SAFECP_PID=
+}
+
+@test "-a killed while a hard link waits under its temporary name: the rerun removes that name" {
+	killed_at_follower
 	[[ -n $(temporaries "$STICK_MNT") ]]
 	run -0 safecp -q -a "$SRC/t" "$STICK_MNT"/
 	assert_no_temporaries "$STICK_MNT"
 }
 
 @test "-a --skip-identical after a kill: a further name whose first name is kept is linked to it" {
-	require_hooks
-	stick_up --fs ext4 --size 64 --rate 0
-	mkdir -p "$SRC/t"
-	make_file "$SRC/t/f" 1000
-	ln "$SRC/t/f" "$SRC/t/g"
-	SAFECP_TEST_PAUSE=publish:/t/g safecp -q -a "$SRC/t" "$STICK_MNT"/ &
-	SAFECP_PID=$!
-	wait_paused "$SAFECP_PID"
-	kill -9 "$SAFECP_PID"
-	wait "$SAFECP_PID" 2>/dev/null || true
-	SAFECP_PID=
+	killed_at_follower
 	run -0 safecp -q -a --skip-identical "$SRC/t" "$STICK_MNT"/
 	[[ $(stat -c %i "$STICK_MNT/t/f") == "$(stat -c %i "$STICK_MNT/t/g")" ]]
 }
