@@ -85,16 +85,16 @@ enum safecp_copy_flags {
 	SAFECP_COPY_NO_DEREFERENCE = 1 << 19, /* (0.5.0) -P: a symbolic link named as a
 					       * source is copied as a link, also
 					       * without RECURSIVE */
-	SAFECP_COPY_REMOVE_DESTINATION = 1 << 21, /* (0.5.0) cp's --remove-destination:
-					      * a replaced file is as if removed
-					      * first: the copy gets a new file's
-					      * mode, a link there is replaced,
-					      * not followed */
 	SAFECP_COPY_PARENTS = 1 << 20,       /* (0.5.0) --parents: a source goes to
 					      * DEST/its path (without '.' parts;
 					      * '..' refused), the directories on it
 					      * made as the source's; DEST must be
 					      * a directory */
+	SAFECP_COPY_REMOVE_DESTINATION = 1 << 21, /* (0.5.0) cp's --remove-destination:
+					      * a replaced file is as if removed
+					      * first: the copy gets a new file's
+					      * mode, a link there is replaced,
+					      * not followed */
 };
 
 /* A copy with these flags: 0, or -errno (-EINVAL: a flag this library

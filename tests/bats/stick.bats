@@ -451,6 +451,8 @@ ctl_value() {
 	[ "$(cat "/sys/block/${STICK_DISK#/dev/}/loop/backing_file")" = "$STICK_IMG" ]
 	[ "$(findmnt -n -o SOURCE --mountpoint "$STICK_MNT")" = "$STICK_DISK" ]
 	[ "$(cat "$STICK_MNT/a")" = hello ]
+	# the stick's request size, as stick_up set it (else the kernel's 1280)
+	[ "$(cat "/sys/block/${STICK_DISK#/dev/}/queue/max_sectors_kb")" = 240 ]
 	# once more, the vars saved in the registry follow
 	stick_reattach "$STICK_ID"
 	stick_load "$STICK_ID"

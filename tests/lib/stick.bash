@@ -621,7 +621,9 @@ _stick_fsck() {
 # Undoes the steps from the last one back to the first loop step, then forgets them:
 # what is left in the log is exactly what still exists.
 _stick_reattach_steps() {
-	local file=$1 i first=-1 line steps=() _S_FS _S_MOPTS='' dir
+	local file=$1 i first=-1 line steps=() _S_FS _S_MOPTS='' dir mskb
+	# the new loop device gets the old one's request size, as stick_up set it
+	mskb=$(cat "/sys/block/${STICK_DISK#/dev/}/queue/max_sectors_kb") || return 1
 	mapfile -t steps <"$_STICK_REG/steps"
 	for ((i = 0; i < ${#steps[@]}; i++)); do
 		[[ ${steps[i]} == "loop "* ]] && { first=$i; break; }
@@ -635,6 +637,8 @@ _stick_reattach_steps() {
 	printf '%s\n' "${steps[@]:0:first}" >"$_STICK_REG/steps"
 	STICK_LOOPFILE=$file STICK_MNT='' STICK_MNTS=''
 	_stick_attach "$file" || return 1
+	_stick_log maxsect "$STICK_DISK" "$file"
+	echo "$mskb" >"/sys/block/${STICK_DISK#/dev/}/queue/max_sectors_kb" || return 1
 	STICK_DEV=$STICK_DISK
 	_S_FS=$STICK_FS
 	[[ $STICK_FS == none ]] && { STICK_FSCK_RC=0 STICK_FSCK_OUT=''; return 0; }
