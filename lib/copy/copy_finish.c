@@ -76,15 +76,24 @@ static void dir_attrs(struct engine *g, size_t idx, int fd)
  * their own.  Deepest first, so a parent's mtime is set after its
  * children's.  all: the copy ends (or stops): every directory still on
  * the stack too. */
-/* A hard link waits to be made in dir (copy_link.c: its leader was in the
- * batch just committed): dir's times must wait for it too, or the link
- * would leave it with the time of the copy. */
-static bool awaits_link(const struct engine *g, size_t dir)
+/* A name still to be made in dir: a hard link deferred to the next batch
+ * (copy_link.c: its leader was in the batch just committed), or an item
+ * of the open batch (such links join it; the fd budget can finish
+ * directories before its commit).  dir's times must wait for them, or the
+ * name would leave it with the time of the copy. */
+static bool awaits_names(const struct engine *g, size_t dir)
 {
 	for (size_t k = 0; k < g->n_deferred; k++) {
 		size_t idx = g->deferred[k].idx;
 
 		if (source_parent(g->plan->entries[idx].source, idx) == dir)
+			return true;
+	}
+	for (size_t k = 0; k < g->batch.n; k++) {
+		const struct batch_item *it = &g->batch.items[k];
+
+		if (!it->renamed && !it->settled &&
+		    source_parent(g->plan->entries[it->entry].source, it->entry) == dir)
 			return true;
 	}
 	return false;
@@ -96,7 +105,7 @@ static void finish_done(struct engine *g, bool all)
 	size_t kept = 0;
 
 	for (size_t k = 0; k < g->n_done_dirs; k++) {
-		if (!all && awaits_link(g, g->done_dirs[k].idx)) {
+		if (!all && awaits_names(g, g->done_dirs[k].idx)) {
 			g->done_dirs[kept++] = g->done_dirs[k]; /* the next commit's */
 			continue;
 		}

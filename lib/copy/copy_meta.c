@@ -141,7 +141,9 @@ static mode_t mode_of(const struct engine *g, size_t idx, bool owned)
 
 	if (g->o->keep_mode)
 		return src & (owned ? 07777 : 0777 | S_ISVTX);
-	if (e->dst_exists && e->dst_regular && !g->plan->opts.remove_destination)
+	/* --remove-destination, --backup: cp makes a new file */
+	if (e->dst_exists && e->dst_regular && !g->plan->opts.remove_destination &&
+	    g->plan->opts.backup == BACKUP_NONE)
 		return plan_existing_of(g->plan, e)->dst_mode & 0777;
 	return ((g->o->drop_mode ? (dir ? 0777 : 0666) : src & 0777) | sticky) & ~g->umask;
 }

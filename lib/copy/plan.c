@@ -131,6 +131,30 @@ int plan_dest_need_dir(struct plan_builder *b, const char *dest, struct stat *re
 	return 0;
 }
 
+/* DEST a link to a file (target: what stat found): cp writes through it,
+ * so the file it leads to is replaced (whole, by rename), where it stays
+ * on the link's own filesystem: a link someone left on a stick must not
+ * send root's copy to another disk.  Else, and as cp does with
+ * --remove-destination or --backup, the link itself is replaced.  One
+ * that leads nowhere is plan_classify_dst()'s refusal. */
+static int dest_file_link(struct plan_builder *b, struct dest *d, const struct stat *target)
+{
+	const struct plan_options *o = b->opts;
+	char parent[PATH_MAX], real[PATH_MAX];
+	struct stat link, dir;
+
+	if (o->beneath || o->remove_destination || o->backup != BACKUP_NONE ||
+	    lstat(d->path, &link) < 0 || !S_ISLNK(link.st_mode))
+		return 0;
+	parent_of(d->path, parent);
+	if (stat(parent, &dir) < 0 || dir.st_dev != target->st_dev)
+		return 0;
+	if (!realpath(d->path, real))
+		return refuse_dest(b, d->given, -errno);
+	snprintf(d->path, sizeof(d->path), "%s", real);
+	return 0;
+}
+
 /* Step 1 of the file comment. */
 static int dest_resolve(struct plan_builder *b, size_t n_sources, const char *dest,
 			struct dest *d)
@@ -161,17 +185,8 @@ static int dest_resolve(struct plan_builder *b, size_t n_sources, const char *de
 		snprintf(d->root, sizeof(d->root), "%s", d->path);
 		return 0;
 	}
-	/* DEST a link to a file: cp writes through it, so the file it leads to
-	 * is replaced (whole, by rename); a link that leads nowhere is
-	 * plan_classify_dst()'s refusal */
-	if (r == 0 && S_ISREG(st.st_mode) && !o->beneath && !o->remove_destination &&
-	    lstat(d->path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		char real[PATH_MAX];
-
-		if (!realpath(d->path, real))
-			return refuse_dest(b, dest, -errno);
-		snprintf(d->path, sizeof(d->path), "%s", real);
-	}
+	if (r == 0 && S_ISREG(st.st_mode) && (r = dest_file_link(b, d, &st)) < 0)
+		return r;
 	if (!o->no_target_directory && has_trailing_slash(dest)) {
 		/* "DEST/": GNU cp creates it only for a directory source */
 		if (lstat(d->path, &st) == 0)

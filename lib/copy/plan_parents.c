@@ -137,9 +137,10 @@ static int add_path_dir(struct parents *w, const struct source *s, const char *d
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(p, "/"), p);
 	snprintf(src, sizeof(src), "%s%.*s", s->arg[0] == '/' ? "/" : "",
 		 (int)(p - s->path + strlen(name)), s->path);
-	if (stat(src, &f.st) < 0 || !S_ISDIR(f.st.st_mode))
-		return plan_refuse(w->b->problem, PLAN_SOURCE_UNREADABLE, src, NULL,
-				   S_ISDIR(f.st.st_mode) ? errno : ENOTDIR);
+	if (stat(src, &f.st) < 0)
+		return plan_refuse(w->b->problem, PLAN_SOURCE_UNREADABLE, src, NULL, errno);
+	if (!S_ISDIR(f.st.st_mode))
+		return plan_refuse(w->b->problem, PLAN_SOURCE_UNREADABLE, src, NULL, ENOTDIR);
 	f.parent = j ? w->chain[j - 1] : PLAN_TOP;
 	f.name = j ? name : NULL;
 	f.src = j ? NULL : src;
@@ -239,9 +240,19 @@ static int tops_apart(struct plan_builder *b, const struct source *s, size_t n_s
 	return 0;
 }
 
+/* Is s's path below the directory operand d's (a/b/c below a/b)? */
+static bool inside(const struct source *d, const struct source *s)
+{
+	size_t l = d && s->path ? strlen(d->path) : 0;
+
+	return l && (d->arg[0] == '/') == (s->arg[0] == '/') && strncmp(s->path, d->path, l) == 0 &&
+	       s->path[l] == '/';
+}
+
 int parents_tree(struct plan_builder *b, const struct source *s, size_t n)
 {
 	struct parents w = { .b = b };
+	const struct source *dir_op = NULL;
 	_cleanup_free_ size_t *chain = calloc(PATH_MAX / 2, sizeof(*chain));
 	int r = chain ? 0 : -ENOMEM;
 
@@ -257,6 +268,18 @@ int parents_tree(struct plan_builder *b, const struct source *s, size_t n)
 		const char *p = s[i].path ? s[i].path : "";
 		size_t dirs = 0;
 
+		/* sorted: what is inside a directory operand comes right after it */
+		if (inside(dir_op, &s[i])) {
+			char dst[PATH_MAX];
+
+			r = plan_join(dst, b->p->dest_dir, dir_op->path) < 0
+				    ? -ENAMETOOLONG
+				    : plan_refuse(b->problem, PLAN_DEST_CLASH, s[i].arg, dst, 0);
+			break;
+		}
+		if (s[i].e.type == PLAN_DIR && s[i].path)
+			dir_op = &s[i];
+
 		for (; *p; p++)
 			dirs += *p == '/';
 		w.depth = shared_dirs(w.prev, &s[i]);
@@ -264,7 +287,8 @@ int parents_tree(struct plan_builder *b, const struct source *s, size_t n)
 			r = add_path_dir(&w, &s[i], b->p->dest_dir, j);
 		if (r >= 0)
 			r = add_operand(&w, &s[i], dirs);
-		for (size_t j = 0; j < dirs; j++)
+		/* the first destination's walk sets the ends; a taken tree has them */
+		for (size_t j = 0; !b->first && j < dirs; j++)
 			w.t->entries[w.chain[j]].end = (uint32_t)w.t->n_entries;
 		w.prev = &s[i];
 	}

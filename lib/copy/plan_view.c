@@ -63,7 +63,8 @@ int plan_classify_dst(const struct plan_options *o, const struct plan_src *s, co
 		return plan_refuse(pr, PLAN_DIR_ONTO_NONDIR, s->path, dst, ENOTDIR);
 	/* cp neither writes through a link that leads nowhere nor replaces it */
 	if (S_ISLNK(d.st_mode) && s->type == PLAN_FILE && !o->no_clobber &&
-	    !o->remove_destination && access(dst, F_OK) < 0 && errno == ENOENT)
+	    !o->remove_destination && o->backup == BACKUP_NONE && access(dst, F_OK) < 0 &&
+	    errno == ENOENT)
 		return plan_refuse(pr, PLAN_DEST_DANGLING, s->path, dst, ENOENT);
 	x->dst_old_size = (uint64_t)d.st_size;
 	x->dst_mtim = d.st_mtim;

@@ -241,11 +241,11 @@ listing() {
 	run -0 safecp --parents "$SRC/p/top" a/b/c/f "$D/"
 	cmp top "$D/$SRC/p/top"
 	[[ -d $D/tmp && -f $D/a/b/c/f ]]
-	# two destinations, each the same tree
+	# two destinations, each the same tree (a directory operand, then one beside it)
 	mkdir "$STICK_MNT/d1" "$STICK_MNT/d2"
-	run -0 safecp --parents -t "$STICK_MNT/d1" -t "$STICK_MNT/d2" a/x/g a/b/c/f
+	run -0 safecp -r --parents -t "$STICK_MNT/d1" -t "$STICK_MNT/d2" a/x a/b/c/f top
 	diff <(listing "$STICK_MNT/d1") <(listing "$STICK_MNT/d2")
-	[[ $(listing "$STICK_MNT/d1" | wc -l) == 6 ]]
+	[[ $(listing "$STICK_MNT/d1" | wc -l) == 7 ]]
 }
 
 @test "--parents refused before the first byte: '..' on the path, DEST not a directory, a tree and a path in it" {
@@ -260,5 +260,22 @@ listing() {
 	# cp copies a, then a/b over its own copy; safecp says it once, whole
 	run -2 --separate-stderr safecp -r --parents a a/b "$STICK_MNT/"
 	[[ $stderr == "safecp: 'a/b' would overwrite '$STICK_MNT/a', copied from another source"* ]]
+	mkdir -p a/b/c
+	run -2 --separate-stderr safecp -r --parents a/b a/b/c "$STICK_MNT/"
+	[[ $stderr == "safecp: 'a/b/c' would overwrite '$STICK_MNT/a/b', copied from another source"* ]]
 	[[ -z $(ls -A "$STICK_MNT" | grep -v lost+found) ]]
+}
+
+@test "-a over 600 directories with hard links: every directory keeps its mtime (more done directories than the fd budget)" {
+	stick_up --size 64 --rate 0
+	local i
+	for i in $(seq -w 1 600); do
+		mkdir -p "$SRC/h/d$i/a" "$SRC/h/d$i/b"
+		echo "$i" >"$SRC/h/d$i/a/f"
+		ln "$SRC/h/d$i/a/f" "$SRC/h/d$i/b/g"
+	done
+	find "$SRC/h" -type d -exec touch -d '2001-01-01 01:02:03.456' {} +
+	run -0 safecp -q -a "$SRC/h" "$STICK_MNT"/
+	[[ -z $(find "$STICK_MNT/h" -type d -newermt '2001-01-02' | head -3) ]]
+	[[ $(stat -c %h "$STICK_MNT/h/d600/b/g") == 2 ]]
 }

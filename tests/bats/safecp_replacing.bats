@@ -206,3 +206,40 @@ same_dirs() {
 	[[ $(<"$STICK_MNT/d/b") == new-b && $(<"$STICK_MNT/d/b~") == old-b ]]
 	assert_no_temporaries "$STICK_MNT"
 }
+
+@test "--backup onto links as cp -b: a link to a file and one that leads nowhere are backed up, the copy a new file" {
+	stick_up --size 32 --rate 0
+	CPD=$BATS_TEST_TMPDIR/cp SCD=$STICK_MNT/sc
+	local d
+	for d in "$CPD" "$SCD"; do
+		mkdir -p "$d"
+		echo old >"$d/t"
+		chmod 600 "$d/t"
+		ln -s t "$d/lnk"
+		ln -s nowhere "$d/dang"
+		echo old-a >"$d/a"
+		chmod 600 "$d/a"
+	done
+	chmod 644 "$SRC/a"
+	both_copy -b "$SRC/a"
+	(cd "$CPD" && cp -b "$SRC/a" lnk && cp -b "$SRC/a" dang)
+	safecp -q -b "$SRC/a" "$SCD/lnk"
+	safecp -q -b "$SRC/a" "$SCD/dang"
+	diff <(cd "$CPD" && find . -printf '%p %y %m %l\n' | LC_ALL=C sort) \
+		<(cd "$SCD" && find . -printf '%p %y %m %l\n' | LC_ALL=C sort)
+	# the new files have a new file's mode, as cp -b gives them
+	[[ $(stat -c %a "$SCD/a" "$SCD/lnk") == $'644\n644' && $(<"$SCD/t") == old ]]
+}
+
+@test "a link to a file as DEST is followed only on its own filesystem; one off it is replaced, what it leads to untouched" {
+	stick_up --size 32 --rate 0
+	echo victim >"$BATS_TEST_TMPDIR/victim"
+	ln -s "$BATS_TEST_TMPDIR/victim" "$STICK_MNT/far"
+	echo near >"$STICK_MNT/near"
+	ln -s near "$STICK_MNT/lnk"
+	run -0 safecp -q "$SRC/a" "$STICK_MNT/far"
+	[[ $(<"$BATS_TEST_TMPDIR/victim") == victim && ! -L $STICK_MNT/far ]]
+	[[ $(<"$STICK_MNT/far") == new-a ]]
+	run -0 safecp -q "$SRC/a" "$STICK_MNT/lnk"
+	[[ -L $STICK_MNT/lnk && $(<"$STICK_MNT/near") == new-a ]]
+}
