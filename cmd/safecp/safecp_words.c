@@ -83,6 +83,7 @@ const char *words_step_name(enum safecp_copy_step step)
 	case SAFECP_STEP_SOURCE_VERIFY: return "source-verify";
 	case SAFECP_STEP_NAME_CLASH: return "name-clash";
 	case SAFECP_STEP_BACKUP: return "backup";
+	case SAFECP_STEP_LINK: return "link";
 	}
 	return "unknown";
 }
@@ -270,6 +271,8 @@ static const char *hint(enum safecp_copy_step step, int err)
 			       "place, and is not followed; remove it and copy again";
 		break;
 	}
+	if (step == SAFECP_STEP_LINK)
+		return "see that file's own message, then copy again";
 	if (step == SAFECP_STEP_BACKUP)
 		return err == ENAMETOOLONG
 			       ? "its backup name would be too long; use a shorter --suffix, or "
@@ -326,6 +329,10 @@ static char *failed_action(const struct safecp_entry *e, enum safecp_copy_step s
 	case SAFECP_STEP_NAME_CLASH:
 		return words_format("cannot copy %s to %s", quote(src ? src : "?"),
 				    quote(dst ? dst : "?"));
+	case SAFECP_STEP_LINK:
+		return words_format("cannot make %s, another name of %s, which was not copied (one "
+				    "file under several names)", quote(dst ? dst : "?"),
+				    quote(path ? path : "?"));
 	case SAFECP_STEP_BACKUP:
 		return path ? words_format("cannot back up %s as %s", quote(dst ? dst : "?"),
 					   quote(path))

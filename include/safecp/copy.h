@@ -482,6 +482,8 @@ enum safecp_copy_step {
 				     * (path_given: the file there, or NULL) */
 	SAFECP_STEP_BACKUP,         /* (0.5.0) set_backup: the file there could not get
 				     * its backup name; it is left, the new one not named */
+	SAFECP_STEP_LINK,           /* (0.5.0) KEEP_LINKS: a further name of a file whose
+				     * first name (path_given) was not copied */
 };
 /* Why an entry is not copied (SKIPPED). */
 enum safecp_skip_reason {

@@ -172,7 +172,8 @@ unsigned safecp_copy_write_lists(struct safecp_copy *c)
 	return copy_session_write_lists(c->s);
 }
 
-_Static_assert((int)SAFECP_STEP_BACKUP == (int)COPY_STEP_BACKUP &&
+_Static_assert((int)SAFECP_STEP_LINK == (int)COPY_STEP_LINK &&
+	       (int)SAFECP_STEP_BACKUP == (int)COPY_STEP_BACKUP &&
 	       (int)SAFECP_STEP_NAME_CLASH == (int)COPY_STEP_NAME_CLASH &&
 	       (int)SAFECP_STEP_ATTRS == (int)COPY_STEP_ATTRS &&
 	       (int)SAFECP_STEP_VERIFY == (int)COPY_STEP_VERIFY &&

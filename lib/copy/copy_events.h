@@ -39,6 +39,8 @@ enum copy_step {
 	COPY_STEP_BACKUP,   /* --backup: the file to be replaced could not get its
 			     * backup name: not published, nothing replaced,
 			     * the copy goes on */
+	COPY_STEP_LINK,     /* --preserve=links: a further name of a file whose first
+			     * name (path) was not copied: not made either */
 };
 
 /* Why an entry is not copied (cmd/ words it). */

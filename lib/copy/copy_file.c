@@ -247,6 +247,12 @@ static void fail_item(struct engine *g, struct batch_item *it, enum copy_step st
 	item_done(it);
 }
 
+int copy_link_failed(struct engine *g, struct batch_item *it, const char *leader_dst)
+{
+	fail_item(g, it, COPY_STEP_LINK, -ENOENT, leader_dst);
+	return 0;
+}
+
 /* Opening it failed: the copy stops, or it is dropped and its chunks
  * must not reach the next file. */
 int copy_item_open_failed(struct engine *g, struct batch_item *it, int err)

@@ -221,6 +221,9 @@ int copy_leave_dirs(struct engine *g, size_t idx);
 int copy_file(struct engine *g, size_t idx);
 int copy_symlink(struct engine *g, size_t idx);
 int copy_link(struct engine *g, size_t idx);
+/* A hard link whose first name (leader_dst) was not copied: dropped,
+ * reported about that name (COPY_STEP_LINK); 0. */
+int copy_link_failed(struct engine *g, struct batch_item *it, const char *leader_dst);
 /* copy_file.c: an item for entry idx in its directory (nothing made yet);
  * one whose making failed: the copy stops (a fatal err) or it is
  * dropped, reported, and its chunks drained.  0 or -errno. */

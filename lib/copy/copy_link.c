@@ -32,10 +32,11 @@ static int link_now(struct engine *g, size_t idx)
 	int r = copy_item_start(g, idx, &it);
 
 	it.size = 0; /* no bytes of its own: bytes_total has none */
+	if (r == 0 && !c) /* its first name was not copied: reported about that name */
+		return copy_link_failed(g, &it, plan_dst_path(g->plan, leader, target));
 	if (r == 0)
-		r = c ? dest_file_hard_link(&g->files, &it.file, plan_dst_path(g->plan, leader, target),
-					    c->dev, c->ino)
-		      : -ENOENT;
+		r = dest_file_hard_link(&g->files, &it.file, plan_dst_path(g->plan, leader, target),
+					c->dev, c->ino);
 	return r < 0 ? copy_item_open_failed(g, &it, r) : batch_add(g, &it);
 }
 

@@ -279,3 +279,26 @@ listing() {
 	[[ -z $(find "$STICK_MNT/h" -type d -newermt '2001-01-02' | head -3) ]]
 	[[ $(stat -c %h "$STICK_MNT/h/d600/b/g") == 2 ]]
 }
+
+@test "hard links: a further name whose first name failed says so, naming that file" {
+	require_hooks
+	stick_up --size 32 --rate 0
+	mkdir -p "$SRC/l"
+	make_file "$SRC/l/f" 5000
+	ln "$SRC/l/f" "$SRC/l/g"
+	SAFECP_TEST_PAUSE=source-open:/l/f safecp -a "$SRC/l" "$STICK_MNT"/ \
+		>"$BATS_TEST_TMPDIR/out" 2>&1 &
+	local pid=$! rc=0
+	wait_paused "$pid" || { kill "$pid"; wait "$pid"; cat "$BATS_TEST_TMPDIR/out"; return 1; }
+	# the first name changes before it is read: not copied, nor its other name
+	echo more >>"$SRC/l/f"
+	kill -CONT "$pid"
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/out"
+	((rc == 1))
+	grep -qF "'$SRC/l/f' changed while it was copied" "$BATS_TEST_TMPDIR/out"
+	grep -qF "cannot make '$STICK_MNT/l/g', another name of '$STICK_MNT/l/f', which was not copied" \
+		"$BATS_TEST_TMPDIR/out"
+	[[ ! -e $STICK_MNT/l/f && ! -e $STICK_MNT/l/g ]]
+	assert_no_temporaries "$STICK_MNT"
+}
