@@ -327,7 +327,7 @@ EOF
 	# a changed file
 	rm -r "$dest/ascmhl"
 	write_mhl "$dest"
-	printf 'Z' | dd of="$dest/PRIVATE/clip é ü.xml" bs=1 seek=10 conv=notrunc status=none
+	flip_byte "$dest/PRIVATE/clip é ü.xml" 10
 	run -4 --separate-stderr safecp --check "$dest"
 	[[ $stderr == *"'$dest/PRIVATE/clip é ü.xml' read back from the device"*"differs from its xxh128"* ]]
 	# a manifest changed after it was written: not the chain's C4
@@ -384,7 +384,7 @@ EOF
 	run -0 --separate-stderr safecp --check "$STICK_MNT"
 	[[ $output == *"5 of 5 files match"* || $stderr == *"5 of 5 files match"* ]]
 	# a change to a file only the first generation lists is found
-	printf 'X' | dd of="$STICK_MNT/card/DCIM/C0001.MP4" bs=1 seek=1000 conv=notrunc status=none
+	flip_byte "$STICK_MNT/card/DCIM/C0001.MP4" 1000
 	run -4 safecp --check "$STICK_MNT"
 }
 

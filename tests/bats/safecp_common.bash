@@ -9,6 +9,16 @@ make_file() {
 	head -c "$2" /dev/urandom >"$1"
 }
 
+# flip_byte FILE OFFSET: the byte at OFFSET becomes its complement, in place (a fixed
+# byte written into random data leaves it as it was once in 256 runs).
+flip_byte() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	[[ -n $b ]] || return 1
+	# shellcheck disable=SC2059 # the octal escape is the format
+	printf "\\$(printf '%03o' $((255 - b)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
 # The sizes the issue names: empty, one byte, sector and page edges, 1 MiB and one
 # past it, and a few unaligned ones.
 AWKWARD_SIZES="0 1 511 512 513 4095 4096 4097 65537 1048576 1048577 3000001"

@@ -75,7 +75,7 @@ listed() {
 @test "a byte changed on the stick after the copy fails the list check" {
 	stick_up --size 64 --rate 0
 	run -0 safecp -r --checksum=sha256,xxh128 --sums="$STICK_MNT/sums" "$SRC/card" "$STICK_MNT"
-	printf 'X' | dd of="$STICK_MNT/card/DCIM/C0001.MP4" bs=1 seek=2000000 conv=notrunc status=none
+	flip_byte "$STICK_MNT/card/DCIM/C0001.MP4" 2000000
 	run sh -c 'cd "$1" && sha256sum --quiet -c sums.sha256' - "$STICK_MNT"
 	[[ $status != 0 && $output == *"C0001.MP4: FAILED"* ]]
 	run sh -c 'cd "$1" && xxhsum --quiet -c sums.xxh128' - "$STICK_MNT"
