@@ -26,14 +26,17 @@ int item_backup(struct engine *g, struct batch_item *it)
 	char name[NAME_MAX + 1];
 	int r;
 
+	bool named;
+
 	it->backed_up = true;
 	r = backup_name(it->file.dirfd, it->file.name, o->backup, o->backup_suffix, name);
+	named = r == 0; /* else name holds nothing to report */
 	if (r == 0 && renameat(it->file.dirfd, it->file.name, it->file.dirfd, name) < 0)
 		r = errno == ENOENT ? 0 : -errno; /* gone since the plan: nothing to keep */
 	DEBUG(DEBUG_COPY, "backup of '%s': %d", it->file.name, r);
 	if (r < 0 && !copy_fatal_error(r)) {
-		_cleanup_free_ char *path = r == -ENAMETOOLONG ? NULL
-					  : dst_sibling_path(g->plan, it->entry, name);
+		_cleanup_free_ char *path = named ? dst_sibling_path(g->plan, it->entry, name)
+						  : NULL;
 
 		it->settled = true;
 		item_drop(g, it, COPY_STEP_BACKUP, r, path);
