@@ -4,7 +4,8 @@
  * the stack): a stack of frames, one per directory on the current path.
  * Entering a directory reads all its names at once (getdents64 into one
  * shared buffer) and sorts them (strcmp: reproducible, locale-free);
- * each name is then fstatat'ed relative to the directory's fd, and a
+ * each name is fstatat'ed relative to the directory's fd (a window of
+ * names at a time, on two cores: stat_ahead.h), and when visited a
  * subdirectory is opened with openat and pushed at once, which yields
  * pre-order: every directory before its contents.  Paths are resolved
  * once per directory, not once per file.
@@ -39,9 +40,12 @@
 #include "base/grow.h"
 #include "copy/plan.h"
 #include "copy/plan_internal.h"
+#include "copy/stat_ahead.h"
 
 #define WALK_FDS 32
 #define DENTS_SIZE (64 * 1024)
+/* names stated ahead at a time: a huge directory holds no stat per name */
+#define STAT_WINDOW 256
 
 struct frame {
 	int fd;             /* -1 once closed for depth */
@@ -52,6 +56,9 @@ struct frame {
 	size_t rel_prefix;  /*   plus its name (the '/' included) */
 	char *blob;         /* the names, NUL-separated */
 	char **names;       /* sorted, pointing into blob */
+	struct stat *st;    /* names[win + i]'s stat, taken ahead (stat_ahead.h) */
+	int *err;           /*   and its errno, or 0, for i < win_n */
+	size_t win, win_n;
 	size_t n, next;
 };
 
@@ -64,6 +71,7 @@ struct walk {
 	struct frame *f;
 	size_t depth, cap;
 	char *dents;
+	struct stat_ahead *ahead; /* NULL: the stats are taken in this thread */
 };
 
 static int cmp_names(const void *a, const void *b)
@@ -123,6 +131,28 @@ static void frame_done(struct frame *f)
 		close(f->fd);
 	free(f->names);
 	free(f->blob);
+	free(f->st);
+	free(f->err);
+}
+
+/* The stats of names[i] and up to STAT_WINDOW - 1 after it, before the
+ * walk visits them (the names are all known).  Visiting comes after, so
+ * an entry's stat is at most one window older than it was. */
+static int stat_window(struct walk *w, int fd, struct frame *f, size_t i)
+{
+	size_t cap = f->n < STAT_WINDOW ? f->n : STAT_WINDOW;
+
+	if (!f->st) {
+		f->st = malloc(cap * sizeof(*f->st));
+		f->err = malloc(cap * sizeof(*f->err));
+		if (!f->st || !f->err)
+			return -ENOMEM;
+	}
+	f->win = i;
+	f->win_n = f->n - i < cap ? f->n - i : cap;
+	stat_ahead_run(w->ahead, fd, f->names + i, f->win_n,
+		       w->t->follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW, f->st, f->err);
+	return 0;
 }
 
 /* Entry idx's path, for a message or to reopen it, in buf (PATH_MAX). */
@@ -224,15 +254,21 @@ static int refuse_child(struct walk *w, struct frame *f, const char *name, enum 
 	return plan_refuse(w->pr, k, path, NULL, err);
 }
 
-static int stat_child(struct walk *w, struct frame *f, int fd, struct source_found *e,
-		      char link[PATH_MAX])
+static int stat_child(struct walk *w, struct frame *f, int fd, size_t i,
+		      struct source_found *e, char link[PATH_MAX])
 {
-	bool follow = w->t->follow_symlinks;
 	ssize_t n;
+	int r;
 
-	if (fstatat(fd, e->name, &e->st, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
-		return refuse_child(w, f, e->name, errno == ENOENT ? PLAN_SOURCE_MISSING :
-				    PLAN_SOURCE_UNREADABLE, errno);
+	if (!f->st || i < f->win || i - f->win >= f->win_n) {
+		r = stat_window(w, fd, f, i);
+		if (r < 0)
+			return r;
+	}
+	if (f->err[i - f->win])
+		return refuse_child(w, f, e->name, f->err[i - f->win] == ENOENT ?
+				    PLAN_SOURCE_MISSING : PLAN_SOURCE_UNREADABLE, f->err[i - f->win]);
+	e->st = f->st[i - f->win];
 	e->type = plan_type_of(e->st.st_mode);
 	if (e->type != PLAN_SYMLINK)
 		return 0;
@@ -246,8 +282,9 @@ static int stat_child(struct walk *w, struct frame *f, int fd, struct source_fou
 
 /* Add name (a child of frame f) to the tree; a directory is pushed.  Its
  * path and rel (built when needed) must fit PATH_MAX, as plan_join()'s. */
-static int walk_visit(struct walk *w, struct frame *f, int fd, const char *name)
+static int walk_visit(struct walk *w, struct frame *f, int fd, size_t i)
 {
+	const char *name = f->names[i];
 	struct source_found e = { .name = name, .parent = f->idx };
 	size_t l = strlen(name), idx;
 	char link[PATH_MAX], dir[PATH_MAX];
@@ -256,7 +293,7 @@ static int walk_visit(struct walk *w, struct frame *f, int fd, const char *name)
 	if (f->src_prefix + l >= PATH_MAX || f->rel_prefix + l >= PATH_MAX)
 		return plan_refuse(w->pr, PLAN_NAME_TOO_LONG, entry_src(w, f->idx, dir), NULL,
 				   ENAMETOOLONG);
-	r = stat_child(w, f, fd, &e, link);
+	r = stat_child(w, f, fd, i, &e, link);
 	if (r >= 0)
 		r = source_tree_add(w->t, &e, &idx);
 	if (r >= 0)
@@ -290,6 +327,8 @@ int source_walk(struct source_tree *t, size_t idx, struct plan_problem *pr,
 		return plan_refuse(pr, PLAN_NAME_TOO_LONG, source_name(&t->entries[idx]), NULL,
 				   ENAMETOOLONG);
 	}
+	if (stat_ahead_new(&w.ahead) < 0)
+		w.ahead = NULL; /* no thread: the walk stats alone */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	r = fd < 0 ? plan_refuse(pr, PLAN_SOURCE_UNREADABLE, path, NULL, errno) :
 		     walk_push(&w, fd, idx);
@@ -304,11 +343,12 @@ int source_walk(struct source_tree *t, size_t idx, struct plan_problem *pr,
 		}
 		r = frame_fd(&w, f);
 		if (r >= 0)
-			r = walk_visit(&w, f, r, f->names[f->next++]);
+			r = walk_visit(&w, f, r, f->next++);
 	}
 	while (w.depth > 0)
 		frame_done(&w.f[--w.depth]);
 	free(w.f);
 	free(w.dents);
+	stat_ahead_free(w.ahead);
 	return r < 0 ? r : 0;
 }
