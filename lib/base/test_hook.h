@@ -11,6 +11,9 @@
  * is taken (by the tool's main thread) before the paused thread goes on.
  *
  * The points, and the path each one passes:
+ *   walk-enter   before the walk opens a directory below an operand, its
+ *                stat taken (perhaps a window of names earlier); path:
+ *                its source path
  *   plan-done    the plan is built and checked, nothing written yet;
  *                path: the destination root
  *   dir-create   before a destination directory is made or opened;

@@ -38,6 +38,7 @@
 
 #include "base/cleanup.h"
 #include "base/grow.h"
+#include "base/test_hook.h"
 #include "copy/plan.h"
 #include "copy/plan_internal.h"
 #include "copy/stat_ahead.h"
@@ -136,8 +137,9 @@ static void frame_done(struct frame *f)
 }
 
 /* The stats of names[i] and up to STAT_WINDOW - 1 after it, before the
- * walk visits them (the names are all known).  Visiting comes after, so
- * an entry's stat is at most one window older than it was. */
+ * walk visits them (the names are all known).  A directory's stat may be
+ * older than the walk of the siblings before it: walk_push() checks that
+ * what it opened is still that directory. */
 static int stat_window(struct walk *w, int fd, struct frame *f, size_t i)
 {
 	size_t cap = f->n < STAT_WINDOW ? f->n : STAT_WINDOW;
@@ -197,6 +199,10 @@ static int walk_push(struct walk *w, int fd, size_t idx)
 	if (fstat(dfd, &st) < 0)
 		return plan_refuse(w->pr, PLAN_SOURCE_UNREADABLE, entry_src(w, idx, path), NULL,
 				   errno);
+	/* replaced, or a filesystem mounted on it, since its stat: the entry
+	 * (its type, -x's device) would not be what is walked */
+	if (st.st_dev != w->t->entries[idx].dev || st.st_ino != w->t->entries[idx].ino)
+		return plan_refuse(w->pr, PLAN_SOURCE_CHANGED, entry_src(w, idx, path), NULL, 0);
 	for (size_t i = 0; i < w->depth; i++)
 		if (w->f[i].dev == st.st_dev && w->f[i].ino == st.st_ino)
 			return plan_refuse(w->pr, PLAN_LOOP, entry_src(w, idx, path),
@@ -273,8 +279,9 @@ static int stat_child(struct walk *w, struct frame *f, int fd, size_t i,
 	if (e->type != PLAN_SYMLINK)
 		return 0;
 	n = readlinkat(fd, e->name, link, PATH_MAX - 1);
-	if (n < 0)
-		return refuse_child(w, f, e->name, PLAN_SOURCE_UNREADABLE, errno);
+	if (n < 0) /* gone since its stat: missing, as if the stat had failed */
+		return refuse_child(w, f, e->name, errno == ENOENT ? PLAN_SOURCE_MISSING :
+				    PLAN_SOURCE_UNREADABLE, errno);
 	link[n] = '\0';
 	e->link_target = link;
 	return 0;
@@ -304,9 +311,13 @@ static int walk_visit(struct walk *w, struct frame *f, int fd, size_t i)
 		return r;
 	if (w->t->one_file_system && e.st.st_dev != w->root_dev)
 		return 0; /* -x: the mount point is copied, empty, as cp -x does */
+#ifdef SAFECP_TEST_HOOKS
+	test_hook("walk-enter", entry_src(w, idx, dir));
+#endif
 	cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow);
 	if (cfd < 0)
-		return refuse_child(w, f, name, PLAN_SOURCE_UNREADABLE, errno);
+		return refuse_child(w, f, name, errno == ENOENT ? PLAN_SOURCE_MISSING :
+				    PLAN_SOURCE_UNREADABLE, errno);
 	return walk_push(w, cfd, idx);
 }
 

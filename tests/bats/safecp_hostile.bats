@@ -10,7 +10,8 @@
 # its backing image.
 #
 # Items (issue 7): 1 writes outside DEST, 2 chmod/utimes through a swapped directory,
-# 3 setuid bits, 4 source leak (symlink, FIFO, /dev/zero), 6 failure isolation, 7 a
+# 3 setuid bits, 4 source leak (symlink, FIFO, /dev/zero; a directory swapped or mounted
+# on between the walk's stat and its entering), 6 failure isolation, 7 a
 # DEST longer than PATH_MAX, 9 -n race, 10 counters, 12 modes after an interrupt and
 # predictable temporary names; the last test is the whole attacker scenario of item 1.
 
@@ -29,7 +30,7 @@ setup() {
 	require_root
 	require_cmd jq
 	require_cmd setpriv
-	CP_PID='' IMMUTABLE=''
+	CP_PID='' IMMUTABLE='' WALK_MOUNT=''
 	EV=$BATS_TEST_TMPDIR/events ERR=$BATS_TEST_TMPDIR/err
 	# off the stick and outside bats' private (0700) temporary directory, so that
 	# nobody can reach the source and root's symlink targets resolve
@@ -48,6 +49,7 @@ setup() {
 
 teardown() {
 	hostile_kill
+	[[ -z ${WALK_MOUNT-} ]] || umount "$WALK_MOUNT" || true
 	[[ -z $IMMUTABLE ]] || chattr -i "$IMMUTABLE" || true
 	[[ $SRC == /tmp/safecp-hostile-src.* ]] && rm -rf "$SRC"
 	[[ $VICTIM == /tmp/safecp-victim.* ]] && rm -rf "$VICTIM"
@@ -347,6 +349,43 @@ leak_setup() {
 	[[ -z $(find "$DEST" -type f -size +$((3 * MIB))c) ]]
 	cmp "$SRC/s/f2" "$DEST/s/f2"
 	assert_no_temporaries "$DEST"
+}
+
+# walk_swap_setup: t/a of 40 files (the walk stats their names ahead, in two halves),
+# then t/b: its stat is taken with t/a's, long before the walk enters it.
+walk_swap_setup() {
+	local i
+	stick
+	for ((i = 0; i < 40; i++)); do src_file "t/a/f$i" 100; done
+	src_file t/b/ok 100
+}
+
+@test "4: a directory swapped between the walk's stat and its entering: refused before the first byte, exit 2" {
+	walk_swap_setup
+	invariant_begin
+	hostile_start walk-enter:/t/b safecp -r --progress=json "$SRC/t" "$DEST"/
+	nobody_sh 'mv "$SRC/t/b" "$SRC/t/b.old" && mkdir "$SRC/t/b" && echo planted >"$SRC/t/b/new"'
+	hostile_finish
+	invariant_check
+	[[ $CP_RC == 2 ]]
+	grep -qF "'$SRC/t/b' changed while the copy was planned" "$ERR"
+	[[ -z $(ls -A "$DEST") ]]
+}
+
+@test "4: -x: a filesystem mounted on a directory after the walk's stat: refused, not walked, exit 2" {
+	walk_swap_setup
+	invariant_begin
+	hostile_start walk-enter:/t/b safecp -x -r --progress=json "$SRC/t" "$DEST"/
+	mount -t tmpfs -o size=1m safecp-walk-test "$SRC/t/b"
+	WALK_MOUNT=$SRC/t/b
+	echo planted >"$SRC/t/b/new"
+	hostile_finish
+	umount "$WALK_MOUNT"
+	WALK_MOUNT=''
+	invariant_check
+	[[ $CP_RC == 2 ]]
+	grep -qF "'$SRC/t/b' changed while the copy was planned" "$ERR"
+	[[ -z $(ls -A "$DEST") ]]
 }
 
 # ---------------------------------------------------------------------------- 6
