@@ -109,15 +109,3 @@ const char *size_format(char *buf, size_t size, uint64_t bytes)
 		snprintf(buf, size, "%.0f %s", v, names[u]);
 	return buf;
 }
-
-uint64_t round_up_u64(uint64_t v, uint64_t align)
-{
-	uint64_t rem = v % align;
-
-	return rem ? v + (align - rem) : v;
-}
-
-uint64_t round_down_u64(uint64_t v, uint64_t align)
-{
-	return v - v % align;
-}

@@ -16,8 +16,19 @@ int size_parse(const char *s, uint64_t *ret);
 #define SIZE_FORMAT_MAX 16
 const char *size_format(char *buf, size_t size, uint64_t bytes);
 
-/* Round up/down to a multiple of align (any nonzero align). */
-uint64_t round_up_u64(uint64_t v, uint64_t align);
-uint64_t round_down_u64(uint64_t v, uint64_t align);
+/* Round up/down to a multiple of align (any nonzero align).  Inline, a
+ * mask for a power of two: the plan rounds every file of a million-file
+ * tree to the cluster, and a division each was 40 ms of the walk's end. */
+static inline uint64_t round_up_u64(uint64_t v, uint64_t align)
+{
+	uint64_t rem = (align & (align - 1)) == 0 ? v & (align - 1) : v % align;
+
+	return rem ? v + (align - rem) : v;
+}
+
+static inline uint64_t round_down_u64(uint64_t v, uint64_t align)
+{
+	return v - ((align & (align - 1)) == 0 ? v & (align - 1) : v % align);
+}
 
 #endif

@@ -77,6 +77,9 @@ TEST(rounding)
 	CHECK_U64(round_up_u64(1000, 240 * 1024), 240 * 1024);
 	CHECK_U64(round_down_u64(1000, 512), 512);
 	CHECK_U64(round_down_u64(511, 512), 0);
+	CHECK_U64(round_up_u64(4097, 4096), 8192); /* a mask */
+	CHECK_U64(round_down_u64(300000, 240 * 1024), 240 * 1024); /* a division */
+	CHECK_U64(round_up_u64(240 * 1024 + 1, 240 * 1024), 480 * 1024);
 }
 
 int main(void)
