@@ -135,7 +135,7 @@ int events_new(const struct safecp_options *o, size_t d, struct events *first,
 	ev->facts = dest_facts(o, d);
 	if (safecp_copy_plan(o->copy, d, &ev->plan, sizeof(ev->plan)) < 0)
 		return -ENOENT;
-	ev->identical_verified = identical_read_back_count(o, d, &ev->identical_cached);
+	ev->identical_verified = identical_read_back_count(o, d, &ev->plan, &ev->identical_cached);
 	ev->published = calloc(ev->plan.entries + 1, sizeof(*ev->published));
 	if (!ev->published)
 		return -ENOMEM;

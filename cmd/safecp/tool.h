@@ -196,7 +196,8 @@ const char *identical_words(const struct safecp_entry *e);
 /* Of destination d's identical files, those whose copy was read back and
  * matched (when it was prepared); *cached: some of them through the page
  * cache */
-size_t identical_read_back_count(const struct safecp_options *o, size_t d, bool *cached);
+size_t identical_read_back_count(const struct safecp_options *o, size_t d,
+				 const struct safecp_copy_plan *plan, bool *cached);
 
 /* safecp_pack.c: --pack.  What the walk of the sources found: a source
  * that cannot be packed, a name unpacking would refuse (after n of them,

@@ -267,12 +267,13 @@ uint64_t plan_space_needed(const struct plan *p, const struct fs_space *fs);
 uint64_t plan_inodes_needed(const struct plan *p);
 
 /* PLAN_OK, PLAN_FILE_TOO_BIG (the first offender), PLAN_NO_SPACE or
- * PLAN_NO_INODES, in that order, with *problem filled (may be NULL).
+ * PLAN_NO_INODES, in that order, with *problem filled (may be NULL);
+ * space_needed is plan_space_needed(p, fs), which the caller keeps.
  * The space and inodes of p->stale count as free (problem->have
  * includes them): the engine removes those files before it writes.
  * Pure: no system calls, so tests can feed any fs_space.  Returns the
  * kind, or -ENOMEM when the problem's paths could not be copied. */
-int plan_check(const struct plan *p, const struct fs_space *fs,
+int plan_check(const struct plan *p, const struct fs_space *fs, uint64_t space_needed,
 	       struct plan_problem *problem);
 
 #endif

@@ -248,7 +248,7 @@ static int problem_set(struct plan_problem *pr, enum plan_problem_kind kind,
 	return kind;
 }
 
-int plan_check(const struct plan *p, const struct fs_space *fs,
+int plan_check(const struct plan *p, const struct fs_space *fs, uint64_t space_needed,
 	       struct plan_problem *problem)
 {
 	uint64_t need, have;
@@ -269,9 +269,8 @@ int plan_check(const struct plan *p, const struct fs_space *fs,
 	}
 	/* the engine removes dead copies' temporaries before it writes */
 	have = fs->avail_bytes == UINT64_MAX ? UINT64_MAX : fs->avail_bytes + p->stale.bytes;
-	need = plan_space_needed(p, fs);
-	if (need > have)
-		return problem_set(problem, PLAN_NO_SPACE, NULL, p->dest_root, need, have);
+	if (space_needed > have)
+		return problem_set(problem, PLAN_NO_SPACE, NULL, p->dest_root, space_needed, have);
 	have = fs->avail_inodes == UINT64_MAX ? UINT64_MAX : fs->avail_inodes + p->stale.n;
 	need = plan_inodes_needed(p);
 	if (need > have)

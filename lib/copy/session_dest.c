@@ -161,7 +161,7 @@ static int space_and_strategy(struct copy_session *s, size_t i, enum copy_prepar
 
 	*stage = COPY_STAGE_CHECK;
 	d->space_needed = plan_space_needed(d->plan, &d->space);
-	r = plan_check(d->plan, &d->space, &d->refusal); /* the kind, or -ENOMEM */
+	r = plan_check(d->plan, &d->space, d->space_needed, &d->refusal); /* the kind, or -ENOMEM */
 	if (r > 0)
 		r = refuse_deferred(s, i, &d->refusal);
 	if (r < 0)

@@ -43,7 +43,7 @@ TEST(cluster_rounding_fat32_exfat_ext4)
 	CHECK_U64(plan_space_needed(x.p, &exfat), (1000 + 1 + 3) * 32 * KIB);
 	CHECK_U64(plan_space_needed(x.p, &ext4), (1000 + 1) * 4096);
 	CHECK_U64(plan_inodes_needed(x.p), 1001);
-	CHECK_INT(plan_check(x.p, &fat, NULL), PLAN_OK);
+	CHECK_INT(plan_check(x.p, &fat, plan_space_needed(x.p, &fat), NULL), PLAN_OK);
 	run_done(&x);
 	tree_done();
 }
@@ -64,19 +64,19 @@ TEST(fat32_file_size_limit)
 	CHECK_INT(truncate("big", 4 * GIB), 0);
 	x = BUILD(&plain, "d", "small", "edge");
 	CHECK_INT(x.r, 0);
-	CHECK_INT(plan_check(x.p, &fat, &pr), PLAN_OK);
+	CHECK_INT(plan_check(x.p, &fat, plan_space_needed(x.p, &fat), &pr), PLAN_OK);
 	run_done(&x);
 	x = BUILD(&plain, "d", "small", "edge", "big");
 	CHECK_INT(x.r, 0);
-	CHECK_INT(plan_check(x.p, &fat, &pr), PLAN_FILE_TOO_BIG);
+	CHECK_INT(plan_check(x.p, &fat, plan_space_needed(x.p, &fat), &pr), PLAN_FILE_TOO_BIG);
 	CHECK_INT(pr.kind, PLAN_FILE_TOO_BIG);
 	CHECK_STR(pr.path, "big");
 	CHECK_STR(pr.path2, "d/big");
 	CHECK_U64(pr.need, 4 * GIB);
 	CHECK_U64(pr.have, 4 * GIB - 1);
 	plan_problem_done(&pr);
-	CHECK_INT(plan_check(x.p, &exfat, &pr), PLAN_OK);
-	CHECK_INT(plan_check(x.p, &ext4, &pr), PLAN_OK);
+	CHECK_INT(plan_check(x.p, &exfat, plan_space_needed(x.p, &exfat), &pr), PLAN_OK);
+	CHECK_INT(plan_check(x.p, &ext4, plan_space_needed(x.p, &ext4), &pr), PLAN_OK);
 	run_done(&x);
 	tree_done();
 }
@@ -99,16 +99,16 @@ TEST(no_space_at_the_boundary)
 	/* a: 4 clusters, b: 1, new dir d/src: 1, entries: 1 cluster */
 	CHECK_U64(need, (4 + 1 + 1 + 1) * 32 * KIB);
 	fat.avail_bytes = need;
-	CHECK_INT(plan_check(x.p, &fat, &pr), PLAN_OK);
+	CHECK_INT(plan_check(x.p, &fat, plan_space_needed(x.p, &fat), &pr), PLAN_OK);
 	fat.avail_bytes = need - 1;
-	CHECK_INT(plan_check(x.p, &fat, &pr), PLAN_NO_SPACE);
+	CHECK_INT(plan_check(x.p, &fat, plan_space_needed(x.p, &fat), &pr), PLAN_NO_SPACE);
 	CHECK_STR(pr.path2, "d");
 	CHECK_U64(pr.need, need);
 	CHECK_U64(pr.have, need - 1);
 	plan_problem_done(&pr);
 	fat.avail_bytes = need;
 	fat.avail_inodes = 2;  /* a, b and the directory need three */
-	CHECK_INT(plan_check(x.p, &fat, &pr), PLAN_NO_INODES);
+	CHECK_INT(plan_check(x.p, &fat, plan_space_needed(x.p, &fat), &pr), PLAN_NO_INODES);
 	CHECK_U64(pr.need, 3);
 	plan_problem_done(&pr);
 	run_done(&x);

@@ -179,14 +179,14 @@ TEST(stale_space_counts_as_free)
 	CHECK_U64(x.p->stale.n, 1);
 	need = plan_space_needed(x.p, &fs);
 	fs.avail_bytes = need - x.p->stale.bytes;
-	CHECK_INT(plan_check(x.p, &fs, &pr), PLAN_OK);
+	CHECK_INT(plan_check(x.p, &fs, plan_space_needed(x.p, &fs), &pr), PLAN_OK);
 	fs.avail_bytes--;
-	CHECK_INT(plan_check(x.p, &fs, &pr), PLAN_NO_SPACE);
+	CHECK_INT(plan_check(x.p, &fs, plan_space_needed(x.p, &fs), &pr), PLAN_NO_SPACE);
 	CHECK_U64(pr.have, need - 1);
 	plan_problem_done(&pr);
 	fs.avail_bytes = need;
 	fs.avail_inodes = 0; /* one new name, one stale inode freed */
-	CHECK_INT(plan_check(x.p, &fs, &pr), PLAN_OK);
+	CHECK_INT(plan_check(x.p, &fs, plan_space_needed(x.p, &fs), &pr), PLAN_OK);
 	run_done(&x);
 	tree_done();
 }
