@@ -360,16 +360,22 @@ walk_swap_setup() {
 	src_file t/b/ok 100
 }
 
+# walk_swap_refused: the copy stopped at t/b before the first byte, nothing outside DEST
+# touched, nothing in it.
+walk_swap_refused() {
+	invariant_check
+	[[ $CP_RC == 2 ]]
+	grep -qF "'$SRC/t/b' changed while the copy was planned" "$ERR"
+	[[ -z $(ls -A "$DEST") ]]
+}
+
 @test "4: a directory swapped between the walk's stat and its entering: refused before the first byte, exit 2" {
 	walk_swap_setup
 	invariant_begin
 	hostile_start walk-enter:/t/b safecp -r --progress=json "$SRC/t" "$DEST"/
 	nobody_sh 'mv "$SRC/t/b" "$SRC/t/b.old" && mkdir "$SRC/t/b" && echo planted >"$SRC/t/b/new"'
 	hostile_finish
-	invariant_check
-	[[ $CP_RC == 2 ]]
-	grep -qF "'$SRC/t/b' changed while the copy was planned" "$ERR"
-	[[ -z $(ls -A "$DEST") ]]
+	walk_swap_refused
 }
 
 @test "4: -x: a filesystem mounted on a directory after the walk's stat: refused, not walked, exit 2" {
@@ -382,10 +388,7 @@ walk_swap_setup() {
 	hostile_finish
 	umount "$WALK_MOUNT"
 	WALK_MOUNT=''
-	invariant_check
-	[[ $CP_RC == 2 ]]
-	grep -qF "'$SRC/t/b' changed while the copy was planned" "$ERR"
-	[[ -z $(ls -A "$DEST") ]]
+	walk_swap_refused
 }
 
 # ---------------------------------------------------------------------------- 6

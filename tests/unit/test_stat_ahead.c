@@ -87,17 +87,28 @@ static void check_window(struct stat_ahead *s, int dfd, size_t from, size_t n)
 	}
 }
 
-TEST(every_name_in_both_halves)
+/* The directory's fd and a helper in *s, or -1 (the case skipped or failed). */
+static int open_with_helper(struct stat_ahead **s)
 {
-	struct stat_ahead *s;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
 
 	CHECK(dfd >= 0);
-	CHECK_INT(stat_ahead_new(&s), 0);
-	if (no_helper(s)) {
-		close(dfd);
-		return;
+	CHECK_INT(stat_ahead_new(s), 0);
+	if (dfd < 0 || no_helper(*s)) {
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
 	}
+	return dfd;
+}
+
+TEST(every_name_in_both_halves)
+{
+	struct stat_ahead *s;
+	int dfd = open_with_helper(&s);
+
+	if (dfd < 0)
+		return;
 	check_window(s, dfd, 0, NAMES);
 	check_window(s, dfd, 10, 33); /* just big enough to share */
 	check_window(s, dfd, 0, 5);   /* alone */
@@ -108,14 +119,10 @@ TEST(every_name_in_both_halves)
 TEST(hand_offs_that_spin_and_that_sleep)
 {
 	struct stat_ahead *s;
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	int dfd = open_with_helper(&s);
 
-	CHECK(dfd >= 0);
-	CHECK_INT(stat_ahead_new(&s), 0);
-	if (no_helper(s)) {
-		close(dfd);
+	if (dfd < 0)
 		return;
-	}
 	for (size_t round = 0; round < 400; round++) {
 		check_window(s, dfd, round % 200, 40 + round % 60);
 		if (round % 4 == 0)
