@@ -24,9 +24,8 @@ int item_backup(struct engine *g, struct batch_item *it)
 {
 	const struct plan_options *o = &g->plan->opts;
 	char name[NAME_MAX + 1];
-	int r;
-
 	bool named;
+	int r;
 
 	it->backed_up = true;
 	r = backup_name(it->file.dirfd, it->file.name, o->backup, o->backup_suffix, name);

@@ -142,7 +142,7 @@ static void frame_done(struct frame *f)
  * what it opened is still that directory. */
 static int stat_window(struct walk *w, int fd, struct frame *f, size_t i)
 {
-	size_t cap = f->n < STAT_WINDOW ? f->n : STAT_WINDOW;
+	size_t cap = MIN(f->n, (size_t)STAT_WINDOW);
 
 	if (!f->st) {
 		f->st = malloc(cap * sizeof(*f->st));
@@ -151,7 +151,7 @@ static int stat_window(struct walk *w, int fd, struct frame *f, size_t i)
 			return -ENOMEM;
 	}
 	f->win = i;
-	f->win_n = f->n - i < cap ? f->n - i : cap;
+	f->win_n = MIN(f->n - i, cap);
 	stat_ahead_run(w->ahead, fd, f->names + i, f->win_n,
 		       w->t->follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW, f->st, f->err);
 	return 0;
@@ -260,6 +260,14 @@ static int refuse_child(struct walk *w, struct frame *f, const char *name, enum 
 	return plan_refuse(w->pr, k, path, NULL, err);
 }
 
+/* A child that failed a call by name: missing if it is gone (since its
+ * stat, too), else unreadable. */
+static int refuse_gone(struct walk *w, struct frame *f, const char *name, int err)
+{
+	return refuse_child(w, f, name, err == ENOENT ? PLAN_SOURCE_MISSING :
+			    PLAN_SOURCE_UNREADABLE, err);
+}
+
 static int stat_child(struct walk *w, struct frame *f, int fd, size_t i,
 		      struct source_found *e, char link[PATH_MAX])
 {
@@ -272,16 +280,14 @@ static int stat_child(struct walk *w, struct frame *f, int fd, size_t i,
 			return r;
 	}
 	if (f->err[i - f->win])
-		return refuse_child(w, f, e->name, f->err[i - f->win] == ENOENT ?
-				    PLAN_SOURCE_MISSING : PLAN_SOURCE_UNREADABLE, f->err[i - f->win]);
+		return refuse_gone(w, f, e->name, f->err[i - f->win]);
 	e->st = f->st[i - f->win];
 	e->type = plan_type_of(e->st.st_mode);
 	if (e->type != PLAN_SYMLINK)
 		return 0;
 	n = readlinkat(fd, e->name, link, PATH_MAX - 1);
-	if (n < 0) /* gone since its stat: missing, as if the stat had failed */
-		return refuse_child(w, f, e->name, errno == ENOENT ? PLAN_SOURCE_MISSING :
-				    PLAN_SOURCE_UNREADABLE, errno);
+	if (n < 0)
+		return refuse_gone(w, f, e->name, errno);
 	link[n] = '\0';
 	e->link_target = link;
 	return 0;
@@ -316,8 +322,7 @@ static int walk_visit(struct walk *w, struct frame *f, int fd, size_t i)
 #endif
 	cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow);
 	if (cfd < 0)
-		return refuse_child(w, f, name, errno == ENOENT ? PLAN_SOURCE_MISSING :
-				    PLAN_SOURCE_UNREADABLE, errno);
+		return refuse_gone(w, f, name, errno);
 	return walk_push(w, cfd, idx);
 }
 

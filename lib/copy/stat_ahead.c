@@ -1,6 +1,6 @@
 /* stat_ahead.c: see stat_ahead.h.  One job at a time: the caller writes
  * it, bumps posted, does its own half, and waits until finished equals
- * posted.  Each side spins up to SPIN_NS, then sleeps on a futex; a
+ * posted.  Each side spins up to SPIN_S, then sleeps on a futex; a
  * sleeper says so first (the *_sleeps flags, all seq_cst), so a waker
  * makes the system call only when someone sleeps. */
 #include <errno.h>
@@ -13,16 +13,16 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "copy/stat_ahead.h"
 #include "util/thread_signals.h"
 
 /* below this many names a window is not worth a hand-off */
 #define STAT_AHEAD_MIN 32
-/* longer than the walk's work between two windows of a directory */
-#define SPIN_NS 200000
+/* seconds: longer than the walk's work between two windows */
+#define SPIN_S 200e-6
 
 struct stat_job {
 	int dirfd, flags;
@@ -44,14 +44,6 @@ static void stat_range(const struct stat_job *j)
 {
 	for (size_t i = j->from; i < j->to; i++)
 		j->err[i] = fstatat(j->dirfd, j->names[i], &j->st[i], j->flags) < 0 ? errno : 0;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static inline void cpu_relax(void)
@@ -76,11 +68,11 @@ static void futex_wake(_Atomic uint32_t *addr)
 /* Until *addr != val: spin, then sleep with *sleeps set. */
 static void wait_change(_Atomic uint32_t *addr, uint32_t val, _Atomic bool *sleeps)
 {
-	uint64_t start = now_ns();
+	double start = clock_monotonic();
 
 	for (unsigned i = 1; atomic_load(addr) == val; i++) {
 		cpu_relax();
-		if (i % 256 == 0 && now_ns() - start > SPIN_NS)
+		if (i % 256 == 0 && clock_monotonic() - start > SPIN_S)
 			break;
 	}
 	while (atomic_load(addr) == val) {
